@@ -1,0 +1,35 @@
+# Warren — see README.md. `make run` starts the console; `make test` proves it works.
+GO ?= go
+GOROOT := $(shell $(GO) env GOROOT)
+WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
+
+.PHONY: run test fmt-check vet unit wasm-test bench build
+
+run:
+	$(GO) run ./server/cmd/warren console
+
+build:
+	$(GO) build ./...
+	GOOS=js GOARCH=wasm $(GO) build ./engine/...
+
+test: fmt-check vet unit wasm-test
+
+fmt-check:
+	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+	GOOS=js GOARCH=wasm $(GO) vet ./engine/...
+
+unit:
+	$(GO) test -count=1 ./...
+
+# The engine's tests again, compiled to WebAssembly and run under Node, so
+# that anything breaking the browser build or its determinism fails here.
+wasm-test:
+	@command -v node >/dev/null || { echo "node is required for the wasm tests (apt-get install nodejs)"; exit 1; }
+	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$(WASM_EXEC)" ./engine/...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./engine/...

@@ -1,0 +1,202 @@
+package engine
+
+import "fmt"
+
+// QueueBind is queue.bind (and, with Unbind, queue.unbind).
+type QueueBind struct {
+	Queue      string
+	Exchange   string
+	RoutingKey string
+	Args       Table
+}
+
+// ExchangeBind is exchange.bind: messages reaching Source are routed on to
+// Destination.
+type ExchangeBind struct {
+	Destination string
+	Source      string
+	RoutingKey  string
+	Args        Table
+}
+
+// QueueBind binds a queue to an exchange.
+func (b *Broker) QueueBind(id ChannelID, qb QueueBind) error {
+	return b.bindAction(id, qb.Exchange, qb.Queue, false, qb.RoutingKey, qb.Args, true, MethodQueueBind)
+}
+
+// QueueUnbind removes a binding; removing a missing binding succeeds.
+func (b *Broker) QueueUnbind(id ChannelID, qb QueueBind) error {
+	return b.bindAction(id, qb.Exchange, qb.Queue, false, qb.RoutingKey, qb.Args, false, MethodQueueUnbind)
+}
+
+// ExchangeBind binds an exchange to an exchange.
+func (b *Broker) ExchangeBind(id ChannelID, eb ExchangeBind) error {
+	return b.bindAction(id, eb.Source, eb.Destination, true, eb.RoutingKey, eb.Args, true, MethodExchangeBind)
+}
+
+// ExchangeUnbind removes an exchange-to-exchange binding.
+func (b *Broker) ExchangeUnbind(id ChannelID, eb ExchangeBind) error {
+	return b.bindAction(id, eb.Source, eb.Destination, true, eb.RoutingKey, eb.Args, false, MethodExchangeUnbind)
+}
+
+func (b *Broker) bindAction(id ChannelID, src, dst string, dstIsExchange bool, key string, args Table, add bool, m Method) error {
+	ch, err := b.channelFor(id, m)
+	if err != nil {
+		return err
+	}
+	v := ch.conn.vhost
+	if src == "" || (dstIsExchange && dst == "") {
+		return b.fail(ch, channelErr(AccessRefused, m, "operation not permitted on the default exchange"))
+	}
+	x, ok := v.exchanges[src]
+	if !ok {
+		if !add {
+			return nil
+		}
+		return b.fail(ch, channelErr(NotFound, m, "no %s", rs("exchange", src, v.name)))
+	}
+	var d dest
+	if dstIsExchange {
+		dx, ok := v.exchanges[dst]
+		if !ok {
+			if !add {
+				return nil
+			}
+			return b.fail(ch, channelErr(NotFound, m, "no %s", rs("exchange", dst, v.name)))
+		}
+		d.x = dx
+	} else {
+		if _, ok := v.queues[dst]; !ok && !add && dst != "" {
+			return nil
+		}
+		q, e := ch.lookupQueue(dst, m)
+		if e != nil {
+			return b.fail(ch, e)
+		}
+		d.q = q
+	}
+	xmatch := ""
+	if x.route == KindHeaders {
+		xm, e := headersMatchMode(args)
+		if e != "" {
+			return b.fail(ch, channelErr(PreconditionFailed, m, "%s", e))
+		}
+		xmatch = xm
+	}
+	if add {
+		if x.findBinding(d, key, args) == nil {
+			bd := &binding{src: x, dst: d, key: key, args: args.Clone(), xmatch: xmatch}
+			x.addBinding(bd)
+			b.emit(Event{Kind: EvBound, Vhost: v.name, Channel: ch.id, Exchange: x.name, Name: bindDestName(d), RoutingKey: key, Text: argsText(args)})
+		}
+	} else if bd := x.findBinding(d, key, args); bd != nil {
+		v.removeBinding(bd)
+	}
+	b.flush()
+	return nil
+}
+
+func bindDestName(d dest) string {
+	if d.x != nil {
+		return "exchange:" + d.x.name
+	}
+	return d.q.name
+}
+
+func argsText(args Table) string {
+	if len(args) == 0 {
+		return ""
+	}
+	return FormatValue(args)
+}
+
+// findBinding returns the binding with this destination, key and arguments.
+func (x *exchange) findBinding(d dest, key string, args Table) *binding {
+	for _, bd := range x.bindings {
+		if bd.dst == d && bd.key == key && valuesEqual(bd.args, normTable(args)) {
+			return bd
+		}
+	}
+	return nil
+}
+
+func normTable(t Table) Table {
+	if t == nil {
+		return Table{}
+	}
+	return t
+}
+
+func (x *exchange) addBinding(bd *binding) {
+	if bd.args == nil {
+		bd.args = Table{}
+	}
+	x.bindings = append(x.bindings, bd)
+	switch x.route {
+	case KindDirect:
+		x.direct[bd.key] = append(x.direct[bd.key], bd)
+	case KindTopic:
+		x.topic.Add(bd.key, bd)
+	}
+}
+
+// removeBinding deletes a binding; an auto-delete exchange losing its last
+// binding is deleted, as RabbitMQ does.
+func (v *vhost) removeBinding(bd *binding) {
+	x := bd.src
+	for i, o := range x.bindings {
+		if o == bd {
+			x.bindings = append(x.bindings[:i], x.bindings[i+1:]...)
+			break
+		}
+	}
+	switch x.route {
+	case KindDirect:
+		list := x.direct[bd.key]
+		for i, o := range list {
+			if o == bd {
+				list = append(list[:i], list[i+1:]...)
+				break
+			}
+		}
+		if len(list) == 0 {
+			delete(x.direct, bd.key)
+		} else {
+			x.direct[bd.key] = list
+		}
+	case KindTopic:
+		x.topic.Remove(bd.key, bd)
+	}
+	v.b.emit(Event{Kind: EvUnbound, Vhost: v.name, Exchange: x.name, Name: bindDestName(bd.dst), RoutingKey: bd.key, Text: argsText(bd.args)})
+	if x.autoDelete && len(x.bindings) == 0 && !x.deleted {
+		x.delete()
+	}
+}
+
+// unbindDestination removes every binding whose destination is d.
+func (v *vhost) unbindDestination(d dest) {
+	for _, x := range v.sortedExchanges() {
+		for _, bd := range append([]*binding(nil), x.bindings...) {
+			if bd.dst == d {
+				v.removeBinding(bd)
+			}
+		}
+	}
+}
+
+// headersMatchMode validates a headers binding's x-match argument.
+func headersMatchMode(args Table) (string, string) {
+	v, ok := args["x-match"]
+	if !ok {
+		return "all", ""
+	}
+	s, isStr := v.(string)
+	if !isStr {
+		return "", fmt.Sprintf("Invalid x-match field type %s (value %s); expected longstr", TypeName(v), FormatValue(v))
+	}
+	switch s {
+	case "all", "any", "all-with-x", "any-with-x":
+		return s, ""
+	}
+	return "", fmt.Sprintf("Invalid x-match field value <<\"%s\">>; expected all, any, all-with-x, or any-with-x", s)
+}

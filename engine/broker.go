@@ -1,0 +1,257 @@
+package engine
+
+import (
+	"sort"
+
+	"warren/engine/deadline"
+)
+
+// Config sets the broker's fixed parameters.
+type Config struct {
+	// Seed seeds the generator for server-chosen names (amq.gen-…,
+	// amq.ctag-…). The same seed gives the same names.
+	Seed uint64
+	// ConsumerTimeoutMs is RabbitMQ's consumer_timeout: a delivery not
+	// acknowledged within it closes its channel with 406. Zero means the
+	// RabbitMQ default of 30 minutes; negative disables the timeout.
+	ConsumerTimeoutMs int64
+	// MaxDeadLetterHops bounds how many times one AdvanceTo or command may
+	// re-dead-letter the same message in a chain (a limit, not a rule: real
+	// cycles are cut by the x-death rule first). Zero means 1000.
+	MaxDeadLetterHops int
+}
+
+// DefaultConsumerTimeoutMs is RabbitMQ's default consumer_timeout (30 min).
+const DefaultConsumerTimeoutMs = 30 * 60 * 1000
+
+// Broker is the whole broker as a deterministic state machine. It is not
+// safe for concurrent use: one owner drives it.
+//
+// The driver's duties:
+//  1. Call AdvanceTo(now) before each command, with a non-decreasing now,
+//     and again whenever NextDeadline is reached.
+//  2. After every command or AdvanceTo, drain the events with DrainEvents
+//     and handle every one of them, in order.
+//  3. Treat a returned *Error as an AMQP exception: the engine has already
+//     closed the channel (or connection) it names.
+type Broker struct {
+	cfg    Config
+	now    Time
+	rng    uint64
+	events []Event
+
+	vhosts  map[string]*vhost
+	conns   map[ConnID]*connection
+	chans   map[ChannelID]*channel
+	timers  deadline.Heap[timerRef]
+	nextCon ConnID
+	nextMsg uint64
+
+	pendingDL   []pendingDeadLetter
+	consumerSeq uint64
+
+	// Routing scratch space, reused so that routing does not allocate.
+	routeGen     uint64
+	routeWork    []*exchange
+	topicScratch []*binding
+	queueScratch []*queue
+}
+
+// New returns an empty broker with the default vhost "/" and its predeclared
+// exchanges.
+func New(cfg Config) *Broker {
+	if cfg.ConsumerTimeoutMs == 0 {
+		cfg.ConsumerTimeoutMs = DefaultConsumerTimeoutMs
+	}
+	if cfg.MaxDeadLetterHops == 0 {
+		cfg.MaxDeadLetterHops = 1000
+	}
+	b := &Broker{
+		cfg:    cfg,
+		rng:    cfg.Seed ^ 0x9E3779B97F4A7C15,
+		vhosts: map[string]*vhost{},
+		conns:  map[ConnID]*connection{},
+		chans:  map[ChannelID]*channel{},
+	}
+	b.addVhost("/")
+	b.events = b.events[:0]
+	return b
+}
+
+// Now returns the broker's current virtual time.
+func (b *Broker) Now() Time { return b.now }
+
+// DrainEvents appends the pending events to dst, clears them and returns
+// the extended slice. Passing the previous slice re-sliced to zero length
+// reuses its memory.
+func (b *Broker) DrainEvents(dst []Event) []Event {
+	dst = append(dst, b.events...)
+	clear(b.events)
+	b.events = b.events[:0]
+	return dst
+}
+
+// PendingEvents returns the number of undrained events.
+func (b *Broker) PendingEvents() int { return len(b.events) }
+
+func (b *Broker) emit(e Event) {
+	e.Time = b.now
+	b.events = append(b.events, e)
+}
+
+// random returns the next value of a splitmix64 sequence seeded by
+// Config.Seed.
+func (b *Broker) random() uint64 {
+	b.rng += 0x9E3779B97F4A7C15
+	z := b.rng
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+	return z ^ (z >> 31)
+}
+
+const nameAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+// genName returns prefix followed by 22 URL-safe characters, the shape of
+// RabbitMQ's amq.gen-… and amq.ctag-… names.
+func (b *Broker) genName(prefix string) string {
+	buf := make([]byte, 0, len(prefix)+22)
+	buf = append(buf, prefix...)
+	var r uint64
+	for i := 0; i < 22; i++ {
+		if i%10 == 0 {
+			r = b.random()
+		}
+		buf = append(buf, nameAlphabet[r&63])
+		r >>= 6
+	}
+	return string(buf)
+}
+
+func (b *Broker) newMsgID() uint64 {
+	b.nextMsg++
+	return b.nextMsg
+}
+
+// timerKind says which rule a timer belongs to.
+type timerKind uint8
+
+const (
+	timerQueueExpiry timerKind = iota + 1 // message TTL at a queue head
+	timerQueueLease                       // x-expires
+	timerDelayed                          // delayed-exchange release
+	timerAckTimeout                       // consumer_timeout on a channel
+)
+
+// timerRef is a timer's payload: which rule and whose.
+type timerRef struct {
+	kind timerKind
+	q    *queue
+	ch   *channel
+	d    *delayedMsg
+}
+
+// NextDeadline returns when the next timer fires, and false if none is armed.
+func (b *Broker) NextDeadline() (Time, bool) {
+	t := b.timers.Peek()
+	if t == nil {
+		return 0, false
+	}
+	return Time(t.At), true
+}
+
+// AdvanceTo moves virtual time forward to t, firing every due timer in
+// (deadline, arming order) order; each fires with the clock at its own
+// deadline. Time never moves backwards: an earlier t only fires what is due
+// now.
+func (b *Broker) AdvanceTo(t Time) {
+	for {
+		top := b.timers.Peek()
+		if top == nil || Time(top.At) > t {
+			break
+		}
+		if Time(top.At) > b.now {
+			b.now = Time(top.At)
+		}
+		b.timers.Remove(top)
+		b.fire(top.Value)
+	}
+	if t > b.now {
+		b.now = t
+	}
+}
+
+// Step advances to the next deadline, if any, and reports whether one fired.
+func (b *Broker) Step() (Time, bool) {
+	t, ok := b.NextDeadline()
+	if !ok {
+		return b.now, false
+	}
+	if t < b.now {
+		t = b.now
+	}
+	b.AdvanceTo(t)
+	return t, true
+}
+
+func (b *Broker) fire(r timerRef) {
+	switch r.kind {
+	case timerQueueExpiry:
+		r.q.expire(true)
+		r.q.dispatch()
+		b.flush()
+	case timerQueueLease:
+		r.q.leaseLapsed()
+	case timerDelayed:
+		b.releaseDelayed(r.d)
+	case timerAckTimeout:
+		r.ch.ackTimedOut()
+	}
+}
+
+// PendingTimer is one armed timer, for snapshots and "what happens next".
+type PendingTimer struct {
+	At      Time
+	Kind    string // "message-ttl", "queue-expires", "delayed-release", "consumer-timeout"
+	Vhost   string
+	Queue   string
+	Channel ChannelID
+	MsgID   uint64
+}
+
+// Timers lists the armed timers in firing order.
+func (b *Broker) Timers() []PendingTimer {
+	items := b.timers.Items()
+	sorted := make([]*deadline.Timer[timerRef], len(items))
+	copy(sorted, items)
+	sort.SliceStable(sorted, func(i, j int) bool { return deadlineLess(sorted[i], sorted[j]) })
+	out := make([]PendingTimer, 0, len(sorted))
+	for _, t := range sorted {
+		p := PendingTimer{At: Time(t.At)}
+		r := t.Value
+		switch r.kind {
+		case timerQueueExpiry:
+			p.Kind, p.Vhost, p.Queue = "message-ttl", r.q.vhost.name, r.q.name
+			if e := r.q.nextExpiring(); e != nil {
+				p.MsgID = e.msg.ID
+			}
+		case timerQueueLease:
+			p.Kind, p.Vhost, p.Queue = "queue-expires", r.q.vhost.name, r.q.name
+		case timerDelayed:
+			p.Kind, p.Vhost, p.MsgID = "delayed-release", r.d.x.vhost.name, r.d.msg.ID
+			p.Queue = r.d.x.name
+		case timerAckTimeout:
+			p.Kind, p.Channel = "consumer-timeout", r.ch.id
+			p.Vhost = r.ch.conn.vhost.name
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// deadlineLess orders timers as the heap does; used only for listing.
+func deadlineLess(a, b *deadline.Timer[timerRef]) bool {
+	if a.At != b.At {
+		return a.At < b.At
+	}
+	return a.Seq() < b.Seq()
+}

@@ -1,0 +1,388 @@
+package engine
+
+import (
+	"sort"
+
+	"warren/engine/deadline"
+)
+
+// channel owns consumers, unacknowledged deliveries, prefetch limits and
+// confirm/tx state, so that closing it requeues exactly what RabbitMQ would.
+type channel struct {
+	b      *Broker
+	conn   *connection
+	id     ChannelID
+	closed bool
+
+	nextTag uint64
+	// unacked holds deliveries awaiting acknowledgement in delivery-tag
+	// order; acknowledged ones are marked done and trimmed from the front.
+	unacked     []delivery
+	unackedHead int
+	unackedLive int
+
+	lastQueue string // AMQP default queue: the last one declared on this channel
+
+	consumers     map[string]*consumer
+	consumerOrder []*consumer
+
+	prefetch       int // per-consumer limit for consumers created from now on (basic.qos global=false)
+	globalPrefetch int // channel-wide limit (basic.qos global=true)
+	consumerLive   int // unacked deliveries made to consumers (what the global limit counts)
+
+	confirm    bool
+	publishSeq uint64
+
+	tx       bool
+	txPubs   []txPublish
+	txAcks   []txAck
+	ackTimer deadline.Timer[timerRef]
+}
+
+// delivery is one message handed to a consumer or basic.get, awaiting ack.
+type delivery struct {
+	tag   uint64
+	q     *queue
+	e     entry
+	c     *consumer // nil for basic.get
+	atMs  Time
+	done  bool
+	ctag  string
+	noAck bool
+}
+
+// deliver hands a ready entry of q to consumer c (nil for basic.get),
+// recording it as unacked unless no-ack, and emits Delivered.
+func (ch *channel) deliver(q *queue, e entry, c *consumer, noAck bool) uint64 {
+	ch.nextTag++
+	tag := ch.nextTag
+	ctag := ""
+	if c != nil {
+		ctag = c.tag
+	}
+	ev := Event{Kind: EvDelivered, Vhost: q.vhost.name, Channel: ch.id, Queue: q.name, Msg: e.msg, MsgID: e.msg.ID,
+		ConsumerTag: ctag, DeliveryTag: tag, Redelivered: e.redelivered, NoAck: noAck, Exchange: e.msg.Exchange, RoutingKey: e.msg.RoutingKey}
+	if c == nil {
+		ev.Count = q.ready.len()
+	}
+	ch.b.emit(ev)
+	if noAck {
+		return tag
+	}
+	ch.unacked = append(ch.unacked, delivery{tag: tag, q: q, e: e, c: c, atMs: ch.b.now, ctag: ctag})
+	ch.unackedLive++
+	q.unacked++
+	if c != nil {
+		c.unacked++
+		ch.consumerLive++
+	}
+	if ch.unackedLive == 1 {
+		ch.armAckTimer()
+	}
+	return tag
+}
+
+// armAckTimer arms consumer_timeout for the oldest unacked delivery.
+func (ch *channel) armAckTimer() {
+	if ch.b.cfg.ConsumerTimeoutMs < 0 {
+		return
+	}
+	d := ch.oldestUnacked()
+	if d == nil {
+		ch.b.timers.Remove(&ch.ackTimer)
+		return
+	}
+	at := int64(d.atMs) + ch.b.cfg.ConsumerTimeoutMs
+	if !ch.ackTimer.Armed() || ch.ackTimer.At != at {
+		ch.b.timers.Reset(&ch.ackTimer, at)
+	}
+}
+
+func (ch *channel) oldestUnacked() *delivery {
+	for i := ch.unackedHead; i < len(ch.unacked); i++ {
+		if !ch.unacked[i].done {
+			return &ch.unacked[i]
+		}
+	}
+	return nil
+}
+
+// ackTimedOut closes the channel as RabbitMQ does when a delivery was not
+// acknowledged within consumer_timeout.
+func (ch *channel) ackTimedOut() {
+	err := channelErr(PreconditionFailed, Method{}, "delivery acknowledgement on channel %d timed out. Timeout value used: %d ms. This timeout value can be configured, see consumers doc guide to learn more",
+		ch.id.Num, ch.b.cfg.ConsumerTimeoutMs)
+	ch.close(err.Code, err.Text)
+	ch.b.flush()
+}
+
+// find returns the live unacked delivery with this tag, or nil.
+func (ch *channel) find(tag uint64) *delivery {
+	live := ch.unacked[ch.unackedHead:]
+	i := sort.Search(len(live), func(i int) bool { return live[i].tag >= tag })
+	if i < len(live) && live[i].tag == tag && !live[i].done {
+		return &live[i]
+	}
+	return nil
+}
+
+// collect returns the deliveries an ack/nack/reject names: one tag, or with
+// multiple every live tag up to and including it (tag 0 with multiple means
+// all). An unknown tag is RabbitMQ's 406 "unknown delivery tag".
+func (ch *channel) collect(tag uint64, multiple bool, m Method) ([]*delivery, *Error) {
+	if multiple {
+		var out []*delivery
+		for i := ch.unackedHead; i < len(ch.unacked); i++ {
+			d := &ch.unacked[i]
+			if tag != 0 && d.tag > tag {
+				break
+			}
+			if !d.done {
+				out = append(out, d)
+			}
+		}
+		if len(out) == 0 && tag != 0 && ch.find(tag) == nil {
+			return nil, channelErr(PreconditionFailed, m, "unknown delivery tag %d", tag)
+		}
+		return out, nil
+	}
+	d := ch.find(tag)
+	if d == nil {
+		return nil, channelErr(PreconditionFailed, m, "unknown delivery tag %d", tag)
+	}
+	return []*delivery{d}, nil
+}
+
+// settle removes a delivery from the unacked set and updates the counters
+// that prefetch limits read. It returns the delivery's value.
+func (ch *channel) settle(d *delivery) delivery {
+	v := *d
+	d.done = true
+	d.e = entry{}
+	ch.unackedLive--
+	v.q.unacked--
+	if v.c != nil {
+		v.c.unacked--
+		ch.consumerLive--
+	}
+	return v
+}
+
+// trim drops settled deliveries from the front of the unacked list. It is
+// called only after a batch of settles, never during one, because settle's
+// callers hold pointers into the list.
+func (ch *channel) trim() {
+	for ch.unackedHead < len(ch.unacked) && ch.unacked[ch.unackedHead].done {
+		ch.unackedHead++
+	}
+	if ch.unackedHead == len(ch.unacked) {
+		clear(ch.unacked)
+		ch.unacked = ch.unacked[:0]
+		ch.unackedHead = 0
+	} else if ch.unackedHead > 1024 && ch.unackedHead*2 > len(ch.unacked) {
+		n := copy(ch.unacked, ch.unacked[ch.unackedHead:])
+		clear(ch.unacked[n:])
+		ch.unacked = ch.unacked[:n]
+		ch.unackedHead = 0
+	}
+}
+
+// ackOne acknowledges a delivery: the message copy ends.
+func (ch *channel) ackOne(d *delivery) {
+	v := ch.settle(d)
+	ch.b.emit(Event{Kind: EvAcked, Vhost: v.q.vhost.name, Channel: ch.id, Queue: v.q.name, MsgID: v.e.msg.ID, Msg: v.e.msg, DeliveryTag: v.tag, ConsumerTag: v.ctag})
+}
+
+// rejectOne handles nack/reject of one delivery: requeue it, or dead-letter
+// it with reason "rejected".
+func (ch *channel) rejectOne(d *delivery, requeue bool) {
+	v := ch.settle(d)
+	if requeue {
+		v.q.requeue(v.e, ch.id, v.tag)
+		return
+	}
+	ch.b.emit(Event{Kind: EvRejected, Vhost: v.q.vhost.name, Channel: ch.id, Queue: v.q.name, MsgID: v.e.msg.ID, Msg: v.e.msg, DeliveryTag: v.tag})
+	v.q.deadLetter(v.e.msg, ReasonRejected)
+}
+
+// afterSettle re-arms the ack timer and lets queues whose consumers on this
+// channel regained credit deliver more.
+func (ch *channel) afterSettle(queues []*queue) {
+	ch.trim()
+	ch.armAckTimer()
+	seen := map[*queue]bool{}
+	for _, q := range queues {
+		if !seen[q] && !q.deleted {
+			seen[q] = true
+			q.dispatch()
+		}
+	}
+	for _, c := range ch.consumerOrder {
+		if !seen[c.q] && !c.q.deleted {
+			seen[c.q] = true
+			c.q.dispatch()
+		}
+	}
+}
+
+// close closes the channel: consumers are cancelled and unacked deliveries
+// are requeued in their original order, as RabbitMQ does on channel.close
+// or any channel exception.
+func (ch *channel) close(code int, text string) {
+	if ch.closed {
+		return
+	}
+	ch.closed = true
+	b := ch.b
+	delete(b.chans, ch.id)
+	delete(ch.conn.channels, ch.id.Num)
+	b.timers.Remove(&ch.ackTimer)
+	// Cancel consumers first so that requeued messages are not handed
+	// straight back to this channel.
+	for _, c := range append([]*consumer(nil), ch.consumerOrder...) {
+		c.q.removeConsumer(c, false)
+	}
+	var touched []*queue
+	for i := ch.unackedHead; i < len(ch.unacked); i++ {
+		d := &ch.unacked[i]
+		if d.done {
+			continue
+		}
+		v := ch.settle(d)
+		if !v.q.deleted {
+			v.q.requeue(v.e, ch.id, v.tag)
+			touched = append(touched, v.q)
+		}
+	}
+	for _, a := range ch.txAcks {
+		if !a.d.q.deleted {
+			a.d.q.unacked--
+			a.d.q.requeue(a.d.e, ch.id, a.d.tag)
+			touched = append(touched, a.d.q)
+		}
+	}
+	ch.txAcks, ch.txPubs = nil, nil
+	b.emit(Event{Kind: EvChannelClosed, Vhost: ch.conn.vhost.name, Channel: ch.id, Code: code, Text: text})
+	for _, q := range touched {
+		if !q.deleted {
+			q.dispatch()
+		}
+	}
+	for _, c := range ch.consumerOrder {
+		c.q.maybeAutoDelete()
+	}
+	ch.consumerOrder = nil
+}
+
+// BasicQos sets prefetch: with Global false it limits each consumer created
+// afterwards on this channel; with Global true it limits the channel as a
+// whole (RabbitMQ's reinterpretation of the AMQP global flag).
+type BasicQos struct {
+	PrefetchSize  uint32
+	PrefetchCount uint16
+	Global        bool
+}
+
+// BasicQos applies basic.qos. RabbitMQ does not implement prefetch-size: a
+// non-zero value is refused with 540 NOT_IMPLEMENTED.
+func (b *Broker) BasicQos(id ChannelID, m BasicQos) error {
+	ch, err := b.channelFor(id, MethodBasicQos)
+	if err != nil {
+		return err
+	}
+	if m.PrefetchSize != 0 {
+		return b.fail(ch, connectionErr(NotImplemented, MethodBasicQos, "prefetch_size!=0 (%d)", m.PrefetchSize))
+	}
+	if m.Global {
+		ch.globalPrefetch = int(m.PrefetchCount)
+	} else {
+		ch.prefetch = int(m.PrefetchCount)
+	}
+	for _, c := range ch.consumerOrder {
+		c.q.dispatch()
+	}
+	b.flush()
+	return nil
+}
+
+// BasicAck acknowledges one delivery, or with Multiple every delivery up to
+// and including Tag (0 meaning all).
+func (b *Broker) BasicAck(id ChannelID, tag uint64, multiple bool) error {
+	ch, err := b.channelFor(id, MethodBasicAck)
+	if err != nil {
+		return err
+	}
+	ds, e := ch.collect(tag, multiple, MethodBasicAck)
+	if e != nil {
+		return b.fail(ch, e)
+	}
+	if ch.tx {
+		ch.bufferAcks(ds, txAckKind{ack: true})
+		return nil
+	}
+	queues := make([]*queue, 0, 1)
+	for _, d := range ds {
+		queues = append(queues, d.q)
+		ch.ackOne(d)
+	}
+	ch.afterSettle(queues)
+	b.flush()
+	return nil
+}
+
+// BasicNack rejects one or (with Multiple) several deliveries; Requeue puts
+// them back in their queues, otherwise they are dead-lettered or dropped.
+func (b *Broker) BasicNack(id ChannelID, tag uint64, multiple, requeue bool) error {
+	return b.reject(id, tag, multiple, requeue, MethodBasicNack)
+}
+
+// BasicReject rejects one delivery.
+func (b *Broker) BasicReject(id ChannelID, tag uint64, requeue bool) error {
+	return b.reject(id, tag, false, requeue, MethodBasicReject)
+}
+
+func (b *Broker) reject(id ChannelID, tag uint64, multiple, requeue bool, m Method) error {
+	ch, err := b.channelFor(id, m)
+	if err != nil {
+		return err
+	}
+	ds, e := ch.collect(tag, multiple, m)
+	if e != nil {
+		return b.fail(ch, e)
+	}
+	if ch.tx {
+		ch.bufferAcks(ds, txAckKind{requeue: requeue})
+		return nil
+	}
+	queues := make([]*queue, 0, len(ds))
+	for _, d := range ds {
+		queues = append(queues, d.q)
+		ch.rejectOne(d, requeue)
+	}
+	ch.afterSettle(queues)
+	b.flush()
+	return nil
+}
+
+// BasicRecover redelivers every unacked message of the channel. RabbitMQ
+// supports only requeue=true semantics for consumers: the messages are
+// requeued and may go to any consumer.
+func (b *Broker) BasicRecover(id ChannelID, requeue bool) error {
+	ch, err := b.channelFor(id, MethodBasicRecover)
+	if err != nil {
+		return err
+	}
+	var queues []*queue
+	for i := ch.unackedHead; i < len(ch.unacked); i++ {
+		d := &ch.unacked[i]
+		if d.done {
+			continue
+		}
+		v := ch.settle(d)
+		v.q.requeue(v.e, ch.id, v.tag)
+		queues = append(queues, v.q)
+	}
+	ch.afterSettle(queues)
+	b.flush()
+	return nil
+}

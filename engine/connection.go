@@ -1,0 +1,129 @@
+package engine
+
+import "sort"
+
+// connection owns channels and exclusive queues. Authentication and the wire
+// protocol live in the server; the engine only needs the vhost and a name.
+type connection struct {
+	id       ConnID
+	vhost    *vhost
+	name     string
+	user     string
+	channels map[uint16]*channel
+}
+
+// ConnectionOpen describes a connection being opened.
+type ConnectionOpen struct {
+	Vhost string
+	User  string
+	Name  string // client-provided connection name, for display
+}
+
+// OpenConnection opens a connection to a vhost. An unknown vhost is the 530
+// NOT_ALLOWED connection error RabbitMQ sends in reply to connection.open.
+func (b *Broker) OpenConnection(o ConnectionOpen) (ConnID, error) {
+	v, ok := b.vhosts[o.Vhost]
+	if !ok {
+		return 0, connectionErr(NotAllowed, MethodConnectionOpen, "vhost %s not found", o.Vhost)
+	}
+	b.nextCon++
+	c := &connection{id: b.nextCon, vhost: v, name: o.Name, user: o.User, channels: map[uint16]*channel{}}
+	b.conns[c.id] = c
+	b.emit(Event{Kind: EvConnectionOpened, Vhost: v.name, Channel: ChannelID{Conn: c.id}, Name: o.Name})
+	return c.id, nil
+}
+
+// CloseConnection closes a connection as a client's connection.close or a
+// dropped socket does: every channel closes (requeueing its unacked
+// messages) and its exclusive queues are deleted.
+func (b *Broker) CloseConnection(id ConnID) {
+	if c, ok := b.conns[id]; ok {
+		b.closeConnection(c, ReplySuccess, "")
+		b.flush()
+	}
+}
+
+func (b *Broker) closeConnection(c *connection, code int, text string) {
+	nums := make([]int, 0, len(c.channels))
+	for n := range c.channels {
+		nums = append(nums, int(n))
+	}
+	sort.Ints(nums)
+	for _, n := range nums {
+		c.channels[uint16(n)].close(ReplySuccess, "")
+	}
+	for _, q := range c.vhost.sortedQueues() {
+		if q.exclusive && q.owner == c {
+			q.delete("owner-closed")
+		}
+	}
+	delete(b.conns, c.id)
+	b.emit(Event{Kind: EvConnectionClosed, Vhost: c.vhost.name, Channel: ChannelID{Conn: c.id}, Code: code, Text: text})
+}
+
+// OpenChannel opens channel number num on a connection. Reopening an open
+// channel is RabbitMQ's 504 CHANNEL_ERROR connection exception.
+func (b *Broker) OpenChannel(conn ConnID, num uint16) (ChannelID, error) {
+	c, ok := b.conns[conn]
+	if !ok {
+		return ChannelID{}, connectionErr(ChannelError, MethodChannelOpen, "no connection %d", conn)
+	}
+	id := ChannelID{Conn: conn, Num: num}
+	if num == 0 {
+		b.closeConnection(c, ChannelError, "")
+		return id, connectionErr(ChannelError, MethodChannelOpen, "channel 0 is reserved")
+	}
+	if _, dup := c.channels[num]; dup {
+		b.closeConnection(c, ChannelError, "CHANNEL_ERROR - second 'channel.open' seen")
+		b.flush()
+		return id, connectionErr(ChannelError, MethodChannelOpen, "second 'channel.open' seen")
+	}
+	ch := &channel{b: b, conn: c, id: id, consumers: map[string]*consumer{}}
+	ch.ackTimer.Value = timerRef{kind: timerAckTimeout, ch: ch}
+	c.channels[num] = ch
+	b.chans[id] = ch
+	b.emit(Event{Kind: EvChannelOpened, Vhost: c.vhost.name, Channel: id})
+	return id, nil
+}
+
+// CloseChannel closes a channel as the client's channel.close does.
+func (b *Broker) CloseChannel(id ChannelID) {
+	if ch, ok := b.chans[id]; ok {
+		ch.close(ReplySuccess, "")
+		b.flush()
+	}
+}
+
+// channelFor finds an open channel; a command on a channel that is not open
+// is the 504 CHANNEL_ERROR connection exception.
+func (b *Broker) channelFor(id ChannelID, m Method) (*channel, *Error) {
+	ch, ok := b.chans[id]
+	if !ok {
+		if c, ok := b.conns[id.Conn]; ok {
+			b.closeConnection(c, ChannelError, "")
+			b.flush()
+		}
+		return nil, connectionErr(ChannelError, m, "expected 'channel.open'")
+	}
+	return ch, nil
+}
+
+// fail turns an exception into its effect: a channel exception closes the
+// channel, a connection exception closes the connection. It returns err for
+// the caller to hand back.
+func (b *Broker) fail(ch *channel, err *Error) error {
+	if err == nil {
+		return nil
+	}
+	if ch != nil {
+		if err.Connection {
+			if c, ok := b.conns[ch.conn.id]; ok {
+				b.closeConnection(c, err.Code, err.Text)
+			}
+		} else if !ch.closed {
+			ch.close(err.Code, err.Text)
+		}
+	}
+	b.flush()
+	return err
+}

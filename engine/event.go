@@ -1,0 +1,240 @@
+package engine
+
+import (
+	"strconv"
+	"strings"
+)
+
+// EventKind says what happened. Its String form is the word used in traces
+// and in the browser's event log.
+type EventKind uint8
+
+// Event kinds. Message-copy lifecycle: a copy is created by Enqueued and
+// ended by exactly one of Acked, Expired, Rejected, Overflowed,
+// DeliveryLimited, Purged, Discarded or an auto-acked Delivered (NoAck).
+// Requeued returns an unacked copy to ready. DeadLettered and Dropped describe
+// what happened next to a copy that died.
+const (
+	EvNone EventKind = iota
+	EvVhostAdded
+	EvVhostDeleted
+	EvConnectionOpened
+	EvConnectionClosed
+	EvChannelOpened
+	EvChannelClosed
+	EvExchangeDeclared
+	EvExchangeDeleted
+	EvQueueDeclared
+	EvQueueDeleted
+	EvBound
+	EvUnbound
+	EvPolicySet
+	EvPolicyCleared
+	EvQueuePolicyChanged
+	EvConsumerAdded
+	EvConsumerCancelled
+	EvConsumerActivated
+	EvPublished
+	EvDelayed
+	EvEnqueued
+	EvReturned
+	EvConfirmed
+	EvNacked
+	EvDelivered
+	EvAcked
+	EvRequeued
+	EvRejected
+	EvExpired
+	EvOverflowed
+	EvDeliveryLimited
+	EvPurged
+	EvDiscarded
+	EvDeadLettered
+	EvDropped
+	EvTxCommitted
+	EvTxRolledBack
+	evKindCount
+)
+
+var eventNames = [...]string{
+	EvNone:               "none",
+	EvVhostAdded:         "vhost.added",
+	EvVhostDeleted:       "vhost.deleted",
+	EvConnectionOpened:   "connection.opened",
+	EvConnectionClosed:   "connection.closed",
+	EvChannelOpened:      "channel.opened",
+	EvChannelClosed:      "channel.closed",
+	EvExchangeDeclared:   "exchange.declared",
+	EvExchangeDeleted:    "exchange.deleted",
+	EvQueueDeclared:      "queue.declared",
+	EvQueueDeleted:       "queue.deleted",
+	EvBound:              "bound",
+	EvUnbound:            "unbound",
+	EvPolicySet:          "policy.set",
+	EvPolicyCleared:      "policy.cleared",
+	EvQueuePolicyChanged: "queue.policy",
+	EvConsumerAdded:      "consumer.added",
+	EvConsumerCancelled:  "consumer.cancelled",
+	EvConsumerActivated:  "consumer.activated",
+	EvPublished:          "published",
+	EvDelayed:            "delayed",
+	EvEnqueued:           "enqueued",
+	EvReturned:           "returned",
+	EvConfirmed:          "confirmed",
+	EvNacked:             "nacked",
+	EvDelivered:          "delivered",
+	EvAcked:              "acked",
+	EvRequeued:           "requeued",
+	EvRejected:           "rejected",
+	EvExpired:            "expired",
+	EvOverflowed:         "overflowed",
+	EvDeliveryLimited:    "delivery-limited",
+	EvPurged:             "purged",
+	EvDiscarded:          "discarded",
+	EvDeadLettered:       "dead-lettered",
+	EvDropped:            "dropped",
+	EvTxCommitted:        "tx.committed",
+	EvTxRolledBack:       "tx.rolledback",
+}
+
+func (k EventKind) String() string {
+	if int(k) < len(eventNames) {
+		return eventNames[k]
+	}
+	return "event(" + strconv.Itoa(int(k)) + ")"
+}
+
+// EventKindByName maps a trace word back to its kind (for the script
+// language's assertions).
+func EventKindByName(name string) (EventKind, bool) {
+	for k, n := range eventNames {
+		if n == name {
+			return EventKind(k), true
+		}
+	}
+	return EvNone, false
+}
+
+// ChannelID names a channel: its connection and channel number, as on the
+// wire. The zero value means "no channel" (the broker itself acted).
+type ChannelID struct {
+	Conn ConnID
+	Num  uint16
+}
+
+// ConnID is an engine-assigned connection number, starting at 1.
+type ConnID uint32
+
+func (c ChannelID) String() string {
+	if c.Conn == 0 {
+		return ""
+	}
+	return strconv.Itoa(int(c.Conn)) + "/" + strconv.Itoa(int(c.Num))
+}
+
+// Event is one state change. Fields not relevant to a kind are zero. Events
+// are values so that appending them does not allocate per event.
+type Event struct {
+	Kind    EventKind
+	Time    Time
+	Vhost   string
+	Channel ChannelID
+
+	Exchange   string // exchange concerned (published to, dead-lettered to, declared ...)
+	Queue      string
+	RoutingKey string
+	Msg        *Message // the message copy concerned (shared, read-only)
+	MsgID      uint64
+	NewMsgID   uint64 // dead-lettered: the id of the message republished to the DLX
+
+	ConsumerTag string
+	DeliveryTag uint64
+	Multiple    bool
+	Redelivered bool
+	NoAck       bool
+
+	Reason string // dead-letter reason, deletion reason, overflow mode, drop cause
+	Code   int    // reply code (returned, channel/connection closed)
+	Text   string // reply text or detail
+	Count  int    // message count (purged, get-ok, deleted)
+	At     Time   // expiry or release deadline (enqueued, delayed)
+	Name   string // policy / binding destination / other names
+}
+
+// String renders the event as one trace line: "kind key=value ...", with
+// fields in a fixed order and zero fields omitted.
+func (e Event) String() string {
+	var sb strings.Builder
+	sb.WriteString(e.Kind.String())
+	kv := func(k, v string) {
+		sb.WriteByte(' ')
+		sb.WriteString(k)
+		sb.WriteByte('=')
+		sb.WriteString(quoteIfNeeded(v))
+	}
+	if e.Vhost != "" && e.Vhost != "/" {
+		kv("vhost", e.Vhost)
+	}
+	if e.Channel.Conn != 0 {
+		kv("ch", e.Channel.String())
+	}
+	if e.Exchange != "" || e.Kind == EvPublished || e.Kind == EvDeadLettered || e.Kind == EvReturned {
+		kv("x", e.Exchange)
+	}
+	if e.Queue != "" {
+		kv("q", e.Queue)
+	}
+	if e.Name != "" {
+		kv("name", e.Name)
+	}
+	if e.RoutingKey != "" || e.Kind == EvPublished || e.Kind == EvBound || e.Kind == EvUnbound || e.Kind == EvReturned {
+		kv("key", e.RoutingKey)
+	}
+	if e.MsgID != 0 {
+		kv("msg", strconv.FormatUint(e.MsgID, 10))
+	}
+	if e.NewMsgID != 0 {
+		kv("new", strconv.FormatUint(e.NewMsgID, 10))
+	}
+	if e.ConsumerTag != "" {
+		kv("consumer", e.ConsumerTag)
+	}
+	if e.DeliveryTag != 0 {
+		kv("tag", strconv.FormatUint(e.DeliveryTag, 10))
+	}
+	if e.Multiple {
+		kv("multiple", "true")
+	}
+	if e.Redelivered {
+		kv("redelivered", "true")
+	}
+	if e.NoAck {
+		kv("noack", "true")
+	}
+	if e.Reason != "" {
+		kv("reason", e.Reason)
+	}
+	if e.Code != 0 {
+		kv("code", strconv.Itoa(e.Code))
+	}
+	if e.Text != "" {
+		kv("text", e.Text)
+	}
+	if e.Count != 0 {
+		kv("count", strconv.Itoa(e.Count))
+	}
+	if e.At != 0 {
+		kv("at", FormatDuration(int64(e.At)))
+	}
+	return sb.String()
+}
+
+func quoteIfNeeded(s string) string {
+	if s == "" {
+		return `""`
+	}
+	if strings.ContainsAny(s, " \t\"'=") {
+		return strconv.Quote(s)
+	}
+	return s
+}

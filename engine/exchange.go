@@ -1,0 +1,235 @@
+package engine
+
+import (
+	"strings"
+
+	"warren/engine/topic"
+)
+
+// Exchange types.
+const (
+	KindDirect  = "direct"
+	KindFanout  = "fanout"
+	KindTopic   = "topic"
+	KindHeaders = "headers"
+	KindDelayed = "x-delayed-message"
+)
+
+// exchange routes messages to queues and other exchanges through its
+// bindings, indexed per type: a map for direct, a trie for topic.
+type exchange struct {
+	vhost      *vhost
+	name       string
+	kind       string
+	durable    bool
+	autoDelete bool
+	internal   bool
+	args       Table
+	// route is the type whose rules route messages: kind, or for a
+	// delayed-message exchange its x-delayed-type.
+	route   string
+	deleted bool
+
+	bindings []*binding // as source, in creation order
+	direct   map[string][]*binding
+	topic    topic.Trie[*binding]
+
+	visit uint64 // routing generation, for loop detection without a map
+
+	held []*delayedMsg // delayed-message exchanges: messages waiting for their delay
+}
+
+// dest is a binding destination: a queue or an exchange.
+type dest struct {
+	q *queue
+	x *exchange
+}
+
+func (d dest) name() string {
+	if d.q != nil {
+		return d.q.name
+	}
+	return d.x.name
+}
+
+// binding is one source → destination binding.
+type binding struct {
+	src    *exchange
+	dst    dest
+	key    string
+	args   Table
+	xmatch string // headers exchanges: all, any, all-with-x, any-with-x
+}
+
+func newExchange(v *vhost, name, kind string) *exchange {
+	return &exchange{vhost: v, name: name, kind: kind, route: kind, direct: map[string][]*binding{}}
+}
+
+// ExchangeDeclare is exchange.declare.
+type ExchangeDeclare struct {
+	Exchange   string
+	Type       string
+	Passive    bool
+	Durable    bool
+	AutoDelete bool
+	Internal   bool
+	Args       Table
+}
+
+func validExchangeType(t string) bool {
+	switch t {
+	case KindDirect, KindFanout, KindTopic, KindHeaders, KindDelayed:
+		return true
+	}
+	return false
+}
+
+// ExchangeDeclare declares (or with Passive checks) an exchange, following
+// rabbit_channel's order of checks: type (503), default exchange (403),
+// reserved amq. prefix for new exchanges (403), then equivalence (406).
+func (b *Broker) ExchangeDeclare(id ChannelID, d ExchangeDeclare) error {
+	ch, err := b.channelFor(id, MethodExchangeDeclare)
+	if err != nil {
+		return err
+	}
+	return b.fail(ch, b.exchangeDeclare(ch, d))
+}
+
+func (b *Broker) exchangeDeclare(ch *channel, d ExchangeDeclare) *Error {
+	v := ch.conn.vhost
+	m := MethodExchangeDeclare
+	if d.Passive {
+		if _, ok := v.exchanges[d.Exchange]; !ok {
+			return channelErr(NotFound, m, "no %s", rs("exchange", d.Exchange, v.name))
+		}
+		return nil
+	}
+	if !validExchangeType(d.Type) {
+		return connectionErr(CommandInvalid, m, "invalid exchange type '%s'", d.Type)
+	}
+	if d.Exchange == "" {
+		return channelErr(AccessRefused, m, "operation not permitted on the default exchange")
+	}
+	x, exists := v.exchanges[d.Exchange]
+	if !exists {
+		if strings.HasPrefix(d.Exchange, "amq.") {
+			return channelErr(AccessRefused, m, "exchange name '%s' contains reserved prefix 'amq.*'", d.Exchange)
+		}
+		if ae, ok := d.Args["alternate-exchange"]; ok {
+			if _, isStr := ae.(string); !isStr {
+				return channelErr(PreconditionFailed, m, "invalid type '%s' for arg 'alternate-exchange' in %s", TypeName(ae), rs("exchange", d.Exchange, v.name))
+			}
+		}
+		route := d.Type
+		if d.Type == KindDelayed {
+			dt, _ := d.Args["x-delayed-type"].(string)
+			if !validExchangeType(dt) || dt == KindDelayed {
+				return channelErr(PreconditionFailed, m, "Invalid argument, 'x-delayed-type' must be an existing exchange type")
+			}
+			route = dt
+		}
+		x = newExchange(v, d.Exchange, d.Type)
+		x.durable, x.autoDelete, x.internal, x.args, x.route = d.Durable, d.AutoDelete, d.Internal, d.Args.Clone(), route
+		v.exchanges[x.name] = x
+		b.emit(Event{Kind: EvExchangeDeclared, Vhost: v.name, Channel: ch.id, Exchange: x.name, Reason: x.kind, Text: x.describe()})
+		return nil
+	}
+	r := rs("exchange", x.name, v.name)
+	switch {
+	case x.kind != d.Type:
+		return channelErr(PreconditionFailed, m, "inequivalent arg 'type' for %s: received '%s' but current is '%s'", r, d.Type, x.kind)
+	case x.durable != d.Durable:
+		return channelErr(PreconditionFailed, m, "inequivalent arg 'durable' for %s: received '%s' but current is '%s'", r, boolText(d.Durable), boolText(x.durable))
+	case x.autoDelete != d.AutoDelete:
+		return channelErr(PreconditionFailed, m, "inequivalent arg 'auto_delete' for %s: received '%s' but current is '%s'", r, boolText(d.AutoDelete), boolText(x.autoDelete))
+	case x.internal != d.Internal:
+		return channelErr(PreconditionFailed, m, "inequivalent arg 'internal' for %s: received '%s' but current is '%s'", r, boolText(d.Internal), boolText(x.internal))
+	}
+	for _, k := range []string{"alternate-exchange", "x-delayed-type"} {
+		if e := argEquivalence(k, x.args, d.Args, x.name, v.name); e != nil {
+			e.Text = strings.Replace(e.Text, "for queue ", "for exchange ", 1)
+			e.Method = m
+			return e
+		}
+	}
+	return nil
+}
+
+func (x *exchange) describe() string {
+	var parts []string
+	if x.durable {
+		parts = append(parts, "durable")
+	}
+	if x.autoDelete {
+		parts = append(parts, "auto-delete")
+	}
+	if x.internal {
+		parts = append(parts, "internal")
+	}
+	for _, k := range x.args.Keys() {
+		parts = append(parts, k+"="+FormatValue(x.args[k]))
+	}
+	return strings.Join(parts, " ")
+}
+
+// alternate returns the alternate exchange name: the argument, or else the
+// policy's alternate-exchange key (the argument takes precedence).
+func (x *exchange) alternate() string {
+	if ae, ok := x.args["alternate-exchange"].(string); ok {
+		return ae
+	}
+	if p := x.vhost.policyFor(x.name, false, false); p != nil {
+		if ae, ok := p.Definition["alternate-exchange"].(string); ok {
+			return ae
+		}
+	}
+	return ""
+}
+
+// ExchangeDelete is exchange.delete.
+type ExchangeDelete struct {
+	Exchange string
+	IfUnused bool
+}
+
+// ExchangeDelete deletes an exchange and every binding to or from it.
+// Deleting a missing exchange succeeds, as in RabbitMQ.
+func (b *Broker) ExchangeDelete(id ChannelID, d ExchangeDelete) error {
+	ch, err := b.channelFor(id, MethodExchangeDelete)
+	if err != nil {
+		return err
+	}
+	v := ch.conn.vhost
+	m := MethodExchangeDelete
+	if d.Exchange == "" {
+		return b.fail(ch, channelErr(AccessRefused, m, "operation not permitted on the default exchange"))
+	}
+	if strings.HasPrefix(d.Exchange, "amq.") {
+		return b.fail(ch, channelErr(AccessRefused, m, "deletion of system %s not allowed", rs("exchange", d.Exchange, v.name)))
+	}
+	x, ok := v.exchanges[d.Exchange]
+	if !ok {
+		return nil
+	}
+	if d.IfUnused && len(x.bindings) > 0 {
+		return b.fail(ch, channelErr(PreconditionFailed, m, "%s in use", rs("exchange", x.name, v.name)))
+	}
+	x.delete()
+	b.flush()
+	return nil
+}
+
+func (x *exchange) delete() {
+	if x.deleted {
+		return
+	}
+	x.deleted = true
+	v := x.vhost
+	for _, bd := range append([]*binding(nil), x.bindings...) {
+		v.removeBinding(bd)
+	}
+	delete(v.exchanges, x.name)
+	v.unbindDestination(dest{x: x})
+	v.b.emit(Event{Kind: EvExchangeDeleted, Vhost: v.name, Exchange: x.name})
+	v.dropDelayed(x)
+}

@@ -1,0 +1,41 @@
+package engine
+
+// BasicGet is basic.get.
+type BasicGet struct {
+	Queue string
+	NoAck bool
+}
+
+// GetOk is basic.get-ok: the message, its delivery tag, and how many
+// messages remain ready in the queue.
+type GetOk struct {
+	Msg          *Message
+	DeliveryTag  uint64
+	Redelivered  bool
+	Exchange     string
+	RoutingKey   string
+	MessageCount int
+}
+
+// BasicGet fetches one message synchronously; ok is false for
+// basic.get-empty. It renews the queue's x-expires lease.
+func (b *Broker) BasicGet(id ChannelID, g BasicGet) (GetOk, bool, error) {
+	ch, err := b.channelFor(id, MethodBasicGet)
+	if err != nil {
+		return GetOk{}, false, err
+	}
+	q, e := ch.lookupQueue(g.Queue, MethodBasicGet)
+	if e != nil {
+		return GetOk{}, false, b.fail(ch, e)
+	}
+	q.touchLease()
+	ent, ok := q.takeForGet()
+	if !ok {
+		b.flush()
+		return GetOk{}, false, nil
+	}
+	tag := ch.deliver(q, ent, nil, g.NoAck)
+	b.flush()
+	return GetOk{Msg: ent.msg, DeliveryTag: tag, Redelivered: ent.redelivered, Exchange: ent.msg.Exchange,
+		RoutingKey: ent.msg.RoutingKey, MessageCount: q.ready.len()}, true, nil
+}

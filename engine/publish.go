@@ -1,0 +1,169 @@
+package engine
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// BasicPublish is basic.publish with its content.
+type BasicPublish struct {
+	Exchange   string
+	RoutingKey string
+	Mandatory  bool
+	Immediate  bool
+	Props      *Properties
+	Body       []byte
+}
+
+// BasicPublish publishes a message. With confirms on, a Confirmed or Nacked
+// event follows (after any Returned event for the same message); in a
+// transaction the message waits for TxCommit.
+func (b *Broker) BasicPublish(id ChannelID, p BasicPublish) error {
+	ch, err := b.channelFor(id, MethodBasicPublish)
+	if err != nil {
+		return err
+	}
+	m := MethodBasicPublish
+	v := ch.conn.vhost
+	if p.Immediate {
+		return b.fail(ch, connectionErr(NotImplemented, m, "immediate=true"))
+	}
+	x, ok := v.exchanges[p.Exchange]
+	if !ok {
+		return b.fail(ch, channelErr(NotFound, m, "no %s", rs("exchange", p.Exchange, v.name)))
+	}
+	if x.internal {
+		return b.fail(ch, channelErr(AccessRefused, m, "cannot publish to internal %s", rs("exchange", x.name, v.name)))
+	}
+	msg, e := b.newMessage(p)
+	if e != nil {
+		return b.fail(ch, e)
+	}
+	var seq uint64
+	if ch.confirm {
+		ch.publishSeq++
+		seq = ch.publishSeq
+	}
+	if ch.tx {
+		ch.txPubs = append(ch.txPubs, txPublish{x: x, msg: msg, mandatory: p.Mandatory})
+		return nil
+	}
+	b.publish(ch, x, msg, p.Mandatory, seq)
+	b.flush()
+	return nil
+}
+
+// newMessage validates a publish's properties and builds the Message:
+// expiration must be a non-negative integer string (RabbitMQ's
+// parse_expiration), CC and BCC must be arrays, and BCC is removed so that
+// no consumer ever sees it.
+func (b *Broker) newMessage(p BasicPublish) (*Message, *Error) {
+	msg := &Message{Exchange: p.Exchange, RoutingKey: p.RoutingKey, Props: p.Props, Body: p.Body, ttlMs: -1}
+	if p.Props == nil {
+		msg.ID = b.newMsgID()
+		return msg, nil
+	}
+	if p.Props.Expiration != "" {
+		ttl, term := parseExpiration(p.Props.Expiration)
+		if term != "" {
+			return nil, channelErr(PreconditionFailed, MethodBasicPublish, "invalid expiration '%s': %s", p.Props.Expiration, term)
+		}
+		msg.ttlMs = ttl
+	}
+	var extra []string
+	for _, h := range []string{"CC", "BCC"} {
+		v, ok := p.Props.Headers[h]
+		if !ok {
+			continue
+		}
+		arr, isArr := v.([]any)
+		if !isArr {
+			return nil, channelErr(PreconditionFailed, MethodBasicPublish, "invalid header '%s': unacceptable type %s", h, TypeName(v))
+		}
+		for _, k := range arr {
+			if s, ok := k.(string); ok {
+				extra = append(extra, s)
+			}
+		}
+	}
+	if len(extra) > 0 {
+		msg.extra = &msgExtra{keys: extra}
+	}
+	if _, ok := p.Props.Headers["BCC"]; ok {
+		props := *p.Props
+		props.Headers = make(Table, len(p.Props.Headers))
+		for k, v := range p.Props.Headers {
+			if k != "BCC" {
+				props.Headers[k] = v
+			}
+		}
+		msg.Props = &props
+	}
+	msg.ID = b.newMsgID()
+	return msg, nil
+}
+
+// parseExpiration is rabbit_basic:parse_expiration/1: Erlang's
+// string:to_integer on the property, which must consume the whole string
+// and be a non-negative 32-bit value. It returns the TTL or the error term.
+func parseExpiration(s string) (int64, string) {
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	j := i
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	if j == i {
+		return 0, "no_integer"
+	}
+	n, err := strconv.ParseInt(s[:j], 10, 64)
+	if err != nil {
+		return 0, "no_integer"
+	}
+	if j < len(s) {
+		return 0, fmt.Sprintf("{leftover_string,%q}", s[j:])
+	}
+	if e := checkExpiry(n); e != "" {
+		return 0, e
+	}
+	return n, ""
+}
+
+// publish routes an accepted message and settles its confirm.
+func (b *Broker) publish(ch *channel, x *exchange, msg *Message, mandatory bool, seq uint64) {
+	v := x.vhost
+	b.emit(Event{Kind: EvPublished, Vhost: v.name, Channel: ch.id, Exchange: x.name, RoutingKey: msg.RoutingKey, MsgID: msg.ID, Msg: msg, DeliveryTag: seq})
+	var queues []*queue
+	if delayMs, delayed := delayOf(x, msg); delayed {
+		b.delay(x, msg, delayMs)
+		// The delayed-message exchange routes a delayed message nowhere at
+		// publish time, so only its alternate exchange can take it now.
+		if ae := x.alternate(); ae != "" {
+			if ax, ok := v.exchanges[ae]; ok {
+				queues = b.route(ax, msg, msg.RoutingKeys(), b.queueScratch[:0])
+			}
+		}
+	} else {
+		queues = b.route(x, msg, msg.RoutingKeys(), b.queueScratch[:0])
+	}
+	b.queueScratch = queues[:0]
+	if len(queues) == 0 && mandatory {
+		b.emit(Event{Kind: EvReturned, Vhost: v.name, Channel: ch.id, Exchange: x.name, RoutingKey: msg.RoutingKey, MsgID: msg.ID, Msg: msg,
+			Code: NoRoute, Text: "NO_ROUTE"})
+	}
+	accepted := true
+	for _, q := range queues {
+		if !q.offer(msg) {
+			accepted = false
+		}
+	}
+	if seq != 0 {
+		kind := EvConfirmed
+		if !accepted {
+			kind = EvNacked
+		}
+		b.emit(Event{Kind: kind, Vhost: v.name, Channel: ch.id, DeliveryTag: seq})
+	}
+}

@@ -1,0 +1,332 @@
+package engine
+
+import (
+	"strings"
+
+	"warren/engine/deadline"
+)
+
+// queue is a classic or quorum queue. Its effective settings come from its
+// declare arguments combined with the matching policy and operator policy
+// (see policy.go).
+type queue struct {
+	vhost      *vhost
+	name       string
+	durable    bool
+	exclusive  bool
+	autoDelete bool
+	owner      *connection
+	args       Table
+	quorum     bool
+	sac        bool
+	deleted    bool
+
+	set queueSettings
+
+	ready   store
+	unacked int
+	nextSeq uint64
+
+	consumers    []*consumer // round-robin order
+	hadConsumers bool
+	exclusiveC   *consumer
+	active       *consumer // single active consumer
+
+	expiryTimer deadline.Timer[timerRef]
+	leaseTimer  deadline.Timer[timerRef]
+
+	visit uint64 // routing generation, for de-duplication without a map
+}
+
+// queueSettings are a queue's effective limits; -1 means unset.
+type queueSettings struct {
+	ttlMs         int64
+	expiresMs     int64
+	maxLen        int64
+	maxBytes      int64
+	overflow      string
+	dlx           string
+	hasDLX        bool
+	dlrk          string
+	hasDLRK       bool
+	deliveryLimit int64
+	maxPriority   int
+	policy        string
+	opPolicy      string
+}
+
+// QueueDeclare is queue.declare.
+type QueueDeclare struct {
+	Queue      string
+	Passive    bool
+	Durable    bool
+	Exclusive  bool
+	AutoDelete bool
+	Args       Table
+}
+
+// QueueDeclareOk is queue.declare-ok.
+type QueueDeclareOk struct {
+	Queue         string
+	MessageCount  int
+	ConsumerCount int
+}
+
+// QueueDeclare declares (or with Passive checks) a queue.
+func (b *Broker) QueueDeclare(id ChannelID, d QueueDeclare) (QueueDeclareOk, error) {
+	ch, err := b.channelFor(id, MethodQueueDeclare)
+	if err != nil {
+		return QueueDeclareOk{}, err
+	}
+	ok, e := b.queueDeclare(ch, d)
+	if e != nil {
+		return QueueDeclareOk{}, b.fail(ch, e)
+	}
+	b.flush()
+	return ok, nil
+}
+
+func (b *Broker) queueDeclare(ch *channel, d QueueDeclare) (QueueDeclareOk, *Error) {
+	v := ch.conn.vhost
+	m := MethodQueueDeclare
+	if d.Passive {
+		q, e := ch.lookupQueue(d.Queue, m)
+		if e != nil {
+			return QueueDeclareOk{}, e
+		}
+		q.touchLease()
+		return q.declareOk(), nil
+	}
+	name := d.Queue
+	if name == "" {
+		name = b.genName("amq.gen-")
+	} else if strings.HasPrefix(name, "amq.") {
+		return QueueDeclareOk{}, channelErr(AccessRefused, m, "queue name '%s' contains reserved prefix 'amq.*'", name)
+	}
+	if e := validateQueueArgs(d.Args, name, v.name); e != nil {
+		return QueueDeclareOk{}, e
+	}
+	quorum := d.Args["x-queue-type"] == "quorum"
+	if quorum {
+		if e := validateQuorum(d, name, v.name); e != nil {
+			return QueueDeclareOk{}, e
+		}
+	}
+	if q, ok := v.queues[name]; ok {
+		if e := q.checkEquivalent(d, ch.conn); e != nil {
+			return QueueDeclareOk{}, e
+		}
+		q.touchLease()
+		ch.lastQueue = q.name
+		return q.declareOk(), nil
+	}
+	q := &queue{
+		vhost:      v,
+		name:       name,
+		durable:    d.Durable,
+		exclusive:  d.Exclusive,
+		autoDelete: d.AutoDelete,
+		args:       d.Args.Clone(),
+		quorum:     quorum,
+	}
+	if sac, ok := d.Args["x-single-active-consumer"].(bool); ok {
+		q.sac = sac
+	}
+	if d.Exclusive {
+		q.owner = ch.conn
+	}
+	q.expiryTimer.Value = timerRef{kind: timerQueueExpiry, q: q}
+	q.leaseTimer.Value = timerRef{kind: timerQueueLease, q: q}
+	q.set = q.resolveSettings()
+	q.ready = newStore(q.set.maxPriority)
+	v.queues[name] = q
+	ch.lastQueue = name
+	b.emit(Event{Kind: EvQueueDeclared, Vhost: v.name, Channel: ch.id, Queue: name, Text: q.describe()})
+	q.touchLease()
+	return q.declareOk(), nil
+}
+
+// describe summarises the queue's flags and arguments for the trace.
+func (q *queue) describe() string {
+	var parts []string
+	if q.quorum {
+		parts = append(parts, "quorum")
+	}
+	if q.durable {
+		parts = append(parts, "durable")
+	}
+	if q.exclusive {
+		parts = append(parts, "exclusive")
+	}
+	if q.autoDelete {
+		parts = append(parts, "auto-delete")
+	}
+	for _, k := range q.args.Keys() {
+		if k == "x-queue-type" {
+			continue
+		}
+		parts = append(parts, k+"="+FormatValue(q.args[k]))
+	}
+	return strings.Join(parts, " ")
+}
+
+func (q *queue) declareOk() QueueDeclareOk {
+	return QueueDeclareOk{Queue: q.name, MessageCount: q.ready.len(), ConsumerCount: len(q.consumers)}
+}
+
+// checkEquivalent applies RabbitMQ's redeclare rules: durable, auto_delete
+// and the equivalence arguments must match (406), then exclusive access is
+// checked strictly (405).
+func (q *queue) checkEquivalent(d QueueDeclare, c *connection) *Error {
+	r := rs("queue", q.name, q.vhost.name)
+	m := MethodQueueDeclare
+	if d.Durable != q.durable {
+		return channelErr(PreconditionFailed, m, "inequivalent arg 'durable' for %s: received '%s' but current is '%s'", r, boolText(d.Durable), boolText(q.durable))
+	}
+	if d.AutoDelete != q.autoDelete {
+		return channelErr(PreconditionFailed, m, "inequivalent arg 'auto_delete' for %s: received '%s' but current is '%s'", r, boolText(d.AutoDelete), boolText(q.autoDelete))
+	}
+	for _, k := range equivalenceArgs {
+		if e := argEquivalence(k, q.args, d.Args, q.name, q.vhost.name); e != nil {
+			return e
+		}
+	}
+	if q.exclusive != d.Exclusive || (q.exclusive && q.owner != c) {
+		return q.lockedErr(m)
+	}
+	return nil
+}
+
+func (q *queue) lockedErr(m Method) *Error {
+	return channelErr(ResourceLocked, m, "cannot obtain exclusive access to locked %s. It could be originally declared on another connection or the exclusive property value does not match that of the original declaration.", rs("queue", q.name, q.vhost.name))
+}
+
+// lookupQueue finds a queue for a command on ch: "" means the channel's last
+// declared queue (AMQP's default queue), a missing queue is 404, another
+// connection's exclusive queue is 405.
+func (ch *channel) lookupQueue(name string, m Method) (*queue, *Error) {
+	v := ch.conn.vhost
+	if name == "" {
+		if ch.lastQueue == "" {
+			return nil, channelErr(NotFound, m, "no previously declared queue")
+		}
+		name = ch.lastQueue
+	}
+	q, ok := v.queues[name]
+	if !ok {
+		return nil, channelErr(NotFound, m, "no %s", rs("queue", name, v.name))
+	}
+	if q.exclusive && q.owner != ch.conn {
+		return nil, q.lockedErr(m)
+	}
+	return q, nil
+}
+
+// QueueDelete is queue.delete.
+type QueueDelete struct {
+	Queue    string
+	IfUnused bool
+	IfEmpty  bool
+}
+
+// QueueDelete deletes a queue and returns how many ready messages it held.
+// Deleting a queue that does not exist succeeds with 0, as in RabbitMQ.
+func (b *Broker) QueueDelete(id ChannelID, d QueueDelete) (int, error) {
+	ch, err := b.channelFor(id, MethodQueueDelete)
+	if err != nil {
+		return 0, err
+	}
+	m := MethodQueueDelete
+	if _, ok := ch.conn.vhost.queues[d.Queue]; !ok && d.Queue != "" {
+		return 0, nil
+	}
+	q, e := ch.lookupQueue(d.Queue, m)
+	if e != nil {
+		return 0, b.fail(ch, e)
+	}
+	r := rs("queue", q.name, q.vhost.name)
+	if d.IfUnused && len(q.consumers) > 0 {
+		return 0, b.fail(ch, channelErr(PreconditionFailed, m, "%s in use", r))
+	}
+	if d.IfEmpty && q.ready.len() > 0 {
+		return 0, b.fail(ch, channelErr(PreconditionFailed, m, "%s is not empty", r))
+	}
+	n := q.ready.len()
+	q.delete("deleted")
+	b.flush()
+	return n, nil
+}
+
+// QueuePurge removes every ready message (unacked ones stay) and returns
+// how many were removed.
+func (b *Broker) QueuePurge(id ChannelID, name string) (int, error) {
+	ch, err := b.channelFor(id, MethodQueuePurge)
+	if err != nil {
+		return 0, err
+	}
+	q, e := ch.lookupQueue(name, MethodQueuePurge)
+	if e != nil {
+		return 0, b.fail(ch, e)
+	}
+	n := q.purge()
+	b.flush()
+	return n, nil
+}
+
+func (q *queue) purge() int {
+	es := q.ready.drain()
+	for _, e := range es {
+		q.vhost.b.emit(Event{Kind: EvPurged, Vhost: q.vhost.name, Queue: q.name, MsgID: e.msg.ID, Msg: e.msg})
+	}
+	q.rearmExpiry()
+	return len(es)
+}
+
+// delete removes the queue: ready messages are discarded (never
+// dead-lettered), consumers are cancelled by the server, bindings go.
+func (q *queue) delete(reason string) {
+	if q.deleted {
+		return
+	}
+	b := q.vhost.b
+	q.deleted = true
+	for _, e := range q.ready.drain() {
+		b.emit(Event{Kind: EvDiscarded, Vhost: q.vhost.name, Queue: q.name, MsgID: e.msg.ID, Msg: e.msg, Reason: reason})
+	}
+	for _, c := range append([]*consumer(nil), q.consumers...) {
+		c.ch.dropConsumer(c)
+		b.emit(Event{Kind: EvConsumerCancelled, Vhost: q.vhost.name, Channel: c.ch.id, Queue: q.name, ConsumerTag: c.tag, Reason: "queue-deleted"})
+	}
+	q.consumers = nil
+	b.timers.Remove(&q.expiryTimer)
+	b.timers.Remove(&q.leaseTimer)
+	delete(q.vhost.queues, q.name)
+	q.vhost.unbindDestination(dest{q: q})
+	b.emit(Event{Kind: EvQueueDeleted, Vhost: q.vhost.name, Queue: q.name, Reason: reason})
+}
+
+// touchLease restarts the x-expires lease: RabbitMQ renews it on declare,
+// passive declare and basic.get, and suspends it while consumers exist.
+func (q *queue) touchLease() {
+	b := q.vhost.b
+	if q.set.expiresMs < 0 || len(q.consumers) > 0 || q.deleted {
+		b.timers.Remove(&q.leaseTimer)
+		return
+	}
+	b.timers.Reset(&q.leaseTimer, int64(b.now)+q.set.expiresMs)
+}
+
+// leaseLapsed deletes an unused queue whose x-expires elapsed. Its messages
+// are not dead-lettered.
+func (q *queue) leaseLapsed() {
+	q.delete("expired")
+	q.vhost.b.flush()
+}
+
+// maybeAutoDelete deletes an auto-delete queue that had consumers and has
+// none left.
+func (q *queue) maybeAutoDelete() {
+	if q.autoDelete && q.hadConsumers && len(q.consumers) == 0 && !q.deleted {
+		q.delete("auto-delete")
+	}
+}

@@ -1,0 +1,112 @@
+package engine
+
+import "strings"
+
+// route returns the queues a message reaches from exchange x, following
+// exchange-to-exchange bindings and alternate exchanges as RabbitMQ's
+// rabbit_exchange:route/2 does: an exchange whose own bindings match nothing
+// hands the message to its alternate exchange; every exchange is visited at
+// most once per message, which cuts loops; missing exchanges are skipped.
+// Queues are returned once each, in the order first reached.
+func (b *Broker) route(x *exchange, m *Message, keys []string, out []*queue) []*queue {
+	b.routeGen++
+	gen := b.routeGen
+	work := b.routeWork[:0]
+	work = append(work, x)
+	x.visit = gen
+	for i := 0; i < len(work); i++ {
+		cur := work[i]
+		matched := false
+		addQ := func(q *queue) {
+			matched = true
+			if q.visit != gen {
+				q.visit = gen
+				out = append(out, q)
+			}
+		}
+		addX := func(d *exchange) {
+			matched = true
+			if d.visit != gen && !d.deleted {
+				d.visit = gen
+				work = append(work, d)
+			}
+		}
+		visit := func(bd *binding) {
+			if bd.dst.q != nil {
+				addQ(bd.dst.q)
+			} else {
+				addX(bd.dst.x)
+			}
+		}
+		switch {
+		case cur.name == "":
+			// The default exchange: every queue is bound by its name.
+			for _, k := range keys {
+				if q, ok := cur.vhost.queues[k]; ok {
+					addQ(q)
+				}
+			}
+		case cur.route == KindDirect:
+			for _, k := range keys {
+				for _, bd := range cur.direct[k] {
+					visit(bd)
+				}
+			}
+		case cur.route == KindFanout:
+			for _, bd := range cur.bindings {
+				visit(bd)
+			}
+		case cur.route == KindTopic:
+			for _, k := range keys {
+				b.topicScratch = cur.topic.Match(k, b.topicScratch[:0])
+				for _, bd := range b.topicScratch {
+					visit(bd)
+				}
+			}
+		case cur.route == KindHeaders:
+			h := m.Headers()
+			for _, bd := range cur.bindings {
+				if headersMatch(bd, h) {
+					visit(bd)
+				}
+			}
+		}
+		if !matched {
+			if ae := cur.alternate(); ae != "" {
+				if ax, ok := cur.vhost.exchanges[ae]; ok {
+					addX(ax)
+				}
+			}
+		}
+	}
+	clear(work)
+	b.routeWork = work[:0]
+	return out
+}
+
+// headersMatch applies a headers binding: x-match all (the default) needs
+// every binding argument to be present with an equal value, any needs one;
+// arguments beginning with "x-" are ignored unless the mode ends in
+// "-with-x". A binding argument of type void matches on presence alone.
+func headersMatch(bd *binding, h Table) bool {
+	withX := strings.HasSuffix(bd.xmatch, "-with-x")
+	all := strings.HasPrefix(bd.xmatch, "all")
+	anyMatched := false
+	for k, want := range bd.args {
+		if k == "x-match" || (!withX && strings.HasPrefix(k, "x-")) {
+			continue
+		}
+		got, present := h[k]
+		ok := present && (want == nil || valuesEqual(want, got))
+		if all && !ok {
+			return false
+		}
+		if ok {
+			anyMatched = true
+		}
+	}
+	if all {
+		return true
+	}
+	return anyMatched
+}

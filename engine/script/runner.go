@@ -1,0 +1,201 @@
+package script
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"warren/engine"
+)
+
+// Runner executes script lines against one broker and renders what happened
+// as text: the engine's events, one per line, with a "@time" line whenever
+// virtual time has moved since the last output.
+type Runner struct {
+	B *engine.Broker
+
+	chans   map[string]*chanRef
+	conns   map[string]engine.ConnID
+	current string
+
+	lastErr    *engine.Error
+	lastEvents []engine.Event
+	lastTag    uint64 // last delivery tag seen on any channel, for "ack last"
+	printedAt  engine.Time
+	scratch    []engine.Event
+	pendingOut string // command output printed after the events
+	// MaxSteps bounds "run" so a script can never loop forever.
+	MaxSteps int
+}
+
+// chanRef is a named channel: which connection and number.
+type chanRef struct {
+	conn  string
+	num   uint16
+	vhost string
+	id    engine.ChannelID
+	open  bool
+}
+
+// DefaultChannel is the channel commands use until another is selected.
+const DefaultChannel = "app"
+
+// New returns a runner over a fresh broker.
+func New(cfg engine.Config) *Runner {
+	return &Runner{B: engine.New(cfg), chans: map[string]*chanRef{}, conns: map[string]engine.ConnID{}, current: DefaultChannel, MaxSteps: 100000}
+}
+
+// ErrExpectation marks a failed expect line.
+var ErrExpectation = errors.New("expectation failed")
+
+// Exec runs one line and returns its output. Parse errors, misuse and failed
+// expectations are returned as errors; AMQP exceptions are not errors of the
+// script: they are printed ("error: 406 PRECONDITION_FAILED - ...") and
+// remembered for "expect error".
+func (r *Runner) Exec(line string) (string, error) {
+	c, err := Parse(line)
+	if err != nil || c == nil {
+		return "", err
+	}
+	return r.ExecCommand(c)
+}
+
+// ExecCommand runs a parsed command.
+func (r *Runner) ExecCommand(c *Command) (string, error) {
+	var out strings.Builder
+	spec := verbs[c.Verb]
+	runErr := spec.run(r, c)
+	var amqpErr *engine.Error
+	if errors.As(runErr, &amqpErr) {
+		r.lastErr = amqpErr
+		runErr = nil
+	} else if runErr == nil && !strings.HasPrefix(c.Verb, "expect") && !strings.HasPrefix(c.Verb, "show") {
+		r.lastErr = nil
+	}
+	r.scratch = r.B.DrainEvents(r.scratch[:0])
+	if !strings.HasPrefix(c.Verb, "expect") && !strings.HasPrefix(c.Verb, "show") {
+		r.lastEvents = append(r.lastEvents[:0], r.scratch...)
+	}
+	r.writeEvents(&out, r.scratch)
+	if amqpErr != nil {
+		fmt.Fprintf(&out, "error: %d %s\n", amqpErr.Code, amqpErr.Text)
+	}
+	if r.pendingOut != "" {
+		out.WriteString(r.pendingOut)
+		r.pendingOut = ""
+	}
+	return out.String(), runErr
+}
+
+// writeEvents renders events, tracking delivery tags and channel state.
+func (r *Runner) writeEvents(out *strings.Builder, evs []engine.Event) {
+	for _, e := range evs {
+		if e.Kind == engine.EvConnectionOpened || e.Kind == engine.EvChannelOpened {
+			// Channels open implicitly on first use; their opening is
+			// noise in a trace.
+			continue
+		}
+		if e.Time != r.printedAt {
+			fmt.Fprintf(out, "@%s\n", engine.FormatDuration(int64(e.Time)))
+			r.printedAt = e.Time
+		}
+		out.WriteString(r.describe(e))
+		out.WriteByte('\n')
+		switch e.Kind {
+		case engine.EvDelivered:
+			if !e.NoAck {
+				r.lastTag = e.DeliveryTag
+			}
+		case engine.EvChannelClosed:
+			for _, ch := range r.chans {
+				if ch.id == e.Channel {
+					ch.open = false
+				}
+			}
+		case engine.EvConnectionClosed:
+			for name, id := range r.conns {
+				if id == e.Channel.Conn {
+					delete(r.conns, name)
+				}
+			}
+			for _, ch := range r.chans {
+				if ch.id.Conn == e.Channel.Conn {
+					ch.open = false
+				}
+			}
+		}
+	}
+}
+
+// describe renders an event with the script's channel names instead of
+// engine ids.
+func (r *Runner) describe(e engine.Event) string {
+	s := e.String()
+	if e.Channel.Conn == 0 {
+		return s
+	}
+	name := r.channelName(e.Channel)
+	return strings.Replace(s, " ch="+e.Channel.String(), " ch="+name, 1)
+}
+
+func (r *Runner) channelName(id engine.ChannelID) string {
+	best := ""
+	for name, ch := range r.chans {
+		if ch.id == id && (best == "" || name < best) {
+			best = name
+		}
+	}
+	if best == "" {
+		for name, cid := range r.conns {
+			if cid == id.Conn && id.Num == 0 {
+				return name
+			}
+		}
+		return id.String()
+	}
+	return best
+}
+
+// channel returns the engine channel for a command, opening the connection
+// and channel on first use (and reopening a channel an error closed, as a
+// client would open a new one).
+func (r *Runner) channel(c *Command) (engine.ChannelID, error) {
+	name := c.Channel
+	if name == "" {
+		name = r.current
+	}
+	return r.ensureChannel(name, "/")
+}
+
+func (r *Runner) ensureChannel(name, vhost string) (engine.ChannelID, error) {
+	ch, ok := r.chans[name]
+	if !ok {
+		conn, num := name, uint16(1)
+		if i := strings.LastIndexByte(name, '.'); i > 0 {
+			var n int
+			if _, err := fmt.Sscanf(name[i+1:], "%d", &n); err == nil && n > 0 && n < 65536 {
+				conn, num = name[:i], uint16(n)
+			}
+		}
+		ch = &chanRef{conn: conn, num: num, vhost: vhost}
+		r.chans[name] = ch
+	}
+	if ch.open {
+		return ch.id, nil
+	}
+	cid, ok := r.conns[ch.conn]
+	if !ok {
+		id, err := r.B.OpenConnection(engine.ConnectionOpen{Vhost: ch.vhost, Name: ch.conn, User: "guest"})
+		if err != nil {
+			return engine.ChannelID{}, err
+		}
+		r.conns[ch.conn] = id
+		cid = id
+	}
+	id, err := r.B.OpenChannel(cid, ch.num)
+	if err != nil {
+		return engine.ChannelID{}, err
+	}
+	ch.id, ch.open = id, true
+	return id, nil
+}

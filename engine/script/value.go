@@ -1,0 +1,96 @@
+package script
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"warren/engine"
+)
+
+// parseValue types a script value the way a learner expects: integers are
+// AMQP longs, true/false are booleans, decimals are doubles, [a,b] is an
+// array; anything quoted, and anything else, is a string.
+func parseValue(s string, quoted bool) any {
+	if quoted {
+		return s
+	}
+	if s == "true" || s == "false" {
+		return s == "true"
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return n
+	}
+	if strings.ContainsAny(s, ".eE") {
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			return f
+		}
+	}
+	if strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") {
+		inner := s[1 : len(s)-1]
+		out := []any{}
+		if inner != "" {
+			for _, p := range strings.Split(inner, ",") {
+				out = append(out, parseValue(p, false))
+			}
+		}
+		return out
+	}
+	return s
+}
+
+// parseDuration reads "250ms", "5s", "1.5s", "2m", "1h", "1m30s", or a bare
+// number of milliseconds, and returns milliseconds.
+func parseDuration(s string) (int64, error) {
+	if s == "" {
+		return 0, fmt.Errorf("empty duration")
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if n < 0 {
+			return 0, fmt.Errorf("negative duration %q", s)
+		}
+		return n, nil
+	}
+	var total float64
+	rest := s
+	for rest != "" {
+		i := 0
+		for i < len(rest) && (rest[i] >= '0' && rest[i] <= '9' || rest[i] == '.') {
+			i++
+		}
+		if i == 0 {
+			return 0, fmt.Errorf("bad duration %q (use e.g. 250ms, 5s, 1.5s, 2m, 1h)", s)
+		}
+		num, err := strconv.ParseFloat(rest[:i], 64)
+		if err != nil {
+			return 0, fmt.Errorf("bad duration %q", s)
+		}
+		rest = rest[i:]
+		j := 0
+		for j < len(rest) && rest[j] >= 'a' && rest[j] <= 'z' {
+			j++
+		}
+		unit := rest[:j]
+		rest = rest[j:]
+		var mult float64
+		switch unit {
+		case "ms":
+			mult = 1
+		case "s":
+			mult = 1000
+		case "m":
+			mult = 60_000
+		case "h":
+			mult = 3_600_000
+		case "d":
+			mult = 86_400_000
+		default:
+			return 0, fmt.Errorf("bad duration unit %q in %q (use ms, s, m, h or d)", unit, s)
+		}
+		total += num * mult
+	}
+	return int64(total + 0.5), nil
+}
+
+// formatTable renders a table deterministically for output.
+func formatTable(t engine.Table) string { return engine.FormatValue(t) }

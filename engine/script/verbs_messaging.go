@@ -1,0 +1,364 @@
+package script
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"warren/engine"
+)
+
+func init() {
+	register(&verbSpec{
+		name: "publish", minArgs: 1, maxArgs: 3, anyOpt: true, flags: []string{"mandatory", "persistent", "immediate"},
+		usage: "publish [EXCHANGE] ROUTING-KEY [BODY] [mandatory] [persistent] [expiration=MS] [priority=N] [delay=MS] [cc=k1,k2] [bcc=k1,k2] [count=N] [id=ID] [type=T] [reply-to=Q] [correlation-id=ID] [content-type=T] [app-id=A] [user-id=U] [timestamp=S] [header.NAME=VALUE ...]",
+		run:   runPublish,
+	})
+	register(&verbSpec{
+		name: "consume", minArgs: 1, maxArgs: 1, flags: []string{"no-ack", "exclusive"}, opts: []string{"tag", "priority", "prefetch"},
+		usage: "consume QUEUE [tag=TAG] [no-ack] [exclusive] [priority=N] [prefetch=N]", run: runConsume,
+	})
+	register(&verbSpec{name: "cancel", minArgs: 1, maxArgs: 1, usage: "cancel CONSUMER-TAG", run: runCancel})
+	register(&verbSpec{name: "qos", minArgs: 1, maxArgs: 1, flags: []string{"global"}, usage: "qos PREFETCH-COUNT [global]", run: runQos})
+	register(&verbSpec{name: "get", minArgs: 1, maxArgs: 1, flags: []string{"no-ack"}, usage: "get QUEUE [no-ack]", run: runGet})
+	register(&verbSpec{name: "ack", minArgs: 1, maxArgs: 1, flags: []string{"multiple"}, usage: "ack TAG|last|all [multiple]", run: runAck})
+	register(&verbSpec{name: "nack", minArgs: 1, maxArgs: 1, flags: []string{"multiple"}, opts: []string{"requeue"}, usage: "nack TAG|last|all [multiple] [requeue=false]", run: runNack})
+	register(&verbSpec{name: "reject", minArgs: 1, maxArgs: 1, opts: []string{"requeue"}, usage: "reject TAG|last [requeue=false]", run: runReject})
+	register(&verbSpec{name: "recover", maxArgs: 0, usage: "recover", run: runRecover})
+	register(&verbSpec{name: "confirm", maxArgs: 0, usage: "confirm   (confirm.select on the channel)", run: runConfirm})
+	register(&verbSpec{name: "tx select", maxArgs: 0, usage: "tx select|commit|rollback", run: runTx("select")})
+	register(&verbSpec{name: "tx commit", maxArgs: 0, usage: "tx commit", run: runTx("commit")})
+	register(&verbSpec{name: "tx rollback", maxArgs: 0, usage: "tx rollback", run: runTx("rollback")})
+	register(&verbSpec{name: "open", minArgs: 1, maxArgs: 1, opts: []string{"vhost"}, usage: "open CHANNEL [vhost=V]   (CHANNEL is CONN or CONN.N; also selects it)", run: runOpen})
+	register(&verbSpec{name: "use", minArgs: 1, maxArgs: 1, usage: "use CHANNEL   (select the channel later commands run on)", run: runUse})
+	register(&verbSpec{name: "close", minArgs: 0, maxArgs: 1, usage: "close [CHANNEL]", run: runClose})
+	register(&verbSpec{name: "disconnect", minArgs: 0, maxArgs: 1, usage: "disconnect [CONNECTION]", run: runDisconnect})
+}
+
+// publishProps maps publish options to basic properties.
+func publishProps(c *Command) (*engine.Properties, int, error) {
+	p := &engine.Properties{}
+	set := false
+	count := 1
+	headers := engine.Table{}
+	for _, o := range c.Opts {
+		switch {
+		case o.Key == "expiration":
+			p.Expiration = o.Value
+			if !o.Quoted {
+				if ms, err := parseDuration(o.Value); err == nil && !isPlainInt(o.Value) {
+					p.Expiration = strconv.FormatInt(ms, 10)
+				}
+			}
+		case o.Key == "priority":
+			n, err := strconv.Atoi(o.Value)
+			if err != nil || n < 0 || n > 255 {
+				return nil, 0, fmt.Errorf("priority must be 0..255, got %q", o.Value)
+			}
+			p.Priority = uint8(n)
+		case o.Key == "delay":
+			ms, err := parseDuration(o.Value)
+			if err != nil {
+				return nil, 0, err
+			}
+			headers["x-delay"] = ms
+		case o.Key == "cc" || o.Key == "bcc":
+			arr := []any{}
+			for _, k := range strings.Split(o.Value, ",") {
+				arr = append(arr, k)
+			}
+			headers[strings.ToUpper(o.Key)] = arr
+		case o.Key == "count":
+			n, err := strconv.Atoi(o.Value)
+			if err != nil || n < 1 || n > 1_000_000 {
+				return nil, 0, fmt.Errorf("count must be 1..1000000, got %q", o.Value)
+			}
+			count = n
+			continue
+		case o.Key == "id" || o.Key == "message-id":
+			p.MessageID = o.Value
+		case o.Key == "type":
+			p.Type = o.Value
+		case o.Key == "reply-to":
+			p.ReplyTo = o.Value
+		case o.Key == "correlation-id":
+			p.CorrelationID = o.Value
+		case o.Key == "content-type":
+			p.ContentType = o.Value
+		case o.Key == "content-encoding":
+			p.ContentEncoding = o.Value
+		case o.Key == "app-id":
+			p.AppID = o.Value
+		case o.Key == "user-id":
+			p.UserID = o.Value
+		case o.Key == "timestamp":
+			n, err := strconv.ParseInt(o.Value, 10, 64)
+			if err != nil {
+				return nil, 0, fmt.Errorf("timestamp must be seconds, got %q", o.Value)
+			}
+			p.Timestamp = engine.Timestamp(n)
+		case strings.HasPrefix(o.Key, "header.") || strings.HasPrefix(o.Key, "h."):
+			name := o.Key[strings.IndexByte(o.Key, '.')+1:]
+			headers[name] = parseValue(o.Value, o.Quoted)
+		default:
+			return nil, 0, fmt.Errorf("publish: unknown option %q (headers are header.NAME=VALUE)", o.Key)
+		}
+		set = true
+	}
+	if c.Flags["persistent"] {
+		p.DeliveryMode = 2
+		set = true
+	}
+	if len(headers) > 0 {
+		p.Headers = headers
+		set = true
+	}
+	if !set {
+		return nil, count, nil
+	}
+	return p, count, nil
+}
+
+func isPlainInt(s string) bool {
+	_, err := strconv.ParseInt(s, 10, 64)
+	return err == nil
+}
+
+func runPublish(r *Runner, c *Command) error {
+	id, err := r.channel(c)
+	if err != nil {
+		return err
+	}
+	var ex, key, body string
+	switch len(c.Args) {
+	case 1:
+		key = c.Args[0]
+	case 2:
+		key, body = c.Args[0], c.Args[1]
+	case 3:
+		ex, key, body = c.Args[0], c.Args[1], c.Args[2]
+	}
+	props, count, err := publishProps(c)
+	if err != nil {
+		return err
+	}
+	for i := 0; i < count; i++ {
+		err := r.B.BasicPublish(id, engine.BasicPublish{Exchange: ex, RoutingKey: key, Mandatory: c.Flags["mandatory"], Immediate: c.Flags["immediate"], Props: props, Body: []byte(body)})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func runConsume(r *Runner, c *Command) error {
+	id, err := r.channel(c)
+	if err != nil {
+		return err
+	}
+	if v, ok := c.Opt("prefetch"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 65535 {
+			return fmt.Errorf("prefetch must be 0..65535, got %q", v)
+		}
+		if err := r.B.BasicQos(id, engine.BasicQos{PrefetchCount: uint16(n)}); err != nil {
+			return err
+		}
+	}
+	bc := engine.BasicConsume{Queue: c.Args[0], NoAck: c.Flags["no-ack"], Exclusive: c.Flags["exclusive"]}
+	bc.ConsumerTag, _ = c.Opt("tag")
+	if v, ok := c.Opt("priority"); ok {
+		bc.Args = engine.Table{"x-priority": parseValue(v, false)}
+	}
+	_, err = r.B.BasicConsume(id, bc)
+	return err
+}
+
+func runCancel(r *Runner, c *Command) error {
+	id, err := r.channel(c)
+	if err != nil {
+		return err
+	}
+	return r.B.BasicCancel(id, c.Args[0])
+}
+
+func runQos(r *Runner, c *Command) error {
+	id, err := r.channel(c)
+	if err != nil {
+		return err
+	}
+	n, err := strconv.Atoi(c.Args[0])
+	if err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("prefetch count must be 0..65535, got %q", c.Args[0])
+	}
+	return r.B.BasicQos(id, engine.BasicQos{PrefetchCount: uint16(n), Global: c.Flags["global"]})
+}
+
+func runGet(r *Runner, c *Command) error {
+	id, err := r.channel(c)
+	if err != nil {
+		return err
+	}
+	_, ok, err := r.B.BasicGet(id, engine.BasicGet{Queue: c.Args[0], NoAck: c.Flags["no-ack"]})
+	if err == nil && !ok {
+		r.pendingOut += "get-empty\n"
+	}
+	return err
+}
+
+// tagArg reads a delivery tag: a number, "last" (the last delivery seen)
+// or "all" (0 with multiple).
+func (r *Runner) tagArg(s string) (uint64, bool, error) {
+	switch s {
+	case "last":
+		return r.lastTag, false, nil
+	case "all":
+		return 0, true, nil
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return 0, false, fmt.Errorf("delivery tag must be a number, last or all, got %q", s)
+	}
+	return n, false, nil
+}
+
+func requeueOpt(c *Command) (bool, error) {
+	v, ok := c.Opt("requeue")
+	if !ok {
+		return true, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("requeue must be true or false, got %q", v)
+	}
+	return b, nil
+}
+
+func runAck(r *Runner, c *Command) error {
+	id, err := r.channel(c)
+	if err != nil {
+		return err
+	}
+	tag, all, err := r.tagArg(c.Args[0])
+	if err != nil {
+		return err
+	}
+	return r.B.BasicAck(id, tag, all || c.Flags["multiple"])
+}
+
+func runNack(r *Runner, c *Command) error {
+	id, err := r.channel(c)
+	if err != nil {
+		return err
+	}
+	tag, all, err := r.tagArg(c.Args[0])
+	if err != nil {
+		return err
+	}
+	rq, err := requeueOpt(c)
+	if err != nil {
+		return err
+	}
+	return r.B.BasicNack(id, tag, all || c.Flags["multiple"], rq)
+}
+
+func runReject(r *Runner, c *Command) error {
+	id, err := r.channel(c)
+	if err != nil {
+		return err
+	}
+	tag, _, err := r.tagArg(c.Args[0])
+	if err != nil {
+		return err
+	}
+	rq, err := requeueOpt(c)
+	if err != nil {
+		return err
+	}
+	return r.B.BasicReject(id, tag, rq)
+}
+
+func runRecover(r *Runner, c *Command) error {
+	id, err := r.channel(c)
+	if err != nil {
+		return err
+	}
+	return r.B.BasicRecover(id, true)
+}
+
+func runConfirm(r *Runner, c *Command) error {
+	id, err := r.channel(c)
+	if err != nil {
+		return err
+	}
+	return r.B.ConfirmSelect(id)
+}
+
+func runTx(what string) func(r *Runner, c *Command) error {
+	return func(r *Runner, c *Command) error {
+		id, err := r.channel(c)
+		if err != nil {
+			return err
+		}
+		switch what {
+		case "select":
+			return r.B.TxSelect(id)
+		case "commit":
+			return r.B.TxCommit(id)
+		}
+		return r.B.TxRollback(id)
+	}
+}
+
+func runOpen(r *Runner, c *Command) error {
+	vh, ok := c.Opt("vhost")
+	if !ok {
+		vh = "/"
+	}
+	name := c.Args[0]
+	if ch, exists := r.chans[name]; exists && ch.open {
+		return fmt.Errorf("channel %s is already open", name)
+	}
+	if ch, exists := r.chans[name]; exists {
+		ch.vhost = vh
+	}
+	if _, err := r.ensureChannel(name, vh); err != nil {
+		return err
+	}
+	r.current = name
+	return nil
+}
+
+func runUse(r *Runner, c *Command) error {
+	r.current = c.Args[0]
+	return nil
+}
+
+func runClose(r *Runner, c *Command) error {
+	name := r.current
+	if len(c.Args) > 0 {
+		name = c.Args[0]
+	}
+	ch, ok := r.chans[name]
+	if !ok || !ch.open {
+		return fmt.Errorf("channel %s is not open", name)
+	}
+	r.B.CloseChannel(ch.id)
+	return nil
+}
+
+func runDisconnect(r *Runner, c *Command) error {
+	name := r.current
+	if len(c.Args) > 0 {
+		name = c.Args[0]
+	}
+	if ch, ok := r.chans[name]; ok {
+		name = ch.conn
+	}
+	id, ok := r.conns[name]
+	if !ok {
+		return fmt.Errorf("connection %s is not open", name)
+	}
+	r.B.CloseConnection(id)
+	return nil
+}

@@ -1,0 +1,244 @@
+package script
+
+import (
+	"fmt"
+	"strings"
+
+	"warren/engine"
+)
+
+func init() {
+	register(&verbSpec{name: "show queues", usage: "show queues", run: runShowQueues})
+	register(&verbSpec{name: "show queue", minArgs: 1, maxArgs: 1, usage: "show queue NAME   (its messages, head first)", run: runShowQueue})
+	register(&verbSpec{name: "show msg", minArgs: 2, maxArgs: 2, usage: "show msg QUEUE INDEX   (properties, headers and x-death of a ready message)", run: runShowMsg})
+	register(&verbSpec{name: "show exchanges", usage: "show exchanges", run: runShowExchanges})
+	register(&verbSpec{name: "show bindings", usage: "show bindings", run: runShowBindings})
+	register(&verbSpec{name: "show consumers", usage: "show consumers", run: runShowConsumers})
+	register(&verbSpec{name: "show channels", usage: "show channels   (modes, prefetch and unacked deliveries)", run: runShowChannels})
+	register(&verbSpec{name: "show timers", usage: "show timers   (everything scheduled, soonest first)", run: runShowTimers})
+	register(&verbSpec{name: "show next", usage: "show next   (what the next step will do, and when)", run: runShowNext})
+	register(&verbSpec{name: "show policies", usage: "show policies", run: runShowPolicies})
+	register(&verbSpec{name: "show time", usage: "show time", run: runShowTime})
+	register(&verbSpec{name: "help", maxArgs: 1, usage: "help", run: func(r *Runner, c *Command) error {
+		r.pendingOut += Help() + "\n"
+		return nil
+	}})
+}
+
+func (r *Runner) print(format string, args ...any) {
+	r.pendingOut += fmt.Sprintf(format, args...)
+}
+
+func vhostPrefix(v string) string {
+	if v == "/" {
+		return ""
+	}
+	return v + ": "
+}
+
+func runShowQueues(r *Runner, c *Command) error {
+	s := r.B.Snapshot()
+	n := 0
+	for _, v := range s.Vhosts {
+		for _, q := range v.Queues {
+			r.print("%s%s\n", vhostPrefix(v.Name), describeQueue(q))
+			n++
+		}
+	}
+	if n == 0 {
+		r.print("no queues\n")
+	}
+	return nil
+}
+
+func runShowQueue(r *Runner, c *Command) error {
+	s := r.B.Snapshot()
+	q, ok := findQueue(s, c.Args[0])
+	if !ok {
+		return fmt.Errorf("no queue %q", c.Args[0])
+	}
+	r.print("%s\n", describeQueue(q))
+	for i, m := range q.Ready {
+		line := fmt.Sprintf("  %d: msg=%d body=%q", i, m.Msg.ID, string(m.Msg.Body))
+		if m.ExpiresAt != engine.Never {
+			line += " expires-at=" + engine.FormatDuration(int64(m.ExpiresAt))
+		}
+		if m.Priority > 0 {
+			line += fmt.Sprintf(" priority=%d", m.Priority)
+		}
+		if m.Redelivered {
+			line += " redelivered"
+		}
+		if m.Expired {
+			line += " expired(waiting-behind-head)"
+		}
+		r.print("%s\n", line)
+	}
+	return nil
+}
+
+func runShowMsg(r *Runner, c *Command) error {
+	m, extra, err := msgAt(r.B.Snapshot(), c.Args[0], c.Args[1])
+	if err != nil {
+		return err
+	}
+	f := msgFields(m)
+	for k, v := range extra {
+		f[k] = v
+	}
+	r.print("msg %d in %s:\n%s", m.ID, c.Args[0], formatFields(f))
+	return nil
+}
+
+func runShowExchanges(r *Runner, c *Command) error {
+	for _, v := range r.B.Snapshot().Vhosts {
+		for _, x := range v.Exchanges {
+			name := x.Name
+			if name == "" {
+				name = "(default)"
+			}
+			line := fmt.Sprintf("%s%s type=%s", vhostPrefix(v.Name), name, x.Type)
+			if x.Internal {
+				line += " internal"
+			}
+			if x.AutoDelete {
+				line += " auto-delete"
+			}
+			if x.Alternate != "" {
+				line += " ae=" + x.Alternate
+			}
+			if len(x.Held) > 0 {
+				line += fmt.Sprintf(" holding=%d", len(x.Held))
+			}
+			r.print("%s\n", line)
+		}
+	}
+	return nil
+}
+
+func runShowBindings(r *Runner, c *Command) error {
+	n := 0
+	for _, v := range r.B.Snapshot().Vhosts {
+		for _, b := range v.Bindings {
+			dst := b.Destination
+			if b.DestinationIsExchange {
+				dst = "exchange " + dst
+			}
+			line := fmt.Sprintf("%s%s -> %s key=%q", vhostPrefix(v.Name), b.Source, dst, b.RoutingKey)
+			if len(b.Args) > 0 {
+				line += " args=" + formatTable(b.Args)
+			}
+			r.print("%s\n", line)
+			n++
+		}
+	}
+	if n == 0 {
+		r.print("no bindings\n")
+	}
+	return nil
+}
+
+func runShowConsumers(r *Runner, c *Command) error {
+	n := 0
+	for _, v := range r.B.Snapshot().Vhosts {
+		for _, q := range v.Queues {
+			for _, cv := range q.Consumers {
+				line := fmt.Sprintf("%s%s on %s ch=%s prefetch=%d unacked=%d priority=%d", vhostPrefix(v.Name), cv.Tag, q.Name, r.channelName(cv.Channel), cv.Prefetch, cv.Unacked, cv.Priority)
+				if cv.NoAck {
+					line += " no-ack"
+				}
+				if cv.Exclusive {
+					line += " exclusive"
+				}
+				if !cv.Active {
+					line += " waiting(single-active-consumer)"
+				}
+				r.print("%s\n", line)
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		r.print("no consumers\n")
+	}
+	return nil
+}
+
+func runShowChannels(r *Runner, c *Command) error {
+	for _, v := range r.B.Snapshot().Vhosts {
+		for _, conn := range v.Connections {
+			for _, ch := range conn.Channels {
+				var modes []string
+				if ch.Confirm {
+					modes = append(modes, "confirm")
+				}
+				if ch.Tx {
+					modes = append(modes, fmt.Sprintf("tx(pending=%d)", ch.PendingTx))
+				}
+				r.print("%s%s prefetch=%d global-prefetch=%d unacked=%d %s\n", vhostPrefix(v.Name), r.channelName(ch.ID), ch.Prefetch, ch.GlobalPrefetch, len(ch.Unacked), strings.Join(modes, " "))
+				for _, u := range ch.Unacked {
+					r.print("  tag=%d msg=%d q=%s consumer=%s delivered-at=%s\n", u.DeliveryTag, u.Msg.ID, u.Queue, quoteEmpty(u.ConsumerTag), engine.FormatDuration(int64(u.DeliveredAt)))
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func describeTimer(r *Runner, t engine.PendingTimer) string {
+	switch t.Kind {
+	case "message-ttl":
+		return fmt.Sprintf("@%s message-ttl q=%s msg=%d", engine.FormatDuration(int64(t.At)), t.Queue, t.MsgID)
+	case "queue-expires":
+		return fmt.Sprintf("@%s queue-expires q=%s", engine.FormatDuration(int64(t.At)), t.Queue)
+	case "delayed-release":
+		return fmt.Sprintf("@%s delayed-release x=%s msg=%d", engine.FormatDuration(int64(t.At)), t.Queue, t.MsgID)
+	}
+	return fmt.Sprintf("@%s consumer-timeout ch=%s", engine.FormatDuration(int64(t.At)), r.channelName(t.Channel))
+}
+
+func runShowTimers(r *Runner, c *Command) error {
+	ts := r.B.Timers()
+	if len(ts) == 0 {
+		r.print("nothing scheduled\n")
+	}
+	for _, t := range ts {
+		r.print("%s\n", describeTimer(r, t))
+	}
+	return nil
+}
+
+func runShowNext(r *Runner, c *Command) error {
+	ts := r.B.Timers()
+	if len(ts) == 0 {
+		r.print("nothing scheduled\n")
+		return nil
+	}
+	r.print("next %s\n", describeTimer(r, ts[0]))
+	return nil
+}
+
+func runShowPolicies(r *Runner, c *Command) error {
+	n := 0
+	for _, v := range r.B.Vhosts() {
+		for _, op := range []bool{false, true} {
+			for _, p := range r.B.Policies(v, op) {
+				kind := "policy"
+				if op {
+					kind = "operator-policy"
+				}
+				r.print("%s%s %s pattern=%s apply-to=%s priority=%d definition=%s\n", vhostPrefix(v), kind, p.Name, p.Pattern, p.ApplyTo, p.Priority, formatTable(p.Definition))
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		r.print("no policies\n")
+	}
+	return nil
+}
+
+func runShowTime(r *Runner, c *Command) error {
+	r.print("time %s\n", engine.FormatDuration(int64(r.B.Now())))
+	return nil
+}

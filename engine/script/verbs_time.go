@@ -1,0 +1,77 @@
+package script
+
+import (
+	"fmt"
+
+	"warren/engine"
+)
+
+func init() {
+	register(&verbSpec{name: "advance", minArgs: 1, maxArgs: 2, usage: "advance DURATION | advance to TIME   (e.g. advance 5s, advance to 1m)", run: runAdvance})
+	register(&verbSpec{name: "step", minArgs: 0, maxArgs: 1, usage: "step [N]   (jump to the next N timer deadlines)", run: runStep})
+	register(&verbSpec{name: "run", minArgs: 0, maxArgs: 0, usage: "run   (step until no timer is pending)", run: runRun})
+}
+
+func runAdvance(r *Runner, c *Command) error {
+	var target engine.Time
+	switch {
+	case len(c.Args) == 2 && c.Args[0] == "to":
+		ms, err := parseDuration(c.Args[1])
+		if err != nil {
+			return err
+		}
+		target = engine.Time(ms)
+		if target < r.B.Now() {
+			return fmt.Errorf("cannot go back in time to %s (now %s)", engine.FormatDuration(ms), engine.FormatDuration(int64(r.B.Now())))
+		}
+	case len(c.Args) == 1:
+		ms, err := parseDuration(c.Args[0])
+		if err != nil {
+			return err
+		}
+		target = r.B.Now() + engine.Time(ms)
+	default:
+		return fmt.Errorf("usage: %s", verbs["advance"].usage)
+	}
+	r.B.AdvanceTo(target)
+	r.noteTime()
+	return nil
+}
+
+// noteTime prints the clock when time moved without any event to show it.
+func (r *Runner) noteTime() {
+	if r.B.PendingEvents() == 0 && r.B.Now() != r.printedAt {
+		r.pendingOut += fmt.Sprintf("@%s\n", engine.FormatDuration(int64(r.B.Now())))
+		r.printedAt = r.B.Now()
+	}
+}
+
+func runStep(r *Runner, c *Command) error {
+	n := 1
+	if len(c.Args) == 1 {
+		if _, err := fmt.Sscanf(c.Args[0], "%d", &n); err != nil || n < 1 {
+			return fmt.Errorf("step count must be a positive number, got %q", c.Args[0])
+		}
+	}
+	for i := 0; i < n; i++ {
+		if _, ok := r.B.Step(); !ok {
+			r.pendingOut += "nothing scheduled\n"
+			break
+		}
+	}
+	r.noteTime()
+	return nil
+}
+
+func runRun(r *Runner, c *Command) error {
+	for i := 0; ; i++ {
+		if i >= r.MaxSteps {
+			return fmt.Errorf("run: still busy after %d steps (a timer keeps re-arming?)", r.MaxSteps)
+		}
+		if _, ok := r.B.Step(); !ok {
+			break
+		}
+	}
+	r.noteTime()
+	return nil
+}

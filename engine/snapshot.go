@@ -1,0 +1,228 @@
+package engine
+
+import "sort"
+
+// Snapshot is a read-only view of everything a UI draws. It is built fresh
+// on each call and shares only immutable *Message values with the broker.
+type Snapshot struct {
+	Now    Time
+	Vhosts []VhostView
+	Timers []PendingTimer
+}
+
+// VhostView is one vhost's topology and contents.
+type VhostView struct {
+	Name             string
+	Exchanges        []ExchangeView
+	Bindings         []BindingView
+	Queues           []QueueView
+	Policies         []Policy
+	OperatorPolicies []Policy
+	Connections      []ConnectionView
+}
+
+// ExchangeView describes an exchange.
+type ExchangeView struct {
+	Name       string
+	Type       string
+	Durable    bool
+	AutoDelete bool
+	Internal   bool
+	Args       Table
+	Alternate  string
+	Held       []HeldView // delayed messages waiting to be routed
+}
+
+// HeldView is a delayed message held by a delayed-message exchange.
+type HeldView struct {
+	Msg       *Message
+	ReleaseAt Time
+}
+
+// BindingView is a binding; Destination names a queue, or an exchange when
+// DestinationIsExchange.
+type BindingView struct {
+	Source                string
+	Destination           string
+	DestinationIsExchange bool
+	RoutingKey            string
+	Args                  Table
+}
+
+// QueueView describes a queue with its ready messages in delivery order.
+type QueueView struct {
+	Name       string
+	Type       string // "classic" or "quorum"
+	Durable    bool
+	Exclusive  bool
+	AutoDelete bool
+	Args       Table
+	Effective  Settings
+	Ready      []ReadyView
+	ReadyBytes int64
+	Unacked    int
+	Consumers  []ConsumerView
+	// Expired counts ready messages whose TTL has passed but which still
+	// wait behind a live head (classic queues expire only at the head).
+	Expired int
+}
+
+// Settings are a queue's effective limits after arguments and policies; -1
+// means unlimited/unset.
+type Settings struct {
+	MessageTTLMs            int64
+	ExpiresMs               int64
+	MaxLength               int64
+	MaxLengthBytes          int64
+	Overflow                string
+	DeadLetterExchange      string
+	HasDeadLetterExchange   bool
+	DeadLetterRoutingKey    string
+	HasDeadLetterRoutingKey bool
+	DeliveryLimit           int64
+	MaxPriority             int
+	Policy                  string
+	OperatorPolicy          string
+}
+
+// ReadyView is one ready message copy.
+type ReadyView struct {
+	Msg         *Message
+	EnqueuedAt  Time
+	ExpiresAt   Time // Never when it has no TTL
+	Priority    uint8
+	Redelivered bool
+	Deliveries  int
+	Expired     bool // past its TTL but not yet at the head
+}
+
+// ConsumerView describes a consumer and its credit.
+type ConsumerView struct {
+	Tag       string
+	Channel   ChannelID
+	NoAck     bool
+	Exclusive bool
+	Priority  int64
+	Prefetch  int
+	Unacked   int
+	Active    bool // for single-active-consumer queues
+	HasCredit bool
+}
+
+// ConnectionView describes a connection and its channels.
+type ConnectionView struct {
+	ID       ConnID
+	Name     string
+	User     string
+	Channels []ChannelView
+}
+
+// ChannelView describes a channel's modes, limits and unacked deliveries.
+type ChannelView struct {
+	ID             ChannelID
+	Confirm        bool
+	Tx             bool
+	Prefetch       int
+	GlobalPrefetch int
+	Consumers      []string
+	Unacked        []UnackedView
+	PendingTx      int
+}
+
+// UnackedView is one delivery awaiting acknowledgement, at its owner.
+type UnackedView struct {
+	DeliveryTag uint64
+	Queue       string
+	ConsumerTag string // "" for basic.get
+	Msg         *Message
+	DeliveredAt Time
+	Redelivered bool
+}
+
+// Snapshot returns the current state.
+func (b *Broker) Snapshot() Snapshot {
+	s := Snapshot{Now: b.now, Timers: b.Timers()}
+	for _, name := range b.Vhosts() {
+		s.Vhosts = append(s.Vhosts, b.vhosts[name].view())
+	}
+	return s
+}
+
+func (v *vhost) view() VhostView {
+	b := v.b
+	out := VhostView{Name: v.name, Policies: b.Policies(v.name, false), OperatorPolicies: b.Policies(v.name, true)}
+	for _, x := range v.sortedExchanges() {
+		xv := ExchangeView{Name: x.name, Type: x.kind, Durable: x.durable, AutoDelete: x.autoDelete, Internal: x.internal, Args: x.args.Clone(), Alternate: x.alternate()}
+		for _, d := range x.held {
+			xv.Held = append(xv.Held, HeldView{Msg: d.msg, ReleaseAt: Time(d.timer.At)})
+		}
+		out.Exchanges = append(out.Exchanges, xv)
+		for _, bd := range x.bindings {
+			out.Bindings = append(out.Bindings, BindingView{Source: x.name, Destination: bd.dst.name(), DestinationIsExchange: bd.dst.x != nil, RoutingKey: bd.key, Args: bd.args.Clone()})
+		}
+	}
+	for _, q := range v.sortedQueues() {
+		out.Queues = append(out.Queues, q.view())
+	}
+	for _, id := range b.connIDs() {
+		c := b.conns[id]
+		if c.vhost != v {
+			continue
+		}
+		cv := ConnectionView{ID: id, Name: c.name, User: c.user}
+		nums := make([]int, 0, len(c.channels))
+		for n := range c.channels {
+			nums = append(nums, int(n))
+		}
+		sort.Ints(nums)
+		for _, n := range nums {
+			cv.Channels = append(cv.Channels, c.channels[uint16(n)].view())
+		}
+		out.Connections = append(out.Connections, cv)
+	}
+	return out
+}
+
+func (q *queue) view() QueueView {
+	now := q.vhost.b.now
+	typ := "classic"
+	if q.quorum {
+		typ = "quorum"
+	}
+	s := q.set
+	qv := QueueView{Name: q.name, Type: typ, Durable: q.durable, Exclusive: q.exclusive, AutoDelete: q.autoDelete, Args: q.args.Clone(),
+		Effective: Settings{MessageTTLMs: s.ttlMs, ExpiresMs: s.expiresMs, MaxLength: s.maxLen, MaxLengthBytes: s.maxBytes, Overflow: s.overflow,
+			DeadLetterExchange: s.dlx, HasDeadLetterExchange: s.hasDLX, DeadLetterRoutingKey: s.dlrk, HasDeadLetterRoutingKey: s.hasDLRK,
+			DeliveryLimit: s.deliveryLimit, MaxPriority: s.maxPriority, Policy: s.policy, OperatorPolicy: s.opPolicy},
+		ReadyBytes: q.ready.bytes, Unacked: q.unacked}
+	q.ready.each(func(e *entry) {
+		exp := e.expiresAt <= now
+		if exp {
+			qv.Expired++
+		}
+		qv.Ready = append(qv.Ready, ReadyView{Msg: e.msg, EnqueuedAt: e.enqueuedAt, ExpiresAt: e.expiresAt, Priority: e.priority,
+			Redelivered: e.redelivered, Deliveries: int(e.deliveries), Expired: exp})
+	})
+	for _, c := range q.consumers {
+		qv.Consumers = append(qv.Consumers, ConsumerView{Tag: c.tag, Channel: c.ch.id, NoAck: c.noAck, Exclusive: c.exclusive, Priority: c.priority,
+			Prefetch: c.prefetch, Unacked: c.unacked, Active: !q.sac || q.active == c, HasCredit: c.hasCredit()})
+	}
+	sort.Slice(qv.Consumers, func(i, j int) bool { return qv.Consumers[i].Tag < qv.Consumers[j].Tag })
+	return qv
+}
+
+func (ch *channel) view() ChannelView {
+	cv := ChannelView{ID: ch.id, Confirm: ch.confirm, Tx: ch.tx, Prefetch: ch.prefetch, GlobalPrefetch: ch.globalPrefetch,
+		PendingTx: len(ch.txPubs) + len(ch.txAcks)}
+	for _, c := range ch.consumerOrder {
+		cv.Consumers = append(cv.Consumers, c.tag)
+	}
+	for i := ch.unackedHead; i < len(ch.unacked); i++ {
+		d := ch.unacked[i]
+		if d.done {
+			continue
+		}
+		cv.Unacked = append(cv.Unacked, UnackedView{DeliveryTag: d.tag, Queue: d.q.name, ConsumerTag: d.ctag, Msg: d.e.msg, DeliveredAt: d.atMs, Redelivered: d.e.redelivered})
+	}
+	return cv
+}

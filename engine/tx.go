@@ -1,0 +1,139 @@
+package engine
+
+// Publisher confirms and transactions. A channel is in at most one of the
+// two modes; RabbitMQ refuses a switch with 406.
+
+// txPublish is a publish waiting for tx.commit.
+type txPublish struct {
+	x         *exchange
+	msg       *Message
+	mandatory bool
+}
+
+// txAckKind says what a buffered acknowledgement does at commit.
+type txAckKind struct {
+	ack     bool
+	requeue bool
+}
+
+// txAck is an ack, nack or reject waiting for tx.commit. The delivery has
+// left the unacked list (so it cannot be acked twice) but is restored by
+// rollback.
+type txAck struct {
+	d    delivery
+	kind txAckKind
+}
+
+func (ch *channel) bufferAcks(ds []*delivery, k txAckKind) {
+	for _, d := range ds {
+		v := *d
+		d.done = true
+		d.e = entry{}
+		ch.unackedLive--
+		ch.txAcks = append(ch.txAcks, txAck{d: v, kind: k})
+	}
+	ch.trim()
+	ch.armAckTimer()
+}
+
+// ConfirmSelect puts the channel in confirm mode.
+func (b *Broker) ConfirmSelect(id ChannelID) error {
+	ch, err := b.channelFor(id, MethodConfirmSelect)
+	if err != nil {
+		return err
+	}
+	if ch.tx {
+		return b.fail(ch, channelErr(PreconditionFailed, MethodConfirmSelect, "cannot switch from tx to confirm mode"))
+	}
+	ch.confirm = true
+	return nil
+}
+
+// TxSelect puts the channel in transactional mode.
+func (b *Broker) TxSelect(id ChannelID) error {
+	ch, err := b.channelFor(id, MethodTxSelect)
+	if err != nil {
+		return err
+	}
+	if ch.confirm {
+		return b.fail(ch, channelErr(PreconditionFailed, MethodTxSelect, "cannot switch from confirm to tx mode"))
+	}
+	ch.tx = true
+	return nil
+}
+
+// TxCommit applies the buffered publishes and acknowledgements, in order.
+func (b *Broker) TxCommit(id ChannelID) error {
+	ch, err := b.channelFor(id, MethodTxCommit)
+	if err != nil {
+		return err
+	}
+	if !ch.tx {
+		return b.fail(ch, channelErr(PreconditionFailed, MethodTxCommit, "channel is not transactional"))
+	}
+	pubs, acks := ch.txPubs, ch.txAcks
+	ch.txPubs, ch.txAcks = nil, nil
+	for _, p := range pubs {
+		if p.x.deleted {
+			continue
+		}
+		b.publish(ch, p.x, p.msg, p.mandatory, 0)
+	}
+	var queues []*queue
+	for _, a := range acks {
+		d := a.d
+		d.q.unacked--
+		if d.c != nil {
+			d.c.unacked--
+			ch.consumerLive--
+		}
+		queues = append(queues, d.q)
+		switch {
+		case a.kind.ack:
+			b.emit(Event{Kind: EvAcked, Vhost: d.q.vhost.name, Channel: ch.id, Queue: d.q.name, MsgID: d.e.msg.ID, Msg: d.e.msg, DeliveryTag: d.tag, ConsumerTag: d.ctag})
+		case a.kind.requeue:
+			d.q.requeue(d.e, ch.id, d.tag)
+		default:
+			b.emit(Event{Kind: EvRejected, Vhost: d.q.vhost.name, Channel: ch.id, Queue: d.q.name, MsgID: d.e.msg.ID, Msg: d.e.msg, DeliveryTag: d.tag})
+			d.q.deadLetter(d.e.msg, ReasonRejected)
+		}
+	}
+	b.emit(Event{Kind: EvTxCommitted, Vhost: ch.conn.vhost.name, Channel: ch.id, Count: len(pubs) + len(acks)})
+	ch.afterSettle(queues)
+	b.flush()
+	return nil
+}
+
+// TxRollback discards buffered publishes and returns buffered
+// acknowledgements' deliveries to the unacked list.
+func (b *Broker) TxRollback(id ChannelID) error {
+	ch, err := b.channelFor(id, MethodTxRollback)
+	if err != nil {
+		return err
+	}
+	if !ch.tx {
+		return b.fail(ch, channelErr(PreconditionFailed, MethodTxRollback, "channel is not transactional"))
+	}
+	n := len(ch.txPubs) + len(ch.txAcks)
+	for _, a := range ch.txAcks {
+		ch.restoreUnacked(a.d)
+	}
+	ch.txPubs, ch.txAcks = nil, nil
+	ch.armAckTimer()
+	b.emit(Event{Kind: EvTxRolledBack, Vhost: ch.conn.vhost.name, Channel: ch.id, Count: n})
+	return nil
+}
+
+// restoreUnacked puts a delivery back into the unacked list in tag order.
+func (ch *channel) restoreUnacked(d delivery) {
+	live := ch.unacked[ch.unackedHead:]
+	i := 0
+	for i < len(live) && live[i].tag < d.tag {
+		i++
+	}
+	pos := ch.unackedHead + i
+	ch.unacked = append(ch.unacked, delivery{})
+	copy(ch.unacked[pos+1:], ch.unacked[pos:])
+	ch.unacked[pos] = d
+	ch.unackedLive++
+}

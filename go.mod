@@ -1,0 +1,3 @@
+module warren
+
+go 1.26.0
