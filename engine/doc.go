@@ -1,0 +1,39 @@
+// Package engine is Warren's broker: RabbitMQ's AMQP 0-9-1 semantics as a
+// pure, deterministic state machine.
+//
+// The engine has no goroutines, no locks, no I/O and no clock. Commands
+// (one method per AMQP method: QueueDeclare, BasicPublish, BasicAck, ...)
+// change its state and append Events; virtual time, in milliseconds, is an
+// input. Given the same commands and the same AdvanceTo calls it produces
+// the same events, natively, in the browser (GOOS=js) and in tests.
+//
+// The driver's duties (compare etcd raft's Node/RawNode contract):
+//
+//  1. Own the Broker from exactly one goroutine (or the browser's single
+//     thread). Nothing in the engine calls back into the driver.
+//  2. Before each command, call AdvanceTo(now) with a non-decreasing now, so
+//     that everything due fires first, in (deadline, arming order) order.
+//  3. Arm one timer for NextDeadline() and call AdvanceTo when it is
+//     reached. In the browser, Step() jumps straight to it.
+//  4. After every command and every AdvanceTo, drain the events with
+//     DrainEvents and act on each, in order: deliver Delivered messages to
+//     consumers, send Returned before Confirmed, send basic.cancel for
+//     server-side ConsumerCancelled, close channels on ChannelClosed.
+//  5. Treat a returned *Error as the AMQP exception it describes: the engine
+//     has already closed the channel (Connection false) or the connection it
+//     names; the driver sends channel.close or connection.close with the
+//     error's Code, Text and Method.
+//
+// A message copy's life in a queue is told by its events: Enqueued creates
+// it; Delivered hands it out (ending it at once when NoAck); Requeued brings
+// an unacked copy back; and exactly one of Acked, Expired, Rejected,
+// Overflowed, DeliveryLimited, Purged or Discarded ends it. A death with a
+// dead-letter exchange is followed by DeadLettered (naming the new message)
+// or Dropped (saying why not).
+//
+// Limits: everything the engine stores is bounded by what the driver feeds
+// it; the server enforces per-connection and per-vhost limits before calling
+// in. Dead-letter cycles are cut by RabbitMQ's own rule (a message that
+// would reach a queue it already died in, with no rejection in between, is
+// dropped).
+package engine
