@@ -1,6 +1,3 @@
-// Package script is Warren's script language: plain text lines that drive
-// the engine and assert on it. The same parser runs the engine's scenario
-// tests, the lessons and the browser console. See doc.go for the grammar.
 package script
 
 import (

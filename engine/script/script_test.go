@@ -1,0 +1,276 @@
+package script
+
+import (
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"warren/engine"
+)
+
+// word is a token as the tests write it: text, and whether it is key=value
+// and quoted.
+type word struct {
+	text   string
+	kv     bool
+	quoted bool
+}
+
+func words(toks []token) []word {
+	out := []word{}
+	for _, t := range toks {
+		out = append(out, word{t.text, t.isKV(), t.quoted})
+	}
+	return out
+}
+
+func TestLex(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want []word
+	}{
+		{"", []word{}},
+		{"   \t ", []word{}},
+		{"a b\t c", []word{{"a", false, false}, {"b", false, false}, {"c", false, false}}},
+		// Quotes group words; double quotes escape with a backslash.
+		{`publish q "hello world"`, []word{{"publish", false, false}, {"q", false, false}, {"hello world", false, true}}},
+		{`"say \"hi\" \\ \n"`, []word{{`say "hi" \ n`, false, true}}},
+		{`'{"message-ttl":60000}'`, []word{{`{"message-ttl":60000}`, false, true}}},
+		{`'a\b'`, []word{{`a\b`, false, true}}},
+		{`a"b c"d`, []word{{"ab cd", false, true}}},
+		{`"" x`, []word{{"", false, true}, {"x", false, false}}},
+		// key=value: an unquoted = after the first character.
+		{"ttl=5s", []word{{"ttl=5s", true, false}}},
+		{`body="two words"`, []word{{"body=two words", true, true}}},
+		{"a=b=c", []word{{"a=b=c", true, false}}},
+		{`"a=b"`, []word{{"a=b", false, true}}},
+		{`x"y"=z`, []word{{"xy=z", false, true}}},
+		{"=b", []word{{"=b", false, false}}},
+		// Comments: # at the start of a word, outside quotes.
+		{"# a comment", []word{}},
+		{"publish q # the rest", []word{{"publish", false, false}, {"q", false, false}}},
+		{"a#b", []word{{"a#b", false, false}}},
+		{`"#" x`, []word{{"#", false, true}, {"x", false, false}}},
+	} {
+		toks, err := lex(tc.line)
+		if err != nil {
+			t.Errorf("lex(%q): %v", tc.line, err)
+			continue
+		}
+		if got := words(toks); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("lex(%q) = %+v, want %+v", tc.line, got, tc.want)
+		}
+	}
+}
+
+func TestLexKeyValue(t *testing.T) {
+	toks, err := lex(`x-match=all header.k="v w"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k, v := toks[0].key(), toks[0].value(); k != "x-match" || v != "all" {
+		t.Errorf("got %q=%q", k, v)
+	}
+	if k, v := toks[1].key(), toks[1].value(); k != "header.k" || v != "v w" {
+		t.Errorf("got %q=%q", k, v)
+	}
+}
+
+func TestLexErrors(t *testing.T) {
+	for _, line := range []string{`publish q "unterminated`, `'`, `a "b\"`} {
+		if _, err := lex(line); err == nil || !strings.Contains(err.Error(), "unterminated quote") {
+			t.Errorf("lex(%q) = %v, want an unterminated quote error", line, err)
+		}
+	}
+}
+
+func TestParseDuration(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+	}{
+		{"0", 0}, {"5000", 5000}, {"250ms", 250}, {"5s", 5000}, {"1.5s", 1500},
+		{"2m", 120_000}, {"1h", 3_600_000}, {"1d", 86_400_000}, {"1m30s", 90_000},
+		{"1h2m3.456s", 3_723_456}, {"0.0004s", 0}, {"0.0006s", 1},
+	} {
+		got, err := parseDuration(tc.in)
+		if err != nil || got != tc.want {
+			t.Errorf("parseDuration(%q) = %d, %v; want %d", tc.in, got, err, tc.want)
+		}
+	}
+	for _, in := range []string{"", "-5", "-5s", "5x", "s", "5 s", "1.2.3s", "5S", "ms"} {
+		if got, err := parseDuration(in); err == nil {
+			t.Errorf("parseDuration(%q) = %d, want an error", in, got)
+		}
+	}
+}
+
+// TestDurationRoundTrip: what the output prints, a script can read back.
+func TestDurationRoundTrip(t *testing.T) {
+	for _, ms := range []int64{0, 1, 999, 1000, 1500, 1001, 59_999, 60_000, 90_000, 3_723_456, 86_400_000, 90_061_001} {
+		s := engine.FormatDuration(ms)
+		got, err := parseDuration(s)
+		if err != nil || got != ms {
+			t.Errorf("parseDuration(FormatDuration(%d) = %q) = %d, %v", ms, s, got, err)
+		}
+	}
+}
+
+func TestParseValue(t *testing.T) {
+	for _, tc := range []struct {
+		in     string
+		quoted bool
+		want   any
+	}{
+		{"5", false, int64(5)},
+		{"-3", false, int64(-3)},
+		{"true", false, true},
+		{"false", false, false},
+		{"1.5", false, 1.5},
+		{"2e3", false, 2000.0},
+		{"abc", false, "abc"},
+		{"True", false, "True"},
+		{"queue.name", false, "queue.name"},
+		{"1.2.3", false, "1.2.3"},
+		{"[a,1,true]", false, []any{"a", int64(1), true}},
+		{"[]", false, []any{}},
+		{"5", true, "5"},
+		{"true", true, "true"},
+		{"[a]", true, "[a]"},
+		{"", false, ""},
+	} {
+		if got := parseValue(tc.in, tc.quoted); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("parseValue(%q, quoted=%v) = %#v, want %#v", tc.in, tc.quoted, got, tc.want)
+		}
+	}
+}
+
+func TestParse(t *testing.T) {
+	c, err := Parse(`@c1.2 publish amq.topic a.b "hi there" mandatory priority=3 header.x="y z" # why`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Command{
+		Line:    `@c1.2 publish amq.topic a.b "hi there" mandatory priority=3 header.x="y z" # why`,
+		Channel: "c1.2",
+		Verb:    "publish",
+		Args:    []string{"amq.topic", "a.b", "hi there"},
+		Flags:   map[string]bool{"mandatory": true},
+		Opts:    []Opt{{Key: "priority", Value: "3"}, {Key: "header.x", Value: "y z", Quoted: true}},
+	}
+	if !reflect.DeepEqual(c, want) {
+		t.Errorf("Parse =\n%+v\nwant\n%+v", c, want)
+	}
+	if v, ok := c.Opt("priority"); v != "3" || !ok {
+		t.Errorf("Opt(priority) = %q, %v", v, ok)
+	}
+	if _, ok := c.Opt("expiration"); ok {
+		t.Error("Opt(expiration) should be absent")
+	}
+}
+
+func TestParseShapes(t *testing.T) {
+	for _, tc := range []struct {
+		line  string
+		verb  string
+		args  []string
+		flags []string
+	}{
+		{"declare queue", "declare queue", nil, nil},
+		{"declare queue q durable x-queue-mode=lazy", "declare queue", []string{"q"}, []string{"durable"}},
+		{"bind exchange dst src key", "bind exchange", []string{"dst", "src", "key"}, nil},
+		{"bind q amq.direct", "bind", []string{"q", "amq.direct"}, nil},
+		// A quoted flag word is an argument.
+		{`publish q "persistent"`, "publish", []string{"q", "persistent"}, nil},
+		{"publish q persistent", "publish", []string{"q"}, []string{"persistent"}},
+		{"tx commit", "tx commit", nil, nil},
+		{"show timers", "show timers", nil, nil},
+		{"expect queue q ready=0", "expect queue", []string{"q"}, nil},
+		// Policy verbs take rabbitmqctl's words as they are.
+		{`set_policy -p v ttl "^q" '{"message-ttl":1}' --priority 2`, "set_policy",
+			[]string{"-p", "v", "ttl", "^q", `{"message-ttl":1}`, "--priority", "2"}, nil},
+		{"advance to 5s", "advance", []string{"to", "5s"}, nil},
+	} {
+		c, err := Parse(tc.line)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", tc.line, err)
+			continue
+		}
+		var flags []string
+		for f := range c.Flags {
+			flags = append(flags, f)
+		}
+		if c.Verb != tc.verb || !reflect.DeepEqual(c.Args, tc.args) || !reflect.DeepEqual(flags, tc.flags) {
+			t.Errorf("Parse(%q) = verb %q args %q flags %q; want %q %q %q", tc.line, c.Verb, c.Args, flags, tc.verb, tc.args, tc.flags)
+		}
+	}
+}
+
+func TestParseNothing(t *testing.T) {
+	for _, line := range []string{"", "  ", "# just a comment", "\t# indented"} {
+		if c, err := Parse(line); c != nil || err != nil {
+			t.Errorf("Parse(%q) = %+v, %v; want nil, nil", line, c, err)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want string
+	}{
+		{"frobnicate q", `unknown command "frobnicate"`},
+		{"declare", "declare what? expected one of: queue, exchange"},
+		{"declare topic x", "declare what?"},
+		{"show", "show what?"},
+		{"consume q foo=1", `consume: unknown option "foo" (options: prefetch, priority, tag)`},
+		{"get q requeue=true", `get: unknown option "requeue"`},
+		{"consume", "usage: consume QUEUE"},
+		{"publish", "usage: publish [EXCHANGE] ROUTING-KEY [BODY]"},
+		{"publish x k body extra", "usage: publish"},
+		{"advance", "usage: advance DURATION"},
+		{"advance 1s 2s 3s", "usage: advance"},
+		{"declare exchange", "usage: declare exchange NAME"},
+		{"delete queue a b", "usage: delete queue NAME"},
+		{"@", "empty channel name after @"},
+		{"@c1", "missing command after @c1"},
+		{`publish q "open`, "unterminated quote"},
+	} {
+		c, err := Parse(tc.line)
+		if err == nil {
+			t.Errorf("Parse(%q) = %+v, want error %q", tc.line, c, tc.want)
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Parse(%q) error %q, want it to contain %q", tc.line, err, tc.want)
+		}
+	}
+}
+
+// TestUsageNamesVerb keeps Help honest: each usage line starts with its verb.
+func TestUsageNamesVerb(t *testing.T) {
+	for name, v := range verbs {
+		if !strings.HasPrefix(v.usage, name) {
+			t.Errorf("verb %q has usage %q", name, v.usage)
+		}
+		if !strings.Contains(Help(), v.usage) {
+			t.Errorf("Help lacks %q", v.usage)
+		}
+	}
+}
+
+// TestDocCoversEveryVerb keeps doc.go's grammar in step with the verbs: a
+// verb added without documentation fails here.
+func TestDocCoversEveryVerb(t *testing.T) {
+	data, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	for name := range verbs {
+		if !strings.Contains(doc, "//\t"+name) && !strings.Contains(doc, "| "+name) {
+			t.Errorf("doc.go does not document the verb %q in a usage block", name)
+		}
+	}
+}

@@ -1,0 +1,106 @@
+// Command warren is the Warren broker's command line.
+//
+//	warren console [--clock=stepped|real] [--seed=N]
+//	warren run [--seed=N] FILE...
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"warren/server/console"
+)
+
+const usage = `Warren is a message broker with RabbitMQ's semantics.
+
+Usage:
+  warren console [--clock=stepped|real] [--seed=N]
+        an interactive console over an in-memory broker, driven by the
+        script language (type help inside it)
+  warren run [--seed=N] FILE...
+        run script files, each on a fresh broker, and print what happened;
+        the exit status is 1 if any line failed
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run is main with its inputs and outputs passed in, for tests. It returns
+// the exit status: 0 ok, 1 a script or I/O error, 2 a usage error.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "console":
+		return runConsole(args[1:], stdin, stdout, stderr)
+	case "run":
+		return runScripts(args[1:], stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "warren: unknown command %q\n\n%s", args[0], usage)
+	return 2
+}
+
+func runConsole(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("warren console", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	clock := fs.String("clock", "stepped", "stepped: time moves only by advance, step and run; real: the wall clock drives it")
+	seed := fs.Uint64("seed", 0, "seed for server-chosen names (amq.gen-…), for replayable sessions")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "warren console: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	opts := console.Options{Seed: *seed, Echo: !isTerminal(stdin), Banner: true}
+	switch *clock {
+	case "stepped":
+	case "real":
+		opts.Clock = console.WallClock()
+	default:
+		fmt.Fprintf(stderr, "warren console: --clock must be stepped or real, not %q\n", *clock)
+		return 2
+	}
+	if err := console.New(stdout, opts).Run(stdin); err != nil {
+		fmt.Fprintf(stderr, "warren console: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func runScripts(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("warren run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	seed := fs.Uint64("seed", 0, "seed for server-chosen names (amq.gen-…)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprint(stderr, "usage: warren run [--seed=N] FILE...\n")
+		return 2
+	}
+	if n := console.RunFiles(stdout, *seed, fs.Args()); n > 0 {
+		fmt.Fprintf(stderr, "warren run: %d error(s)\n", n)
+		return 1
+	}
+	return 0
+}
+
+// isTerminal reports whether r is an interactive terminal, which echoes
+// typed lines itself; piped input is echoed by the console instead.
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func warren(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut strings.Builder
+	code = run(args, strings.NewReader(stdin), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func script(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "s.txt")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestRunScriptFile(t *testing.T) {
+	path := script(t, "declare queue q ttl=5s\npublish q hello\nadvance 6s\nexpect queue q ready=0\n")
+	code, out, errOut := warren(t, "", "run", path)
+	if code != 0 || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	for _, want := range []string{"> declare queue q ttl=5s\n", "> advance 6s\n@5s\nexpired q=q msg=1\n", "> expect queue q ready=0\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestRunFailsOnScriptError(t *testing.T) {
+	path := script(t, "declare queue q\nexpect queue q ready=1\n")
+	code, out, errOut := warren(t, "", "run", path)
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if !strings.Contains(out, "error: "+path+":2: expectation failed") || !strings.Contains(errOut, "1 error(s)") {
+		t.Errorf("stdout:\n%s\nstderr:\n%s", out, errOut)
+	}
+}
+
+func TestRunSeed(t *testing.T) {
+	path := script(t, "declare queue\n")
+	_, a, _ := warren(t, "", "run", "--seed=5", path)
+	_, b, _ := warren(t, "", "run", "--seed", "5", path)
+	_, c, _ := warren(t, "", "run", "--seed=6", path)
+	if a != b || a == c {
+		t.Errorf("the seed should decide server-chosen names:\n%s%s%s", a, b, c)
+	}
+}
+
+func TestConsoleSubcommand(t *testing.T) {
+	code, out, errOut := warren(t, "publish q x\nquit\n", "console", "--seed=1")
+	if code != 0 || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if !strings.Contains(out, "Warren console") || !strings.Contains(out, "> publish q x\n") {
+		t.Errorf("want the banner and an echoed transcript for piped input:\n%s", out)
+	}
+}
+
+func TestUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string // in stderr
+	}{
+		{nil, 2, "warren console"},
+		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
+		{[]string{"run"}, 2, "usage: warren run"},
+		{[]string{"console", "--clock=lunar"}, 2, "--clock must be stepped or real"},
+		{[]string{"console", "extra"}, 2, "unexpected argument"},
+	} {
+		code, _, errOut := warren(t, "", tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.want) {
+			t.Errorf("warren %v: exit %d, stderr %q; want exit %d and %q", tc.args, code, errOut, tc.code, tc.want)
+		}
+	}
+	if code, out, _ := warren(t, "", "help"); code != 0 || !strings.Contains(out, "warren run") {
+		t.Errorf("warren help: exit %d, %q", code, out)
+	}
+}
