@@ -197,6 +197,9 @@ func headersMatchMode(args Table) (string, string) {
 	switch s {
 	case "all", "any", "all-with-x", "any-with-x":
 		return s, ""
+	case "":
+		// Erlang prints the empty binary as <<>> (observed).
+		return "", "Invalid x-match field value <<>>; expected all, any, all-with-x, or any-with-x"
 	}
 	return "", fmt.Sprintf("Invalid x-match field value <<\"%s\">>; expected all, any, all-with-x, or any-with-x", s)
 }

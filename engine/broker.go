@@ -55,6 +55,9 @@ type Broker struct {
 	routeWork    []*exchange
 	topicScratch []*binding
 	queueScratch []*queue
+	// delayedCount counts messages ever held by delayed-message exchanges,
+	// so a caller of route can tell that an empty route held the message.
+	delayedCount uint64
 }
 
 // New returns an empty broker with the default vhost "/" and its predeclared

@@ -130,6 +130,13 @@ func (ch *channel) find(tag uint64) *delivery {
 // multiple every live tag up to and including it (tag 0 with multiple means
 // all). An unknown tag is RabbitMQ's 406 "unknown delivery tag".
 func (ch *channel) collect(tag uint64, multiple bool, m Method) ([]*delivery, *Error) {
+	if multiple && tag != 0 && ch.find(tag) == nil {
+		// rabbit_channel:collect_acks/5 needs the tag itself to be
+		// outstanding, even when lower ones are (observed, RabbitMQ
+		// 3.10.8: ack 99 multiple with tags 1 and 2 outstanding is 406
+		// and acknowledges nothing).
+		return nil, channelErr(PreconditionFailed, m, "unknown delivery tag %d", tag)
+	}
 	if multiple {
 		var out []*delivery
 		for i := ch.unackedHead; i < len(ch.unacked); i++ {
@@ -140,9 +147,6 @@ func (ch *channel) collect(tag uint64, multiple bool, m Method) ([]*delivery, *E
 			if !d.done {
 				out = append(out, d)
 			}
-		}
-		if len(out) == 0 && tag != 0 && ch.find(tag) == nil {
-			return nil, channelErr(PreconditionFailed, m, "unknown delivery tag %d", tag)
 		}
 		return out, nil
 	}
@@ -198,7 +202,7 @@ func (ch *channel) ackOne(d *delivery) {
 func (ch *channel) rejectOne(d *delivery, requeue bool) {
 	v := ch.settle(d)
 	if requeue {
-		v.q.requeue(v.e, ch.id, v.tag)
+		v.q.requeue(v.e, ch.id, v.tag, returnByClient)
 		return
 	}
 	ch.b.emit(Event{Kind: EvRejected, Vhost: v.q.vhost.name, Channel: ch.id, Queue: v.q.name, MsgID: v.e.msg.ID, Msg: v.e.msg, DeliveryTag: v.tag})
@@ -248,18 +252,16 @@ func (ch *channel) close(code int, text string) {
 		if d.done {
 			continue
 		}
+		// A copy from a queue deleted meanwhile cannot go back: requeue
+		// ends it with a Discarded event, so no copy vanishes silently.
 		v := ch.settle(d)
-		if !v.q.deleted {
-			v.q.requeue(v.e, ch.id, v.tag)
-			touched = append(touched, v.q)
-		}
+		v.q.requeue(v.e, ch.id, v.tag, returnOnClose)
+		touched = append(touched, v.q)
 	}
 	for _, a := range ch.txAcks {
-		if !a.d.q.deleted {
-			a.d.q.unacked--
-			a.d.q.requeue(a.d.e, ch.id, a.d.tag)
-			touched = append(touched, a.d.q)
-		}
+		a.d.q.unacked--
+		a.d.q.requeue(a.d.e, ch.id, a.d.tag, returnOnClose)
+		touched = append(touched, a.d.q)
 	}
 	ch.txAcks, ch.txPubs = nil, nil
 	b.emit(Event{Kind: EvChannelClosed, Vhost: ch.conn.vhost.name, Channel: ch.id, Code: code, Text: text})
@@ -379,7 +381,7 @@ func (b *Broker) BasicRecover(id ChannelID, requeue bool) error {
 			continue
 		}
 		v := ch.settle(d)
-		v.q.requeue(v.e, ch.id, v.tag)
+		v.q.requeue(v.e, ch.id, v.tag, returnByClient)
 		queues = append(queues, v.q)
 	}
 	ch.afterSettle(queues)

@@ -63,9 +63,16 @@ func (b *Broker) BasicConsume(id ChannelID, c BasicConsume) (string, error) {
 	if v, ok := c.Args["x-priority"]; ok {
 		n, isInt := asInt64(v)
 		if !isInt {
-			return "", b.fail(ch, channelErr(PreconditionFailed, m, "invalid arg 'x-priority' for %s: {unacceptable_type,%s}", rs("queue", q.name, q.vhost.name), TypeName(v)))
+			// Observed, RabbitMQ 3.10.8: "expected integer, got longstr".
+			return "", b.fail(ch, channelErr(PreconditionFailed, m, "invalid arg 'x-priority' for %s: \"expected integer, got %s\"", rs("queue", q.name, q.vhost.name), TypeName(v)))
 		}
 		prio = n
+	}
+	if q.quorum && ch.globalPrefetch > 0 {
+		// quorum-queues.md: "Quorum queues do not support global QoS
+		// prefetch"; rabbit_quorum_queue:consume/3 refuses with
+		// not_implemented, a connection error (observed, RabbitMQ 3.10.8).
+		return "", b.fail(ch, connectionErr(NotImplemented, m, "%s does not support global qos", rs("queue", q.name, q.vhost.name)))
 	}
 	if q.exclusiveC != nil {
 		return "", b.fail(ch, channelErr(AccessRefused, m, "%s in exclusive use", rs("queue", q.name, q.vhost.name)))
@@ -83,10 +90,7 @@ func (b *Broker) BasicConsume(id ChannelID, c BasicConsume) (string, error) {
 		q.exclusiveC = con
 	}
 	b.emit(Event{Kind: EvConsumerAdded, Vhost: q.vhost.name, Channel: ch.id, Queue: q.name, ConsumerTag: tag, NoAck: c.NoAck, Count: int(prio)})
-	if q.sac && q.active == nil {
-		q.active = con
-		b.emit(Event{Kind: EvConsumerActivated, Vhost: q.vhost.name, Channel: ch.id, Queue: q.name, ConsumerTag: tag})
-	}
+	q.reviewActive()
 	q.touchLease()
 	q.dispatch()
 	b.flush()
@@ -145,31 +149,73 @@ func (q *queue) removeConsumer(c *consumer, byClient bool) {
 	b.emit(Event{Kind: EvConsumerCancelled, Vhost: q.vhost.name, Channel: c.ch.id, Queue: q.name, ConsumerTag: c.tag, Reason: reason})
 	if q.active == c {
 		q.active = nil
-		if q.sac {
-			if next := q.firstRegistered(); next != nil {
-				q.active = next
-				b.emit(Event{Kind: EvConsumerActivated, Vhost: q.vhost.name, Channel: next.ch.id, Queue: q.name, ConsumerTag: next.tag})
-			}
-		}
 	}
+	q.reviewActive()
 	q.touchLease()
 	if byClient {
 		q.dispatch()
 	}
 }
 
-// firstRegistered returns the longest-standing consumer. The round-robin
-// slice is reordered by deliveries, so registration order is tracked on the
-// channels' consumer lists via a sequence.
-func (q *queue) firstRegistered() *consumer {
-	if len(q.consumers) == 0 {
-		return nil
+// reviewActive keeps a single active consumer queue's active consumer
+// right. When there is none, the next one is activated: "The single active
+// consumer is cancelled for some reason or simply dies. One of the
+// registered consumer becomes the new single active consumer" (consumers.md).
+// A quorum queue also hands over to a waiting consumer of higher priority,
+// but only once the active one holds no unacknowledged messages (RabbitMQ
+// 4.0 blog, "Consumer Priorities Combined with Single Active Consumer": "it
+// will stop delivering messages to the current consumer, wait for all the
+// messages to be acknowledged, and then will deactivate the old consumer,
+// and activate the higher priority consumer instead").
+func (q *queue) reviewActive() {
+	if !q.sac || q.deleted {
+		return
 	}
-	best := q.consumers[0]
-	for _, c := range q.consumers[1:] {
-		if c.seq < best.seq {
+	next := q.sacWaiting()
+	if next == nil {
+		return
+	}
+	if q.active != nil && !(q.quorum && next.priority > q.active.priority && q.active.unacked == 0) {
+		return
+	}
+	q.active = next
+	q.vhost.b.emit(Event{Kind: EvConsumerActivated, Vhost: q.vhost.name, Channel: next.ch.id, Queue: q.name, ConsumerTag: next.tag})
+}
+
+// sacWaiting returns the waiting consumer next in line: the longest
+// registered on a classic queue, which ignores consumer priorities for this
+// (consumers.md: "There's no guarantee on the selected active consumer ...
+// even if consumer priorities are in use"; observed, RabbitMQ 3.10.8: the
+// first registered stays active); on a quorum queue the highest priority,
+// then the longest registered (rabbit_fifo sorts its waiting consumers so).
+// Consumers of a closing channel are skipped. The round-robin slice is
+// reordered by deliveries, so registration order comes from a sequence.
+func (q *queue) sacWaiting() *consumer {
+	var best *consumer
+	for _, c := range q.consumers {
+		if c == q.active || c.ch.closed {
+			continue
+		}
+		switch {
+		case best == nil:
+			best = c
+		case q.quorum && c.priority != best.priority:
+			if c.priority > best.priority {
+				best = c
+			}
+		case c.seq < best.seq:
 			best = c
 		}
 	}
 	return best
+}
+
+// sacQuiescing reports whether a quorum queue's active consumer is waiting
+// to hand over to a higher-priority one, and so gets no more messages.
+func (q *queue) sacQuiescing() bool {
+	if !q.quorum || q.active == nil {
+		return false
+	}
+	next := q.sacWaiting()
+	return next != nil && next.priority > q.active.priority
 }

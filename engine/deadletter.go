@@ -58,6 +58,7 @@ func (b *Broker) republishDead(p pendingDeadLetter) {
 	nm := b.deadLetterCopy(p)
 	b.emit(Event{Kind: EvDeadLettered, Vhost: v.name, Queue: p.queue, MsgID: p.msg.ID, NewMsgID: nm.ID, Msg: nm,
 		Exchange: x.name, RoutingKey: nm.RoutingKey, Reason: p.reason})
+	delayed := b.delayedCount
 	targets := b.route(x, nm, nm.RoutingKeys(), b.queueScratch[:0])
 	b.queueScratch = targets[:0]
 	for _, q := range targets {
@@ -70,7 +71,8 @@ func (b *Broker) republishDead(p pendingDeadLetter) {
 		}
 		q.offer(nm)
 	}
-	if len(targets) == 0 {
+	if len(targets) == 0 && b.delayedCount == delayed {
+		// (A delayed-message exchange on the way holds the message.)
 		b.emit(Event{Kind: EvDropped, Vhost: v.name, Exchange: x.name, MsgID: nm.ID, Msg: nm, Reason: p.reason, Text: "unroutable"})
 	}
 }
@@ -110,14 +112,11 @@ func (b *Broker) deadLetterCopy(p pendingDeadLetter) *Message {
 	if old != nil && len(old.deaths) > 0 {
 		oldDeaths = old.deaths
 		nm.extra.firstQueue, nm.extra.firstReason, nm.extra.firstExchange = old.firstQueue, old.firstReason, old.firstExchange
-	} else if ds, ok := parseXDeath(headers["x-death"]); ok {
-		// A message republished by a client carries its history in the
-		// header; RabbitMQ keeps counting from it.
-		oldDeaths = ds
-		nm.extra.firstQueue, _ = headers["x-first-death-queue"].(string)
-		nm.extra.firstReason, _ = headers["x-first-death-reason"].(string)
-		nm.extra.firstExchange, _ = headers["x-first-death-exchange"].(string)
 	}
+	// An x-death header a client (re-)published is not history: "RabbitMQ
+	// 4.x will not interpret this x-death header anymore when clients
+	// (re-)publish a message" (4.0.1 release notes; 3.x counted on from
+	// it). The broker's own headers replace the client's.
 	for _, k := range []string{"x-death", "x-first-death-queue", "x-first-death-reason", "x-first-death-exchange",
 		"x-last-death-queue", "x-last-death-reason", "x-last-death-exchange"} {
 		delete(headers, k)
@@ -156,6 +155,9 @@ func (b *Broker) deadLetterCopy(p pendingDeadLetter) *Message {
 		nm.extra.firstQueue, nm.extra.firstReason, nm.extra.firstExchange = death.Queue, death.Reason, death.Exchange
 	}
 	nm.extra.deaths = deaths
+	// "x-last-death-exchange: The exchange this message was published to
+	// before this message got dead lettered the last time" (dlx.html, 4.x).
+	nm.extra.lastExchange = m.Exchange
 	if p.hasDLRK {
 		nm.RoutingKey = p.dlrk
 		delete(headers, "CC")
@@ -168,37 +170,4 @@ func (b *Broker) deadLetterCopy(p pendingDeadLetter) *Message {
 	props.Headers = headers
 	nm.Props = &props
 	return nm
-}
-
-// parseXDeath reads an x-death header a client published.
-func parseXDeath(v any) ([]Death, bool) {
-	arr, ok := v.([]any)
-	if !ok || len(arr) == 0 {
-		return nil, false
-	}
-	out := make([]Death, 0, len(arr))
-	for _, e := range arr {
-		t, ok := e.(Table)
-		if !ok {
-			continue
-		}
-		var d Death
-		d.Queue, _ = t["queue"].(string)
-		d.Reason, _ = t["reason"].(string)
-		d.Count, _ = asInt64(t["count"])
-		d.Exchange, _ = t["exchange"].(string)
-		d.OriginalExpiration, _ = t["original-expiration"].(string)
-		if ts, ok := t["time"].(Timestamp); ok {
-			d.Time = ts
-		}
-		if rk, ok := t["routing-keys"].([]any); ok {
-			for _, k := range rk {
-				if s, ok := k.(string); ok {
-					d.RoutingKeys = append(d.RoutingKeys, s)
-				}
-			}
-		}
-		out = append(out, d)
-	}
-	return out, len(out) > 0
 }

@@ -84,6 +84,27 @@ func validExchangeType(t string) bool {
 	return false
 }
 
+// atomTypeNames are type names observed (RabbitMQ 3.10.8) to be reported as
+// "invalid" rather than "unknown": see checkExchangeType.
+var atomTypeNames = map[string]bool{"": true, "foo": true, "Direct": true, "queue": true, "match": true,
+	"true": true, "false": true, "undefined": true, "ok": true, "error": true}
+
+// checkExchangeType is rabbit_exchange:check_type/1: a type that is not
+// registered is connection error 503. RabbitMQ says "invalid exchange type"
+// when the name is already an Erlang atom in the broker and "unknown
+// exchange type" otherwise ('bogus', 'topics', 'DIRECT', 'x-foo' were
+// unknown); the engine cannot know the atom table, so it treats the names
+// observed as atoms, and a few certain ones, as invalid.
+func checkExchangeType(t string, m Method) *Error {
+	if validExchangeType(t) {
+		return nil
+	}
+	if atomTypeNames[t] {
+		return connectionErr(CommandInvalid, m, "invalid exchange type '%s'", t)
+	}
+	return connectionErr(CommandInvalid, m, "unknown exchange type '%s'", t)
+}
+
 // ExchangeDeclare declares (or with Passive checks) an exchange, following
 // rabbit_channel's order of checks: type (503), default exchange (403),
 // reserved amq. prefix for new exchanges (403), then equivalence (406).
@@ -99,13 +120,18 @@ func (b *Broker) exchangeDeclare(ch *channel, d ExchangeDeclare) *Error {
 	v := ch.conn.vhost
 	m := MethodExchangeDeclare
 	if d.Passive {
+		// Even a passive declare of the default exchange is refused
+		// (observed, RabbitMQ 3.10.8).
+		if d.Exchange == "" {
+			return channelErr(AccessRefused, m, "operation not permitted on the default exchange")
+		}
 		if _, ok := v.exchanges[d.Exchange]; !ok {
 			return channelErr(NotFound, m, "no %s", rs("exchange", d.Exchange, v.name))
 		}
 		return nil
 	}
-	if !validExchangeType(d.Type) {
-		return connectionErr(CommandInvalid, m, "invalid exchange type '%s'", d.Type)
+	if e := checkExchangeType(d.Type, m); e != nil {
+		return e
 	}
 	if d.Exchange == "" {
 		return channelErr(AccessRefused, m, "operation not permitted on the default exchange")
@@ -122,9 +148,17 @@ func (b *Broker) exchangeDeclare(ch *channel, d ExchangeDeclare) *Error {
 		}
 		route := d.Type
 		if d.Type == KindDelayed {
-			dt, _ := d.Args["x-delayed-type"].(string)
-			if !validExchangeType(dt) || dt == KindDelayed {
+			// The plugin's validate/1: the delayed type must be a string
+			// naming a registered type other than itself.
+			dt, isStr := d.Args["x-delayed-type"].(string)
+			switch {
+			case !isStr:
 				return channelErr(PreconditionFailed, m, "Invalid argument, 'x-delayed-type' must be an existing exchange type")
+			case dt == KindDelayed:
+				return channelErr(PreconditionFailed, m, "Invalid argument, 'x-delayed-message' can't be used for 'x-delayed-type'")
+			}
+			if e := checkExchangeType(dt, m); e != nil {
+				return e
 			}
 			route = dt
 		}
@@ -145,12 +179,13 @@ func (b *Broker) exchangeDeclare(ch *channel, d ExchangeDeclare) *Error {
 	case x.internal != d.Internal:
 		return channelErr(PreconditionFailed, m, "inequivalent arg 'internal' for %s: received '%s' but current is '%s'", r, boolText(d.Internal), boolText(x.internal))
 	}
-	for _, k := range []string{"alternate-exchange", "x-delayed-type"} {
-		if e := argEquivalence(k, x.args, d.Args, x.name, v.name); e != nil {
-			e.Text = strings.Replace(e.Text, "for queue ", "for exchange ", 1)
-			e.Method = m
-			return e
-		}
+	// rabbit_exchange:assert_args_equivalence compares alternate-exchange
+	// only; the delayed-message type delegates to its x-delayed-type's
+	// module, which does the same, so x-delayed-type is never compared.
+	if e := argEquivalence("alternate-exchange", x.args, d.Args, x.name, v.name); e != nil {
+		e.Text = strings.Replace(e.Text, "for queue ", "for exchange ", 1)
+		e.Method = m
+		return e
 	}
 	return nil
 }
@@ -229,7 +264,9 @@ func (x *exchange) delete() {
 		v.removeBinding(bd)
 	}
 	delete(v.exchanges, x.name)
-	v.unbindDestination(dest{x: x})
 	v.b.emit(Event{Kind: EvExchangeDeleted, Vhost: v.name, Exchange: x.name})
-	v.dropDelayed(x)
+	// Removing the bindings to x may auto-delete their sources in turn.
+	v.unbindDestination(dest{x: x})
+	// Messages a delayed-message exchange holds stay scheduled: the plugin
+	// does not remove them (see releaseDelayed).
 }

@@ -28,6 +28,11 @@ func (b *Broker) BasicGet(id ChannelID, g BasicGet) (GetOk, bool, error) {
 	if e != nil {
 		return GetOk{}, false, b.fail(ch, e)
 	}
+	if q.quorum && q.sac {
+		// rabbit_channel:unsupported_single_active_consumer_error/1
+		// (observed, RabbitMQ 3.10.8).
+		return GetOk{}, false, b.fail(ch, channelErr(ResourceLocked, MethodBasicGet, "cannot obtain access to locked %s. basic.get operations are not supported by quorum queues with single active consumer", rs("queue", q.name, q.vhost.name)))
+	}
 	q.touchLease()
 	ent, ok := q.takeForGet()
 	if !ok {

@@ -45,6 +45,10 @@ type msgExtra struct {
 	// and rendered into headers on demand.
 	deaths                                 []Death
 	firstQueue, firstReason, firstExchange string
+	// lastExchange is the exchange the message was published to before
+	// its latest death. It can differ from deaths[0].Exchange, which keeps
+	// the exchange of the first death for that (queue, reason).
+	lastExchange string
 }
 
 // RoutingKeys returns every key the message is routed by: the publish key,
@@ -109,7 +113,7 @@ func (m *Message) Headers() Table {
 	out["x-first-death-exchange"] = m.extra.firstExchange
 	out["x-last-death-queue"] = ds[0].Queue
 	out["x-last-death-reason"] = ds[0].Reason
-	out["x-last-death-exchange"] = ds[0].Exchange
+	out["x-last-death-exchange"] = m.extra.lastExchange
 	return out
 }
 

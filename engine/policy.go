@@ -262,6 +262,13 @@ func (q *queue) resolveSettings() queueSettings {
 	if o, ok := argOrPolicy("x-overflow", "overflow"); ok {
 		s.overflow = o
 	}
+	if q.quorum && s.overflow == OverflowRejectPublishDLX {
+		// rabbit_quorum_queue:overflow/3 accepts reject-publish-dlx but
+		// logs "Invalid overflow strategy" and uses drop-head (observed,
+		// RabbitMQ 3.10.8: both publishes confirmed, the head
+		// dead-lettered with reason maxlen).
+		s.overflow = OverflowDropHead
+	}
 	s.dlx, s.hasDLX = argOrPolicy("x-dead-letter-exchange", "dead-letter-exchange")
 	s.dlrk, s.hasDLRK = argOrPolicy("x-dead-letter-routing-key", "dead-letter-routing-key")
 	if n, ok := asInt64(q.args["x-max-priority"]); ok && !q.quorum {
@@ -283,7 +290,14 @@ func (v *vhost) reapplyPolicies() {
 			v.b.emit(Event{Kind: EvQueuePolicyChanged, Vhost: v.name, Queue: q.name, Name: q.set.policy, Text: opPolicyText(q.set.opPolicy)})
 		}
 		if old.ttlMs != q.set.ttlMs {
-			q.retime()
+			// A copy's expiry is fixed when it is enqueued, so a new
+			// message TTL applies only to messages enqueued from now on
+			// (observed, RabbitMQ 3.10.8: a policy TTL does not expire
+			// messages already queued, and a message enqueued under a
+			// policy TTL still expires after the policy is cleared).
+			// RabbitMQ does drop expired messages at the head on any
+			// policy change.
+			q.expireDue()
 		}
 		if old.expiresMs != q.set.expiresMs {
 			q.touchLease()

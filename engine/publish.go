@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // BasicPublish is basic.publish with its content.
@@ -78,7 +79,9 @@ func (b *Broker) newMessage(p BasicPublish) (*Message, *Error) {
 		}
 		arr, isArr := v.([]any)
 		if !isArr {
-			return nil, channelErr(PreconditionFailed, MethodBasicPublish, "invalid header '%s': unacceptable type %s", h, TypeName(v))
+			// rabbit_basic:header_routes/1 throws, and rabbit_channel
+			// prints the term (observed, RabbitMQ 3.10.8).
+			return nil, channelErr(PreconditionFailed, MethodBasicPublish, "invalid message: {unacceptable_type_in_header,\"%s\",%s}", h, TypeName(v))
 		}
 		for _, k := range arr {
 			if s, ok := k.(string); ok {
@@ -105,7 +108,9 @@ func (b *Broker) newMessage(p BasicPublish) (*Message, *Error) {
 
 // parseExpiration is rabbit_basic:parse_expiration/1: Erlang's
 // string:to_integer on the property, which must consume the whole string
-// and be a non-negative 32-bit value. It returns the TTL or the error term.
+// (an optional sign, then digits), and a value from 0 to ten years in
+// milliseconds. It returns the TTL or the error term as RabbitMQ prints it
+// after "invalid expiration '...': " (observed, RabbitMQ 3.10.8).
 func parseExpiration(s string) (int64, string) {
 	i := 0
 	if i < len(s) && (s[i] == '+' || s[i] == '-') {
@@ -118,36 +123,53 @@ func parseExpiration(s string) (int64, string) {
 	if j == i {
 		return 0, "no_integer"
 	}
-	n, err := strconv.ParseInt(s[:j], 10, 64)
-	if err != nil {
-		return 0, "no_integer"
-	}
 	if j < len(s) {
 		return 0, fmt.Sprintf("{leftover_string,%q}", s[j:])
 	}
-	if e := checkExpiry(n); e != "" {
-		return 0, e
+	// Erlang integers have no size limit: print the number as Erlang
+	// does (no plus sign, no leading zeros) and compare it by length
+	// first, so that a value beyond int64 is "too large", not "no integer".
+	digits := strings.TrimLeft(s[i:j], "0")
+	if digits == "" {
+		return 0, ""
 	}
-	return n, ""
+	neg := s[0] == '-'
+	num := digits
+	if neg {
+		num = "-" + digits
+	}
+	tag := ""
+	if len(digits) > 18 {
+		tag = "value_too_large"
+		if neg {
+			tag = "value_negative"
+		}
+	} else if n, _ := strconv.ParseInt(num, 10, 64); n < 0 {
+		tag = "value_negative"
+	} else if n > maxExpiryMs {
+		tag = "value_too_large"
+	} else {
+		return n, ""
+	}
+	// The term is printed with ~p at the column after the prefix; Erlang's
+	// pretty printer breaks a tuple that does not fit in 80 columns
+	// (observed: a 19-digit expiration gives "{value_too_large,\n" plus
+	// 43 spaces and the number).
+	col := len("invalid expiration '") + len([]rune(s)) + len("': ") + 1
+	term := "{" + tag + "," + num + "}"
+	if len(term) >= 80-col {
+		term = "{" + tag + ",\n" + strings.Repeat(" ", col) + num + "}"
+	}
+	return 0, term
 }
 
 // publish routes an accepted message and settles its confirm.
 func (b *Broker) publish(ch *channel, x *exchange, msg *Message, mandatory bool, seq uint64) {
 	v := x.vhost
 	b.emit(Event{Kind: EvPublished, Vhost: v.name, Channel: ch.id, Exchange: x.name, RoutingKey: msg.RoutingKey, MsgID: msg.ID, Msg: msg, DeliveryTag: seq})
-	var queues []*queue
-	if delayMs, delayed := delayOf(x, msg); delayed {
-		b.delay(x, msg, delayMs)
-		// The delayed-message exchange routes a delayed message nowhere at
-		// publish time, so only its alternate exchange can take it now.
-		if ae := x.alternate(); ae != "" {
-			if ax, ok := v.exchanges[ae]; ok {
-				queues = b.route(ax, msg, msg.RoutingKeys(), b.queueScratch[:0])
-			}
-		}
-	} else {
-		queues = b.route(x, msg, msg.RoutingKeys(), b.queueScratch[:0])
-	}
+	// A delayed-message exchange holds a delayed message inside route and
+	// routes it nowhere now (see delayed.go).
+	queues := b.route(x, msg, msg.RoutingKeys(), b.queueScratch[:0])
 	b.queueScratch = queues[:0]
 	if len(queues) == 0 && mandatory {
 		b.emit(Event{Kind: EvReturned, Vhost: v.name, Channel: ch.id, Exchange: x.name, RoutingKey: msg.RoutingKey, MsgID: msg.ID, Msg: msg,

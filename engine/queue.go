@@ -103,14 +103,12 @@ func (b *Broker) queueDeclare(ch *channel, d QueueDeclare) (QueueDeclareOk, *Err
 	} else if strings.HasPrefix(name, "amq.") {
 		return QueueDeclareOk{}, channelErr(AccessRefused, m, "queue name '%s' contains reserved prefix 'amq.*'", name)
 	}
-	if e := validateQueueArgs(d.Args, name, v.name); e != nil {
-		return QueueDeclareOk{}, e
-	}
-	quorum := d.Args["x-queue-type"] == "quorum"
-	if quorum {
-		if e := validateQuorum(d, name, v.name); e != nil {
-			return QueueDeclareOk{}, e
-		}
+	// rabbit_channel: "Durable = DurableDeclare andalso not
+	// ExclusiveDeclare" — an exclusive queue is never durable, whatever
+	// the declare says (observed, RabbitMQ 3.10.8: exclusive durable then
+	// exclusive non-durable is an equivalent redeclare).
+	if d.Exclusive {
+		d.Durable = false
 	}
 	if q, ok := v.queues[name]; ok {
 		if e := q.checkEquivalent(d, ch.conn); e != nil {
@@ -119,6 +117,10 @@ func (b *Broker) queueDeclare(ch *channel, d QueueDeclare) (QueueDeclareOk, *Err
 		q.touchLease()
 		ch.lastQueue = q.name
 		return q.declareOk(), nil
+	}
+	quorum := d.Args["x-queue-type"] == "quorum"
+	if e := validateNewQueue(d, quorum, name, v.name); e != nil {
+		return QueueDeclareOk{}, e
 	}
 	q := &queue{
 		vhost:      v,
@@ -174,12 +176,16 @@ func (q *queue) declareOk() QueueDeclareOk {
 	return QueueDeclareOk{Queue: q.name, MessageCount: q.ready.len(), ConsumerCount: len(q.consumers)}
 }
 
-// checkEquivalent applies RabbitMQ's redeclare rules: durable, auto_delete
-// and the equivalence arguments must match (406), then exclusive access is
-// checked strictly (405).
+// checkEquivalent applies RabbitMQ's redeclare rules
+// (rabbit_amqqueue:assert_equivalence): exclusive access is checked
+// strictly first (405), then durable, auto_delete and the equivalence
+// arguments must match (406); only the first difference is reported.
 func (q *queue) checkEquivalent(d QueueDeclare, c *connection) *Error {
 	r := rs("queue", q.name, q.vhost.name)
 	m := MethodQueueDeclare
+	if q.exclusive != d.Exclusive || (q.exclusive && q.owner != c) {
+		return q.lockedErr(m)
+	}
 	if d.Durable != q.durable {
 		return channelErr(PreconditionFailed, m, "inequivalent arg 'durable' for %s: received '%s' but current is '%s'", r, boolText(d.Durable), boolText(q.durable))
 	}
@@ -187,14 +193,24 @@ func (q *queue) checkEquivalent(d QueueDeclare, c *connection) *Error {
 		return channelErr(PreconditionFailed, m, "inequivalent arg 'auto_delete' for %s: received '%s' but current is '%s'", r, boolText(d.AutoDelete), boolText(q.autoDelete))
 	}
 	for _, k := range equivalenceArgs {
+		if k == "x-delivery-limit" && !q.quorum {
+			continue
+		}
+		if k == "x-queue-type" && queueTypeImplicit(q.args[k], d.Args[k]) {
+			continue
+		}
 		if e := argEquivalence(k, q.args, d.Args, q.name, q.vhost.name); e != nil {
 			return e
 		}
 	}
-	if q.exclusive != d.Exclusive || (q.exclusive && q.owner != c) {
-		return q.lockedErr(m)
-	}
 	return nil
+}
+
+// queueTypeImplicit reports whether two x-queue-type values differ only in
+// saying "classic" or nothing, which RabbitMQ treats as the same (observed,
+// RabbitMQ 3.10.8: absent and "classic" redeclare each other either way).
+func queueTypeImplicit(a, b any) bool {
+	return (a == nil && b == "classic") || (a == "classic" && b == nil)
 }
 
 func (q *queue) lockedErr(m Method) *Error {
@@ -249,7 +265,7 @@ func (b *Broker) QueueDelete(id ChannelID, d QueueDelete) (int, error) {
 		return 0, b.fail(ch, channelErr(PreconditionFailed, m, "%s in use", r))
 	}
 	if d.IfEmpty && q.ready.len() > 0 {
-		return 0, b.fail(ch, channelErr(PreconditionFailed, m, "%s is not empty", r))
+		return 0, b.fail(ch, channelErr(PreconditionFailed, m, "%s not empty", r))
 	}
 	n := q.ready.len()
 	q.delete("deleted")

@@ -37,6 +37,11 @@ func (q *queue) offer(m *Message) bool {
 		}
 	}
 	q.ready.push(e)
+	if q.quorum && e.expiresAt != Never && (!q.expiryTimer.Armed() || Time(q.expiryTimer.At) > e.expiresAt) {
+		// A quorum queue expires messages wherever they are, so its timer
+		// must know about every new expiry, not only the head's.
+		b.timers.Reset(&q.expiryTimer, int64(e.expiresAt))
+	}
 	q.dropHeadOverflow()
 	q.expireDue()
 	return true
@@ -51,6 +56,13 @@ func (q *queue) expiryFor(m *Message, now Time) Time {
 	}
 	if ttl < 0 {
 		return Never
+	}
+	if ttl == 0 && q.quorum {
+		// rabbit_fifo: "We do not comply exactly with the 'TTL=0 models
+		// AMQP immediate flag' semantics as done for classic queues ...
+		// Instead, we discard the message if it cannot be consumed within
+		// the same millisecond when it got enqueued."
+		return now + 1
 	}
 	return now + Time(ttl)
 }
@@ -104,7 +116,7 @@ func (q *queue) handTo(c *consumer, e entry) {
 // with credit, earliest in round-robin order.
 func (q *queue) pickConsumer() *consumer {
 	if q.sac {
-		if q.active != nil && q.active.hasCredit() {
+		if q.active != nil && q.active.hasCredit() && !q.sacQuiescing() {
 			return q.active
 		}
 		return nil
@@ -124,6 +136,9 @@ func (q *queue) dispatch() {
 	if q.deleted {
 		return
 	}
+	// A quorum SAC queue may hand over to a higher-priority consumer now
+	// that the active one has settled its messages.
+	q.reviewActive()
 	q.expireDue()
 	for q.ready.len() > 0 {
 		c := q.pickConsumer()
@@ -136,28 +151,52 @@ func (q *queue) dispatch() {
 		}
 		q.handTo(c, q.ready.pop())
 	}
-	q.rearmExpiry()
+	// RabbitMQ drops expired messages right after every fetch, so a head
+	// that a delivery exposed goes now, not when the timer next fires.
+	q.expireDue()
 }
 
-// takeForGet removes the next live message for basic.get.
+// takeForGet removes the next live message for basic.get. Expired messages
+// the fetch exposes at the head are removed at once, before basic.get-ok
+// reports how many messages remain (rabbit_amqqueue_process:fetch/2 calls
+// drop_expired_msgs after the fetch).
 func (q *queue) takeForGet() (entry, bool) {
 	q.expireDue()
 	if q.ready.len() == 0 {
 		return entry{}, false
 	}
 	e := q.ready.pop()
-	q.rearmExpiry()
+	q.expireDue()
 	return e, true
 }
 
-// requeue returns an unacked copy to its original position. The copy keeps
-// its original expiry and is marked redelivered. In a quorum queue every
-// return counts towards x-delivery-limit; past it the copy is dead-lettered
-// with reason delivery_limit instead.
-func (q *queue) requeue(e entry, ch ChannelID, tag uint64) {
+// returnHow says how an unacked copy comes back to its queue, which decides
+// where a quorum queue puts it.
+type returnHow uint8
+
+const (
+	returnByClient returnHow = iota // basic.nack, basic.reject or basic.recover with requeue
+	returnOnClose                   // its channel (or connection) closed
+)
+
+// requeue returns an unacked copy to its queue. The copy keeps its original
+// expiry and is marked redelivered. A classic queue puts it back at its
+// original position. A quorum queue puts it after the other returned copies
+// at the head, except that with no delivery limit a copy the client rejects
+// goes to the back (quorum-queues.md, Repeated Requeues: "Messages that are
+// rejected or nacked back to a quorum queue will be returned to the back of
+// the queue if no delivery-limit is set ... If a delivery-limit is set it
+// will use the original behaviour of returning the message near the head of
+// the queue"; a closed channel's copies go to the head either way:
+// rabbit_fifo return_all). In a quorum queue every return counts towards
+// x-delivery-limit; past it the copy is dead-lettered with reason
+// delivery_limit instead.
+func (q *queue) requeue(e entry, ch ChannelID, tag uint64, how returnHow) {
 	b := q.vhost.b
 	if q.deleted {
-		b.emit(Event{Kind: EvDiscarded, Vhost: q.vhost.name, Queue: q.name, MsgID: e.msg.ID, Msg: e.msg, Reason: "deleted"})
+		// The copy's queue went while it was unacked: it ends here. The
+		// event names the delivery, which only this channel held.
+		b.emit(Event{Kind: EvDiscarded, Vhost: q.vhost.name, Channel: ch, Queue: q.name, MsgID: e.msg.ID, Msg: e.msg, DeliveryTag: tag, Reason: "deleted"})
 		return
 	}
 	e.redelivered = true
@@ -170,6 +209,21 @@ func (q *queue) requeue(e entry, ch ChannelID, tag uint64) {
 		}
 	}
 	b.emit(Event{Kind: EvRequeued, Vhost: q.vhost.name, Channel: ch, Queue: q.name, MsgID: e.msg.ID, Msg: e.msg, DeliveryTag: tag})
-	q.ready.insertBySeq(e)
+	switch {
+	case !q.quorum:
+		q.ready.insertBySeq(e)
+	case how == returnByClient && q.set.deliveryLimit < 0:
+		e.returned = false
+		q.ready.push(e)
+	default:
+		e.returned = true
+		q.ready.insertReturned(e)
+	}
+	if !q.quorum {
+		// A requeue is not refused by reject-publish, but a classic queue
+		// with drop-head trims itself right after it, from the head
+		// (observed: RabbitMQ 3.10.8, observations.md §12 (d), (e)).
+		q.dropHeadOverflow()
+	}
 	q.rearmExpiry()
 }

@@ -5,9 +5,11 @@ import (
 	"strconv"
 )
 
-// maxExpiryMs is RabbitMQ's ?MAX_EXPIRY_TIMER: TTLs and x-expires above it
-// are refused.
-const maxExpiryMs = 4294967295
+// maxExpiryMs is the largest TTL RabbitMQ accepts, for x-message-ttl,
+// x-expires and the expiration property alike: ten years in milliseconds
+// (observed, RabbitMQ 3.10.8: 315360000000 accepted, 315360000001 refused
+// with {value_too_large,315360000001}).
+const maxExpiryMs = 315360000000
 
 // maxPriority is RabbitMQ's ?MAX_SUPPORTED_PRIORITY.
 const maxPriority = 255
@@ -17,30 +19,42 @@ const maxPriority = 255
 type argCheck func(v any, args Table) string
 
 // queueArgChecks are the queue.declare arguments RabbitMQ validates, in the
-// order rabbit_amqqueue:declare_args/0 lists them. Unknown arguments are
-// accepted and ignored, as in RabbitMQ.
+// order it checks them (observed, RabbitMQ 3.10.8: x-queue-type first, then
+// rabbit_amqqueue:declare_args/0's order; with several bad arguments only
+// the first is reported). Unknown arguments are accepted and ignored.
 var queueArgChecks = []struct {
 	key   string
 	check argCheck
 }{
-	{"x-expires", checkExpires},
-	{"x-message-ttl", checkMessageTTL},
+	{"x-queue-type", checkQueueType},
+	{"x-expires", checkExpiresArg},
+	{"x-message-ttl", checkMessageTTLArg},
 	{"x-dead-letter-exchange", checkLongstr},
 	{"x-dead-letter-routing-key", checkDLRK},
-	{"x-max-length", checkNonNegInt},
-	{"x-max-length-bytes", checkNonNegInt},
-	{"x-max-priority", checkMaxPriority},
+	{"x-max-length", checkNonNegIntArg},
+	{"x-max-length-bytes", checkNonNegIntArg},
+	{"x-max-priority", checkMaxPriorityArg},
 	{"x-overflow", checkOverflow},
 	{"x-single-active-consumer", checkBool},
-	{"x-queue-type", checkQueueType},
-	{"x-delivery-limit", checkInt},
 }
 
-// equivalenceArgs are compared on redeclare; a difference is a 406.
+// equivalenceArgs are compared on redeclare, in this order; a difference
+// is a 406 (observed order, RabbitMQ 3.10.8). x-delivery-limit is compared
+// only for quorum queues: a classic queue ignores it on redeclare.
 var equivalenceArgs = []string{
-	"x-message-ttl", "x-dead-letter-exchange", "x-dead-letter-routing-key", "x-expires",
+	"x-expires", "x-message-ttl", "x-dead-letter-exchange", "x-dead-letter-routing-key",
 	"x-max-length", "x-max-length-bytes", "x-max-priority", "x-overflow",
-	"x-queue-type", "x-single-active-consumer", "x-delivery-limit",
+	"x-single-active-consumer", "x-queue-type", "x-delivery-limit",
+}
+
+// typeRefusedArgs are the arguments a queue type refuses whatever their
+// value. They are not validated generically; the refusal comes after the
+// generic checks (observed, RabbitMQ 3.10.8).
+func typeRefusedArgs(quorum bool) []string {
+	if quorum {
+		return []string{"x-max-priority"}
+	}
+	return []string{"x-delivery-limit"}
 }
 
 func checkInt(v any, _ Table) string {
@@ -56,6 +70,55 @@ func checkNonNegInt(v any, args Table) string {
 	}
 	if n, _ := asInt64(v); n < 0 {
 		return fmt.Sprintf("{value_negative,%d}", n)
+	}
+	return ""
+}
+
+// checkIntArg is the integer check of queue arguments: RabbitMQ 3.10.8
+// reports a non-integer as the Erlang string "expected integer, got TYPE",
+// quotes included (consumer x-priority uses the same text).
+func checkIntArg(v any, _ Table) string {
+	if _, ok := asInt64(v); !ok {
+		return `"expected integer, got ` + TypeName(v) + `"`
+	}
+	return ""
+}
+
+func checkNonNegIntArg(v any, args Table) string {
+	if e := checkIntArg(v, args); e != "" {
+		return e
+	}
+	if n, _ := asInt64(v); n < 0 {
+		return fmt.Sprintf("{value_negative,%d}", n)
+	}
+	return ""
+}
+
+func checkExpiresArg(v any, args Table) string {
+	if e := checkIntArg(v, args); e != "" {
+		return e
+	}
+	n, _ := asInt64(v)
+	if n == 0 {
+		return "{value_zero,0}"
+	}
+	return checkExpiry(n)
+}
+
+func checkMessageTTLArg(v any, args Table) string {
+	if e := checkIntArg(v, args); e != "" {
+		return e
+	}
+	n, _ := asInt64(v)
+	return checkExpiry(n)
+}
+
+func checkMaxPriorityArg(v any, args Table) string {
+	if e := checkNonNegIntArg(v, args); e != "" {
+		return e
+	}
+	if n, _ := asInt64(v); n > maxPriority {
+		return fmt.Sprintf("{max_value_exceeded,%d}", n)
 	}
 	return ""
 }
@@ -87,16 +150,6 @@ func checkMessageTTL(v any, args Table) string {
 	}
 	n, _ := asInt64(v)
 	return checkExpiry(n)
-}
-
-func checkMaxPriority(v any, args Table) string {
-	if e := checkNonNegInt(v, args); e != "" {
-		return e
-	}
-	if n, _ := asInt64(v); n > maxPriority {
-		return fmt.Sprintf("{max_value_exceeded,%d}", n)
-	}
-	return ""
 }
 
 func checkLongstr(v any, _ Table) string {
@@ -142,7 +195,9 @@ func checkQueueType(v any, args Table) string {
 	case "classic", "quorum":
 		return ""
 	}
-	return "invalid_queue_type"
+	// Warren has no streams, so "stream" is refused like any other type
+	// the broker does not know.
+	return fmt.Sprintf(`"unsupported queue type '%s'"`, v)
 }
 
 // Overflow modes (x-overflow).
@@ -152,37 +207,59 @@ const (
 	OverflowRejectPublishDLX = "reject-publish-dlx"
 )
 
-// validateQueueArgs checks declare arguments the way RabbitMQ does and
-// returns the 406 it would send.
-func validateQueueArgs(args Table, name, vhost string) *Error {
+// validateNewQueue checks a declare that creates a queue, in RabbitMQ's
+// order, and returns the 406 it would send: the dead-letter exchange's type
+// (rabbit_channel's own check, with its own wording), the arguments, the
+// arguments the queue type refuses, then the quorum type's properties. A
+// redeclare of an existing queue is only compared, never validated.
+func validateNewQueue(d QueueDeclare, quorum bool, name, vhost string) *Error {
+	r := rs("queue", name, vhost)
+	m := MethodQueueDeclare
+	if v, ok := d.Args["x-dead-letter-exchange"]; ok {
+		if _, isStr := v.(string); !isStr {
+			return channelErr(PreconditionFailed, m, "invalid type '%s' for arg 'x-dead-letter-exchange' in %s", TypeName(v), r)
+		}
+	}
+	refused := typeRefusedArgs(quorum)
+	isRefused := func(k string) bool {
+		for _, x := range refused {
+			if x == k {
+				return true
+			}
+		}
+		return false
+	}
 	for _, c := range queueArgChecks {
-		v, ok := args[c.key]
-		if !ok {
+		v, ok := d.Args[c.key]
+		if !ok || isRefused(c.key) {
 			continue
 		}
-		if term := c.check(v, args); term != "" {
-			return channelErr(PreconditionFailed, MethodQueueDeclare, "invalid arg '%s' for %s: %s", c.key, rs("queue", name, vhost), term)
+		if term := c.check(v, d.Args); term != "" {
+			return channelErr(PreconditionFailed, m, "invalid arg '%s' for %s: %s", c.key, r, term)
 		}
 	}
-	return nil
-}
-
-// validateQuorum applies the quorum queue type's extra rules.
-func validateQuorum(d QueueDeclare, name, vhost string) *Error {
-	r := rs("queue", name, vhost)
+	typ := "rabbit_classic_queue"
+	if quorum {
+		typ = "rabbit_quorum_queue"
+	}
+	for _, k := range refused {
+		if _, ok := d.Args[k]; ok {
+			return channelErr(PreconditionFailed, m, "invalid arg '%s' for %s of queue type %s", k, r, typ)
+		}
+	}
+	if !quorum {
+		return nil
+	}
+	// rabbit_quorum_queue:declare/2 checks auto-delete, then exclusive,
+	// then durable. An exclusive declare is never durable, so an
+	// exclusive quorum queue is reported as 'exclusive-owner'.
 	switch {
-	case !d.Durable:
-		return channelErr(PreconditionFailed, MethodQueueDeclare, "invalid property 'non-durable' for %s", r)
-	case d.Exclusive:
-		return channelErr(PreconditionFailed, MethodQueueDeclare, "invalid property 'exclusive' for %s", r)
 	case d.AutoDelete:
-		return channelErr(PreconditionFailed, MethodQueueDeclare, "invalid property 'auto-delete' for %s", r)
-	}
-	if _, ok := d.Args["x-max-priority"]; ok {
-		return channelErr(PreconditionFailed, MethodQueueDeclare, "invalid arg 'x-max-priority' for %s", r)
-	}
-	if v, ok := d.Args["x-overflow"]; ok && v == OverflowRejectPublishDLX {
-		return channelErr(PreconditionFailed, MethodQueueDeclare, "invalid arg 'x-overflow' with value 'reject-publish-dlx' for %s", r)
+		return channelErr(PreconditionFailed, m, "invalid property 'auto-delete' for %s", r)
+	case d.Exclusive:
+		return channelErr(PreconditionFailed, m, "invalid property 'exclusive-owner' for %s", r)
+	case !d.Durable:
+		return channelErr(PreconditionFailed, m, "invalid property 'non-durable' for %s", r)
 	}
 	return nil
 }

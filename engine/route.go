@@ -7,7 +7,11 @@ import "strings"
 // rabbit_exchange:route/2 does: an exchange whose own bindings match nothing
 // hands the message to its alternate exchange; every exchange is visited at
 // most once per message, which cuts loops; missing exchanges are skipped.
-// Queues are returned once each, in the order first reached.
+// Queues are returned once each, in the order first reached. A
+// delayed-message exchange reached with a message to delay holds it and
+// routes it nowhere for now, as the plugin's route/2 does, wherever the
+// message comes from (a publish, an exchange-to-exchange binding, an
+// alternate exchange or dead-lettering).
 func (b *Broker) route(x *exchange, m *Message, keys []string, out []*queue) []*queue {
 	b.routeGen++
 	gen := b.routeGen
@@ -38,7 +42,15 @@ func (b *Broker) route(x *exchange, m *Message, keys []string, out []*queue) []*
 				addX(bd.dst.x)
 			}
 		}
+		held := false
+		if cur.kind == KindDelayed {
+			if ms, ok := delayOf(cur, m); ok {
+				b.delay(cur, m, ms)
+				held = true
+			}
+		}
 		switch {
+		case held:
 		case cur.name == "":
 			// The default exchange: every queue is bound by its name.
 			for _, k := range keys {

@@ -10,6 +10,7 @@ type entry struct {
 	deliveries  int32 // times returned to the queue (quorum delivery-limit)
 	priority    uint8
 	redelivered bool
+	returned    bool // in a quorum queue's returns, at the head (see insertReturned)
 }
 
 // deque is a FIFO of entries: a slice with a moving head.
@@ -57,6 +58,24 @@ func (d *deque) insertBySeq(e entry) {
 	for i < len(live) && live[i].seq < e.seq {
 		i++
 	}
+	d.insertAt(i, e)
+}
+
+// insertReturned puts an entry a quorum queue takes back at the end of the
+// returned entries at the head, so that returns are delivered first, in the
+// order they came back (rabbit_fifo keeps them in a separate returns queue
+// served before the messages never delivered).
+func (d *deque) insertReturned(e entry) {
+	live := d.buf[d.head:]
+	i := 0
+	for i < len(live) && live[i].returned {
+		i++
+	}
+	d.insertAt(i, e)
+}
+
+// insertAt inserts e before the i-th live entry.
+func (d *deque) insertAt(i int, e entry) {
 	if d.head > 0 {
 		d.head--
 		copy(d.buf[d.head:d.head+i], d.buf[d.head+1:d.head+1+i])
@@ -111,6 +130,12 @@ func (s *store) push(e entry) {
 
 func (s *store) insertBySeq(e entry) {
 	s.levels[s.level(e.priority)].insertBySeq(e)
+	s.n++
+	s.bytes += int64(len(e.msg.Body))
+}
+
+func (s *store) insertReturned(e entry) {
+	s.levels[s.level(e.priority)].insertReturned(e)
 	s.n++
 	s.bytes += int64(len(e.msg.Body))
 }

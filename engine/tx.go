@@ -92,7 +92,7 @@ func (b *Broker) TxCommit(id ChannelID) error {
 		case a.kind.ack:
 			b.emit(Event{Kind: EvAcked, Vhost: d.q.vhost.name, Channel: ch.id, Queue: d.q.name, MsgID: d.e.msg.ID, Msg: d.e.msg, DeliveryTag: d.tag, ConsumerTag: d.ctag})
 		case a.kind.requeue:
-			d.q.requeue(d.e, ch.id, d.tag)
+			d.q.requeue(d.e, ch.id, d.tag, returnByClient)
 		default:
 			b.emit(Event{Kind: EvRejected, Vhost: d.q.vhost.name, Channel: ch.id, Queue: d.q.name, MsgID: d.e.msg.ID, Msg: d.e.msg, DeliveryTag: d.tag})
 			d.q.deadLetter(d.e.msg, ReasonRejected)

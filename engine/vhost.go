@@ -47,13 +47,13 @@ func (b *Broker) addVhost(name string) *vhost {
 }
 
 // AddVhost creates a vhost; adding an existing one is a no-op, as in
-// rabbitmqctl add_vhost (which reports it).
+// rabbitmqctl add_vhost (observed on 3.10.8: exit status 0, no change).
 func (b *Broker) AddVhost(name string) error {
 	if name == "" {
 		return &Error{Code: PreconditionFailed, Text: "PRECONDITION_FAILED - vhost name must not be empty"}
 	}
 	if _, ok := b.vhosts[name]; ok {
-		return &Error{Code: PreconditionFailed, Text: "PRECONDITION_FAILED - vhost '" + name + "' already exists"}
+		return nil
 	}
 	b.addVhost(name)
 	return nil
@@ -73,6 +73,9 @@ func (b *Broker) DeleteVhost(name string) error {
 	}
 	for _, q := range v.sortedQueues() {
 		q.delete("vhost-deleted")
+	}
+	for _, x := range v.sortedExchanges() {
+		v.dropDelayed(x)
 	}
 	delete(b.vhosts, name)
 	b.emit(Event{Kind: EvVhostDeleted, Vhost: name})

@@ -88,7 +88,7 @@
 //
 // Topology:
 //
-//	declare queue [NAME] [durable] [exclusive] [auto-delete] [passive] [sac] [KEY=VALUE ...]
+//	declare queue [NAME] [durable|non-durable] [exclusive] [auto-delete] [passive] [sac] [KEY=VALUE ...]
 //	declare exchange NAME [TYPE] [durable] [auto-delete] [internal] [passive] [KEY=VALUE ...]
 //	delete queue NAME [if-unused] [if-empty]
 //	delete exchange NAME [if-unused]
@@ -103,7 +103,9 @@
 // (x-message-ttl), expires (x-expires), max-length, max-length-bytes,
 // overflow (drop-head, reject-publish, reject-publish-dlx), dlx
 // (x-dead-letter-exchange), dlrk (x-dead-letter-routing-key), max-priority,
-// type (x-queue-type; quorum implies durable) and delivery-limit; the flag
+// type (x-queue-type; quorum implies durable unless the flag non-durable
+// says otherwise, to show what a client that forgets durable gets) and
+// delivery-limit; the flag
 // sac sets x-single-active-consumer; any other key is passed as it is
 // (x-queue-mode=lazy). A server-named or passive declare prints
 // "queue NAME messages=N consumers=N".

@@ -78,7 +78,9 @@ func (r *Runner) ExecCommand(c *Command) (string, error) {
 	}
 	r.writeEvents(&out, r.scratch)
 	if amqpErr != nil {
-		fmt.Fprintf(&out, "error: %d %s\n", amqpErr.Code, amqpErr.Text)
+		// A multi-line text (rabbitmqctl's "Validation failed\n\n...") is
+		// kept on one line: a blank line would end a scenario's output.
+		fmt.Fprintf(&out, "error: %d %s\n", amqpErr.Code, strings.ReplaceAll(amqpErr.Text, "\n", `\n`))
 	}
 	if r.pendingOut != "" {
 		out.WriteString(r.pendingOut)

@@ -27,8 +27,8 @@ var durationArgs = map[string]bool{"x-message-ttl": true, "x-expires": true}
 func init() {
 	register(&verbSpec{
 		name: "declare queue", minArgs: 0, maxArgs: 1, anyOpt: true,
-		flags: []string{"durable", "exclusive", "auto-delete", "passive", "sac"},
-		usage: "declare queue [NAME] [durable] [exclusive] [auto-delete] [passive] [sac] [ttl=5s] [expires=1m] [max-length=N] [max-length-bytes=N] [overflow=drop-head|reject-publish|reject-publish-dlx] [dlx=EXCHANGE] [dlrk=KEY] [max-priority=N] [type=classic|quorum] [delivery-limit=N] [x-any-argument=VALUE]",
+		flags: []string{"durable", "non-durable", "exclusive", "auto-delete", "passive", "sac"},
+		usage: "declare queue [NAME] [durable|non-durable] [exclusive] [auto-delete] [passive] [sac] [ttl=5s] [expires=1m] [max-length=N] [max-length-bytes=N] [overflow=drop-head|reject-publish|reject-publish-dlx] [dlx=EXCHANGE] [dlrk=KEY] [max-priority=N] [type=classic|quorum] [delivery-limit=N] [x-any-argument=VALUE]",
 		run:   runDeclareQueue,
 	})
 	register(&verbSpec{
@@ -101,9 +101,10 @@ func runDeclareQueue(r *Runner, c *Command) error {
 	if c.Flags["sac"] {
 		args["x-single-active-consumer"] = true
 	}
-	if args["x-queue-type"] == "quorum" {
+	if args["x-queue-type"] == "quorum" && !c.Flags["non-durable"] {
 		// Quorum queues are always durable; the script spares the learner
-		// from saying so.
+		// from saying so ("non-durable" shows what a client that forgets
+		// it gets).
 		d.Durable = true
 	}
 	if len(args) > 0 {

@@ -1,0 +1,281 @@
+package engine
+
+import (
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// The engine's performance benchmarks. Targets and measured results are in
+// BENCHMARKS.md; every benchmark reports its headline number with
+// b.ReportMetric so that `go test -bench` prints it next to ns/op.
+
+// benchBroker is a broker with one open channel, for benchmarks.
+func benchBroker(tb testing.TB, cfg Config) (*Broker, ChannelID) {
+	tb.Helper()
+	b := New(cfg)
+	conn, err := b.OpenConnection(ConnectionOpen{Vhost: "/", User: "guest"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ch, err := b.OpenChannel(conn, 1)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b.DrainEvents(nil)
+	return b, ch
+}
+
+func must(tb testing.TB, err error) {
+	tb.Helper()
+	if err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// BenchmarkPublishDeliverAck measures one message's whole life through the
+// engine: basic.publish, routing, delivery to the queue's one consumer and
+// basic.ack, with the events drained every message into a reused slice.
+func BenchmarkPublishDeliverAck(b *testing.B) {
+	body := []byte("0123456789abcdef") // 16 bytes
+	for _, via := range []string{"direct", "default"} {
+		b.Run("exchange="+via, func(b *testing.B) {
+			br, ch := benchBroker(b, Config{Seed: 1})
+			_, err := br.QueueDeclare(ch, QueueDeclare{Queue: "q"})
+			must(b, err)
+			pub := BasicPublish{Exchange: "", RoutingKey: "q", Body: body}
+			if via == "direct" {
+				must(b, br.ExchangeDeclare(ch, ExchangeDeclare{Exchange: "x", Type: KindDirect}))
+				must(b, br.QueueBind(ch, QueueBind{Queue: "q", Exchange: "x", RoutingKey: "k"}))
+				pub = BasicPublish{Exchange: "x", RoutingKey: "k", Body: body}
+			}
+			_, err = br.BasicConsume(ch, BasicConsume{Queue: "q", ConsumerTag: "c"})
+			must(b, err)
+			events := br.DrainEvents(nil)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := br.BasicPublish(ch, pub); err != nil {
+					b.Fatal(err)
+				}
+				if err := br.BasicAck(ch, uint64(i+1), false); err != nil {
+					b.Fatal(err)
+				}
+				events = br.DrainEvents(events[:0])
+			}
+			b.StopTimer()
+			if len(events) == 0 || events[len(events)-1].Kind != EvAcked {
+				b.Fatalf("last event %v, want acked", events)
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+		})
+	}
+}
+
+// topicBindings is the size of the topic routing benchmark's binding table.
+const topicBindings = 10_000
+
+// topicBench declares a topic exchange "t" with topicBindings bindings over
+// 100 queues, mixing literal, "*" and "#" patterns, and returns routing keys
+// that each match exactly one binding.
+func topicBench(tb testing.TB) (*Broker, ChannelID, []string) {
+	br, ch := benchBroker(tb, Config{Seed: 1})
+	must(tb, br.ExchangeDeclare(ch, ExchangeDeclare{Exchange: "t", Type: KindTopic}))
+	for q := 0; q < 100; q++ {
+		_, err := br.QueueDeclare(ch, QueueDeclare{Queue: "q" + strconv.Itoa(q)})
+		must(tb, err)
+	}
+	keys := make([]string, 0, topicBindings)
+	for i := 0; i < topicBindings; i++ {
+		n := strconv.Itoa(i)
+		var pattern, key string
+		switch i % 4 {
+		case 0:
+			pattern, key = "stock."+n+".nyse", "stock."+n+".nyse"
+		case 1:
+			pattern, key = "stock."+n+".*", "stock."+n+".nasdaq"
+		case 2:
+			pattern, key = "bond."+n+".#", "bond."+n+".us.10y"
+		default:
+			pattern, key = "*.fx"+n+".spot", "eur.fx"+n+".spot"
+		}
+		must(tb, br.QueueBind(ch, QueueBind{Queue: "q" + strconv.Itoa(i%100), Exchange: "t", RoutingKey: pattern}))
+		keys = append(keys, key)
+	}
+	br.DrainEvents(nil)
+	return br, ch, keys
+}
+
+// BenchmarkTopicRoute measures routing alone: matching a routing key against
+// a topic exchange with 10,000 bindings, each key reaching one queue.
+func BenchmarkTopicRoute(b *testing.B) {
+	br, _, keys := topicBench(b)
+	x := br.vhosts["/"].exchanges["t"]
+	msg := &Message{Exchange: "t", ttlMs: -1}
+	out := make([]*queue, 0, 4)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		msg.RoutingKey = keys[i%len(keys)]
+		out = br.route(x, msg, msg.RoutingKeys(), out[:0])
+		if len(out) != 1 {
+			b.Fatalf("key %q reached %d queues", msg.RoutingKey, len(out))
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "routes/s")
+}
+
+// BenchmarkTopicPublish is BenchmarkTopicRoute through basic.publish, with
+// a no-ack consumer on every queue so that nothing accumulates.
+func BenchmarkTopicPublish(b *testing.B) {
+	br, ch, keys := topicBench(b)
+	for q := 0; q < 100; q++ {
+		_, err := br.BasicConsume(ch, BasicConsume{Queue: "q" + strconv.Itoa(q), NoAck: true})
+		must(b, err)
+	}
+	body := []byte("0123456789abcdef")
+	events := br.DrainEvents(nil)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := br.BasicPublish(ch, BasicPublish{Exchange: "t", RoutingKey: keys[i%len(keys)], Body: body}); err != nil {
+			b.Fatal(err)
+		}
+		events = br.DrainEvents(events[:0])
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+}
+
+// expiryBench queues n messages sharing one body in queue "src" (message TTL
+// 1s, dead-lettering to the fanout exchange "dlx" bound to queue "dead").
+func expiryBench(tb testing.TB, n int, body []byte) *Broker {
+	br, ch := benchBroker(tb, Config{Seed: 1})
+	must(tb, br.ExchangeDeclare(ch, ExchangeDeclare{Exchange: "dlx", Type: KindFanout}))
+	_, err := br.QueueDeclare(ch, QueueDeclare{Queue: "dead"})
+	must(tb, err)
+	must(tb, br.QueueBind(ch, QueueBind{Queue: "dead", Exchange: "dlx"}))
+	_, err = br.QueueDeclare(ch, QueueDeclare{Queue: "src", Args: Table{"x-message-ttl": int32(1000), "x-dead-letter-exchange": "dlx"}})
+	must(tb, err)
+	events := br.DrainEvents(nil)
+	for i := 0; i < n; i++ {
+		if err := br.BasicPublish(ch, BasicPublish{RoutingKey: "src", Body: body}); err != nil {
+			tb.Fatal(err)
+		}
+		events = br.DrainEvents(events[:0])
+	}
+	return br
+}
+
+// BenchmarkExpireToDLX measures one AdvanceTo in which 1,000,000 queued
+// messages expire and are dead-lettered into another queue, events drained.
+func BenchmarkExpireToDLX(b *testing.B) {
+	const n = 1_000_000
+	body := []byte("0123456789abcdef")
+	b.ReportAllocs()
+	var total time.Duration
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		br := expiryBench(b, n, body)
+		runtime.GC()
+		b.StartTimer()
+		start := time.Now()
+		br.AdvanceTo(2000)
+		events := br.DrainEvents(nil)
+		total += time.Since(start)
+		b.StopTimer()
+		if got := len(br.vhosts["/"].queues["dead"].ready.levels[0].buf); got != n || len(events) != 3*n {
+			b.Fatalf("dead queue holds %d, %d events; want %d, %d", got, len(events), n, 3*n)
+		}
+		b.StartTimer()
+	}
+	b.ReportMetric(total.Seconds()/float64(b.N), "s/advance")
+	b.ReportMetric(float64(n)*float64(b.N)/total.Seconds(), "msgs/s")
+}
+
+// TestQueuedMessageOverhead measures the engine's memory per queued message
+// beyond its body: 1,000,000 messages sharing one body are queued, and the
+// live heap is compared before and after (both after a GC). It is a test
+// rather than a benchmark so that it runs once; it is skipped in -short.
+func TestQueuedMessageOverhead(t *testing.T) {
+	if testing.Short() {
+		t.Skip("queues 1,000,000 messages")
+	}
+	const n = 1_000_000
+	body := []byte("0123456789abcdef")
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	br := expiryBench(t, n, body)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	perMsg := float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / n
+	runtime.KeepAlive(br)
+	t.Logf("engine memory per queued message (beyond its shared 16-byte body): %.1f bytes", perMsg)
+	if perMsg > 150 {
+		t.Errorf("%.1f bytes per queued message, want at most 150", perMsg)
+	}
+}
+
+// BenchmarkQueuedMessageOverhead reports the same measurement as a metric.
+func BenchmarkQueuedMessageOverhead(b *testing.B) {
+	const n = 1_000_000
+	body := []byte("0123456789abcdef")
+	var perMsg float64
+	for i := 0; i < b.N; i++ {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		br := expiryBench(b, n, body)
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		perMsg = float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / n
+		runtime.KeepAlive(br)
+	}
+	b.ReportMetric(perMsg, "bytes/msg")
+}
+
+// BenchmarkTimers measures NextDeadline and AdvanceTo with n armed timers:
+// n queues each hold one message with a TTL of n ms, published 1 ms apart,
+// so the timers fire one per millisecond in round-robin. Each iteration
+// reads the next deadline, advances to it (one message expires) and
+// publishes a replacement, re-arming that queue's timer n ms later.
+func BenchmarkTimers(b *testing.B) {
+	for _, n := range []int{1_000, 10_000, 100_000, 1_000_000} {
+		b.Run("timers="+strconv.Itoa(n), func(b *testing.B) {
+			br, ch := benchBroker(b, Config{Seed: 1})
+			names := make([]string, n)
+			events := br.DrainEvents(nil)
+			body := []byte("0123456789abcdef")
+			for i := range names {
+				names[i] = "q" + strconv.Itoa(i)
+				_, err := br.QueueDeclare(ch, QueueDeclare{Queue: names[i], Args: Table{"x-message-ttl": int64(n)}})
+				must(b, err)
+				br.AdvanceTo(Time(i))
+				must(b, br.BasicPublish(ch, BasicPublish{RoutingKey: names[i], Body: body}))
+				events = br.DrainEvents(events[:0])
+			}
+			if br.timers.Len() != n {
+				b.Fatalf("%d timers armed, want %d", br.timers.Len(), n)
+			}
+			runtime.GC()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				at, ok := br.NextDeadline()
+				if !ok {
+					b.Fatal("no deadline")
+				}
+				br.AdvanceTo(at)
+				must(b, br.BasicPublish(ch, BasicPublish{RoutingKey: names[i%n], Body: body}))
+				events = br.DrainEvents(events[:0])
+			}
+			b.StopTimer()
+			if br.timers.Len() != n {
+				b.Fatalf("%d timers armed after the run, want %d", br.timers.Len(), n)
+			}
+		})
+	}
+}
