@@ -83,7 +83,9 @@ func (b *Broker) route(x *exchange, m *Message, keys []string, out []*queue) []*
 				}
 			}
 		}
-		if !matched {
+		// ae.html: the default exchange "does not support the alternate
+		// exchange feature", even when a policy matches it (observed).
+		if !matched && cur.name != "" {
 			if ae := cur.alternate(); ae != "" {
 				if ax, ok := cur.vhost.exchanges[ae]; ok {
 					addX(ax)
