@@ -20,20 +20,47 @@ type Policy struct {
 }
 
 // policyKeys are the definition keys Warren implements, with their checks.
-// Operator policies accept only the ones marked op, as RabbitMQ's do.
+// Operator policies accept only the ones marked op, as RabbitMQ's do
+// (overflow since RabbitMQ 3.12: policies.md lists it for operator
+// policies; 3.10.8 still refused it).
+// Each names what the value must be, as rabbit_policies's validation
+// errors do: "-1 is not a valid message TTL".
 var policyKeys = map[string]struct {
 	check argCheck
 	op    bool
+	what  string
 }{
-	"message-ttl":             {checkMessageTTL, true},
-	"expires":                 {checkExpires, true},
-	"max-length":              {checkNonNegInt, true},
-	"max-length-bytes":        {checkNonNegInt, true},
-	"delivery-limit":          {checkInt, true},
-	"overflow":                {checkOverflow, false},
-	"dead-letter-exchange":    {checkLongstr, false},
-	"dead-letter-routing-key": {checkLongstr, false},
-	"alternate-exchange":      {checkLongstr, false},
+	"message-ttl":             {checkMessageTTL, true, "message TTL"},
+	"expires":                 {checkExpires, true, "queue expiry"},
+	"max-length":              {checkNonNegInt, true, "maximum length"},
+	"max-length-bytes":        {checkNonNegInt, true, "maximum length in bytes"},
+	"delivery-limit":          {checkInt, true, "delivery limit"},
+	"overflow":                {checkOverflow, true, "overflow value"},
+	"dead-letter-exchange":    {checkLongstr, false, "dead letter exchange name"},
+	"dead-letter-routing-key": {checkLongstr, false, "dead letter routing key"},
+	"alternate-exchange":      {checkLongstr, false, "alternate exchange name"},
+}
+
+// erlangTerm prints a policy value as Erlang's ~p does in RabbitMQ's
+// validation errors: strings as binaries (<<"abc">>), numbers and booleans
+// plainly.
+func erlangTerm(v any) string {
+	switch x := v.(type) {
+	case string:
+		return "<<\"" + x + "\">>"
+	case float64:
+		if x == float64(int64(x)) {
+			return fmt.Sprintf("%.1f", x)
+		}
+		return fmt.Sprint(x)
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = erlangTerm(e)
+		}
+		return "[" + strings.Join(parts, ",") + "]"
+	}
+	return FormatValue(v)
 }
 
 func (b *Broker) validatePolicy(p *Policy, operator bool) *Error {
@@ -56,24 +83,31 @@ func (b *Broker) validatePolicy(p *Policy, operator bool) *Error {
 		p.ApplyTo = "all"
 	case "queues", "exchanges", "all", "classic_queues", "quorum_queues":
 	default:
-		return bad("<<\"%s\">> is not a valid apply-to value (expected all, exchanges, queues, classic_queues or quorum_queues)", p.ApplyTo)
+		// RabbitMQ 3.10.8 (observed): "apply-to 'bogus' unrecognised;
+		// should be 'queues', 'exchanges' or 'all'", here with the values
+		// Warren knows.
+		return bad("apply-to '%s' unrecognised; should be 'queues', 'classic_queues', 'quorum_queues', 'exchanges' or 'all'", p.ApplyTo)
 	}
 	if len(p.Definition) == 0 {
 		return bad("no policy definition")
 	}
+	// Values are checked first, then unknown keys are reported together
+	// (rabbit_policy:validation0/2), in RabbitMQ's words (observed,
+	// RabbitMQ 3.10.8: "-1 is not a valid message TTL",
+	// "[{<<\"foo\">>,1}] are not recognised policy settings").
 	var unknown []string
 	for _, k := range p.Definition.Keys() {
 		spec, ok := policyKeys[k]
 		if !ok || (operator && !spec.op) {
-			unknown = append(unknown, k)
+			unknown = append(unknown, "{<<\""+k+"\">>,"+erlangTerm(p.Definition[k])+"}")
 			continue
 		}
 		if term := spec.check(p.Definition[k], p.Definition); term != "" {
-			return bad("invalid value %s for %s: %s", FormatValue(p.Definition[k]), k, term)
+			return bad("%s is not a valid %s", erlangTerm(p.Definition[k]), spec.what)
 		}
 	}
 	if len(unknown) > 0 {
-		return bad("[%s] are not recognised policy settings", strings.Join(unknown, ", "))
+		return bad("[%s] are not recognised policy settings", strings.Join(unknown, ","))
 	}
 	return nil
 }
@@ -201,11 +235,12 @@ func (v *vhost) policyFor(name string, isQueue, quorum bool) *Policy {
 }
 
 // resolveSettings combines arguments, policy and operator policy as
-// RabbitMQ does: for message-ttl, expires, max-length, max-length-bytes and
-// delivery-limit the lowest value wins; for dead-letter-exchange,
-// dead-letter-routing-key and overflow the queue argument wins over the
-// policy ("the one specified in arguments overrules the one specified in
-// policy").
+// RabbitMQ does: for message-ttl, expires, max-length and max-length-bytes
+// the lowest value wins; for dead-letter-exchange and
+// dead-letter-routing-key the queue argument wins over the policy ("the one
+// specified in arguments overrules the one specified in policy"); overflow
+// and delivery-limit have their own rules (resolveOverflow,
+// resolveDeliveryLimit).
 func (q *queue) resolveSettings() queueSettings {
 	v := q.vhost
 	pol := v.policyFor(q.name, true, q.quorum)
@@ -241,12 +276,7 @@ func (q *queue) resolveSettings() queueSettings {
 	s.maxLen = minOf("x-max-length", "max-length")
 	s.maxBytes = minOf("x-max-length-bytes", "max-length-bytes")
 	if q.quorum {
-		// RabbitMQ 4.0 made 20 the default delivery limit of quorum
-		// queues; a negative value means unlimited.
-		s.deliveryLimit = minOf("x-delivery-limit", "delivery-limit")
-		if _, set := q.args["x-delivery-limit"]; !set && (pol == nil || pol.Definition["delivery-limit"] == nil) && (op == nil || op.Definition["delivery-limit"] == nil) {
-			s.deliveryLimit = 20
-		}
+		s.deliveryLimit = q.resolveDeliveryLimit(pol, op)
 	}
 	argOrPolicy := func(arg, key string) (string, bool) {
 		if x, ok := q.args[arg].(string); ok {
@@ -259,7 +289,7 @@ func (q *queue) resolveSettings() queueSettings {
 		}
 		return "", false
 	}
-	if o, ok := argOrPolicy("x-overflow", "overflow"); ok {
+	if o, ok := q.resolveOverflow(pol, op); ok {
 		s.overflow = o
 	}
 	if q.quorum && s.overflow == OverflowRejectPublishDLX {
@@ -275,6 +305,69 @@ func (q *queue) resolveSettings() queueSettings {
 		s.maxPriority = int(n)
 	}
 	return s
+}
+
+// resolveOverflow picks the overflow mode. An operator policy's value wins
+// over a user policy's (policies.md, operator policy conflicts: overflow
+// takes the "operator policy value"). Against the x-overflow argument the
+// argument wins for a classic queue (rabbit_amqqueue_process resolves
+// overflow with res_arg; observed, RabbitMQ 3.10.8), the policy for a quorum
+// queue (policies.md: "The exception to this rule are ... (x-)overflow for
+// quorum queues where the policy takes precedence").
+func (q *queue) resolveOverflow(pol, op *Policy) (string, bool) {
+	var fromPolicy string
+	for _, p := range []*Policy{op, pol} {
+		if p == nil {
+			continue
+		}
+		if x, ok := p.Definition["overflow"].(string); ok {
+			fromPolicy = x
+			break
+		}
+	}
+	arg, hasArg := q.args["x-overflow"].(string)
+	switch {
+	case fromPolicy != "" && (q.quorum || !hasArg):
+		return fromPolicy, true
+	case hasArg:
+		return arg, true
+	}
+	return "", false
+}
+
+// resolveDeliveryLimit is a quorum queue's delivery limit: 20 unless set
+// (RabbitMQ 4.0 blog: "Quorum queues now have the delivery limit set to 20 by
+// default"). The policy value is the lower of the user and operator
+// policies' (rabbit_policies:merge_policy_value); against the argument the
+// lower wins too, except that a negative value, meaning unlimited, loses to
+// a limit (rabbit_quorum_queue:resolve_delivery_limit/2 takes the max when
+// either is negative).
+func (q *queue) resolveDeliveryLimit(pol, op *Policy) int64 {
+	var pv int64
+	hasPolicy := false
+	for _, p := range []*Policy{pol, op} {
+		if p == nil {
+			continue
+		}
+		if n, ok := asInt64(p.Definition["delivery-limit"]); ok {
+			if !hasPolicy || n < pv {
+				pv = n
+			}
+			hasPolicy = true
+		}
+	}
+	av, hasArg := asInt64(q.args["x-delivery-limit"])
+	switch {
+	case hasPolicy && hasArg && (pv < 0 || av < 0):
+		return max(pv, av)
+	case hasPolicy && hasArg:
+		return min(pv, av)
+	case hasPolicy:
+		return pv
+	case hasArg:
+		return av
+	}
+	return 20
 }
 
 // reapplyPolicies recomputes every queue's settings after a policy change

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"warren/engine"
@@ -32,7 +33,7 @@ import (
 //   - the same seed gives the same event stream.
 //
 // A failure names the seed and step; rerun one seed with
-// -run 'TestProperties/seed=N'.
+// -run 'TestProperties/seeds/seed=N$'.
 func TestProperties(t *testing.T) {
 	seeds, steps := 200, 2000
 	if testing.Short() {
@@ -43,18 +44,56 @@ func TestProperties(t *testing.T) {
 		// covers the full count.
 		seeds, steps = seeds/4, steps/2
 	}
-	for seed := 1; seed <= seeds; seed++ {
-		t.Run("seed="+strconv.Itoa(seed), func(t *testing.T) {
-			t.Parallel()
-			runProperties(t, uint64(seed), steps)
-		})
+	var tally eventTally
+	t.Run("seeds", func(t *testing.T) {
+		for seed := 1; seed <= seeds; seed++ {
+			t.Run("seed="+strconv.Itoa(seed), func(t *testing.T) {
+				t.Parallel()
+				runProperties(t, uint64(seed), steps, &tally)
+			})
+		}
+	})
+	// A generator that stops reaching a rule would let the invariants pass
+	// vacuously; every copy-ending event must have been seen.
+	if !testing.Short() && !t.Failed() && tally.runs == seeds {
+		for _, k := range []engine.EventKind{engine.EvDelivered, engine.EvAcked, engine.EvRequeued, engine.EvRejected,
+			engine.EvExpired, engine.EvOverflowed, engine.EvDeliveryLimited, engine.EvPurged, engine.EvDiscarded,
+			engine.EvDeadLettered, engine.EvConfirmed, engine.EvNacked, engine.EvTxCommitted, engine.EvTxRolledBack, engine.EvDelayed} {
+			if tally.count(k) == 0 {
+				t.Errorf("no %s event in %d seeds × %d steps", k, seeds, steps)
+			}
+		}
 	}
+}
+
+// eventTally counts events by kind across the parallel seeds.
+type eventTally struct {
+	mu   sync.Mutex
+	n    [64]int
+	runs int // seeds run to the end
+}
+
+func (c *eventTally) add(events []engine.Event, last bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if last {
+		c.runs++
+	}
+	for _, e := range events {
+		c.n[int(e.Kind)%len(c.n)]++
+	}
+}
+
+func (c *eventTally) count(k engine.EventKind) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[int(k)%len(c.n)]
 }
 
 // runProperties runs one seed. Two brokers built from the same config get
 // every command in lockstep; their event streams must be identical, which
 // checks determinism step by step. The model checks the first one.
-func runProperties(t *testing.T, seed uint64, steps int) {
+func runProperties(t *testing.T, seed uint64, steps int, tally *eventTally) {
 	r := rand.New(rand.NewPCG(seed, 0x5eed))
 	timeouts := []int64{0, -1, 5000}
 	cfg := engine.Config{Seed: seed, ConsumerTimeoutMs: timeouts[r.IntN(len(timeouts))]}
@@ -90,6 +129,7 @@ func runProperties(t *testing.T, seed uint64, steps int) {
 		if n := w.b.PendingEvents(); n != 0 {
 			t.Fatalf("seed %d step %d: %d events pending after a drain", seed, step, n)
 		}
+		tally.add(events, step == steps)
 		w.post = w.b.Snapshot()
 		w.m.applyAll(w, events)
 		w.m.afterStep(w)
