@@ -38,14 +38,17 @@ type Broker struct {
 	cfg    Config
 	now    Time
 	rng    uint64
-	events []Event
+	events eventLog
 
-	vhosts  map[string]*vhost
-	conns   map[ConnID]*connection
-	chans   map[ChannelID]*channel
-	timers  deadline.Heap[timerRef]
-	nextCon ConnID
-	nextMsg uint64
+	vhosts map[string]*vhost
+	conns  map[ConnID]*connection
+	chans  map[ChannelID]*channel
+	// lastChan is the channel the last command named: a driver usually
+	// sends runs of commands on one channel, and this saves the map lookup.
+	lastChan *channel
+	timers   deadline.Heap[timerRef]
+	nextCon  ConnID
+	nextMsg  uint64
 
 	pendingDL   []pendingDeadLetter
 	consumerSeq uint64
@@ -77,7 +80,7 @@ func New(cfg Config) *Broker {
 		chans:  map[ChannelID]*channel{},
 	}
 	b.addVhost("/")
-	b.events = b.events[:0]
+	b.events = eventLog{}
 	return b
 }
 
@@ -87,19 +90,14 @@ func (b *Broker) Now() Time { return b.now }
 // DrainEvents appends the pending events to dst, clears them and returns
 // the extended slice. Passing the previous slice re-sliced to zero length
 // reuses its memory.
-func (b *Broker) DrainEvents(dst []Event) []Event {
-	dst = append(dst, b.events...)
-	clear(b.events)
-	b.events = b.events[:0]
-	return dst
-}
+func (b *Broker) DrainEvents(dst []Event) []Event { return b.events.drain(dst) }
 
 // PendingEvents returns the number of undrained events.
-func (b *Broker) PendingEvents() int { return len(b.events) }
+func (b *Broker) PendingEvents() int { return b.events.len() }
 
 func (b *Broker) emit(e Event) {
 	e.Time = b.now
-	b.events = append(b.events, e)
+	b.events.add(e)
 }
 
 // random returns the next value of a splitmix64 sequence seeded by

@@ -20,6 +20,9 @@ type channel struct {
 	unacked     []delivery
 	unackedHead int
 	unackedLive int
+	// one is what collect returns for a single tag, so that acknowledging
+	// one delivery does not allocate; trim clears it.
+	one [1]*delivery
 
 	lastQueue string // AMQP default queue: the last one declared on this channel
 
@@ -154,7 +157,8 @@ func (ch *channel) collect(tag uint64, multiple bool, m Method) ([]*delivery, *E
 	if d == nil {
 		return nil, channelErr(PreconditionFailed, m, "unknown delivery tag %d", tag)
 	}
-	return []*delivery{d}, nil
+	ch.one[0] = d
+	return ch.one[:], nil
 }
 
 // settle removes a delivery from the unacked set and updates the counters
@@ -176,6 +180,7 @@ func (ch *channel) settle(d *delivery) delivery {
 // called only after a batch of settles, never during one, because settle's
 // callers hold pointers into the list.
 func (ch *channel) trim() {
+	ch.one[0] = nil
 	for ch.unackedHead < len(ch.unacked) && ch.unacked[ch.unackedHead].done {
 		ch.unackedHead++
 	}
@@ -214,19 +219,47 @@ func (ch *channel) rejectOne(d *delivery, requeue bool) {
 func (ch *channel) afterSettle(queues []*queue) {
 	ch.trim()
 	ch.armAckTimer()
-	seen := map[*queue]bool{}
+	var seen queueSet
 	for _, q := range queues {
-		if !seen[q] && !q.deleted {
-			seen[q] = true
+		if !q.deleted && seen.add(q) {
 			q.dispatch()
 		}
 	}
 	for _, c := range ch.consumerOrder {
-		if !seen[c.q] && !c.q.deleted {
-			seen[c.q] = true
+		if !c.q.deleted && seen.add(c.q) {
 			c.q.dispatch()
 		}
 	}
+}
+
+// queueSet is a set of queues that needs no map for the usual one or two:
+// it is built on every acknowledgement.
+type queueSet struct {
+	few  [4]*queue
+	n    int
+	many map[*queue]bool
+}
+
+// add adds q and reports whether it was not there yet.
+func (s *queueSet) add(q *queue) bool {
+	for _, o := range s.few[:s.n] {
+		if o == q {
+			return false
+		}
+	}
+	if s.n < len(s.few) {
+		s.few[s.n] = q
+		s.n++
+		return true
+	}
+	if s.many[q] {
+		return false
+	}
+	if s.many == nil {
+		s.many = map[*queue]bool{}
+	}
+	s.many[q] = true
+	return true
 }
 
 // close closes the channel: consumers are cancelled and unacked deliveries

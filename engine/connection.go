@@ -97,6 +97,9 @@ func (b *Broker) CloseChannel(id ChannelID) {
 // channelFor finds an open channel; a command on a channel that is not open
 // is the 504 CHANNEL_ERROR connection exception.
 func (b *Broker) channelFor(id ChannelID, m Method) (*channel, *Error) {
+	if ch := b.lastChan; ch != nil && ch.id == id && !ch.closed {
+		return ch, nil
+	}
 	ch, ok := b.chans[id]
 	if !ok {
 		if c, ok := b.conns[id.Conn]; ok {
@@ -105,6 +108,7 @@ func (b *Broker) channelFor(id ChannelID, m Method) (*channel, *Error) {
 		}
 		return nil, connectionErr(ChannelError, m, "expected 'channel.open'")
 	}
+	b.lastChan = ch
 	return ch, nil
 }
 

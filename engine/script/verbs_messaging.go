@@ -19,7 +19,7 @@ func init() {
 		usage: "consume QUEUE [tag=TAG] [no-ack] [exclusive] [priority=N] [prefetch=N]", run: runConsume,
 	})
 	register(&verbSpec{name: "cancel", minArgs: 1, maxArgs: 1, usage: "cancel CONSUMER-TAG", run: runCancel})
-	register(&verbSpec{name: "qos", minArgs: 1, maxArgs: 1, flags: []string{"global"}, usage: "qos PREFETCH-COUNT [global]", run: runQos})
+	register(&verbSpec{name: "qos", minArgs: 1, maxArgs: 1, flags: []string{"global"}, opts: []string{"size"}, usage: "qos PREFETCH-COUNT [global] [size=PREFETCH-SIZE]", run: runQos})
 	register(&verbSpec{name: "get", minArgs: 1, maxArgs: 1, flags: []string{"no-ack"}, usage: "get QUEUE [no-ack]", run: runGet})
 	register(&verbSpec{name: "ack", minArgs: 1, maxArgs: 1, flags: []string{"multiple"}, usage: "ack TAG|last|all [multiple]", run: runAck})
 	register(&verbSpec{name: "nack", minArgs: 1, maxArgs: 1, flags: []string{"multiple"}, opts: []string{"requeue"}, usage: "nack TAG|last|all [multiple] [requeue=false]", run: runNack})
@@ -191,7 +191,13 @@ func runQos(r *Runner, c *Command) error {
 	if err != nil || n < 0 || n > 65535 {
 		return fmt.Errorf("prefetch count must be 0..65535, got %q", c.Args[0])
 	}
-	return r.B.BasicQos(id, engine.BasicQos{PrefetchCount: uint16(n), Global: c.Flags["global"]})
+	var size uint64
+	if v, ok := c.Opt("size"); ok {
+		if size, err = strconv.ParseUint(v, 10, 32); err != nil {
+			return fmt.Errorf("prefetch size must be 0..4294967295, got %q", v)
+		}
+	}
+	return r.B.BasicQos(id, engine.BasicQos{PrefetchSize: uint32(size), PrefetchCount: uint16(n), Global: c.Flags["global"]})
 }
 
 func runGet(r *Runner, c *Command) error {
