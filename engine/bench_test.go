@@ -112,7 +112,7 @@ func topicBench(tb testing.TB) (*Broker, ChannelID, []string) {
 func BenchmarkTopicRoute(b *testing.B) {
 	br, _, keys := topicBench(b)
 	x := br.vhosts["/"].exchanges["t"]
-	msg := &Message{Exchange: "t", ttlMs: -1}
+	msg := &Message{Exchange: "t"}
 	out := make([]*queue, 0, 4)
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -89,7 +89,9 @@ func (b *Broker) Now() Time { return b.now }
 
 // DrainEvents appends the pending events to dst, clears them and returns
 // the extended slice. Passing the previous slice re-sliced to zero length
-// reuses its memory.
+// reuses its memory: the engine may then return its own buffer and keep
+// dst's to fill next, so the events are not copied. Either way the returned
+// slice is the caller's until it is passed back.
 func (b *Broker) DrainEvents(dst []Event) []Event { return b.events.drain(dst) }
 
 // PendingEvents returns the number of undrained events.
@@ -197,7 +199,7 @@ func (b *Broker) Step() (Time, bool) {
 func (b *Broker) fire(r timerRef) {
 	switch r.kind {
 	case timerQueueExpiry:
-		r.q.expire(true)
+		r.q.expireDue()
 		r.q.dispatch()
 		b.flush()
 	case timerQueueLease:

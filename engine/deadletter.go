@@ -99,7 +99,7 @@ func (b *Broker) deadLetterCopy(p pendingDeadLetter) *Message {
 	m := p.msg
 	blk := &deadLetterBlock{}
 	nm := &blk.msg
-	*nm = Message{ID: b.newMsgID(), Exchange: p.dlx, RoutingKey: m.RoutingKey, Body: m.Body, ttlMs: -1, extra: &blk.extra}
+	*nm = Message{ID: b.newMsgID(), Exchange: p.dlx, RoutingKey: m.RoutingKey, Body: m.Body, extra: &blk.extra}
 	props := &blk.props
 	if m.Props != nil {
 		*props = *m.Props

@@ -31,9 +31,18 @@ type Message struct {
 	RoutingKey string
 	Props      *Properties // nil when the publisher set none
 	Body       []byte
-	// ttlMs is the per-message TTL parsed from Props.Expiration, or -1.
-	ttlMs int64
-	extra *msgExtra
+	extra      *msgExtra
+}
+
+// ttlMs returns the per-message TTL from the expiration property, or -1.
+// It is parsed when needed rather than stored, which keeps Message in a
+// smaller allocation size class; BasicPublish validated the property.
+func (m *Message) ttlMs() int64 {
+	if m.Props == nil || m.Props.Expiration == "" {
+		return -1
+	}
+	ttl, _ := parseExpiration(m.Props.Expiration)
+	return ttl
 }
 
 // msgExtra holds what only some messages have.

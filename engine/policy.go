@@ -382,16 +382,18 @@ func (v *vhost) reapplyPolicies() {
 		if old.policy != q.set.policy || old.opPolicy != q.set.opPolicy {
 			v.b.emit(Event{Kind: EvQueuePolicyChanged, Vhost: v.name, Queue: q.name, Name: q.set.policy, Text: opPolicyText(q.set.opPolicy)})
 		}
-		if old.ttlMs != q.set.ttlMs {
-			// A copy's expiry is fixed when it is enqueued, so a new
-			// message TTL applies only to messages enqueued from now on
-			// (observed, RabbitMQ 3.10.8: a policy TTL does not expire
-			// messages already queued, and a message enqueued under a
-			// policy TTL still expires after the policy is cleared).
-			// RabbitMQ does drop expired messages at the head on any
-			// policy change.
-			q.expireDue()
-		}
+		// The TTL documentation has a section "Per-message TTL Applied
+		// Retroactively (to an Existing Queue)": queues that got a TTL
+		// while holding messages "will discard the messages when specific
+		// events occur", and classic queues dead-letter expired messages
+		// "when the queue is notified of a policy change that affects it".
+		// Warren follows the documentation: a lower TTL re-times queued
+		// messages from their enqueue time and expired ones at the head go
+		// at once. (Observed RabbitMQ 3.10.8 differs: it keeps each
+		// message's expiry as computed at enqueue; see message_ttl.txt.)
+		// Every policy change re-times, so messages that were unacked at
+		// the last change catch up.
+		q.retime()
 		if old.expiresMs != q.set.expiresMs {
 			q.touchLease()
 		}

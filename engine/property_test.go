@@ -1251,8 +1251,10 @@ func expiryOf(c *msgCopy, queueTTLMs int64) engine.Time {
 	return c.enqueuedAt + engine.Time(ttl)
 }
 
-// retime applies a policy change. A copy's expiry is fixed when it is
-// enqueued; a quorum copy's delivery limit may rise.
+// retime applies a policy change. A lower message TTL applies to ready
+// copies retroactively, from their enqueue time (ttl.md, "Per-message TTL
+// Applied Retroactively"); an expiry never moves later. A quorum copy's
+// delivery limit may rise.
 func (m *model) retime(w *world, vhost string) {
 	for k, cs := range m.copies {
 		if k.vhost != vhost {
@@ -1266,6 +1268,15 @@ func (m *model) retime(w *world, vhost string) {
 			}
 			if l := qv.Effective.DeliveryLimit; c.maxLimit >= 0 && (l < 0 || l > c.maxLimit) {
 				c.maxLimit = l
+			}
+			if c.ready {
+				at := expiryOf(c, qv.Effective.MessageTTLMs)
+				if c.quorum && at == c.enqueuedAt {
+					at++
+				}
+				if at < c.expiresAt {
+					c.expiresAt = at
+				}
 			}
 		}
 	}
@@ -1441,9 +1452,9 @@ func (m *model) afterStep(w *world) {
 					m.fail("queue %s: message %d redelivered=%t, model %t", q.Name, r.Msg.ID, r.Redelivered, c.redelivered)
 				}
 				if w.advanced {
-					// After AdvanceTo every due timer has fired: a classic
-					// queue's head and every quorum copy are live.
-					if (q.Type == "quorum" || j == 0) && r.ExpiresAt <= now {
+					// After AdvanceTo every due timer has fired: the head
+					// of a classic or quorum queue is live.
+					if j == 0 && r.ExpiresAt <= now {
 						m.fail("queue %s: message %d expired at %d but still ready at %d", q.Name, r.Msg.ID, r.ExpiresAt, now)
 					}
 				}

@@ -59,17 +59,15 @@ func (b *Broker) BasicPublish(id ChannelID, p BasicPublish) error {
 // parse_expiration), CC and BCC must be arrays, and BCC is removed so that
 // no consumer ever sees it.
 func (b *Broker) newMessage(p BasicPublish) (*Message, *Error) {
-	msg := &Message{Exchange: p.Exchange, RoutingKey: p.RoutingKey, Props: p.Props, Body: p.Body, ttlMs: -1}
+	msg := &Message{Exchange: p.Exchange, RoutingKey: p.RoutingKey, Props: p.Props, Body: p.Body}
 	if p.Props == nil {
 		msg.ID = b.newMsgID()
 		return msg, nil
 	}
 	if p.Props.Expiration != "" {
-		ttl, term := parseExpiration(p.Props.Expiration)
-		if term != "" {
+		if _, term := parseExpiration(p.Props.Expiration); term != "" {
 			return nil, channelErr(PreconditionFailed, MethodBasicPublish, "invalid expiration '%s': %s", p.Props.Expiration, term)
 		}
-		msg.ttlMs = ttl
 	}
 	var extra []string
 	for _, h := range []string{"CC", "BCC"} {

@@ -37,11 +37,6 @@ func (q *queue) offer(m *Message) bool {
 		}
 	}
 	q.ready.push(e)
-	if q.quorum && e.expiresAt != Never && (!q.expiryTimer.Armed() || Time(q.expiryTimer.At) > e.expiresAt) {
-		// A quorum queue expires messages wherever they are, so its timer
-		// must know about every new expiry, not only the head's.
-		b.timers.Reset(&q.expiryTimer, int64(e.expiresAt))
-	}
 	q.dropHeadOverflow()
 	q.expireDue()
 	return true
@@ -51,8 +46,8 @@ func (q *queue) offer(m *Message) bool {
 // and the message's own expiration.
 func (q *queue) expiryFor(m *Message, now Time) Time {
 	ttl := q.set.ttlMs
-	if m.ttlMs >= 0 && (ttl < 0 || m.ttlMs < ttl) {
-		ttl = m.ttlMs
+	if msgTTL := m.ttlMs(); msgTTL >= 0 && (ttl < 0 || msgTTL < ttl) {
+		ttl = msgTTL
 	}
 	if ttl < 0 {
 		return Never

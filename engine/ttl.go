@@ -11,8 +11,9 @@ package engine
 // higher priority ones" (priority.html; observed: RabbitMQ 3.10.8,
 // /work/probe-dl d6).
 //
-// Quorum queues remove expired messages wherever they are (Warren follows
-// the current documentation here; see the quorum scenario tests).
+// Quorum queues behave the same: "Quorum queues dead letter expired messages
+// when they reach the head of the queue" (ttl.html, Per-Message TTL and Dead
+// Lettering; observed likewise on RabbitMQ 3.10.8).
 
 // headExpired reports whether the next message to deliver has expired.
 func (q *queue) headExpired() bool {
@@ -20,39 +21,17 @@ func (q *queue) headExpired() bool {
 	return e != nil && e.expiresAt <= q.vhost.b.now
 }
 
-// expireDue removes every message whose expiry has come: at the head of a
-// classic queue, anywhere in a quorum queue. Each is dead-lettered with
-// reason expired (or just ends, without a DLX).
-func (q *queue) expireDue() { q.expire(false) }
-
-// expire does expireDue's work. A quorum queue scans all its messages only
-// when its timer is due or has just fired (force).
-func (q *queue) expire(force bool) {
-	b := q.vhost.b
-	now := b.now
-	if q.quorum {
-		if !force && (!q.expiryTimer.Armed() || Time(q.expiryTimer.At) > now) {
-			return
+// expireDue removes the expired messages at the head of the queue, one
+// after another until the head is live. Each is dead-lettered with reason
+// expired (or just ends, without a DLX).
+func (q *queue) expireDue() {
+	now := q.vhost.b.now
+	for {
+		e := q.ready.head()
+		if e == nil || e.expiresAt > now {
+			break
 		}
-		var dead []*Message
-		q.ready.filter(func(e *entry) bool {
-			if e.expiresAt <= now {
-				dead = append(dead, e.msg)
-				return false
-			}
-			return true
-		})
-		for _, m := range dead {
-			q.expired(m)
-		}
-	} else {
-		for {
-			e := q.ready.head()
-			if e == nil || e.expiresAt > now {
-				break
-			}
-			q.expired(q.ready.pop().msg)
-		}
+		q.expired(q.ready.pop().msg)
 	}
 	q.rearmExpiry()
 }
@@ -64,15 +43,6 @@ func (q *queue) expired(m *Message) {
 
 // nextExpiring returns the entry whose expiry the queue's timer waits for.
 func (q *queue) nextExpiring() *entry {
-	var best *entry
-	if q.quorum {
-		q.ready.each(func(e *entry) {
-			if e.expiresAt != Never && (best == nil || e.expiresAt < best.expiresAt) {
-				best = e
-			}
-		})
-		return best
-	}
 	if e := q.ready.head(); e != nil && e.expiresAt != Never {
 		return e
 	}
@@ -90,4 +60,19 @@ func (q *queue) rearmExpiry() {
 	if !q.expiryTimer.Armed() || Time(q.expiryTimer.At) != e.expiresAt {
 		b.timers.Reset(&q.expiryTimer, int64(e.expiresAt))
 	}
+}
+
+// retime applies a changed message TTL to the messages already queued,
+// counting from when each was enqueued, then expires what is due at the
+// head. A TTL only ever brings an expiry forward: the documentation says a
+// TTL applied to an existing queue discards its messages, and observed
+// RabbitMQ keeps the expiry a message got on arrival when the TTL is later
+// raised or removed.
+func (q *queue) retime() {
+	q.ready.each(func(e *entry) {
+		if at := q.expiryFor(e.msg, e.enqueuedAt); at < e.expiresAt {
+			e.expiresAt = at
+		}
+	})
+	q.expireDue()
 }

@@ -1,0 +1,71 @@
+package engine
+
+import "testing"
+
+// TestEventLogDrain checks that draining hands every event over once, in
+// order, whatever slice the caller passes, and that the log keeps no
+// drained message alive beyond the slice it is about to fill.
+func TestEventLogDrain(t *testing.T) {
+	var l eventLog
+	next := uint64(0)
+	emit := func(n int) {
+		for range n {
+			next++
+			l.add(Event{Kind: EvEnqueued, MsgID: next, Msg: &Message{ID: next}})
+		}
+	}
+	seen := uint64(0)
+	check := func(out []Event, from int) {
+		t.Helper()
+		for _, e := range out[from:] {
+			seen++
+			if e.MsgID != seen || e.Msg == nil || e.Msg.ID != seen {
+				t.Fatalf("got event for message %d (msg %v), want %d", e.MsgID, e.Msg, seen)
+			}
+		}
+		if seen != next {
+			t.Fatalf("drained up to message %d, emitted %d", seen, next)
+		}
+		if l.len() != 0 {
+			t.Fatalf("%d events left after a drain", l.len())
+		}
+		// Whatever the log's slice holds beyond what it has been given
+		// back must be cleared, and nothing it holds may be pending.
+		live := l.cur[:cap(l.cur)]
+		for i := max(l.stale, len(l.cur)); i < len(live); i++ {
+			if live[i].Msg != nil {
+				t.Fatalf("slot %d of the log's slice still holds message %d", i, live[i].Msg.ID)
+			}
+		}
+	}
+
+	var events []Event
+	for round, n := range []int{3, 3, 1, 10, 0, 2, 3*eventChunk + 5, 4, 4, 1, 0, 7} {
+		emit(n)
+		events = l.drain(events[:0])
+		check(events, 0)
+		if len(events) != n {
+			t.Fatalf("round %d: drained %d events, want %d", round, len(events), n)
+		}
+	}
+
+	// A caller that keeps what it has and appends gets a copy.
+	emit(5)
+	kept := append([]Event(nil), Event{Kind: EvNone})
+	kept = l.drain(kept)
+	check(kept, 1)
+
+	// A caller passing nil, or an older slice the log owns again, still
+	// gets every event once.
+	emit(3)
+	old := l.drain(nil)
+	check(old, 0)
+	emit(2)
+	newer := l.drain(old[:0])
+	check(newer, 0)
+	emit(4)
+	again := l.drain(old[:0]) // old's array is the log's own now
+	check(again, 0)
+	emit(1)
+	check(l.drain(nil), 0)
+}
