@@ -3,7 +3,7 @@ GO ?= go
 GOROOT := $(shell $(GO) env GOROOT)
 WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
 
-.PHONY: run test fmt-check vet unit wasm-test bench build
+.PHONY: run test fmt-check vet unit wasm-test node bench build
 
 run:
 	$(GO) run ./server/cmd/warren console
@@ -27,9 +27,12 @@ unit:
 
 # The engine's tests again, compiled to WebAssembly and run under Node, so
 # that anything breaking the browser build or its determinism fails here.
-wasm-test:
-	@command -v node >/dev/null || { echo "node is required for the wasm tests (apt-get install nodejs)"; exit 1; }
+wasm-test: node
 	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$(WASM_EXEC)" ./engine/...
+
+# node runs the WebAssembly tests; install it from Debian if it is missing.
+node:
+	@command -v node >/dev/null || { apt-get update -qq && apt-get install -y -qq nodejs; }
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./engine/...
