@@ -50,8 +50,14 @@ type Broker struct {
 	nextCon  ConnID
 	nextMsg  uint64
 
-	pendingDL   []pendingDeadLetter
-	consumerSeq uint64
+	pendingDL []pendingDeadLetter
+	// lastDLSource is shared by consecutive deaths from the same queue.
+	lastDLSource *deadLetterSource
+	// lastDeath is the last death history built, shared by the next
+	// dead-lettered message that would get an identical one.
+	lastDeath    *msgExtra
+	lastDeathKey deathKey
+	consumerSeq  uint64
 
 	// Routing scratch space, reused so that routing does not allocate.
 	routeGen     uint64
@@ -100,6 +106,16 @@ func (b *Broker) PendingEvents() int { return b.events.len() }
 func (b *Broker) emit(e Event) {
 	e.Time = b.now
 	b.events.add(e)
+}
+
+// emitted appends an event of kind k at the current time and returns it, to
+// be filled in before anything else is emitted. The per-message paths use
+// it rather than emit: an Event is large, and filling it in place saves
+// building it and copying it twice.
+func (b *Broker) emitted(k EventKind) *Event {
+	e := b.events.next()
+	e.Kind, e.Time = k, b.now
+	return e
 }
 
 // random returns the next value of a splitmix64 sequence seeded by

@@ -23,6 +23,9 @@ type channel struct {
 	// one is what collect returns for a single tag, so that acknowledging
 	// one delivery does not allocate; trim clears it.
 	one [1]*delivery
+	// pubX is the exchange last published to: publishers mostly publish to
+	// one exchange, and this saves looking its name up every message.
+	pubX *exchange
 
 	lastQueue string // AMQP default queue: the last one declared on this channel
 
@@ -63,12 +66,13 @@ func (ch *channel) deliver(q *queue, e entry, c *consumer, noAck bool) uint64 {
 	if c != nil {
 		ctag = c.tag
 	}
-	ev := Event{Kind: EvDelivered, Vhost: q.vhost.name, Channel: ch.id, Queue: q.name, Msg: e.msg, MsgID: e.msg.ID,
-		ConsumerTag: ctag, DeliveryTag: tag, Redelivered: e.redelivered, NoAck: noAck, Exchange: e.msg.Exchange, RoutingKey: e.msg.RoutingKey}
+	ev := ch.b.emitted(EvDelivered)
+	ev.Vhost, ev.Channel, ev.Queue, ev.Msg, ev.MsgID = q.vhost.name, ch.id, q.name, e.msg, e.msg.ID
+	ev.ConsumerTag, ev.DeliveryTag, ev.Redelivered, ev.NoAck = ctag, tag, e.redelivered, noAck
+	ev.Exchange, ev.RoutingKey = e.msg.Exchange, e.msg.RoutingKey
 	if c == nil {
 		ev.Count = q.ready.len()
 	}
-	ch.b.emit(ev)
 	if noAck {
 		return tag
 	}
@@ -122,6 +126,9 @@ func (ch *channel) ackTimedOut() {
 // find returns the live unacked delivery with this tag, or nil.
 func (ch *channel) find(tag uint64) *delivery {
 	live := ch.unacked[ch.unackedHead:]
+	if len(live) > 0 && live[0].tag == tag && !live[0].done {
+		return &live[0] // the oldest delivery: the usual case
+	}
 	i := sort.Search(len(live), func(i int) bool { return live[i].tag >= tag })
 	if i < len(live) && live[i].tag == tag && !live[i].done {
 		return &live[i]
@@ -199,7 +206,9 @@ func (ch *channel) trim() {
 // ackOne acknowledges a delivery: the message copy ends.
 func (ch *channel) ackOne(d *delivery) {
 	v := ch.settle(d)
-	ch.b.emit(Event{Kind: EvAcked, Vhost: v.q.vhost.name, Channel: ch.id, Queue: v.q.name, MsgID: v.e.msg.ID, Msg: v.e.msg, DeliveryTag: v.tag, ConsumerTag: v.ctag})
+	ev := ch.b.emitted(EvAcked)
+	ev.Vhost, ev.Channel, ev.Queue, ev.MsgID, ev.Msg = v.q.vhost.name, ch.id, v.q.name, v.e.msg.ID, v.e.msg
+	ev.DeliveryTag, ev.ConsumerTag = v.tag, v.ctag
 }
 
 // rejectOne handles nack/reject of one delivery: requeue it, or dead-letter

@@ -11,13 +11,20 @@ package engine
 
 // pendingDeadLetter is a death waiting to be republished.
 type pendingDeadLetter struct {
+	*deadLetterSource
+	msg    *Message
+	reason string
+}
+
+// deadLetterSource is where a death happened and where it goes, as the
+// queue's settings said at the time. Deaths in a burst (a million messages
+// expiring at once) share one, which keeps the pending list small.
+type deadLetterSource struct {
 	vhost   *vhost
 	queue   string
 	dlx     string
 	dlrk    string
 	hasDLRK bool
-	msg     *Message
-	reason  string
 }
 
 // deadLetter records that m died in q for reason. Without a dead-letter
@@ -27,9 +34,12 @@ func (q *queue) deadLetter(m *Message, reason string) {
 		return
 	}
 	b := q.vhost.b
-	b.pendingDL = append(b.pendingDL, pendingDeadLetter{
-		vhost: q.vhost, queue: q.name, dlx: q.set.dlx, dlrk: q.set.dlrk, hasDLRK: q.set.hasDLRK, msg: m, reason: reason,
-	})
+	src := deadLetterSource{vhost: q.vhost, queue: q.name, dlx: q.set.dlx, dlrk: q.set.dlrk, hasDLRK: q.set.hasDLRK}
+	if b.lastDLSource == nil || *b.lastDLSource != src {
+		b.lastDLSource = new(deadLetterSource)
+		*b.lastDLSource = src
+	}
+	b.pendingDL = append(b.pendingDL, pendingDeadLetter{deadLetterSource: b.lastDLSource, msg: m, reason: reason})
 }
 
 // flush republishes pending dead letters, including those their own routing
@@ -56,8 +66,9 @@ func (b *Broker) republishDead(p pendingDeadLetter) {
 		return
 	}
 	nm := b.deadLetterCopy(p)
-	b.emit(Event{Kind: EvDeadLettered, Vhost: v.name, Queue: p.queue, MsgID: p.msg.ID, NewMsgID: nm.ID, Msg: nm,
-		Exchange: x.name, RoutingKey: nm.RoutingKey, Reason: p.reason})
+	ev := b.emitted(EvDeadLettered)
+	ev.Vhost, ev.Queue, ev.MsgID, ev.NewMsgID, ev.Msg = v.name, p.queue, p.msg.ID, nm.ID, nm
+	ev.Exchange, ev.RoutingKey, ev.Reason = x.name, nm.RoutingKey, p.reason
 	delayed := b.delayedCount
 	targets := b.route(x, nm, nm.RoutingKeys(), b.queueScratch[:0])
 	b.queueScratch = targets[:0]
@@ -97,12 +108,10 @@ func isCycle(queue string, deaths []Death) bool {
 // and the death recorded in x-death.
 func (b *Broker) deadLetterCopy(p pendingDeadLetter) *Message {
 	m := p.msg
-	blk := &deadLetterBlock{}
-	nm := &blk.msg
-	*nm = Message{ID: b.newMsgID(), Exchange: p.dlx, RoutingKey: m.RoutingKey, Body: m.Body, extra: &blk.extra}
-	props := &blk.props
+	nm := &Message{ID: b.newMsgID(), Exchange: p.dlx, RoutingKey: m.RoutingKey, Body: m.Body}
+	var props Properties
 	if m.Props != nil {
-		*props = *m.Props
+		props = *m.Props
 	}
 	props.Expiration = ""
 	var headers Table
@@ -112,12 +121,6 @@ func (b *Broker) deadLetterCopy(p pendingDeadLetter) *Message {
 			headers[k] = v
 		}
 	}
-	old := m.extra
-	var oldDeaths []Death
-	if old != nil && len(old.deaths) > 0 {
-		oldDeaths = old.deaths
-		nm.extra.firstQueue, nm.extra.firstReason, nm.extra.firstExchange = old.firstQueue, old.firstReason, old.firstExchange
-	}
 	// An x-death header a client (re-)published is not history: "RabbitMQ
 	// 4.x will not interpret this x-death header anymore when clients
 	// (re-)publish a message" (4.0.1 release notes; 3.x counted on from
@@ -126,18 +129,63 @@ func (b *Broker) deadLetterCopy(p pendingDeadLetter) *Message {
 		"x-last-death-queue", "x-last-death-reason", "x-last-death-exchange"} {
 		delete(headers, k)
 	}
+	nm.extra = b.deathHistory(p, headers)
+	if p.hasDLRK {
+		nm.RoutingKey = p.dlrk
+		delete(headers, "CC")
+	}
+	if len(headers) == 0 {
+		headers = nil
+	}
+	props.Headers = headers
+	if m.Props != nil || headers != nil {
+		nm.Props = new(Properties)
+		*nm.Props = props
+	}
+	return nm
+}
+
+// deathKey is everything a dead-lettered message's history depends on
+// besides CC keys.
+type deathKey struct {
+	old                                             *msgExtra
+	queue, reason, exchange, routingKey, expiration string
+	timeSec                                         Timestamp
+	hasDLRK                                         bool
+}
+
+// deathHistory returns the dead-lettered copy of p.msg's extra data: its
+// x-death history with this death recorded, and its CC keys unless
+// x-dead-letter-routing-key replaces them. A burst of deaths (a million
+// messages expiring together) records the same history again and again,
+// so the last one is shared when it would be built identically: messages
+// never change after routing.
+func (b *Broker) deathHistory(p pendingDeadLetter, headers Table) *msgExtra {
+	m := p.msg
+	key := deathKey{old: m.extra, queue: p.queue, reason: p.reason, exchange: m.Exchange, routingKey: m.RoutingKey,
+		expiration: m.Expiration(), timeSec: Timestamp(int64(b.now) / 1000), hasDLRK: p.hasDLRK}
+	cc, hasCC := headers["CC"].([]any)
+	if !hasCC && b.lastDeath != nil && b.lastDeathKey == key {
+		return b.lastDeath
+	}
+	blk := &deathBlock{}
+	extra := &blk.extra
+	old := m.extra
+	var oldDeaths []Death
+	if old != nil && len(old.deaths) > 0 {
+		oldDeaths = old.deaths
+		extra.firstQueue, extra.firstReason, extra.firstExchange = old.firstQueue, old.firstReason, old.firstExchange
+	}
 	// routing-keys: "the routing keys (including CC keys but excluding BCC
 	// ones) the message was published with".
 	rks := append(blk.keys[:0:1], m.RoutingKey)
-	if cc, ok := headers["CC"].([]any); ok {
-		for _, k := range cc {
-			if s, ok := k.(string); ok {
-				rks = append(rks, s)
-			}
+	for _, k := range cc {
+		if s, ok := k.(string); ok {
+			rks = append(rks, s)
 		}
 	}
-	death := Death{Queue: p.queue, Reason: p.reason, Count: 1, Time: Timestamp(int64(b.now) / 1000),
-		Exchange: m.Exchange, RoutingKeys: rks, OriginalExpiration: m.Expiration()}
+	death := Death{Queue: p.queue, Reason: p.reason, Count: 1, Time: key.timeSec,
+		Exchange: m.Exchange, RoutingKeys: rks, OriginalExpiration: key.expiration}
 	deaths := blk.death[:0:1]
 	if len(oldDeaths) > 0 {
 		deaths = make([]Death, 0, len(oldDeaths)+1)
@@ -159,34 +207,26 @@ func (b *Broker) deadLetterCopy(p pendingDeadLetter) *Message {
 		deaths = append(deaths, death)
 		deaths = append(deaths, oldDeaths...)
 	}
-	if nm.extra.firstQueue == "" {
-		nm.extra.firstQueue, nm.extra.firstReason, nm.extra.firstExchange = death.Queue, death.Reason, death.Exchange
+	if extra.firstQueue == "" {
+		extra.firstQueue, extra.firstReason, extra.firstExchange = death.Queue, death.Reason, death.Exchange
 	}
-	nm.extra.deaths = deaths
+	extra.deaths = deaths
 	// "x-last-death-exchange: The exchange this message was published to
 	// before this message got dead lettered the last time" (dlx.html, 4.x).
-	nm.extra.lastExchange = m.Exchange
-	if p.hasDLRK {
-		nm.RoutingKey = p.dlrk
-		delete(headers, "CC")
-	} else if old != nil {
-		nm.extra.keys = old.keys
+	extra.lastExchange = m.Exchange
+	if !p.hasDLRK && old != nil {
+		extra.keys = old.keys
 	}
-	if len(headers) == 0 {
-		headers = nil
+	if !hasCC {
+		b.lastDeathKey, b.lastDeath = key, extra
 	}
-	props.Headers = headers
-	nm.Props = props
-	return nm
+	return extra
 }
 
-// deadLetterBlock is a dead-lettered message with everything it always
-// needs, allocated at once: dead-lettering a million expired messages in
-// one AdvanceTo makes this a hot path.
-type deadLetterBlock struct {
-	msg   Message
+// deathBlock is a death history with what a first death needs, allocated
+// at once.
+type deathBlock struct {
 	extra msgExtra
-	props Properties
 	death [1]Death  // the x-death history of a first death
 	keys  [1]string // its routing-keys, when there are no CC keys
 }

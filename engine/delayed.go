@@ -28,10 +28,11 @@ const maxDelayMs = 4294967295
 
 // delayedMsg is one held message.
 type delayedMsg struct {
-	x     *exchange
-	msg   *Message
-	delay int64
-	timer deadline.Timer[timerRef]
+	x      *exchange
+	msg    *Message
+	delay  int64
+	timer  deadline.Timer[timerRef]
+	heldAt int // index in x.held
 }
 
 // delayOf returns the x-delay of a message reaching a delayed-message
@@ -71,6 +72,7 @@ func (b *Broker) delay(x *exchange, m *Message, delayMs int64) {
 	d := &delayedMsg{x: x, msg: m, delay: delayMs}
 	d.timer.Value = timerRef{kind: timerDelayed, d: d}
 	b.timers.Reset(&d.timer, int64(b.now)+delayMs)
+	d.heldAt = len(x.held)
 	x.held = append(x.held, d)
 	b.delayedCount++
 	b.emit(Event{Kind: EvDelayed, Vhost: x.vhost.name, Exchange: x.name, RoutingKey: m.RoutingKey, MsgID: m.ID, Msg: m, At: b.now + Time(delayMs)})
@@ -83,12 +85,7 @@ func (b *Broker) delay(x *exchange, m *Message, delayMs int64) {
 // bindings of an exchange declared since under the same name.
 func (b *Broker) releaseDelayed(d *delayedMsg) {
 	x := d.x
-	for i, o := range x.held {
-		if o == d {
-			x.held = append(x.held[:i], x.held[i+1:]...)
-			break
-		}
-	}
+	x.unhold(d)
 	v := x.vhost
 	if b.vhosts[v.name] != v {
 		return
@@ -109,6 +106,26 @@ func (b *Broker) releaseDelayed(d *delayedMsg) {
 		q.offer(m)
 	}
 	b.flush()
+}
+
+// unhold takes a released message out of x.held in O(1) amortized time,
+// whatever the order messages are released in: its slot is set to nil and
+// the list is compacted once half of it is nil.
+func (x *exchange) unhold(d *delayedMsg) {
+	x.held[d.heldAt] = nil
+	x.heldGone++
+	if x.heldGone*2 < len(x.held) {
+		return
+	}
+	live := x.held[:0]
+	for _, o := range x.held {
+		if o != nil {
+			o.heldAt = len(live)
+			live = append(live, o)
+		}
+	}
+	clear(x.held[len(live):])
+	x.held, x.heldGone = live, 0
 }
 
 // releasedCopy is the plugin's swap_delay_header/1: the message as routed
@@ -135,8 +152,11 @@ func releasedCopy(m *Message, delayMs int64) *Message {
 // dropDelayed forgets the messages a deleted vhost's exchange was holding.
 func (v *vhost) dropDelayed(x *exchange) {
 	for _, d := range x.held {
+		if d == nil {
+			continue
+		}
 		v.b.timers.Remove(&d.timer)
 		v.b.emit(Event{Kind: EvDropped, Vhost: v.name, Exchange: x.name, MsgID: d.msg.ID, Msg: d.msg, Text: "vhost deleted"})
 	}
-	x.held = nil
+	x.held, x.heldGone = nil, 0
 }

@@ -9,31 +9,46 @@ const eventChunk = 4096
 // Draining is on every message's path, so it avoids copying: when the
 // caller passes an empty slice (the previous one re-sliced to zero length,
 // as DrainEvents suggests) the filled slice itself is handed over and the
-// caller's takes its place, to be overwritten by the next events. What the
-// caller's slice still holds beyond them is cleared at the next drain, so
-// the log never keeps drained messages alive for long.
+// caller's takes its place, cleared at once so that the log never keeps
+// drained messages alive. The slice being filled is therefore always zero
+// beyond its length, and an event is written in place, field by field.
 //
 // A large burst (a million messages expiring in one AdvanceTo makes three
 // million events) is kept in fixed-size chunks instead of one slice, so that
 // it is not copied over and over as the slice grows; draining it copies once.
 type eventLog struct {
-	cur  []Event   // the slice being filled
+	cur  []Event   // the slice being filled; zero beyond its length
 	full [][]Event // filled chunks, oldest first, before cur
-	// stale is how far cur's array may still hold events drained earlier.
-	stale int
 	// handed and handedLen identify the slice the last drain returned, so
-	// that a caller passing it back is known to hold exactly that many.
+	// that when the caller passes it back only that much needs clearing.
 	handed    *Event
 	handedLen int
 }
 
 func (l *eventLog) add(e Event) {
-	if len(l.cur) == cap(l.cur) && cap(l.cur) >= eventChunk {
-		l.full = append(l.full, l.cur)
-		l.cur = make([]Event, 0, eventChunk)
-		l.stale = 0
+	*l.next() = e
+}
+
+// next appends a zero event and returns it to be filled in. The pointer is
+// good until the next event is added.
+func (l *eventLog) next() *Event {
+	if len(l.cur) == cap(l.cur) {
+		l.grow()
 	}
-	l.cur = append(l.cur, e)
+	n := len(l.cur)
+	l.cur = l.cur[:n+1]
+	return &l.cur[n]
+}
+
+// grow makes room in a full slice: by growing it while it is small, or by
+// setting it aside as a chunk and starting a new one.
+func (l *eventLog) grow() {
+	if n := len(l.cur); n < eventChunk {
+		l.cur = append(l.cur, Event{})[:n]
+		return
+	}
+	l.full = append(l.full, l.cur)
+	l.cur = make([]Event, 0, eventChunk)
 }
 
 func (l *eventLog) len() int {
@@ -46,9 +61,6 @@ func (l *eventLog) len() int {
 
 // drain appends the events to dst and empties the log.
 func (l *eventLog) drain(dst []Event) []Event {
-	if n := len(l.cur); n < l.stale {
-		clear(l.cur[n:l.stale])
-	}
 	var out []Event
 	switch {
 	case len(l.full) > 0:
@@ -57,18 +69,19 @@ func (l *eventLog) drain(dst []Event) []Event {
 		// The caller passed back a slice the log owns again (an older
 		// one than the last it was given): hand the events over in it.
 		out = l.cur
-		l.cur, l.stale = nil, 0
+		l.cur = nil
 	case len(dst) == 0 && len(l.cur) > 0:
 		out = l.cur
-		l.cur = dst[:0]
-		l.stale = cap(dst)
+		used := cap(dst)
 		if cap(dst) > 0 && &dst[:1][0] == l.handed {
-			l.stale = l.handedLen
+			used = min(l.handedLen, cap(dst))
 		}
+		clear(dst[:used])
+		l.cur = dst[:0]
 	default:
 		out = append(dst, l.cur...)
 		clear(l.cur)
-		l.cur, l.stale = l.cur[:0], 0
+		l.cur = l.cur[:0]
 	}
 	l.handed, l.handedLen = nil, len(out)
 	if len(out) > 0 {
@@ -92,6 +105,6 @@ func (l *eventLog) drainChunks(dst []Event) []Event {
 	l.full = l.full[:0]
 	dst = append(dst, l.cur...)
 	clear(l.cur)
-	l.cur, l.stale = l.cur[:0], 0
+	l.cur = l.cur[:0]
 	return dst
 }

@@ -29,10 +29,10 @@ func TestEventLogDrain(t *testing.T) {
 		if l.len() != 0 {
 			t.Fatalf("%d events left after a drain", l.len())
 		}
-		// Whatever the log's slice holds beyond what it has been given
-		// back must be cleared, and nothing it holds may be pending.
+		// The log's slice must be clear beyond its length (it is empty
+		// now), so that it keeps no drained message alive.
 		live := l.cur[:cap(l.cur)]
-		for i := max(l.stale, len(l.cur)); i < len(live); i++ {
+		for i := len(l.cur); i < len(live); i++ {
 			if live[i].Msg != nil {
 				t.Fatalf("slot %d of the log's slice still holds message %d", i, live[i].Msg.ID)
 			}

@@ -36,7 +36,10 @@ type exchange struct {
 
 	visit uint64 // routing generation, for loop detection without a map
 
-	held []*delayedMsg // delayed-message exchanges: messages waiting for their delay
+	// held lists a delayed-message exchange's waiting messages in publish
+	// order; a released one leaves a nil (see unhold).
+	held     []*delayedMsg
+	heldGone int // nils in held
 }
 
 // dest is a binding destination: a queue or an exchange.

@@ -38,10 +38,15 @@ type Message struct {
 // It is parsed when needed rather than stored, which keeps Message in a
 // smaller allocation size class; BasicPublish validated the property.
 func (m *Message) ttlMs() int64 {
-	if m.Props == nil || m.Props.Expiration == "" {
-		return -1
+	if p := m.Props; p != nil && p.Expiration != "" {
+		return expirationMs(p.Expiration)
 	}
-	ttl, _ := parseExpiration(m.Props.Expiration)
+	return -1
+}
+
+// expirationMs parses a validated expiration property.
+func expirationMs(s string) int64 {
+	ttl, _ := parseExpiration(s)
 	return ttl
 }
 

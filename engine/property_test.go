@@ -30,7 +30,9 @@ import (
 //   - a quorum-queue copy is delivered at most delivery-limit+1 times;
 //   - publisher confirms arrive once each, in order;
 //   - the engine returns only *engine.Error and never panics;
-//   - the same seed gives the same event stream.
+//   - the same seed gives the same event stream: a twin broker built from
+//     the same config gets every command too, and its events must match
+//     the first one's trace line for trace line, step by step.
 //
 // A failure names the seed and step; rerun one seed with
 // -run 'TestProperties/seeds/seed=N$'.

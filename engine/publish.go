@@ -29,9 +29,13 @@ func (b *Broker) BasicPublish(id ChannelID, p BasicPublish) error {
 	if p.Immediate {
 		return b.fail(ch, connectionErr(NotImplemented, m, "immediate=true"))
 	}
-	x, ok := v.exchanges[p.Exchange]
-	if !ok {
-		return b.fail(ch, channelErr(NotFound, m, "no %s", rs("exchange", p.Exchange, v.name)))
+	x := ch.pubX
+	if x == nil || x.name != p.Exchange || x.deleted {
+		var ok bool
+		if x, ok = v.exchanges[p.Exchange]; !ok {
+			return b.fail(ch, channelErr(NotFound, m, "no %s", rs("exchange", p.Exchange, v.name)))
+		}
+		ch.pubX = x
 	}
 	if x.internal {
 		return b.fail(ch, channelErr(AccessRefused, m, "cannot publish to internal %s", rs("exchange", x.name, v.name)))
@@ -164,7 +168,8 @@ func parseExpiration(s string) (int64, string) {
 // publish routes an accepted message and settles its confirm.
 func (b *Broker) publish(ch *channel, x *exchange, msg *Message, mandatory bool, seq uint64) {
 	v := x.vhost
-	b.emit(Event{Kind: EvPublished, Vhost: v.name, Channel: ch.id, Exchange: x.name, RoutingKey: msg.RoutingKey, MsgID: msg.ID, Msg: msg, DeliveryTag: seq})
+	ev := b.emitted(EvPublished)
+	ev.Vhost, ev.Channel, ev.Exchange, ev.RoutingKey, ev.MsgID, ev.Msg, ev.DeliveryTag = v.name, ch.id, x.name, msg.RoutingKey, msg.ID, msg, seq
 	// A delayed-message exchange holds a delayed message inside route and
 	// routes it nowhere now (see delayed.go).
 	queues := b.route(x, msg, msg.RoutingKeys(), b.queueScratch[:0])

@@ -25,11 +25,11 @@ func (q *queue) offer(m *Message) bool {
 	} else if int(e.priority) > q.set.maxPriority {
 		e.priority = uint8(q.set.maxPriority)
 	}
-	ev := Event{Kind: EvEnqueued, Vhost: q.vhost.name, Queue: q.name, MsgID: m.ID, Msg: m}
+	ev := b.emitted(EvEnqueued)
+	ev.Vhost, ev.Queue, ev.MsgID, ev.Msg = q.vhost.name, q.name, m.ID, m
 	if e.expiresAt != Never {
 		ev.At = e.expiresAt
 	}
-	b.emit(ev)
 	if q.ready.len() == 0 {
 		if c := q.pickConsumer(); c != nil {
 			q.handTo(c, e)
@@ -134,6 +134,9 @@ func (q *queue) dispatch() {
 	// A quorum SAC queue may hand over to a higher-priority consumer now
 	// that the active one has settled its messages.
 	q.reviewActive()
+	if q.ready.len() == 0 && !q.expiryTimer.Armed() {
+		return // nothing to deliver or expire: the usual case after an ack
+	}
 	q.expireDue()
 	for q.ready.len() > 0 {
 		c := q.pickConsumer()

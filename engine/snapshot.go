@@ -154,6 +154,9 @@ func (v *vhost) view() VhostView {
 	for _, x := range v.sortedExchanges() {
 		xv := ExchangeView{Name: x.name, Type: x.kind, Durable: x.durable, AutoDelete: x.autoDelete, Internal: x.internal, Args: x.args.Clone(), Alternate: x.alternate()}
 		for _, d := range x.held {
+			if d == nil {
+				continue // released
+			}
 			xv.Held = append(xv.Held, HeldView{Msg: d.msg, ReleaseAt: Time(d.timer.At)})
 		}
 		out.Exchanges = append(out.Exchanges, xv)

@@ -37,7 +37,8 @@ func (q *queue) expireDue() {
 }
 
 func (q *queue) expired(m *Message) {
-	q.vhost.b.emit(Event{Kind: EvExpired, Vhost: q.vhost.name, Queue: q.name, MsgID: m.ID, Msg: m})
+	ev := q.vhost.b.emitted(EvExpired)
+	ev.Vhost, ev.Queue, ev.MsgID, ev.Msg = q.vhost.name, q.name, m.ID, m
 	q.deadLetter(m, ReasonExpired)
 }
 
