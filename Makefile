@@ -34,5 +34,7 @@ wasm-test: node
 node:
 	@command -v node >/dev/null || { apt-get update -qq && apt-get install -y -qq nodejs; }
 
-bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./engine/...
+# Engine benchmarks natively (one core and two) and under WebAssembly; see BENCHMARKS.md.
+bench: node
+	$(GO) test -run '^$$' -bench . -benchmem -cpu 1,2 ./engine/...
+	GOOS=js GOARCH=wasm $(GO) test -exec="$(WASM_EXEC)" -run '^$$' -bench 'PublishDeliverAck|TopicRoute' -benchmem ./engine/
