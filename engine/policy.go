@@ -30,11 +30,11 @@ var policyKeys = map[string]struct {
 	op    bool
 	what  string
 }{
-	"message-ttl":             {checkMessageTTL, true, "message TTL"},
-	"expires":                 {checkExpires, true, "queue expiry"},
-	"max-length":              {checkNonNegInt, true, "maximum length"},
-	"max-length-bytes":        {checkNonNegInt, true, "maximum length in bytes"},
-	"delivery-limit":          {checkInt, true, "delivery limit"},
+	"message-ttl":             {policyInts.messageTTL, true, "message TTL"},
+	"expires":                 {policyInts.expires, true, "queue expiry"},
+	"max-length":              {policyInts.nonNegative, true, "maximum length"},
+	"max-length-bytes":        {policyInts.nonNegative, true, "maximum length in bytes"},
+	"delivery-limit":          {policyInts.integer, true, "delivery limit"},
 	"overflow":                {checkOverflow, true, "overflow value"},
 	"dead-letter-exchange":    {checkLongstr, false, "dead letter exchange name"},
 	"dead-letter-routing-key": {checkLongstr, false, "dead letter routing key"},

@@ -27,13 +27,13 @@ var queueArgChecks = []struct {
 	check argCheck
 }{
 	{"x-queue-type", checkQueueType},
-	{"x-expires", checkExpiresArg},
-	{"x-message-ttl", checkMessageTTLArg},
+	{"x-expires", queueArgInts.expires},
+	{"x-message-ttl", queueArgInts.messageTTL},
 	{"x-dead-letter-exchange", checkLongstr},
 	{"x-dead-letter-routing-key", checkDLRK},
-	{"x-max-length", checkNonNegIntArg},
-	{"x-max-length-bytes", checkNonNegIntArg},
-	{"x-max-priority", checkMaxPriorityArg},
+	{"x-max-length", queueArgInts.nonNegative},
+	{"x-max-length-bytes", queueArgInts.nonNegative},
+	{"x-max-priority", queueArgInts.maxPriority},
 	{"x-overflow", checkOverflow},
 	{"x-single-active-consumer", checkBool},
 }
@@ -57,15 +57,28 @@ func typeRefusedArgs(quorum bool) []string {
 	return []string{"x-delivery-limit"}
 }
 
-func checkInt(v any, _ Table) string {
+// intRules are the integer checks, parameterised by how a value of the
+// wrong type is reported: queue arguments and policy definitions word it
+// differently in RabbitMQ.
+type intRules struct{ wrongType func(v any) string }
+
+// queueArgInts: RabbitMQ 3.10.8 reports a non-integer queue argument as the
+// Erlang string "expected integer, got TYPE", quotes included (consumer
+// x-priority uses the same text).
+var queueArgInts = intRules{wrongType: func(v any) string { return `"expected integer, got ` + TypeName(v) + `"` }}
+
+// policyInts: policy definitions report {unacceptable_type,TYPE}.
+var policyInts = intRules{wrongType: func(v any) string { return "{unacceptable_type," + TypeName(v) + "}" }}
+
+func (r intRules) integer(v any, _ Table) string {
 	if _, ok := asInt64(v); !ok {
-		return "{unacceptable_type," + TypeName(v) + "}"
+		return r.wrongType(v)
 	}
 	return ""
 }
 
-func checkNonNegInt(v any, args Table) string {
-	if e := checkInt(v, args); e != "" {
+func (r intRules) nonNegative(v any, args Table) string {
+	if e := r.integer(v, args); e != "" {
 		return e
 	}
 	if n, _ := asInt64(v); n < 0 {
@@ -74,28 +87,8 @@ func checkNonNegInt(v any, args Table) string {
 	return ""
 }
 
-// checkIntArg is the integer check of queue arguments: RabbitMQ 3.10.8
-// reports a non-integer as the Erlang string "expected integer, got TYPE",
-// quotes included (consumer x-priority uses the same text).
-func checkIntArg(v any, _ Table) string {
-	if _, ok := asInt64(v); !ok {
-		return `"expected integer, got ` + TypeName(v) + `"`
-	}
-	return ""
-}
-
-func checkNonNegIntArg(v any, args Table) string {
-	if e := checkIntArg(v, args); e != "" {
-		return e
-	}
-	if n, _ := asInt64(v); n < 0 {
-		return fmt.Sprintf("{value_negative,%d}", n)
-	}
-	return ""
-}
-
-func checkExpiresArg(v any, args Table) string {
-	if e := checkIntArg(v, args); e != "" {
+func (r intRules) expires(v any, args Table) string {
+	if e := r.integer(v, args); e != "" {
 		return e
 	}
 	n, _ := asInt64(v)
@@ -105,16 +98,16 @@ func checkExpiresArg(v any, args Table) string {
 	return checkExpiry(n)
 }
 
-func checkMessageTTLArg(v any, args Table) string {
-	if e := checkIntArg(v, args); e != "" {
+func (r intRules) messageTTL(v any, args Table) string {
+	if e := r.integer(v, args); e != "" {
 		return e
 	}
 	n, _ := asInt64(v)
 	return checkExpiry(n)
 }
 
-func checkMaxPriorityArg(v any, args Table) string {
-	if e := checkNonNegIntArg(v, args); e != "" {
+func (r intRules) maxPriority(v any, args Table) string {
+	if e := r.nonNegative(v, args); e != "" {
 		return e
 	}
 	if n, _ := asInt64(v); n > maxPriority {
@@ -131,25 +124,6 @@ func checkExpiry(n int64) string {
 		return fmt.Sprintf("{value_too_large,%d}", n)
 	}
 	return ""
-}
-
-func checkExpires(v any, args Table) string {
-	if e := checkInt(v, args); e != "" {
-		return e
-	}
-	n, _ := asInt64(v)
-	if n == 0 {
-		return "{value_zero,0}"
-	}
-	return checkExpiry(n)
-}
-
-func checkMessageTTL(v any, args Table) string {
-	if e := checkInt(v, args); e != "" {
-		return e
-	}
-	n, _ := asInt64(v)
-	return checkExpiry(n)
 }
 
 func checkLongstr(v any, _ Table) string {
