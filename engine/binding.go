@@ -135,6 +135,7 @@ func (x *exchange) addBinding(bd *binding) {
 	switch x.route {
 	case KindDirect:
 		x.direct[bd.key] = append(x.direct[bd.key], bd)
+		x.directMemo.forget()
 	case KindTopic:
 		x.topic.Add(bd.key, bd)
 	}
@@ -159,6 +160,7 @@ func (v *vhost) removeBinding(bd *binding) {
 				break
 			}
 		}
+		x.directMemo.forget()
 		if len(list) == 0 {
 			delete(x.direct, bd.key)
 		} else {

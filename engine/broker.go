@@ -171,11 +171,24 @@ type timerRef struct {
 
 // NextDeadline returns when the next timer fires, and false if none is armed.
 func (b *Broker) NextDeadline() (Time, bool) {
-	t := b.timers.Peek()
+	t := b.peekLive()
 	if t == nil {
 		return 0, false
 	}
 	return Time(t.At), true
+}
+
+// peekLive returns the earliest timer that will really fire, first dropping
+// idle ack timers from the top of the heap (see armAckTimer).
+func (b *Broker) peekLive() *deadline.Timer[timerRef] {
+	for {
+		t := b.timers.Peek()
+		if t == nil || !idleTimer(t.Value) {
+			return t
+		}
+		b.timers.Remove(t)
+		t.Value.ch.ackIdle = false
+	}
 }
 
 // AdvanceTo moves virtual time forward to t, firing every due timer in
@@ -184,7 +197,7 @@ func (b *Broker) NextDeadline() (Time, bool) {
 // now.
 func (b *Broker) AdvanceTo(t Time) {
 	for {
-		top := b.timers.Peek()
+		top := b.peekLive()
 		if top == nil || Time(top.At) > t {
 			break
 		}
@@ -240,8 +253,12 @@ type PendingTimer struct {
 // Timers lists the armed timers in firing order.
 func (b *Broker) Timers() []PendingTimer {
 	items := b.timers.Items()
-	sorted := make([]*deadline.Timer[timerRef], len(items))
-	copy(sorted, items)
+	sorted := make([]*deadline.Timer[timerRef], 0, len(items))
+	for _, t := range items {
+		if !idleTimer(t.Value) {
+			sorted = append(sorted, t)
+		}
+	}
 	sort.SliceStable(sorted, func(i, j int) bool { return deadlineLess(sorted[i], sorted[j]) })
 	out := make([]PendingTimer, 0, len(sorted))
 	for _, t := range sorted {

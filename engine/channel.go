@@ -43,6 +43,9 @@ type channel struct {
 	txPubs   []txPublish
 	txAcks   []txAck
 	ackTimer deadline.Timer[timerRef]
+	// ackIdle says the ack timer is still in the heap but the channel has
+	// nothing unacked: it is ignored, and removed lazily (see armAckTimer).
+	ackIdle bool
 }
 
 // delivery is one message handed to a consumer or basic.get, awaiting ack.
@@ -90,20 +93,33 @@ func (ch *channel) deliver(q *queue, e entry, c *consumer, noAck bool) uint64 {
 }
 
 // armAckTimer arms consumer_timeout for the oldest unacked delivery.
+//
+// A consumer that keeps up empties its channel's unacked set on every ack
+// and refills it on the next delivery. Rather than take the timer out of
+// the heap and put it back each time, an emptied channel marks its timer
+// idle: an idle timer never fires and is invisible to NextDeadline and
+// Timers, which drop it from the heap when they meet it. A delivery that
+// needs the same deadline just wakes it.
 func (ch *channel) armAckTimer() {
 	if ch.b.cfg.ConsumerTimeoutMs < 0 {
 		return
 	}
 	d := ch.oldestUnacked()
 	if d == nil {
-		ch.b.timers.Remove(&ch.ackTimer)
+		if ch.ackTimer.Armed() {
+			ch.ackIdle = true
+		}
 		return
 	}
 	at := int64(d.atMs) + ch.b.cfg.ConsumerTimeoutMs
 	if !ch.ackTimer.Armed() || ch.ackTimer.At != at {
 		ch.b.timers.Reset(&ch.ackTimer, at)
 	}
+	ch.ackIdle = false
 }
+
+// idleTimer reports whether a heap timer is an idle ack timer.
+func idleTimer(r timerRef) bool { return r.kind == timerAckTimeout && r.ch.ackIdle }
 
 func (ch *channel) oldestUnacked() *delivery {
 	for i := ch.unackedHead; i < len(ch.unacked); i++ {
@@ -283,6 +299,7 @@ func (ch *channel) close(code int, text string) {
 	delete(b.chans, ch.id)
 	delete(ch.conn.channels, ch.id.Num)
 	b.timers.Remove(&ch.ackTimer)
+	ch.ackIdle = false
 	// Cancel consumers first so that requeued messages are not handed
 	// straight back to this channel.
 	for _, c := range append([]*consumer(nil), ch.consumerOrder...) {

@@ -32,7 +32,11 @@ type exchange struct {
 
 	bindings []*binding // as source, in creation order
 	direct   map[string][]*binding
-	topic    topic.Trie[*binding]
+	// directMemo remembers the last key routed and its bindings: map
+	// lookups hash in software under WebAssembly, and a publisher usually
+	// repeats its key. Any binding change forgets it.
+	directMemo routeMemo[[]*binding]
+	topic      topic.Trie[*binding]
 
 	visit uint64 // routing generation, for loop detection without a map
 

@@ -142,6 +142,7 @@ func (b *Broker) queueDeclare(ch *channel, d QueueDeclare) (QueueDeclareOk, *Err
 	q.set = q.resolveSettings()
 	q.ready = newStore(q.set.maxPriority)
 	v.queues[name] = q
+	v.queueMemo.forget()
 	ch.lastQueue = name
 	b.emit(Event{Kind: EvQueueDeclared, Vhost: v.name, Channel: ch.id, Queue: name, Text: q.describe()})
 	q.touchLease()
@@ -317,6 +318,7 @@ func (q *queue) delete(reason string) {
 	b.timers.Remove(&q.expiryTimer)
 	b.timers.Remove(&q.leaseTimer)
 	delete(q.vhost.queues, q.name)
+	q.vhost.queueMemo.forget()
 	q.vhost.unbindDestination(dest{q: q})
 	b.emit(Event{Kind: EvQueueDeleted, Vhost: q.vhost.name, Queue: q.name, Reason: reason})
 }

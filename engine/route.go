@@ -53,14 +53,25 @@ func (b *Broker) route(x *exchange, m *Message, keys []string, out []*queue) []*
 		case held:
 		case cur.name == "":
 			// The default exchange: every queue is bound by its name.
+			v := cur.vhost
 			for _, k := range keys {
-				if q, ok := cur.vhost.queues[k]; ok {
+				q, ok := v.queueMemo.get(k)
+				if !ok {
+					q = v.queues[k]
+					v.queueMemo.set(k, q)
+				}
+				if q != nil {
 					addQ(q)
 				}
 			}
 		case cur.route == KindDirect:
 			for _, k := range keys {
-				for _, bd := range cur.direct[k] {
+				bds, ok := cur.directMemo.get(k)
+				if !ok {
+					bds = cur.direct[k]
+					cur.directMemo.set(k, bds)
+				}
+				for _, bd := range bds {
 					visit(bd)
 				}
 			}
@@ -124,3 +135,22 @@ func headersMatch(bd *binding, h Table) bool {
 	}
 	return anyMatched
 }
+
+// routeMemo is a one-entry cache of a routing lookup by key.
+type routeMemo[V any] struct {
+	key   string
+	val   V
+	valid bool
+}
+
+func (m *routeMemo[V]) get(key string) (V, bool) {
+	if m.valid && m.key == key {
+		return m.val, true
+	}
+	var zero V
+	return zero, false
+}
+
+func (m *routeMemo[V]) set(key string, v V) { m.key, m.val, m.valid = key, v, true }
+
+func (m *routeMemo[V]) forget() { *m = routeMemo[V]{} }

@@ -4,10 +4,13 @@ import "sort"
 
 // vhost is a namespace of exchanges, queues and policies.
 type vhost struct {
-	b          *Broker
-	name       string
-	exchanges  map[string]*exchange
-	queues     map[string]*queue
+	b         *Broker
+	name      string
+	exchanges map[string]*exchange
+	queues    map[string]*queue
+	// queueMemo remembers the default exchange's last lookup (see
+	// exchange.directMemo); declaring or deleting a queue forgets it.
+	queueMemo  routeMemo[*queue]
 	policies   map[string]*Policy
 	opPolicies map[string]*Policy
 }
