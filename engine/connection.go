@@ -10,6 +10,9 @@ type connection struct {
 	name     string
 	user     string
 	channels map[uint16]*channel
+	// paused stops deliveries to the connection's consumers while its
+	// driver cannot keep up writing them (see PauseConnection).
+	paused bool
 }
 
 // ConnectionOpen describes a connection being opened.
@@ -130,4 +133,38 @@ func (b *Broker) fail(ch *channel, err *Error) error {
 	}
 	b.flush()
 	return err
+}
+
+// PauseConnection stops (or, with paused false, resumes) deliveries to a
+// connection's consumers. It is the engine's side of back-pressure: a
+// driver whose socket writer falls behind pauses the connection rather than
+// buffer without bound, as RabbitMQ's credit flow holds back its queues.
+// Messages wait ready in their queues meanwhile; basic.get still works.
+func (b *Broker) PauseConnection(id ConnID, paused bool) {
+	c, ok := b.conns[id]
+	if !ok || c.paused == paused {
+		return
+	}
+	c.paused = paused
+	if paused {
+		return
+	}
+	var seen queueSet
+	for _, n := range sortedChannelNums(c) {
+		for _, con := range c.channels[n].consumerOrder {
+			if !con.q.deleted && seen.add(con.q) {
+				con.q.dispatch()
+			}
+		}
+	}
+	b.flush()
+}
+
+func sortedChannelNums(c *connection) []uint16 {
+	nums := make([]uint16, 0, len(c.channels))
+	for n := range c.channels {
+		nums = append(nums, n)
+	}
+	sort.Slice(nums, func(i, j int) bool { return nums[i] < nums[j] })
+	return nums
 }

@@ -18,7 +18,7 @@ type consumer struct {
 // no-ack consumers always may; others are bounded by their own prefetch and
 // the channel's global prefetch.
 func (c *consumer) hasCredit() bool {
-	if c.ch.closed {
+	if c.ch.closed || c.ch.conn.paused {
 		return false
 	}
 	if c.noAck {

@@ -1,0 +1,181 @@
+// Package broker is the wall-clock driver of the engine: exactly one
+// goroutine owns an engine.Broker, and everything else talks to it by
+// message (etcd raft's Node around its RawNode).
+//
+// The owner goroutine, on every request and whenever the engine's next
+// deadline arrives, advances the engine to the current wall time, runs the
+// request, drains the engine's events and hands each to the sink attached
+// for its connection (and to observers). Sinks run on the owner goroutine
+// and must not block: a connection's sink appends to the connection's own
+// outbox, and pauses the connection in the engine when the outbox grows
+// past its limit (back-pressure), so one slow consumer never holds up the
+// broker or any other connection.
+package broker
+
+import (
+	"errors"
+	"sync"
+	"time"
+
+	"warren/engine"
+)
+
+// Sink receives events. It runs on the broker goroutine and must not block
+// or call back into the Broker.
+type Sink interface {
+	Events(evs []engine.Event)
+}
+
+// SinkFunc adapts a function to Sink.
+type SinkFunc func(evs []engine.Event)
+
+// Events calls f.
+func (f SinkFunc) Events(evs []engine.Event) { f(evs) }
+
+// Broker serialises access to one engine.Broker on its own goroutine.
+type Broker struct {
+	reqs  chan func()
+	done  chan struct{}
+	start time.Time
+	now   func() time.Time
+
+	// Owned by the broker goroutine.
+	eng       *engine.Broker
+	sinks     map[engine.ConnID]Sink
+	observers map[int]Sink
+	nextObs   int
+	events    []engine.Event
+	byConn    map[engine.ConnID][]engine.Event
+
+	stopOnce sync.Once
+}
+
+// ErrStopped is returned by Do after Stop.
+var ErrStopped = errors.New("broker stopped")
+
+// Start runs a new engine on its own goroutine. now is the wall clock
+// (time.Now when nil); engine time is milliseconds since Start.
+func Start(cfg engine.Config, now func() time.Time) *Broker {
+	if now == nil {
+		now = time.Now
+	}
+	b := &Broker{
+		reqs:      make(chan func()),
+		done:      make(chan struct{}),
+		now:       now,
+		start:     now(),
+		eng:       engine.New(cfg),
+		sinks:     map[engine.ConnID]Sink{},
+		observers: map[int]Sink{},
+		byConn:    map[engine.ConnID][]engine.Event{},
+	}
+	b.eng.DrainEvents(nil)
+	go b.loop()
+	return b
+}
+
+// Do runs f on the broker goroutine with the engine advanced to now, then
+// dispatches the events f caused. It returns when f has run.
+func (b *Broker) Do(f func(e *engine.Broker)) error {
+	finished := make(chan struct{})
+	req := func() {
+		defer close(finished)
+		f(b.eng)
+	}
+	select {
+	case b.reqs <- req:
+	case <-b.done:
+		return ErrStopped
+	}
+	select {
+	case <-finished:
+		return nil
+	case <-b.done:
+		return ErrStopped
+	}
+}
+
+// Attach routes the events of connection id to s (replacing any sink).
+func (b *Broker) Attach(id engine.ConnID, s Sink) {
+	b.Do(func(*engine.Broker) { b.sinks[id] = s })
+}
+
+// Detach stops routing connection id's events.
+func (b *Broker) Detach(id engine.ConnID) {
+	b.Do(func(*engine.Broker) { delete(b.sinks, id) })
+}
+
+// Observe sends every event to s until the returned cancel is called.
+func (b *Broker) Observe(s Sink) (cancel func()) {
+	var id int
+	b.Do(func(*engine.Broker) {
+		b.nextObs++
+		id = b.nextObs
+		b.observers[id] = s
+	})
+	return func() { b.Do(func(*engine.Broker) { delete(b.observers, id) }) }
+}
+
+// Stop ends the broker goroutine. Pending Do calls return ErrStopped.
+func (b *Broker) Stop() {
+	b.stopOnce.Do(func() { close(b.done) })
+}
+
+// Done is closed when the broker has stopped.
+func (b *Broker) Done() <-chan struct{} { return b.done }
+
+func (b *Broker) engineNow() engine.Time {
+	return engine.Time(b.now().Sub(b.start) / time.Millisecond)
+}
+
+func (b *Broker) loop() {
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		b.eng.AdvanceTo(b.engineNow())
+		b.dispatch()
+		if at, ok := b.eng.NextDeadline(); ok {
+			d := time.Duration(at-b.engineNow()) * time.Millisecond
+			if d < 0 {
+				d = 0
+			}
+			timer.Reset(d)
+		}
+		select {
+		case req := <-b.reqs:
+			timer.Stop()
+			b.eng.AdvanceTo(b.engineNow())
+			b.dispatch()
+			req()
+		case <-timer.C:
+		case <-b.done:
+			timer.Stop()
+			return
+		}
+	}
+}
+
+// dispatch drains the engine's events and hands them to sinks: each
+// connection's sink gets its own events, in order; observers get all.
+func (b *Broker) dispatch() {
+	b.events = b.eng.DrainEvents(b.events[:0])
+	if len(b.events) == 0 {
+		return
+	}
+	for _, o := range b.observers {
+		o.Events(b.events)
+	}
+	for _, e := range b.events {
+		if e.Channel.Conn == 0 {
+			continue
+		}
+		b.byConn[e.Channel.Conn] = append(b.byConn[e.Channel.Conn], e)
+	}
+	for id, evs := range b.byConn {
+		if s, ok := b.sinks[id]; ok {
+			s.Events(evs)
+		}
+		clear(evs)
+		delete(b.byConn, id)
+	}
+}
