@@ -135,7 +135,7 @@ func (ch *channel) oldestUnacked() *delivery {
 func (ch *channel) ackTimedOut() {
 	err := channelErr(PreconditionFailed, Method{}, "delivery acknowledgement on channel %d timed out. Timeout value used: %d ms. This timeout value can be configured, see consumers doc guide to learn more",
 		ch.id.Num, ch.b.cfg.ConsumerTimeoutMs)
-	ch.close(err.Code, err.Text)
+	ch.close(err.Code, err.Text, err.Method)
 	ch.b.flush()
 }
 
@@ -290,7 +290,7 @@ func (s *queueSet) add(q *queue) bool {
 // close closes the channel: consumers are cancelled and unacked deliveries
 // are requeued in their original order, as RabbitMQ does on channel.close
 // or any channel exception.
-func (ch *channel) close(code int, text string) {
+func (ch *channel) close(code int, text string, m Method) {
 	if ch.closed {
 		return
 	}
@@ -323,7 +323,7 @@ func (ch *channel) close(code int, text string) {
 		touched = append(touched, a.d.q)
 	}
 	ch.txAcks, ch.txPubs = nil, nil
-	b.emit(Event{Kind: EvChannelClosed, Vhost: ch.conn.vhost.name, Channel: ch.id, Code: code, Text: text})
+	b.emit(Event{Kind: EvChannelClosed, Vhost: ch.conn.vhost.name, Channel: ch.id, Code: code, Text: text, Method: m})
 	for _, q := range touched {
 		if !q.deleted {
 			q.dispatch()

@@ -41,19 +41,19 @@ func (b *Broker) OpenConnection(o ConnectionOpen) (ConnID, error) {
 // messages) and its exclusive queues are deleted.
 func (b *Broker) CloseConnection(id ConnID) {
 	if c, ok := b.conns[id]; ok {
-		b.closeConnection(c, ReplySuccess, "")
+		b.closeConnection(c, ReplySuccess, "", Method{})
 		b.flush()
 	}
 }
 
-func (b *Broker) closeConnection(c *connection, code int, text string) {
+func (b *Broker) closeConnection(c *connection, code int, text string, m Method) {
 	nums := make([]int, 0, len(c.channels))
 	for n := range c.channels {
 		nums = append(nums, int(n))
 	}
 	sort.Ints(nums)
 	for _, n := range nums {
-		c.channels[uint16(n)].close(ReplySuccess, "")
+		c.channels[uint16(n)].close(ReplySuccess, "", Method{})
 	}
 	for _, q := range c.vhost.sortedQueues() {
 		if q.exclusive && q.owner == c {
@@ -61,7 +61,7 @@ func (b *Broker) closeConnection(c *connection, code int, text string) {
 		}
 	}
 	delete(b.conns, c.id)
-	b.emit(Event{Kind: EvConnectionClosed, Vhost: c.vhost.name, Channel: ChannelID{Conn: c.id}, Code: code, Text: text})
+	b.emit(Event{Kind: EvConnectionClosed, Vhost: c.vhost.name, Channel: ChannelID{Conn: c.id}, Code: code, Text: text, Method: m})
 }
 
 // OpenChannel opens channel number num on a connection. Reopening an open
@@ -73,11 +73,11 @@ func (b *Broker) OpenChannel(conn ConnID, num uint16) (ChannelID, error) {
 	}
 	id := ChannelID{Conn: conn, Num: num}
 	if num == 0 {
-		b.closeConnection(c, ChannelError, "")
+		b.closeConnection(c, ChannelError, "", MethodChannelOpen)
 		return id, connectionErr(ChannelError, MethodChannelOpen, "channel 0 is reserved")
 	}
 	if _, dup := c.channels[num]; dup {
-		b.closeConnection(c, ChannelError, "CHANNEL_ERROR - second 'channel.open' seen")
+		b.closeConnection(c, ChannelError, "CHANNEL_ERROR - second 'channel.open' seen", MethodChannelOpen)
 		b.flush()
 		return id, connectionErr(ChannelError, MethodChannelOpen, "second 'channel.open' seen")
 	}
@@ -92,7 +92,7 @@ func (b *Broker) OpenChannel(conn ConnID, num uint16) (ChannelID, error) {
 // CloseChannel closes a channel as the client's channel.close does.
 func (b *Broker) CloseChannel(id ChannelID) {
 	if ch, ok := b.chans[id]; ok {
-		ch.close(ReplySuccess, "")
+		ch.close(ReplySuccess, "", Method{})
 		b.flush()
 	}
 }
@@ -106,7 +106,7 @@ func (b *Broker) channelFor(id ChannelID, m Method) (*channel, *Error) {
 	ch, ok := b.chans[id]
 	if !ok {
 		if c, ok := b.conns[id.Conn]; ok {
-			b.closeConnection(c, ChannelError, "")
+			b.closeConnection(c, ChannelError, "", MethodChannelOpen)
 			b.flush()
 		}
 		return nil, connectionErr(ChannelError, m, "expected 'channel.open'")
@@ -125,10 +125,10 @@ func (b *Broker) fail(ch *channel, err *Error) error {
 	if ch != nil {
 		if err.Connection {
 			if c, ok := b.conns[ch.conn.id]; ok {
-				b.closeConnection(c, err.Code, err.Text)
+				b.closeConnection(c, err.Code, err.Text, err.Method)
 			}
 		} else if !ch.closed {
-			ch.close(err.Code, err.Text)
+			ch.close(err.Code, err.Text, err.Method)
 		}
 	}
 	b.flush()

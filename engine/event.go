@@ -155,6 +155,7 @@ type Event struct {
 
 	Reason string // dead-letter reason, deletion reason, overflow mode, drop cause
 	Code   int    // reply code (returned, channel/connection closed)
+	Method Method // the method that caused a channel or connection close
 	Text   string // reply text or detail
 	Count  int    // message count (purged, get-ok, deleted)
 	At     Time   // expiry or release deadline (enqueued, delayed)

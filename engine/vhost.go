@@ -71,7 +71,7 @@ func (b *Broker) DeleteVhost(name string) error {
 	}
 	for _, id := range b.connIDs() {
 		if c := b.conns[id]; c.vhost == v {
-			b.closeConnection(c, ConnectionForced, "CONNECTION_FORCED - vhost '"+name+"' is deleted")
+			b.closeConnection(c, ConnectionForced, "CONNECTION_FORCED - vhost '"+name+"' is deleted", Method{})
 		}
 	}
 	for _, q := range v.sortedQueues() {

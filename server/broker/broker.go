@@ -21,16 +21,17 @@ import (
 )
 
 // Sink receives events. It runs on the broker goroutine and must not block
-// or call back into the Broker.
+// or call back into the Broker; it may use the engine it is given (to pause
+// a connection whose writer falls behind, say).
 type Sink interface {
-	Events(evs []engine.Event)
+	Events(e *engine.Broker, evs []engine.Event)
 }
 
 // SinkFunc adapts a function to Sink.
-type SinkFunc func(evs []engine.Event)
+type SinkFunc func(e *engine.Broker, evs []engine.Event)
 
 // Events calls f.
-func (f SinkFunc) Events(evs []engine.Event) { f(evs) }
+func (f SinkFunc) Events(e *engine.Broker, evs []engine.Event) { f(e, evs) }
 
 // Broker serialises access to one engine.Broker on its own goroutine.
 type Broker struct {
@@ -75,12 +76,15 @@ func Start(cfg engine.Config, now func() time.Time) *Broker {
 }
 
 // Do runs f on the broker goroutine with the engine advanced to now, then
-// dispatches the events f caused. It returns when f has run.
+// dispatches the events f caused, and returns. Whatever f hands a
+// connection (a reply, say) therefore reaches it before the events the
+// command caused: consume-ok before the first deliver, as AMQP requires.
 func (b *Broker) Do(f func(e *engine.Broker)) error {
 	finished := make(chan struct{})
 	req := func() {
 		defer close(finished)
 		f(b.eng)
+		b.dispatch()
 	}
 	select {
 	case b.reqs <- req:
@@ -163,7 +167,7 @@ func (b *Broker) dispatch() {
 		return
 	}
 	for _, o := range b.observers {
-		o.Events(b.events)
+		o.Events(b.eng, b.events)
 	}
 	for _, e := range b.events {
 		if e.Channel.Conn == 0 {
@@ -173,7 +177,7 @@ func (b *Broker) dispatch() {
 	}
 	for id, evs := range b.byConn {
 		if s, ok := b.sinks[id]; ok {
-			s.Events(evs)
+			s.Events(b.eng, evs)
 		}
 		clear(evs)
 		delete(b.byConn, id)

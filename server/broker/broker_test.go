@@ -14,7 +14,7 @@ type recorder struct {
 	evs []engine.Event
 }
 
-func (r *recorder) Events(evs []engine.Event) {
+func (r *recorder) Events(_ *engine.Broker, evs []engine.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.evs = append(r.evs, evs...)
