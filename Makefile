@@ -3,7 +3,7 @@ GO ?= go
 GOROOT := $(shell $(GO) env GOROOT)
 WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
 
-.PHONY: run test fmt-check vet unit wasm-test node bench build
+.PHONY: run test generate-check fmt-check vet unit wasm-test node bench build
 
 run:
 	$(GO) run ./server/cmd/warren console
@@ -12,7 +12,15 @@ build:
 	$(GO) build ./...
 	GOOS=js GOARCH=wasm $(GO) build ./engine/...
 
-test: fmt-check vet unit wasm-test
+test: generate-check fmt-check vet unit wasm-test
+
+# Generated code must match its generator and spec: regenerate, then fail on
+# any difference from the committed tree, new untracked files included.
+generate-check:
+	$(GO) generate ./server/amqp/...
+	git diff --exit-code -- server/amqp
+	@out="$$(git status --porcelain -- server/amqp)"; \
+	if [ -n "$$out" ]; then echo "go generate left changed or untracked files:"; echo "$$out"; exit 1; fi
 
 fmt-check:
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \

@@ -168,3 +168,13 @@ func sortedChannelNums(c *connection) []uint16 {
 	sort.Slice(nums, func(i, j int) bool { return nums[i] < nums[j] })
 	return nums
 }
+
+// ChannelException closes a channel for a protocol-level reason the driver
+// found (a message over the size limit, a malformed content header): the
+// same as a channel exception raised by a command, so unacked messages are
+// requeued and ChannelClosed carries err's code, text and method.
+func (b *Broker) ChannelException(id ChannelID, err *Error) {
+	if ch, ok := b.chans[id]; ok && !err.Connection {
+		b.fail(ch, err)
+	}
+}

@@ -1,5 +1,6 @@
 // Command warren is the Warren broker's command line.
 //
+//	warren serve [--amqp ADDR] [--http ADDR] [--users FILE]
 //	warren console [--clock=stepped|real] [--seed=N]
 //	warren run [--seed=N] FILE...
 package main
@@ -16,6 +17,10 @@ import (
 const usage = `Warren is a message broker with RabbitMQ's semantics.
 
 Usage:
+  warren serve [--amqp ADDR] [--http ADDR] [--users FILE] [--seed=N]
+        run the broker: AMQP 0-9-1 on ADDR (127.0.0.1:5672), and on the
+        HTTP address (127.0.0.1:8080) AMQP over WebSocket at /amqp and the
+        management API at /api/
   warren console [--clock=stepped|real] [--seed=N]
         an interactive console over an in-memory broker, driven by the
         script language (type help inside it)
@@ -36,6 +41,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	switch args[0] {
+	case "serve":
+		return runServe(args[1:], stdout, stderr)
 	case "console":
 		return runConsole(args[1:], stdin, stdout, stderr)
 	case "run":

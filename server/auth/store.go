@@ -1,0 +1,343 @@
+// Package auth holds Warren's users and their permissions, RabbitMQ's
+// internal authentication backend (rabbit_auth_backend_internal): users
+// with password hashes and tags, and per-vhost configure/write/read
+// permissions given as regular expressions.
+//
+// A Store is safe for concurrent use: every AMQP connection authenticates
+// against it from its own goroutine while the management API edits it.
+package auth
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// User is a user as listed: the password only as its hash.
+type User struct {
+	Name string
+	Tags []string
+	// PasswordHash is base64(salt ‖ H(salt ‖ password)), RabbitMQ's
+	// password_hash; empty when the user has no password and so cannot log
+	// in with one.
+	PasswordHash string
+	// HashingAlgorithm names H, e.g. SHA256 ("rabbit_password_hashing_sha256").
+	HashingAlgorithm string
+}
+
+// HasTag reports whether the user has tag (administrator, monitoring,
+// policymaker, management ...).
+func (u User) HasTag(tag string) bool { return slices.Contains(u.Tags, tag) }
+
+// Permission is one user's rights in one vhost: regular expressions over
+// the names of the resources they may configure, write to and read from.
+// The JSON names are those of RabbitMQ's definitions.
+type Permission struct {
+	User      string `json:"user"`
+	Vhost     string `json:"vhost"`
+	Configure string `json:"configure"`
+	Write     string `json:"write"`
+	Read      string `json:"read"`
+}
+
+// Access is the kind of right a resource operation needs.
+type Access uint8
+
+// The three kinds of access RabbitMQ's permissions grant.
+const (
+	Configure Access = iota
+	Write
+	Read
+)
+
+// The Store's errors, for callers that map them to protocol replies.
+var (
+	ErrUserExists      = errors.New("user already exists")
+	ErrNoUser          = errors.New("no such user")
+	ErrNoPermission    = errors.New("no such permission")
+	ErrInvalidUserName = errors.New("user name must not be empty")
+)
+
+type user struct {
+	name      string
+	tags      []string
+	hash      []byte // decoded; nil: no password login
+	algorithm string
+}
+
+type permKey struct{ user, vhost string }
+
+type perm struct {
+	p  Permission
+	re [3]*regexp.Regexp // by Access
+}
+
+// Store is the users and permissions database.
+type Store struct {
+	mu       sync.RWMutex
+	users    map[string]*user
+	perms    map[permKey]*perm
+	loopback []string
+}
+
+// NewStore returns a store with RabbitMQ's default user: guest, password
+// guest, tag administrator, full permissions on vhost "/", and allowed to
+// log in only from loopback addresses (loopback_users.guest = true).
+func NewStore() *Store {
+	s := &Store{users: map[string]*user{}, perms: map[permKey]*perm{}, loopback: []string{"guest"}}
+	if err := s.AddUser("guest", "guest", []string{"administrator"}); err != nil {
+		panic(err)
+	}
+	if err := s.SetPermissions("guest", "/", ".*", ".*", ".*"); err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// Authenticate checks a user name and password.
+func (s *Store) Authenticate(name, password string) (User, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	u, ok := s.users[name]
+	if !ok || u.hash == nil || !checkPassword(u.hash, u.algorithm, password) {
+		return User{}, false
+	}
+	return u.view(), true
+}
+
+// LoopbackOnly reports whether user may connect only from a loopback
+// address: RabbitMQ's loopback_users, which by default holds guest.
+func (s *Store) LoopbackOnly(name string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return slices.Contains(s.loopback, name)
+}
+
+// SetLoopbackUsers replaces the loopback_users list; no names is RabbitMQ's
+// "loopback_users = none".
+func (s *Store) SetLoopbackUsers(names ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.loopback = slices.Clone(names)
+}
+
+// CanAccessVhost reports whether the user has any permissions on vhost,
+// which is what connection.open to that vhost requires.
+func (s *Store) CanAccessVhost(name, vhost string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	_, ok := s.perms[permKey{name, vhost}]
+	return ok
+}
+
+// Allowed reports whether the user may perform an access of kind a on the
+// resource (queue or exchange) named resource in vhost. As in RabbitMQ, an
+// empty expression grants nothing but the default exchange (it is treated
+// as "^$").
+func (s *Store) Allowed(name, vhost string, a Access, resource string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	p, ok := s.perms[permKey{name, vhost}]
+	return ok && a <= Read && p.re[a].MatchString(resource)
+}
+
+// User returns one user.
+func (s *Store) User(name string) (User, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	u, ok := s.users[name]
+	if !ok {
+		return User{}, false
+	}
+	return u.view(), true
+}
+
+// AddUser creates a user; a user of that name must not exist (rabbitmqctl
+// add_user: "User \"x\" already exists"). An empty password disables
+// password login.
+func (s *Store) AddUser(name, password string, tags []string) error {
+	if name == "" {
+		return ErrInvalidUserName
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.users[name]; ok {
+		return ErrUserExists
+	}
+	s.users[name] = newUser(name, password, tags)
+	return nil
+}
+
+func newUser(name, password string, tags []string) *user {
+	u := &user{name: name, tags: cleanTags(tags), algorithm: SHA256}
+	if password != "" {
+		u.hash, _ = decodeHash(HashPassword(password), SHA256)
+	}
+	return u
+}
+
+// PutUser creates or replaces a user from its listed form, as the
+// management API's PUT /api/users/{name} and definitions import do: the
+// hash must be in the shape of its algorithm (an empty algorithm means
+// SHA256); an empty hash disables password login.
+func (s *Store) PutUser(u User) error {
+	nu, err := buildUser(u)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.users[u.Name] = nu
+	return nil
+}
+
+func buildUser(u User) (*user, error) {
+	if u.Name == "" {
+		return nil, ErrInvalidUserName
+	}
+	nu := &user{name: u.Name, tags: cleanTags(u.Tags), algorithm: u.HashingAlgorithm}
+	if nu.algorithm == "" {
+		nu.algorithm = SHA256
+	}
+	if _, ok := hasher(nu.algorithm); !ok {
+		return nil, fmt.Errorf("user %q: unknown hashing algorithm %q", u.Name, nu.algorithm)
+	}
+	if u.PasswordHash != "" {
+		raw, err := decodeHash(u.PasswordHash, nu.algorithm)
+		if err != nil {
+			return nil, fmt.Errorf("user %q: %w", u.Name, err)
+		}
+		nu.hash = raw
+	}
+	return nu, nil
+}
+
+// DeleteUser removes a user and all its permissions.
+func (s *Store) DeleteUser(name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.users[name]; !ok {
+		return ErrNoUser
+	}
+	delete(s.users, name)
+	for k := range s.perms {
+		if k.user == name {
+			delete(s.perms, k)
+		}
+	}
+	return nil
+}
+
+// SetPermissions sets a user's permissions on a vhost. The user must exist
+// and each expression must compile. The Store does not know which vhosts
+// exist: that check is the caller's (the engine owns vhosts).
+func (s *Store) SetPermissions(name, vhost, configure, write, read string) error {
+	p, err := buildPerm(Permission{User: name, Vhost: vhost, Configure: configure, Write: write, Read: read})
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.users[name]; !ok {
+		return ErrNoUser
+	}
+	s.perms[permKey{name, vhost}] = p
+	return nil
+}
+
+func buildPerm(pm Permission) (*perm, error) {
+	p := &perm{p: pm}
+	for i, expr := range []string{pm.Configure, pm.Write, pm.Read} {
+		if expr == "" {
+			expr = "^$"
+		}
+		re, err := regexp.Compile(expr)
+		if err != nil {
+			return nil, fmt.Errorf("invalid regexp %q: %v", expr, err)
+		}
+		p.re[i] = re
+	}
+	return p, nil
+}
+
+// ClearPermissions removes a user's permissions on a vhost.
+func (s *Store) ClearPermissions(name, vhost string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := permKey{name, vhost}
+	if _, ok := s.perms[k]; !ok {
+		return ErrNoPermission
+	}
+	delete(s.perms, k)
+	return nil
+}
+
+// ClearVhost removes every permission on vhost, as deleting a vhost does.
+func (s *Store) ClearVhost(vhost string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k := range s.perms {
+		if k.vhost == vhost {
+			delete(s.perms, k)
+		}
+	}
+}
+
+// Users lists the users by name.
+func (s *Store) Users() []User {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]User, 0, len(s.users))
+	for _, u := range s.users {
+		out = append(out, u.view())
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Permissions lists every permission, by user and then vhost.
+func (s *Store) Permissions() []Permission {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]Permission, 0, len(s.perms))
+	for _, p := range s.perms {
+		out = append(out, p.p)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].User != out[j].User {
+			return out[i].User < out[j].User
+		}
+		return out[i].Vhost < out[j].Vhost
+	})
+	return out
+}
+
+func (u *user) view() User {
+	v := User{Name: u.name, Tags: slices.Clone(u.tags), HashingAlgorithm: u.algorithm}
+	if v.Tags == nil {
+		v.Tags = []string{}
+	}
+	if u.hash != nil {
+		v.PasswordHash = encodeHash(u.hash)
+	}
+	return v
+}
+
+// cleanTags trims tags and drops empty ones, keeping their order, as
+// rabbitmqctl set_user_tags and the API's comma-separated form allow.
+func cleanTags(tags []string) []string {
+	out := make([]string, 0, len(tags))
+	for _, t := range tags {
+		if t = strings.TrimSpace(t); t != "" && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// SplitTags splits RabbitMQ's comma-separated tag string ("a,b").
+func SplitTags(s string) []string { return cleanTags(strings.Split(s, ",")) }

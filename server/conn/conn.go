@@ -1,0 +1,240 @@
+package conn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"warren/engine"
+	"warren/server/amqp"
+	"warren/server/auth"
+	"warren/server/broker"
+)
+
+// Config holds what every connection shares.
+type Config struct {
+	Broker *broker.Broker
+	Users  *auth.Store
+
+	ChannelMax     uint16 // proposed in connection.tune; RabbitMQ's default 2047
+	FrameMax       uint32 // proposed; RabbitMQ's default 131072
+	Heartbeat      uint16 // proposed, seconds; RabbitMQ's default 60
+	MaxMessageSize uint64 // largest body accepted; RabbitMQ 4.x default 16 MiB
+	// OutboxHighWater is how many bytes may wait to be written before the
+	// connection's deliveries are paused (back-pressure); it resumes below
+	// a quarter of it.
+	OutboxHighWater int
+	// HandshakeTimeout bounds the time from the socket opening to
+	// connection.open.
+	HandshakeTimeout time.Duration
+	Product, Version string
+}
+
+// Defaults fills unset fields with RabbitMQ's defaults.
+func (c *Config) Defaults() {
+	if c.ChannelMax == 0 {
+		c.ChannelMax = 2047
+	}
+	if c.FrameMax == 0 {
+		c.FrameMax = 131072
+	}
+	if c.Heartbeat == 0 {
+		c.Heartbeat = 60
+	}
+	if c.MaxMessageSize == 0 {
+		c.MaxMessageSize = 16 << 20
+	}
+	if c.OutboxHighWater == 0 {
+		c.OutboxHighWater = 8 << 20
+	}
+	if c.HandshakeTimeout == 0 {
+		c.HandshakeTimeout = 10 * time.Second
+	}
+	if c.Product == "" {
+		c.Product = "Warren"
+	}
+	if c.Version == "" {
+		c.Version = "0.1.0"
+	}
+}
+
+// Transport carries the connection's bytes: TCP, or WebSocket binary
+// messages.
+type Transport interface {
+	io.Reader
+	// WriteFrames writes whole frames. A TCP transport may coalesce them;
+	// a WebSocket transport sends one frame per message, which is what
+	// @cloudamqp/amqp-client's reassembly expects.
+	WriteFrames(frames [][]byte) error
+	Close() error
+	RemoteAddr() net.Addr
+	// SetReadDeadline bounds the next read (heartbeat detection).
+	SetReadDeadline(t time.Time) error
+}
+
+// conn is one AMQP connection.
+type conn struct {
+	cfg *Config
+	t   Transport
+	b   *broker.Broker
+	out *outbox
+
+	// Negotiated in connection.tune-ok.
+	frameMax   uint32
+	channelMax uint16
+	heartbeat  uint16
+
+	r     *reader
+	user  string
+	vhost string
+	caps  amqp.Table // client capabilities
+
+	// Broker-goroutine state: touched only in Do closures and the sink.
+	id      engine.ConnID
+	opened  bool
+	closing map[uint16]bool // channels the server closed, awaiting close-ok
+	paused  bool
+	dead    bool // the engine closed the connection
+
+	pausedFlag atomic.Bool // paused, readable by the writer
+	hbStart    chan uint16 // the negotiated heartbeat, for the writer
+
+	closeOnce sync.Once
+	done      chan struct{}
+}
+
+// Serve runs one connection until it ends. It closes t.
+func Serve(ctx context.Context, t Transport, cfg *Config) {
+	c := &conn{cfg: cfg, t: t, b: cfg.Broker, out: newOutbox(), closing: map[uint16]bool{}, done: make(chan struct{}), hbStart: make(chan uint16, 1),
+		frameMax: cfg.FrameMax, channelMax: cfg.ChannelMax}
+	defer c.shutdown()
+	writerDone := make(chan struct{})
+	go func() {
+		defer close(writerDone)
+		c.writer()
+	}()
+	go func() {
+		select {
+		case <-ctx.Done():
+			c.forceClose()
+		case <-c.done:
+		}
+	}()
+	err := c.run()
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+		_ = err // the peer went away or broke the protocol; nothing to report to
+	}
+	c.out.close()
+	<-writerDone
+}
+
+// forceClose sends connection.close 320 CONNECTION_FORCED (graceful
+// shutdown of the server) and lets the writer close the socket.
+func (c *conn) forceClose() {
+	c.b.Do(func(e *engine.Broker) {
+		if c.opened && !c.dead {
+			c.dead = true
+			e.CloseConnection(c.id)
+		}
+	})
+	c.out.push(outItem{method: &amqp.ConnectionClose{ReplyCode: engine.ConnectionForced, ReplyText: "CONNECTION_FORCED - broker forced connection closure with reason 'shutdown'"}, closeAfter: true})
+}
+
+func (c *conn) shutdown() {
+	c.closeOnce.Do(func() {
+		close(c.done)
+		c.b.Do(func(e *engine.Broker) {
+			if c.opened && !c.dead {
+				c.dead = true
+				e.CloseConnection(c.id)
+			}
+		})
+		if c.id != 0 {
+			c.b.Detach(c.id)
+		}
+		c.t.Close()
+	})
+}
+
+// run reads commands and handles them; it returns when the connection ends.
+func (c *conn) run() error {
+	r := newReader(c.t, c.cfg)
+	c.r = r
+	c.t.SetReadDeadline(time.Now().Add(c.cfg.HandshakeTimeout))
+	if err := r.protocolHeader(); err != nil {
+		var bad *amqp.ProtocolHeaderError
+		if errors.As(err, &bad) {
+			c.out.push(outItem{raw: amqp.ProtocolHeader[:], closeAfter: true})
+		}
+		return err
+	}
+	c.sendStart()
+	for {
+		cmd, err := r.next()
+		if err != nil {
+			var pe *amqp.Error
+			if !errors.As(err, &pe) {
+				return err
+			}
+			m := engine.Method{Class: pe.ClassID, ID: pe.MethodID}
+			if pe.ConnectionError() || !c.opened {
+				c.connectionError(int(pe.Code), pe.Text, m)
+				return c.awaitCloseOk(r)
+			}
+			c.b.Do(func(e *engine.Broker) {
+				e.ChannelException(engine.ChannelID{Conn: c.id, Num: pe.Channel}, &engine.Error{Code: int(pe.Code), Text: pe.Text, Method: m})
+			})
+			continue
+		}
+		if cmd.heartbeat {
+			continue
+		}
+		stop, err := c.handle(cmd)
+		if err != nil || stop {
+			return err
+		}
+		if c.heartbeat > 0 {
+			c.t.SetReadDeadline(time.Now().Add(2 * time.Duration(c.heartbeat) * time.Second))
+		} else if c.opened {
+			c.t.SetReadDeadline(time.Time{})
+		}
+	}
+}
+
+// connectionError sends connection.close and marks the connection dead in
+// the engine; frames that follow are discarded until close-ok.
+func (c *conn) connectionError(code int, text string, m engine.Method) {
+	c.b.Do(func(e *engine.Broker) {
+		if c.opened && !c.dead {
+			c.dead = true
+			e.CloseConnection(c.id)
+		}
+	})
+	c.out.push(outItem{method: &amqp.ConnectionClose{ReplyCode: uint16(code), ReplyText: text, FailingClassID: m.Class, FailingMethodID: m.ID}})
+}
+
+// awaitCloseOk discards everything until the client's close-ok (or close),
+// as AMQP asks after a connection exception, for at most a few seconds.
+func (c *conn) awaitCloseOk(r *reader) error {
+	c.t.SetReadDeadline(time.Now().Add(3 * time.Second))
+	for {
+		cmd, err := r.next()
+		if err != nil {
+			return err
+		}
+		switch cmd.method.(type) {
+		case *amqp.ConnectionCloseOk:
+			return nil
+		case *amqp.ConnectionClose:
+			c.out.push(outItem{method: &amqp.ConnectionCloseOk{}, closeAfter: true})
+			return nil
+		}
+	}
+}
+
+func (c *conn) String() string { return fmt.Sprintf("conn %d (%s)", c.id, c.t.RemoteAddr()) }

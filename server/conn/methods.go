@@ -1,0 +1,168 @@
+package conn
+
+import (
+	"errors"
+
+	"warren/engine"
+	"warren/server/amqp"
+)
+
+func errorsAs(err error, target any) bool { return errors.As(err, target) }
+
+// handle processes one inbound command. It reports whether the connection
+// is over.
+func (c *conn) handle(cmd command) (bool, error) {
+	if !c.opened {
+		return c.handshake(cmd)
+	}
+	if cmd.channel == 0 {
+		switch cmd.method.(type) {
+		case *amqp.ConnectionClose:
+			c.b.Do(func(e *engine.Broker) {
+				if !c.dead {
+					c.dead = true
+					e.CloseConnection(c.id)
+				}
+			})
+			c.out.push(outItem{method: &amqp.ConnectionCloseOk{}, closeAfter: true})
+			return true, nil
+		case *amqp.ConnectionCloseOk:
+			return true, nil
+		case *amqp.ConnectionUpdateSecret:
+			c.out.push(outItem{method: &amqp.ConnectionUpdateSecretOk{}})
+			return false, nil
+		}
+		c.connectionError(engine.CommandInvalid, "COMMAND_INVALID - unexpected method on channel 0: "+cmd.method.Name(), engine.Method{Class: cmd.method.ClassID(), ID: cmd.method.MethodID()})
+		return false, nil
+	}
+	var stop bool
+	c.b.Do(func(e *engine.Broker) {
+		if c.dead {
+			// After a connection exception everything but close-ok is
+			// discarded.
+			_, stop = cmd.method.(*amqp.ConnectionCloseOk)
+			return
+		}
+		id := engine.ChannelID{Conn: c.id, Num: cmd.channel}
+		switch cmd.method.(type) {
+		case *amqp.ChannelCloseOk:
+			delete(c.closing, cmd.channel)
+			return
+		case *amqp.ChannelClose:
+			if c.closing[cmd.channel] {
+				// Both sides closed at once: answer and forget.
+				delete(c.closing, cmd.channel)
+			} else {
+				e.CloseChannel(id)
+			}
+			c.push(cmd.channel, &amqp.ChannelCloseOk{})
+			return
+		}
+		if c.closing[cmd.channel] {
+			return // discarded until the client's close-ok
+		}
+		c.call(e, id, cmd)
+	})
+	return stop, nil
+}
+
+func (c *conn) push(ch uint16, m amqp.Method) { c.out.push(outItem{channel: ch, method: m}) }
+
+// call runs one channel command on the engine and queues its reply. An
+// engine error needs no handling here: the engine has closed the channel
+// or connection and the sink turns that event into channel.close or
+// connection.close.
+func (c *conn) call(e *engine.Broker, id engine.ChannelID, cmd command) {
+	n := cmd.channel
+	switch m := cmd.method.(type) {
+	case *amqp.ChannelOpen:
+		if _, err := e.OpenChannel(c.id, n); err == nil {
+			c.push(n, &amqp.ChannelOpenOk{})
+		}
+	case *amqp.ChannelFlow:
+		c.push(n, &amqp.ChannelFlowOk{Active: m.Active})
+	case *amqp.ExchangeDeclare:
+		err := e.ExchangeDeclare(id, engine.ExchangeDeclare{Exchange: m.Exchange, Type: m.Type, Passive: m.Passive, Durable: m.Durable,
+			AutoDelete: m.AutoDelete, Internal: m.Internal, Args: toEngineTable(m.Arguments)})
+		c.ok(n, err, m.NoWait, &amqp.ExchangeDeclareOk{})
+	case *amqp.ExchangeDelete:
+		err := e.ExchangeDelete(id, engine.ExchangeDelete{Exchange: m.Exchange, IfUnused: m.IfUnused})
+		c.ok(n, err, m.NoWait, &amqp.ExchangeDeleteOk{})
+	case *amqp.ExchangeBind:
+		err := e.ExchangeBind(id, engine.ExchangeBind{Destination: m.Destination, Source: m.Source, RoutingKey: m.RoutingKey, Args: toEngineTable(m.Arguments)})
+		c.ok(n, err, m.NoWait, &amqp.ExchangeBindOk{})
+	case *amqp.ExchangeUnbind:
+		err := e.ExchangeUnbind(id, engine.ExchangeBind{Destination: m.Destination, Source: m.Source, RoutingKey: m.RoutingKey, Args: toEngineTable(m.Arguments)})
+		c.ok(n, err, m.NoWait, &amqp.ExchangeUnbindOk{})
+	case *amqp.QueueDeclare:
+		ok, err := e.QueueDeclare(id, engine.QueueDeclare{Queue: m.Queue, Passive: m.Passive, Durable: m.Durable, Exclusive: m.Exclusive,
+			AutoDelete: m.AutoDelete, Args: toEngineTable(m.Arguments)})
+		c.ok(n, err, m.NoWait, &amqp.QueueDeclareOk{Queue: ok.Queue, MessageCount: uint32(ok.MessageCount), ConsumerCount: uint32(ok.ConsumerCount)})
+	case *amqp.QueueBind:
+		err := e.QueueBind(id, engine.QueueBind{Queue: m.Queue, Exchange: m.Exchange, RoutingKey: m.RoutingKey, Args: toEngineTable(m.Arguments)})
+		c.ok(n, err, m.NoWait, &amqp.QueueBindOk{})
+	case *amqp.QueueUnbind:
+		err := e.QueueUnbind(id, engine.QueueBind{Queue: m.Queue, Exchange: m.Exchange, RoutingKey: m.RoutingKey, Args: toEngineTable(m.Arguments)})
+		c.ok(n, err, false, &amqp.QueueUnbindOk{})
+	case *amqp.QueuePurge:
+		count, err := e.QueuePurge(id, m.Queue)
+		c.ok(n, err, m.NoWait, &amqp.QueuePurgeOk{MessageCount: uint32(count)})
+	case *amqp.QueueDelete:
+		count, err := e.QueueDelete(id, engine.QueueDelete{Queue: m.Queue, IfUnused: m.IfUnused, IfEmpty: m.IfEmpty})
+		c.ok(n, err, m.NoWait, &amqp.QueueDeleteOk{MessageCount: uint32(count)})
+	case *amqp.BasicQos:
+		err := e.BasicQos(id, engine.BasicQos{PrefetchSize: m.PrefetchSize, PrefetchCount: m.PrefetchCount, Global: m.Global})
+		c.ok(n, err, false, &amqp.BasicQosOk{})
+	case *amqp.BasicConsume:
+		tag, err := e.BasicConsume(id, engine.BasicConsume{Queue: m.Queue, ConsumerTag: m.ConsumerTag, NoLocal: m.NoLocal, NoAck: m.NoAck,
+			Exclusive: m.Exclusive, Args: toEngineTable(m.Arguments)})
+		c.ok(n, err, m.NoWait, &amqp.BasicConsumeOk{ConsumerTag: tag})
+	case *amqp.BasicCancel:
+		err := e.BasicCancel(id, m.ConsumerTag)
+		c.ok(n, err, m.NoWait, &amqp.BasicCancelOk{ConsumerTag: m.ConsumerTag})
+	case *amqp.BasicPublish:
+		e.BasicPublish(id, engine.BasicPublish{Exchange: m.Exchange, RoutingKey: m.RoutingKey, Mandatory: m.Mandatory, Immediate: m.Immediate,
+			Props: toEngineProps(cmd.props), Body: cmd.body})
+	case *amqp.BasicGet:
+		_, ok, err := e.BasicGet(id, engine.BasicGet{Queue: m.Queue, NoAck: m.NoAck})
+		if err == nil && !ok {
+			c.push(n, &amqp.BasicGetEmpty{})
+		}
+	case *amqp.BasicAck:
+		e.BasicAck(id, m.DeliveryTag, m.Multiple)
+	case *amqp.BasicNack:
+		e.BasicNack(id, m.DeliveryTag, m.Multiple, m.Requeue)
+	case *amqp.BasicReject:
+		e.BasicReject(id, m.DeliveryTag, m.Requeue)
+	case *amqp.BasicRecover:
+		err := e.BasicRecover(id, m.Requeue)
+		c.ok(n, err, false, &amqp.BasicRecoverOk{})
+	case *amqp.BasicRecoverAsync:
+		e.BasicRecover(id, m.Requeue)
+	case *amqp.ConfirmSelect:
+		err := e.ConfirmSelect(id)
+		c.ok(n, err, m.NoWait, &amqp.ConfirmSelectOk{})
+	case *amqp.TxSelect:
+		c.ok(n, e.TxSelect(id), false, &amqp.TxSelectOk{})
+	case *amqp.TxCommit:
+		c.ok(n, e.TxCommit(id), false, &amqp.TxCommitOk{})
+	case *amqp.TxRollback:
+		c.ok(n, e.TxRollback(id), false, &amqp.TxRollbackOk{})
+	default:
+		// A method a client must not send (a server-side method such as
+		// basic.deliver, or one on the wrong channel): RabbitMQ treats it
+		// as a connection error.
+		c.dead = true
+		e.CloseConnection(c.id)
+		c.out.push(outItem{method: &amqp.ConnectionClose{ReplyCode: engine.CommandInvalid,
+			ReplyText: "COMMAND_INVALID - unexpected method " + cmd.method.Name(), FailingClassID: cmd.method.ClassID(), FailingMethodID: cmd.method.MethodID()}})
+	}
+}
+
+// ok queues a method's -ok reply unless it failed or the client asked for
+// nowait.
+func (c *conn) ok(n uint16, err error, nowait bool, reply amqp.Method) {
+	if err == nil && !nowait {
+		c.push(n, reply)
+	}
+}

@@ -1,0 +1,102 @@
+package conn
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+
+	"warren/server/amqp"
+)
+
+// command is one complete inbound command, or a heartbeat.
+type command struct {
+	channel   uint16
+	method    amqp.Method
+	props     *amqp.Properties
+	body      []byte
+	heartbeat bool
+}
+
+// reader turns the transport's bytes into commands with the codec's
+// sans-I/O frame reader and content assembler.
+type reader struct {
+	src io.Reader
+	fr  *amqp.FrameReader
+	asm *amqp.Assembler
+	buf []byte
+}
+
+func newReader(src io.Reader, cfg *Config) *reader {
+	return &reader{
+		src: src,
+		fr:  amqp.NewFrameReader(amqp.ReaderConfig{}),
+		asm: amqp.NewAssembler(amqp.AssemblerConfig{MaxMessageSize: cfg.MaxMessageSize}),
+		buf: make([]byte, 64<<10),
+	}
+}
+
+// fill reads once from the transport into the frame reader.
+func (r *reader) fill() error {
+	n, err := r.src.Read(r.buf)
+	if n > 0 {
+		r.fr.Feed(r.buf[:n])
+		return nil
+	}
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		err = io.EOF
+	}
+	return err
+}
+
+// protocolHeader reads the 8-byte "AMQP\x00\x00\x09\x01"; any other bytes
+// are an *amqp.ProtocolHeaderError.
+func (r *reader) protocolHeader() error {
+	for {
+		ok, err := r.fr.ReadProtocolHeader()
+		if err != nil || ok {
+			return err
+		}
+		if err := r.fill(); err != nil {
+			return err
+		}
+	}
+}
+
+// setFrameMax applies the negotiated frame_max.
+func (r *reader) setFrameMax(n uint32) { r.fr.SetFrameMax(n) }
+
+// next returns the next command, reading more bytes as needed.
+func (r *reader) next() (command, error) {
+	for {
+		f, ok, err := r.fr.Next()
+		if err != nil {
+			return command{}, err
+		}
+		if !ok {
+			if err := r.fill(); err != nil {
+				return command{}, err
+			}
+			continue
+		}
+		if f.Type == amqp.FrameHeartbeat {
+			return command{heartbeat: true}, nil
+		}
+		cmd, done, err := r.asm.Add(f)
+		if err != nil {
+			return command{}, err
+		}
+		if done {
+			return command{channel: cmd.Channel, method: cmd.Method, props: cmd.Props, body: cmd.Body}, nil
+		}
+	}
+}
+
+// decodeAMQPLAIN reads an AMQPLAIN response: a field table's fields
+// without the table's length prefix.
+func decodeAMQPLAIN(resp []byte) (amqp.Table, error) {
+	b := binary.BigEndian.AppendUint32(make([]byte, 0, 4+len(resp)), uint32(len(resp)))
+	return amqp.DecodeTable(append(b, resp...))
+}

@@ -1,0 +1,218 @@
+package mgmt
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"hash/fnv"
+	"net/http"
+	"net/url"
+
+	"warren/engine"
+)
+
+type bindingJSON struct {
+	Source          string         `json:"source"`
+	Vhost           string         `json:"vhost"`
+	Destination     string         `json:"destination"`
+	DestinationType string         `json:"destination_type"`
+	RoutingKey      string         `json:"routing_key"`
+	Arguments       map[string]any `json:"arguments"`
+	PropertiesKey   string         `json:"properties_key"`
+}
+
+// propertiesKey names a binding among those between the same source and
+// destination, as the last segment of its URL: the escaped routing key
+// ("~" when empty), then, when it has arguments, "~" and a hash of them.
+// RabbitMQ hashes with erlang:phash2; Warren with FNV-1a over the engine's
+// rendering of the table, which sorts keys. Keys are opaque to clients.
+func propertiesKey(key string, args engine.Table) string {
+	pk := url.PathEscape(key)
+	if key == "" {
+		pk = "~"
+	}
+	if len(args) == 0 {
+		return pk
+	}
+	h := fnv.New32a()
+	h.Write([]byte(engine.FormatValue(args)))
+	var sum [4]byte
+	binary.BigEndian.PutUint32(sum[:], h.Sum32())
+	if key == "" {
+		pk = ""
+	}
+	return pk + "~" + base64.RawURLEncoding.EncodeToString(sum[:])
+}
+
+func toBindingJSON(vhost string, b engine.BindingView) bindingJSON {
+	kind := "queue"
+	if b.DestinationIsExchange {
+		kind = "exchange"
+	}
+	return bindingJSON{Source: b.Source, Vhost: vhost, Destination: b.Destination, DestinationType: kind,
+		RoutingKey: b.RoutingKey, Arguments: fromTable(b.Args), PropertiesKey: propertiesKey(b.RoutingKey, b.Args)}
+}
+
+// vhostBindings lists a vhost's bindings as RabbitMQ does: first the
+// default exchange's implicit binding of every queue by its name, then the
+// declared ones.
+func vhostBindings(v *engine.VhostView) []engine.BindingView {
+	out := make([]engine.BindingView, 0, len(v.Queues)+len(v.Bindings))
+	for _, q := range v.Queues {
+		out = append(out, engine.BindingView{Destination: q.Name, RoutingKey: q.Name})
+	}
+	return append(out, v.Bindings...)
+}
+
+// bindings lists the bindings in the request's scope that keep returns
+// true for.
+func (a *api) bindings(c *call, keep func(b engine.BindingView) bool) ([]bindingJSON, error) {
+	snap, err := a.snapshot()
+	if err != nil {
+		return nil, err
+	}
+	vhosts, err := c.scope(&snap)
+	if err != nil {
+		return nil, err
+	}
+	out := []bindingJSON{}
+	for _, v := range vhosts {
+		for _, b := range vhostBindings(v) {
+			if keep(b) {
+				out = append(out, toBindingJSON(v.Name, b))
+			}
+		}
+	}
+	return out, nil
+}
+
+func (a *api) listBindings(c *call) (int, any, error) {
+	out, err := a.bindings(c, func(engine.BindingView) bool { return true })
+	return http.StatusOK, out, err
+}
+
+// exchangeBindings is GET /api/exchanges/{vhost}/{name}/bindings/source
+// (bindings from the exchange) or .../destination (bindings to it).
+func (a *api) exchangeBindings(source bool) endpoint {
+	return func(c *call) (int, any, error) {
+		name := exchangeName(c)
+		out, err := a.bindings(c, func(b engine.BindingView) bool {
+			if source {
+				return b.Source == name
+			}
+			return b.DestinationIsExchange && b.Destination == name
+		})
+		return http.StatusOK, out, err
+	}
+}
+
+func (a *api) queueBindings(c *call) (int, any, error) {
+	name := c.r.PathValue("name")
+	out, err := a.bindings(c, func(b engine.BindingView) bool { return !b.DestinationIsExchange && b.Destination == name })
+	return http.StatusOK, out, err
+}
+
+// between selects the bindings from {source} to {destination} of a kind
+// ("q" for a queue, "e" for an exchange).
+func between(c *call, kind string) func(b engine.BindingView) bool {
+	src, dst := c.r.PathValue("source"), c.r.PathValue("destination")
+	if src == "amq.default" {
+		src = ""
+	}
+	return func(b engine.BindingView) bool {
+		return b.Source == src && b.Destination == dst && b.DestinationIsExchange == (kind == "e")
+	}
+}
+
+func (a *api) listBindingsBetween(kind string) endpoint {
+	return func(c *call) (int, any, error) {
+		out, err := a.bindings(c, between(c, kind))
+		return http.StatusOK, out, err
+	}
+}
+
+func (a *api) getBinding(kind string) endpoint {
+	return func(c *call) (int, any, error) {
+		out, err := a.bindings(c, between(c, kind))
+		if err != nil {
+			return 0, nil, err
+		}
+		for _, b := range out {
+			if b.PropertiesKey == c.r.PathValue("props") {
+				return http.StatusOK, b, nil
+			}
+		}
+		return 0, nil, errNotFound
+	}
+}
+
+// postBinding is POST /api/bindings/{vhost}/e/{source}/q/{queue} (or
+// .../e/{destination}) with {"routing_key": .., "arguments": {..}}: 201
+// with the new binding's properties key as Location.
+func (a *api) postBinding(kind string) endpoint {
+	return func(c *call) (int, any, error) {
+		b, err := readBody(c.r)
+		if err != nil {
+			return 0, nil, err
+		}
+		key, err := b.str("routing_key", "")
+		if err != nil {
+			return 0, nil, err
+		}
+		args, err := b.table("arguments")
+		if err != nil {
+			return 0, nil, err
+		}
+		vhost, src, dst := c.r.PathValue("vhost"), c.r.PathValue("source"), c.r.PathValue("destination")
+		if src == "amq.default" {
+			src = ""
+		}
+		err = a.do(c.user.Name, func(s *session) error {
+			if err := c.writeTo(s, vhost); err != nil {
+				return err
+			}
+			return s.run(vhost, func(ch engine.ChannelID) error {
+				if kind == "e" {
+					return s.e.ExchangeBind(ch, engine.ExchangeBind{Source: src, Destination: dst, RoutingKey: key, Args: args})
+				}
+				return s.e.QueueBind(ch, engine.QueueBind{Exchange: src, Queue: dst, RoutingKey: key, Args: args})
+			})
+		})
+		if err != nil {
+			return 0, nil, err
+		}
+		c.header.Set("Location", url.PathEscape(dst)+"/"+url.PathEscape(propertiesKey(key, args)))
+		return http.StatusCreated, nil, nil
+	}
+}
+
+// deleteBinding is DELETE .../{props}: unbind the binding the properties
+// key names.
+func (a *api) deleteBinding(kind string) endpoint {
+	return func(c *call) (int, any, error) {
+		vhost, props := c.r.PathValue("vhost"), c.r.PathValue("props")
+		keep := between(c, kind)
+		err := a.do(c.user.Name, func(s *session) error {
+			if err := c.writeTo(s, vhost); err != nil {
+				return err
+			}
+			snap := s.e.Snapshot()
+			v, _ := vhostView(&snap, vhost)
+			for _, b := range v.Bindings {
+				if !keep(b) || propertiesKey(b.RoutingKey, b.Args) != props {
+					continue
+				}
+				return s.run(vhost, func(ch engine.ChannelID) error {
+					if b.DestinationIsExchange {
+						return s.e.ExchangeUnbind(ch, engine.ExchangeBind{Source: b.Source, Destination: b.Destination, RoutingKey: b.RoutingKey, Args: b.Args})
+					}
+					return s.e.QueueUnbind(ch, engine.QueueBind{Exchange: b.Source, Queue: b.Destination, RoutingKey: b.RoutingKey, Args: b.Args})
+				})
+			}
+			return errNotFound
+		})
+		if err != nil {
+			return 0, nil, err
+		}
+		return http.StatusNoContent, nil, nil
+	}
+}

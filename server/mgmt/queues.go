@@ -1,0 +1,254 @@
+package mgmt
+
+import (
+	"net/http"
+
+	"warren/engine"
+)
+
+type queueJSON struct {
+	Arguments                  map[string]any `json:"arguments"`
+	AutoDelete                 bool           `json:"auto_delete"`
+	Consumers                  int            `json:"consumers"`
+	Durable                    bool           `json:"durable"`
+	EffectivePolicyDefinition  map[string]any `json:"effective_policy_definition"`
+	Exclusive                  bool           `json:"exclusive"`
+	ExclusiveConsumerTag       *string        `json:"exclusive_consumer_tag"`
+	MessageBytes               int64          `json:"message_bytes"`
+	MessageBytesReady          int64          `json:"message_bytes_ready"`
+	MessageBytesUnacknowledged int64          `json:"message_bytes_unacknowledged"`
+	Messages                   int            `json:"messages"`
+	MessagesReady              int            `json:"messages_ready"`
+	MessagesUnacknowledged     int            `json:"messages_unacknowledged"`
+	Name                       string         `json:"name"`
+	Node                       string         `json:"node"`
+	OperatorPolicy             *string        `json:"operator_policy"`
+	Policy                     *string        `json:"policy"`
+	SingleActiveConsumerTag    *string        `json:"single_active_consumer_tag"`
+	State                      string         `json:"state"`
+	Type                       string         `json:"type"`
+	Vhost                      string         `json:"vhost"`
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func (ix *vhostIndex) queueJSON(q *engine.QueueView) queueJSON {
+	unackedBytes := ix.unackedBytes(q.Name)
+	j := queueJSON{Arguments: fromTable(q.Args), AutoDelete: q.AutoDelete, Consumers: len(q.Consumers), Durable: q.Durable,
+		EffectivePolicyDefinition: ix.effectiveDefinition(q.Effective), Exclusive: q.Exclusive,
+		MessageBytes: q.ReadyBytes + unackedBytes, MessageBytesReady: q.ReadyBytes, MessageBytesUnacknowledged: unackedBytes,
+		Messages: len(q.Ready) + q.Unacked, MessagesReady: len(q.Ready), MessagesUnacknowledged: q.Unacked,
+		Name: q.Name, Node: ix.node, OperatorPolicy: optional(q.Effective.OperatorPolicy), Policy: optional(q.Effective.Policy),
+		State: "running", Type: q.Type, Vhost: ix.v.Name}
+	sac, _ := q.Args["x-single-active-consumer"].(bool)
+	for _, c := range q.Consumers {
+		if c.Exclusive {
+			j.ExclusiveConsumerTag = optional(c.Tag)
+		}
+		if sac && c.Active {
+			j.SingleActiveConsumerTag = optional(c.Tag)
+		}
+	}
+	return j
+}
+
+// unackedBytes sums the bodies of a queue's deliveries awaiting
+// acknowledgement, which the engine keeps at their channels.
+func (ix *vhostIndex) unackedBytes(queue string) int64 {
+	var n int64
+	for _, c := range ix.v.Connections {
+		for _, ch := range c.Channels {
+			for _, u := range ch.Unacked {
+				if u.Queue == queue && u.Msg != nil {
+					n += int64(len(u.Msg.Body))
+				}
+			}
+		}
+	}
+	return n
+}
+
+// effectiveDefinition is the policy definition in force: the policy's,
+// with the operator policy's keys merged in (the lower number wins, as for
+// the limits operator policies cap); null without either.
+func (ix *vhostIndex) effectiveDefinition(s engine.Settings) map[string]any {
+	var def engine.Table
+	for _, p := range ix.v.Policies {
+		if p.Name == s.Policy {
+			def = p.Definition.Clone()
+		}
+	}
+	for _, p := range ix.v.OperatorPolicies {
+		if p.Name != s.OperatorPolicy {
+			continue
+		}
+		if def == nil {
+			def = engine.Table{}
+		}
+		for k, v := range p.Definition {
+			old, ok := def[k].(int64)
+			if n, isInt := v.(int64); ok && isInt && old < n {
+				continue
+			}
+			def[k] = v
+		}
+	}
+	if def == nil {
+		return nil
+	}
+	return fromTable(def)
+}
+
+func (a *api) listQueues(c *call) (int, any, error) {
+	snap, err := a.snapshot()
+	if err != nil {
+		return 0, nil, err
+	}
+	vhosts, err := c.scope(&snap)
+	if err != nil {
+		return 0, nil, err
+	}
+	out := []queueJSON{}
+	for _, v := range vhosts {
+		ix := newVhostIndex(v, a.node)
+		for i := range v.Queues {
+			out = append(out, ix.queueJSON(&v.Queues[i]))
+		}
+	}
+	return http.StatusOK, out, nil
+}
+
+func (a *api) getQueue(c *call) (int, any, error) {
+	snap, err := a.snapshot()
+	if err != nil {
+		return 0, nil, err
+	}
+	vhosts, err := c.scope(&snap)
+	if err != nil {
+		return 0, nil, err
+	}
+	name := c.r.PathValue("name")
+	v := vhosts[0]
+	for i := range v.Queues {
+		if v.Queues[i].Name != name {
+			continue
+		}
+		ix := newVhostIndex(v, a.node)
+		return http.StatusOK, struct {
+			ConsumerDetails []consumerJSON `json:"consumer_details"`
+			queueJSON
+			Deliveries []any `json:"deliveries"`
+			Incoming   []any `json:"incoming"`
+		}{ix.consumers(&v.Queues[i]), ix.queueJSON(&v.Queues[i]), []any{}, []any{}}, nil
+	}
+	return 0, nil, errNotFound
+}
+
+// queueExists probes with a passive declare. That renews an x-expires
+// lease, as any declare does; the callers are about to act on the queue.
+func (s *session) queueExists(vhost, name string) (bool, error) {
+	err := s.run(vhost, func(ch engine.ChannelID) error {
+		_, err := s.e.QueueDeclare(ch, engine.QueueDeclare{Queue: name, Passive: true})
+		return err
+	})
+	if isEngineCode(err, engine.NotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// putQueue is PUT /api/queues/{vhost}/{name} with {"durable": ..,
+// "auto_delete": .., "arguments": {..}}: queue.declare, 201 when created,
+// 204 when an equivalent one existed. An exclusive queue cannot be
+// declared here: its owner would be the request's own connection.
+func (a *api) putQueue(c *call) (int, any, error) {
+	b, err := readBody(c.r)
+	if err != nil {
+		return 0, nil, err
+	}
+	d := engine.QueueDeclare{Queue: c.r.PathValue("name")}
+	if d.Durable, err = b.boolean("durable", false); err != nil {
+		return 0, nil, err
+	}
+	if d.AutoDelete, err = b.boolean("auto_delete", false); err != nil {
+		return 0, nil, err
+	}
+	if d.Args, err = b.table("arguments"); err != nil {
+		return 0, nil, err
+	}
+	vhost := c.r.PathValue("vhost")
+	existed := false
+	err = a.do(c.user.Name, func(s *session) error {
+		if err := c.writeTo(s, vhost); err != nil {
+			return err
+		}
+		if existed, err = s.queueExists(vhost, d.Queue); err != nil {
+			return err
+		}
+		return s.run(vhost, func(ch engine.ChannelID) error {
+			_, err := s.e.QueueDeclare(ch, d)
+			return err
+		})
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	if existed {
+		return http.StatusNoContent, nil, nil
+	}
+	return http.StatusCreated, nil, nil
+}
+
+// deleteQueue is DELETE /api/queues/{vhost}/{name}[?if-unused=true]
+// [&if-empty=true]; a failed condition is 400 "queue 'q' in vhost '/' not
+// empty" (or "in use").
+func (a *api) deleteQueue(c *call) (int, any, error) {
+	vhost := c.r.PathValue("vhost")
+	q := c.r.URL.Query()
+	d := engine.QueueDelete{Queue: c.r.PathValue("name"), IfUnused: q.Get("if-unused") == "true", IfEmpty: q.Get("if-empty") == "true"}
+	err := a.do(c.user.Name, func(s *session) error {
+		if err := c.writeTo(s, vhost); err != nil {
+			return err
+		}
+		if ok, err := s.queueExists(vhost, d.Queue); !ok {
+			if err == nil {
+				err = errNotFound
+			}
+			return err
+		}
+		return s.run(vhost, func(ch engine.ChannelID) error {
+			_, err := s.e.QueueDelete(ch, d)
+			return err
+		})
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusNoContent, nil, nil
+}
+
+// purgeQueue is DELETE /api/queues/{vhost}/{name}/contents.
+func (a *api) purgeQueue(c *call) (int, any, error) {
+	vhost, name := c.r.PathValue("vhost"), c.r.PathValue("name")
+	err := a.do(c.user.Name, func(s *session) error {
+		if err := c.writeTo(s, vhost); err != nil {
+			return err
+		}
+		return s.run(vhost, func(ch engine.ChannelID) error {
+			_, err := s.e.QueuePurge(ch, name)
+			return err
+		})
+	})
+	if isEngineCode(err, engine.NotFound) {
+		err = errNotFound
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusNoContent, nil, nil
+}

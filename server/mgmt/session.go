@@ -1,0 +1,136 @@
+package mgmt
+
+import (
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+
+	"warren/engine"
+	"warren/server/broker"
+)
+
+// session is one broker.Do's worth of management work. Queue, exchange and
+// binding commands need a channel, so the session opens an internal
+// connection and channel per vhost on first use and closes them all when
+// the Do ends: no management connection outlives its request or shows in
+// /api/connections.
+type session struct {
+	e     *engine.Broker
+	user  string
+	chans map[string]engine.ChannelID
+}
+
+// internalConnName names the management's internal connections in events.
+const internalConnName = "management"
+
+var errUnavailable = &apiError{http.StatusServiceUnavailable, "service_unavailable", "the broker has stopped"}
+
+// do runs f on the broker goroutine with a fresh session.
+func (a *api) do(user string, f func(s *session) error) error {
+	var err error
+	derr := a.b.Do(func(e *engine.Broker) {
+		s := &session{e: e, user: user, chans: map[string]engine.ChannelID{}}
+		defer s.close()
+		err = f(s)
+	})
+	if errors.Is(derr, broker.ErrStopped) {
+		return errUnavailable
+	}
+	return err
+}
+
+// snapshot returns the engine's state.
+func (a *api) snapshot() (engine.Snapshot, error) {
+	var snap engine.Snapshot
+	err := a.do("", func(s *session) error {
+		snap = s.e.Snapshot()
+		return nil
+	})
+	return snap, err
+}
+
+func (s *session) hasVhost(name string) bool {
+	_, found := slices.BinarySearch(s.e.Vhosts(), name)
+	return found
+}
+
+// run runs a channel command in vhost. An engine exception closes the
+// channel, so the session forgets it and the next command gets a new one.
+func (s *session) run(vhost string, f func(ch engine.ChannelID) error) error {
+	ch, err := s.channel(vhost)
+	if err != nil {
+		return err
+	}
+	if err := f(ch); err != nil {
+		s.e.CloseConnection(ch.Conn)
+		delete(s.chans, vhost)
+		return err
+	}
+	return nil
+}
+
+func (s *session) channel(vhost string) (engine.ChannelID, error) {
+	if ch, ok := s.chans[vhost]; ok {
+		return ch, nil
+	}
+	if !s.hasVhost(vhost) {
+		return engine.ChannelID{}, errNotFound
+	}
+	id, err := s.e.OpenConnection(engine.ConnectionOpen{Vhost: vhost, User: s.user, Name: internalConnName})
+	if err != nil {
+		return engine.ChannelID{}, err
+	}
+	ch, err := s.e.OpenChannel(id, 1)
+	if err != nil {
+		return engine.ChannelID{}, err
+	}
+	s.chans[vhost] = ch
+	return ch, nil
+}
+
+func (s *session) close() {
+	for _, ch := range s.chans {
+		s.e.CloseConnection(ch.Conn)
+	}
+	clear(s.chans)
+}
+
+// vhostView finds a vhost in a snapshot.
+func vhostView(snap *engine.Snapshot, name string) (*engine.VhostView, bool) {
+	for i := range snap.Vhosts {
+		if snap.Vhosts[i].Name == name {
+			return &snap.Vhosts[i], true
+		}
+	}
+	return nil, false
+}
+
+// scope is the vhosts a listing covers: the one in the path, which must
+// exist and be visible, or every vhost the user can see.
+func (c *call) scope(snap *engine.Snapshot) ([]*engine.VhostView, error) {
+	name, one := c.pathVhost()
+	if one {
+		v, ok := vhostView(snap, name)
+		if !ok {
+			return nil, errNotFound
+		}
+		if err := c.requireSee(name); err != nil {
+			return nil, err
+		}
+		return []*engine.VhostView{v}, nil
+	}
+	var out []*engine.VhostView
+	for i := range snap.Vhosts {
+		if c.canSee(snap.Vhosts[i].Name) {
+			out = append(out, &snap.Vhosts[i])
+		}
+	}
+	return out, nil
+}
+
+// pathVhost returns the {vhost} path value (already URL-decoded: "%2F" is
+// "/") and whether the path has one.
+func (c *call) pathVhost() (string, bool) {
+	return c.r.PathValue("vhost"), strings.Contains(c.r.Pattern, "{vhost}")
+}
