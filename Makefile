@@ -1,11 +1,17 @@
-# Warren — see README.md. `make run` starts the console; `make test` proves it works.
+# Warren — see README.md. `make run` starts the server; `make test` proves it works.
 GO ?= go
 GOROOT := $(shell $(GO) env GOROOT)
 WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
 
-.PHONY: run test generate-check fmt-check vet unit wasm-test node bench build
+.PHONY: run console test generate-check fmt-check vet unit wasm-test node bench build
 
+# The server on its defaults: AMQP on 127.0.0.1:5672, HTTP (AMQP over
+# WebSocket at /amqp, management API at /api/) on 127.0.0.1:8080.
 run:
+	$(GO) run ./server/cmd/warren serve
+
+# The script console on an in-memory broker (stepped time).
+console:
 	$(GO) run ./server/cmd/warren console
 
 build:

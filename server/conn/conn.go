@@ -215,7 +215,7 @@ func (c *conn) connectionError(code int, text string, m engine.Method) {
 			e.CloseConnection(c.id)
 		}
 	})
-	c.out.push(outItem{method: &amqp.ConnectionClose{ReplyCode: uint16(code), ReplyText: text, FailingClassID: m.Class, FailingMethodID: m.ID}})
+	c.out.push(outItem{method: &amqp.ConnectionClose{ReplyCode: uint16(code), ReplyText: shortText(text), FailingClassID: m.Class, FailingMethodID: m.ID}})
 }
 
 // awaitCloseOk discards everything until the client's close-ok (or close),

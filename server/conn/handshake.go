@@ -41,7 +41,7 @@ func (c *conn) sendStart() {
 // authentication_failure_close, connection.close 403 ACCESS_REFUSED.
 func (c *conn) refuse(mechanism string) {
 	c.out.push(outItem{method: &amqp.ConnectionClose{ReplyCode: engine.AccessRefused,
-		ReplyText:      "ACCESS_REFUSED - Login was refused using authentication mechanism " + mechanism + ". For details see the broker logfile.",
+		ReplyText:      shortText("ACCESS_REFUSED - Login was refused using authentication mechanism " + mechanism + ". For details see the broker logfile."),
 		FailingClassID: 10, FailingMethodID: 11}, closeAfter: true})
 }
 

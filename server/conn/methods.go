@@ -121,6 +121,15 @@ func (c *conn) call(e *engine.Broker, id engine.ChannelID, cmd command) {
 		err := e.BasicCancel(id, m.ConsumerTag)
 		c.ok(n, err, m.NoWait, &amqp.BasicCancelOk{ConsumerTag: m.ConsumerTag})
 	case *amqp.BasicPublish:
+		if p := cmd.props; p != nil && p.Has(amqp.FlagExpiration) && p.Expiration == "" {
+			// An expiration property present but empty: the engine's
+			// Properties cannot say "present", so the check lives here
+			// (observed, RabbitMQ 3.10.8: 406 "invalid expiration '':
+			// no_integer").
+			e.ChannelException(id, &engine.Error{Code: engine.PreconditionFailed, Method: engine.MethodBasicPublish,
+				Text: "PRECONDITION_FAILED - invalid expiration '': no_integer"})
+			return
+		}
 		e.BasicPublish(id, engine.BasicPublish{Exchange: m.Exchange, RoutingKey: m.RoutingKey, Mandatory: m.Mandatory, Immediate: m.Immediate,
 			Props: toEngineProps(cmd.props), Body: cmd.body})
 	case *amqp.BasicGet:

@@ -56,8 +56,23 @@ func (c *conn) writer() {
 		frames, buf = frames[:0], buf[:0]
 		closeNow := false
 		for _, it := range items {
+			if it.raw != nil {
+				// The protocol header is not a frame: send it as it is.
+				frames = append(frames, it.raw)
+				if it.closeAfter {
+					closeNow = true
+					break
+				}
+				continue
+			}
 			start := len(buf)
-			buf = c.encode(buf, it)
+			var err error
+			if buf, err = c.encode(buf, it); err != nil {
+				// Nothing the server builds should fail to encode; if it
+				// does, end the connection rather than send garbage.
+				c.t.Close()
+				return
+			}
 			frames = splitFrames(frames, buf[start:])
 			if it.closeAfter {
 				closeNow = true
@@ -101,26 +116,21 @@ func splitFrames(frames [][]byte, b []byte) [][]byte {
 }
 
 // encode appends the frames for one outbox item.
-func (c *conn) encode(b []byte, it outItem) []byte {
+func (c *conn) encode(b []byte, it outItem) ([]byte, error) {
 	if it.raw != nil {
-		return append(b, it.raw...)
+		return append(b, it.raw...), nil
 	}
 	if it.ev != nil {
 		return c.encodeEvent(b, it.channel, it.ev)
 	}
 	b, err := amqp.AppendMethodFrame(b, it.channel, it.method)
-	if err != nil {
-		panic("conn: encoding " + it.method.Name() + ": " + err.Error())
+	if err != nil || it.props == nil {
+		return b, err
 	}
-	if it.props != nil {
-		if b, err = amqp.AppendContent(b, it.channel, it.method.ClassID(), *it.props, it.body, c.frameMax); err != nil {
-			panic("conn: encoding content: " + err.Error())
-		}
-	}
-	return b
+	return amqp.AppendContent(b, it.channel, it.method.ClassID(), *it.props, it.body, c.frameMax)
 }
 
-func (c *conn) encodeEvent(b []byte, ch uint16, ev *engine.Event) []byte {
+func (c *conn) encodeEvent(b []byte, ch uint16, ev *engine.Event) ([]byte, error) {
 	var m amqp.Method
 	switch ev.Kind {
 	case engine.EvDelivered:
@@ -130,23 +140,27 @@ func (c *conn) encodeEvent(b []byte, ch uint16, ev *engine.Event) []byte {
 			m = &amqp.BasicGetOk{DeliveryTag: ev.DeliveryTag, Redelivered: ev.Redelivered, Exchange: ev.Exchange, RoutingKey: ev.RoutingKey, MessageCount: uint32(ev.Count)}
 		}
 	case engine.EvReturned:
-		m = &amqp.BasicReturn{ReplyCode: uint16(ev.Code), ReplyText: ev.Text, Exchange: ev.Exchange, RoutingKey: ev.RoutingKey}
+		m = &amqp.BasicReturn{ReplyCode: uint16(ev.Code), ReplyText: shortText(ev.Text), Exchange: ev.Exchange, RoutingKey: ev.RoutingKey}
 	case engine.EvConfirmed:
-		b, _ = amqp.AppendMethodFrame(b, ch, &amqp.BasicAck{DeliveryTag: ev.DeliveryTag, Multiple: ev.Multiple})
-		return b
+		return amqp.AppendMethodFrame(b, ch, &amqp.BasicAck{DeliveryTag: ev.DeliveryTag, Multiple: ev.Multiple})
 	case engine.EvNacked:
-		b, _ = amqp.AppendMethodFrame(b, ch, &amqp.BasicNack{DeliveryTag: ev.DeliveryTag, Multiple: ev.Multiple, Requeue: true})
-		return b
+		// RabbitMQ's nacks carry requeue=true (observed, 3.10.8).
+		return amqp.AppendMethodFrame(b, ch, &amqp.BasicNack{DeliveryTag: ev.DeliveryTag, Multiple: ev.Multiple, Requeue: true})
 	default:
-		return b
+		return b, nil
 	}
 	b, err := amqp.AppendMethodFrame(b, ch, m)
 	if err != nil {
-		panic("conn: encoding " + m.Name() + ": " + err.Error())
+		return b, err
 	}
-	b, err = amqp.AppendContent(b, ch, 60, wireProps(ev.Msg), ev.Msg.Body, c.frameMax)
-	if err != nil {
-		panic("conn: encoding content: " + err.Error())
+	return amqp.AppendContent(b, ch, amqp.ClassBasic, wireProps(ev.Msg), ev.Msg.Body, c.frameMax)
+}
+
+// shortText fits a reply text in a shortstr (255 bytes), as RabbitMQ
+// truncates long ones.
+func shortText(s string) string {
+	if len(s) <= 255 {
+		return s
 	}
-	return b
+	return s[:252] + "..."
 }
