@@ -15,6 +15,12 @@ type Config struct {
 	// acknowledged within it closes its channel with 406. Zero means the
 	// RabbitMQ default of 30 minutes; negative disables the timeout.
 	ConsumerTimeoutMs int64
+	// MaxQueuesPerVhost and MaxMessagesPerVhost limit what one vhost may
+	// hold (RabbitMQ's vhost max-queues limit, and a ready-message cap);
+	// zero means unlimited. Past them queue.declare and basic.publish fail
+	// with 406 and nothing already accepted is lost.
+	MaxQueuesPerVhost   int
+	MaxMessagesPerVhost int64
 	// MaxDeadLetterHops bounds how many times one AdvanceTo or command may
 	// re-dead-letter the same message in a chain (a limit, not a rule: real
 	// cycles are cut by the x-death rule first). Zero means 1000.
@@ -51,6 +57,7 @@ type Broker struct {
 	nextMsg  uint64
 
 	pendingDL []pendingDeadLetter
+	ready     tally // ready messages in every queue
 	// lastDLSource is shared by consecutive deaths from the same queue.
 	lastDLSource *deadLetterSource
 	// lastDeath is the last death history built, shared by the next
@@ -291,3 +298,7 @@ func deadlineLess(a, b *deadline.Timer[timerRef]) bool {
 	}
 	return a.Seq() < b.Seq()
 }
+
+// ReadyTotals returns how many messages are ready in all queues, and their
+// body bytes: what a driver's memory alarm watches.
+func (b *Broker) ReadyTotals() (msgs, bytes int64) { return b.ready.msgs, b.ready.bytes }

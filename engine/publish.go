@@ -40,6 +40,9 @@ func (b *Broker) BasicPublish(id ChannelID, p BasicPublish) error {
 	if x.internal {
 		return b.fail(ch, channelErr(AccessRefused, m, "cannot publish to internal %s", rs("exchange", x.name, v.name)))
 	}
+	if lim := b.cfg.MaxMessagesPerVhost; lim > 0 && v.ready.msgs >= lim {
+		return b.fail(ch, channelErr(PreconditionFailed, m, "message limit in vhost '%s' (%d) is reached", v.name, lim))
+	}
 	msg, e := b.newMessage(p)
 	if e != nil {
 		return b.fail(ch, e)

@@ -122,6 +122,9 @@ func (b *Broker) queueDeclare(ch *channel, d QueueDeclare) (QueueDeclareOk, *Err
 	if e := validateNewQueue(d, quorum, name, v.name); e != nil {
 		return QueueDeclareOk{}, e
 	}
+	if lim := b.cfg.MaxQueuesPerVhost; lim > 0 && len(v.queues) >= lim {
+		return QueueDeclareOk{}, channelErr(PreconditionFailed, m, "cannot declare queue '%s': queue limit in vhost '%s' (%d) is reached", name, v.name, lim)
+	}
 	q := &queue{
 		vhost:      v,
 		name:       name,
@@ -140,7 +143,7 @@ func (b *Broker) queueDeclare(ch *channel, d QueueDeclare) (QueueDeclareOk, *Err
 	q.expiryTimer.Value = timerRef{kind: timerQueueExpiry, q: q}
 	q.leaseTimer.Value = timerRef{kind: timerQueueLease, q: q}
 	q.set = q.resolveSettings()
-	q.ready = newStore(q.set.maxPriority)
+	q.ready = newStore(q.set.maxPriority, &v.ready, &b.ready)
 	v.queues[name] = q
 	v.queueMemo.forget()
 	ch.lastQueue = name

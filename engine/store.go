@@ -107,10 +107,34 @@ type store struct {
 	levels []deque // index = priority level
 	n      int
 	bytes  int64
+	// totals are the vhost's and the broker's running sums of ready
+	// messages and bytes, kept here where every change happens, for the
+	// per-vhost message limit and the server's memory alarm.
+	vhostTotal, brokerTotal *tally
 }
 
-func newStore(maxPriority int) store {
-	return store{levels: make([]deque, maxPriority+1)}
+// tally is a running count of ready messages and their body bytes.
+type tally struct {
+	msgs  int64
+	bytes int64
+}
+
+func newStore(maxPriority int, vhostTotal, brokerTotal *tally) store {
+	return store{levels: make([]deque, maxPriority+1), vhostTotal: vhostTotal, brokerTotal: brokerTotal}
+}
+
+// account records a change of dn messages and db bytes.
+func (s *store) account(dn int, db int64) {
+	s.n += dn
+	s.bytes += db
+	if s.vhostTotal != nil {
+		s.vhostTotal.msgs += int64(dn)
+		s.vhostTotal.bytes += db
+	}
+	if s.brokerTotal != nil {
+		s.brokerTotal.msgs += int64(dn)
+		s.brokerTotal.bytes += db
+	}
 }
 
 func (s *store) len() int { return s.n }
@@ -124,20 +148,17 @@ func (s *store) level(p uint8) int {
 
 func (s *store) push(e entry) {
 	s.levels[s.level(e.priority)].push(e)
-	s.n++
-	s.bytes += int64(len(e.msg.Body))
+	s.account(1, int64(len(e.msg.Body)))
 }
 
 func (s *store) insertBySeq(e entry) {
 	s.levels[s.level(e.priority)].insertBySeq(e)
-	s.n++
-	s.bytes += int64(len(e.msg.Body))
+	s.account(1, int64(len(e.msg.Body)))
 }
 
 func (s *store) insertReturned(e entry) {
 	s.levels[s.level(e.priority)].insertReturned(e)
-	s.n++
-	s.bytes += int64(len(e.msg.Body))
+	s.account(1, int64(len(e.msg.Body)))
 }
 
 // head returns the entry that would be delivered next, or nil.
@@ -162,8 +183,7 @@ func (s *store) pop() entry {
 
 func (s *store) popLevel(l int) entry {
 	e := s.levels[l].pop()
-	s.n--
-	s.bytes -= int64(len(e.msg.Body))
+	s.account(-1, -int64(len(e.msg.Body)))
 	return e
 }
 
@@ -182,8 +202,9 @@ func (s *store) filter(keep func(*entry) bool) {
 	for l := range s.levels {
 		s.levels[l].filter(keep)
 	}
-	s.n, s.bytes = 0, 0
-	s.each(func(e *entry) { s.n++; s.bytes += int64(len(e.msg.Body)) })
+	n, bytes := 0, int64(0)
+	s.each(func(e *entry) { n++; bytes += int64(len(e.msg.Body)) })
+	s.account(n-s.n, bytes-s.bytes)
 }
 
 // clear removes everything and returns the entries in delivery order.
@@ -193,6 +214,6 @@ func (s *store) drain() []entry {
 	for l := range s.levels {
 		s.levels[l] = deque{}
 	}
-	s.n, s.bytes = 0, 0
+	s.account(-s.n, -s.bytes)
 	return out
 }

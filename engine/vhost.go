@@ -13,6 +13,7 @@ type vhost struct {
 	queueMemo  routeMemo[*queue]
 	policies   map[string]*Policy
 	opPolicies map[string]*Policy
+	ready      tally // ready messages in all the vhost's queues
 }
 
 // predeclared lists the exchanges every vhost has, as RabbitMQ creates them.

@@ -61,6 +61,7 @@ func Start(opts Options) (*Server, error) {
 	s.broker = broker.Start(opts.Engine, nil)
 	s.opts.Conn.Broker, s.opts.Conn.Users = s.broker, opts.Users
 	s.opts.Conn.Defaults()
+	s.broker.Observe(s.opts.Conn.Alarm)
 
 	var err error
 	if s.amqpLn, err = net.Listen("tcp", opts.AMQPAddr); err != nil {

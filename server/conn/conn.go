@@ -33,6 +33,20 @@ type Config struct {
 	// connection.open.
 	HandshakeTimeout time.Duration
 	Product, Version string
+	// MaxConnections bounds open connections (0: unlimited); past it
+	// connection.open is refused with 530 NOT_ALLOWED.
+	MaxConnections int
+	// Alarm, if set, blocks publishers while queued messages use too much
+	// memory. The server registers it as a broker observer.
+	Alarm *Alarm
+
+	shared *shared
+}
+
+// shared is the state every connection of a server shares.
+type shared struct {
+	replies *replyTargets // touched on the broker goroutine only
+	open    atomic.Int64  // open connections
 }
 
 // Defaults fills unset fields with RabbitMQ's defaults.
@@ -61,6 +75,13 @@ func (c *Config) Defaults() {
 	if c.Version == "" {
 		c.Version = "0.1.0"
 	}
+	if c.shared == nil {
+		c.shared = &shared{replies: newReplyTargets()}
+	}
+	if c.Alarm == nil {
+		c.Alarm = &Alarm{}
+	}
+	c.Alarm.init()
 }
 
 // Transport carries the connection's bytes: TCP, or WebSocket binary
@@ -98,8 +119,12 @@ type conn struct {
 	id      engine.ConnID
 	opened  bool
 	closing map[uint16]bool // channels the server closed, awaiting close-ok
-	paused  bool
-	dead    bool // the engine closed the connection
+	// channels counts open channels, for channel_max.
+	channels int
+	// replyChans are the channels with a direct reply-to consumer.
+	replyChans map[uint16]bool
+	paused     bool
+	dead       bool // the engine closed the connection
 
 	pausedFlag atomic.Bool // paused, readable by the writer
 	hbStart    chan uint16 // the negotiated heartbeat, for the writer
@@ -110,7 +135,7 @@ type conn struct {
 
 // Serve runs one connection until it ends. It closes t.
 func Serve(ctx context.Context, t Transport, cfg *Config) {
-	c := &conn{cfg: cfg, t: t, b: cfg.Broker, out: newOutbox(), closing: map[uint16]bool{}, done: make(chan struct{}), hbStart: make(chan uint16, 1),
+	c := &conn{cfg: cfg, t: t, b: cfg.Broker, out: newOutbox(), closing: map[uint16]bool{}, replyChans: map[uint16]bool{}, done: make(chan struct{}), hbStart: make(chan uint16, 1),
 		frameMax: cfg.FrameMax, channelMax: cfg.ChannelMax}
 	defer c.shutdown()
 	writerDone := make(chan struct{})
@@ -153,7 +178,14 @@ func (c *conn) shutdown() {
 				c.dead = true
 				e.CloseConnection(c.id)
 			}
+			for n := range c.replyChans {
+				c.dropReplyTo(engine.ChannelID{Conn: c.id, Num: n})
+			}
+			delete(c.cfg.Alarm.conns, c)
 		})
+		if c.opened {
+			c.cfg.shared.open.Add(-1)
+		}
 		if c.id != 0 {
 			c.b.Detach(c.id)
 		}

@@ -23,7 +23,9 @@ func (s sink) Events(e *engine.Broker, evs []engine.Event) {
 				c.push(ev.Channel.Num, &amqp.BasicCancel{ConsumerTag: ev.ConsumerTag, NoWait: true})
 			}
 		case engine.EvChannelClosed:
+			c.dropReplyTo(ev.Channel)
 			if ev.Code != engine.ReplySuccess && ev.Channel.Num != 0 && !c.dead {
+				c.channels--
 				c.closing[ev.Channel.Num] = true
 				c.push(ev.Channel.Num, &amqp.ChannelClose{ReplyCode: uint16(ev.Code), ReplyText: shortText(ev.Text), FailingClassID: ev.Method.Class, FailingMethodID: ev.Method.ID})
 			}

@@ -3,6 +3,7 @@ package conn
 import (
 	"bytes"
 	"net"
+	"strconv"
 
 	"warren/engine"
 	"warren/server/amqp"
@@ -117,6 +118,10 @@ func (c *conn) handshake(cmd command) (bool, error) {
 			c.connectionError(engine.NotAllowed, "NOT_ALLOWED - access to vhost '"+m.VirtualHost+"' refused for user '"+c.user+"'", engine.Method{Class: 10, ID: 40})
 			return false, nil
 		}
+		if max := c.cfg.MaxConnections; max > 0 && c.cfg.shared.open.Load() >= int64(max) {
+			c.connectionError(engine.NotAllowed, "NOT_ALLOWED - access to vhost '"+m.VirtualHost+"' refused for user '"+c.user+"': connection limit ("+itoa(max)+") is reached", engine.Method{Class: 10, ID: 40})
+			return false, nil
+		}
 		var openErr error
 		c.b.Do(func(e *engine.Broker) {
 			id, err := e.OpenConnection(engine.ConnectionOpen{Vhost: m.VirtualHost, User: c.user, Name: c.t.RemoteAddr().String()})
@@ -125,6 +130,7 @@ func (c *conn) handshake(cmd command) (bool, error) {
 				return
 			}
 			c.id, c.opened, c.vhost = id, true, m.VirtualHost
+			c.cfg.Alarm.conns[c] = true
 		})
 		if openErr != nil {
 			var ee *engine.Error
@@ -133,6 +139,7 @@ func (c *conn) handshake(cmd command) (bool, error) {
 			}
 			return false, nil
 		}
+		c.cfg.shared.open.Add(1)
 		c.b.Attach(c.id, sink{c})
 		c.out.push(outItem{method: &amqp.ConnectionOpenOk{}})
 		c.startHeartbeats()
@@ -144,3 +151,5 @@ func (c *conn) handshake(cmd command) (bool, error) {
 	}
 	return false, nil
 }
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -2,6 +2,7 @@ package conn
 
 import (
 	"errors"
+	"strings"
 
 	"warren/engine"
 	"warren/server/amqp"
@@ -35,6 +36,9 @@ func (c *conn) handle(cmd command) (bool, error) {
 		c.connectionError(engine.CommandInvalid, "COMMAND_INVALID - unexpected method on channel 0: "+cmd.method.Name(), engine.Method{Class: cmd.method.ClassID(), ID: cmd.method.MethodID()})
 		return false, nil
 	}
+	if _, isPublish := cmd.method.(*amqp.BasicPublish); isPublish {
+		c.cfg.Alarm.waitPublish(c.done)
+	}
 	var stop bool
 	c.b.Do(func(e *engine.Broker) {
 		if c.dead {
@@ -54,7 +58,9 @@ func (c *conn) handle(cmd command) (bool, error) {
 				delete(c.closing, cmd.channel)
 			} else {
 				e.CloseChannel(id)
+				c.channels--
 			}
+			c.dropReplyTo(id)
 			c.push(cmd.channel, &amqp.ChannelCloseOk{})
 			return
 		}
@@ -76,7 +82,17 @@ func (c *conn) call(e *engine.Broker, id engine.ChannelID, cmd command) {
 	n := cmd.channel
 	switch m := cmd.method.(type) {
 	case *amqp.ChannelOpen:
+		if c.channels >= int(c.channelMax) {
+			// rabbit_reader refuses a channel past the negotiated
+			// channel_max with a connection error.
+			c.dead = true
+			e.CloseConnection(c.id)
+			c.out.push(outItem{method: &amqp.ConnectionClose{ReplyCode: engine.NotAllowed, FailingClassID: 20, FailingMethodID: 10,
+				ReplyText: "NOT_ALLOWED - number of channels opened (" + itoa(c.channels) + ") has reached the negotiated channel_max (" + itoa(int(c.channelMax)) + ")"}})
+			return
+		}
 		if _, err := e.OpenChannel(c.id, n); err == nil {
+			c.channels++
 			c.push(n, &amqp.ChannelOpenOk{})
 		}
 	case *amqp.ChannelFlow:
@@ -114,10 +130,19 @@ func (c *conn) call(e *engine.Broker, id engine.ChannelID, cmd command) {
 		err := e.BasicQos(id, engine.BasicQos{PrefetchSize: m.PrefetchSize, PrefetchCount: m.PrefetchCount, Global: m.Global})
 		c.ok(n, err, false, &amqp.BasicQosOk{})
 	case *amqp.BasicConsume:
+		if m.Queue == replyTo {
+			c.consumeReplyTo(e, id, m)
+			return
+		}
 		tag, err := e.BasicConsume(id, engine.BasicConsume{Queue: m.Queue, ConsumerTag: m.ConsumerTag, NoLocal: m.NoLocal, NoAck: m.NoAck,
 			Exclusive: m.Exclusive, Args: toEngineTable(m.Arguments)})
 		c.ok(n, err, m.NoWait, &amqp.BasicConsumeOk{ConsumerTag: tag})
 	case *amqp.BasicCancel:
+		if t, ok := c.cfg.shared.replies.byChan[id]; ok && c.cfg.shared.replies.byToken[t].tag == m.ConsumerTag {
+			c.dropReplyTo(id)
+			c.ok(n, nil, m.NoWait, &amqp.BasicCancelOk{ConsumerTag: m.ConsumerTag})
+			return
+		}
 		err := e.BasicCancel(id, m.ConsumerTag)
 		c.ok(n, err, m.NoWait, &amqp.BasicCancelOk{ConsumerTag: m.ConsumerTag})
 	case *amqp.BasicPublish:
@@ -130,8 +155,16 @@ func (c *conn) call(e *engine.Broker, id engine.ChannelID, cmd command) {
 				Text: "PRECONDITION_FAILED - invalid expiration '': no_integer"})
 			return
 		}
-		e.BasicPublish(id, engine.BasicPublish{Exchange: m.Exchange, RoutingKey: m.RoutingKey, Mandatory: m.Mandatory, Immediate: m.Immediate,
-			Props: toEngineProps(cmd.props), Body: cmd.body})
+		p := engine.BasicPublish{Exchange: m.Exchange, RoutingKey: m.RoutingKey, Mandatory: m.Mandatory, Immediate: m.Immediate,
+			Props: toEngineProps(cmd.props), Body: cmd.body}
+		if p.Props != nil && p.Props.ReplyTo == replyTo && !c.rewriteReplyTo(e, id, p.Props) {
+			return
+		}
+		if m.Exchange == "" && strings.HasPrefix(m.RoutingKey, replyTo+".") {
+			c.publishReply(e, id, p)
+			return
+		}
+		e.BasicPublish(id, p)
 	case *amqp.BasicGet:
 		_, ok, err := e.BasicGet(id, engine.BasicGet{Queue: m.Queue, NoAck: m.NoAck})
 		if err == nil && !ok {

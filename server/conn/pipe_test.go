@@ -240,3 +240,40 @@ func readFull(nc net.Conn, b []byte) (int, error) {
 	}
 	return n, nil
 }
+
+// TestConnectionLimit: past MaxConnections, connection.open gets 530.
+func TestConnectionLimit(t *testing.T) {
+	synctest(t, func(t *testing.T, b *broker.Broker) {
+		cfg := Config{MaxConnections: 1}
+		cfg.Defaults() // share one counter between both connections
+		first := startPipe(t, b, cfg)
+		first.handshake(0)
+		second := startPipe(t, b, cfg)
+		second.send(amqp.ProtocolHeader[:])
+		second.expect(&amqp.ConnectionStart{})
+		second.method(0, &amqp.ConnectionStartOk{Mechanism: "PLAIN", Response: "\x00guest\x00guest", Locale: "en_US"})
+		second.expect(&amqp.ConnectionTune{})
+		second.method(0, &amqp.ConnectionTuneOk{ChannelMax: 2047, FrameMax: 131072})
+		second.method(0, &amqp.ConnectionOpen{VirtualHost: "/"})
+		cl := second.expect(&amqp.ConnectionClose{}).Method.(*amqp.ConnectionClose)
+		if cl.ReplyCode != 530 || cl.ReplyText != "NOT_ALLOWED - access to vhost '/' refused for user 'guest': connection limit (1) is reached" {
+			t.Fatalf("close %+v", cl)
+		}
+	})
+}
+
+// TestChannelMaxEnforced: a channel.open past the negotiated channel_max
+// is connection error 530.
+func TestChannelMaxEnforced(t *testing.T) {
+	synctest(t, func(t *testing.T, b *broker.Broker) {
+		c := startPipe(t, b, Config{ChannelMax: 1})
+		c.handshake(0)
+		c.method(1, &amqp.ChannelOpen{})
+		c.expect(&amqp.ChannelOpenOk{})
+		c.method(2, &amqp.ChannelOpen{})
+		cl := c.expect(&amqp.ConnectionClose{}).Method.(*amqp.ConnectionClose)
+		if cl.ReplyCode != 530 || cl.ReplyText != "NOT_ALLOWED - number of channels opened (1) has reached the negotiated channel_max (1)" {
+			t.Fatalf("close %+v", cl)
+		}
+	})
+}

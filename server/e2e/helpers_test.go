@@ -17,7 +17,14 @@ import (
 // startServer runs a Warren on ephemeral loopback ports for one test.
 func startServer(t *testing.T) *server.Server {
 	t.Helper()
-	srv, err := server.Start(server.Options{AMQPAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0"})
+	return startServerWith(t, server.Options{})
+}
+
+// startServerWith runs a Warren with the given options on ephemeral ports.
+func startServerWith(t *testing.T, opts server.Options) *server.Server {
+	t.Helper()
+	opts.AMQPAddr, opts.HTTPAddr = "127.0.0.1:0", "127.0.0.1:0"
+	srv, err := server.Start(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

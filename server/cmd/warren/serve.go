@@ -13,6 +13,7 @@ import (
 	"warren/engine"
 	"warren/server"
 	"warren/server/auth"
+	"warren/server/conn"
 )
 
 // runServe is `warren serve`: the broker on the wall clock, AMQP on TCP,
@@ -26,6 +27,13 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	httpAddr := fs.String("http", "127.0.0.1:8080", "address for HTTP: AMQP over WebSocket at /amqp, the management API at /api/")
 	usersFile := fs.String("users", "", "JSON file of users and permissions (RabbitMQ definitions shape); guest/guest exists by default, loopback only")
 	seed := fs.Uint64("seed", 0, "seed for server-chosen names (amq.gen-…)")
+	maxConns := fs.Int("max-connections", 10000, "most open connections; past it connection.open gets 530 NOT_ALLOWED")
+	channelMax := fs.Uint("channel-max", 2047, "channel_max proposed in connection.tune; past it channel.open gets 530")
+	frameMax := fs.Uint("frame-max", 131072, "frame_max proposed in connection.tune; larger frames get 501 FRAME_ERROR")
+	maxMsg := fs.Uint64("max-message-size", 16<<20, "largest message body; larger ones get 406 PRECONDITION_FAILED")
+	maxQueues := fs.Int("max-queues", 0, "most queues per vhost (0: unlimited); past it queue.declare gets 406")
+	maxMsgs := fs.Int64("max-messages", 0, "most ready messages per vhost (0: unlimited); past it basic.publish gets 406")
+	watermark := fs.Int64("memory-high-watermark", server.DefaultMemoryHighWatermark(), "bytes of queued messages past which publishers are blocked (connection.blocked); default 40% of RAM")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -36,7 +44,14 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
-	srv, err := server.Start(server.Options{AMQPAddr: *amqpAddr, HTTPAddr: *httpAddr, Users: users, Engine: engine.Config{Seed: *seed}})
+	if *channelMax == 0 || *channelMax > 65535 || *frameMax < 4096 || *frameMax > 1<<31 {
+		fmt.Fprintln(stderr, "warren serve: --channel-max must be 1..65535 and --frame-max 4096..2147483648")
+		return 2
+	}
+	srv, err := server.Start(server.Options{AMQPAddr: *amqpAddr, HTTPAddr: *httpAddr, Users: users,
+		Engine: engine.Config{Seed: *seed, MaxQueuesPerVhost: *maxQueues, MaxMessagesPerVhost: *maxMsgs},
+		Conn: conn.Config{MaxConnections: *maxConns, ChannelMax: uint16(*channelMax), FrameMax: uint32(*frameMax), MaxMessageSize: *maxMsg,
+			Alarm: &conn.Alarm{HighWatermark: *watermark}}})
 	if err != nil {
 		fmt.Fprintf(stderr, "warren serve: %v\n", err)
 		return 1

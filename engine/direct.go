@@ -1,0 +1,39 @@
+package engine
+
+// PublishDirect is basic.publish to a direct reply-to address (RabbitMQ's
+// amq.rabbitmq.reply-to): a reply goes straight to the requester's
+// pseudo-consumer, through no queue. The driver owns the addresses and
+// resolves one to the consumer's channel and tag; an unknown address is
+// passed as a zero ChannelID. The delivery is no-ack (reply consumers must
+// be) and takes the consumer channel's next delivery tag, so tags stay one
+// sequence per channel. As for any publish, an unroutable mandatory message
+// is returned, and a confirm-mode publisher gets its ack afterwards.
+func (b *Broker) PublishDirect(from, to ChannelID, consumerTag string, p BasicPublish) error {
+	ch, err := b.channelFor(from, MethodBasicPublish)
+	if err != nil {
+		return err
+	}
+	msg, e := b.newMessage(p)
+	if e != nil {
+		return b.fail(ch, e)
+	}
+	var seq uint64
+	if ch.confirm {
+		ch.publishSeq++
+		seq = ch.publishSeq
+	}
+	vh := ch.conn.vhost.name
+	b.emit(Event{Kind: EvPublished, Vhost: vh, Channel: from, Exchange: p.Exchange, RoutingKey: p.RoutingKey, MsgID: msg.ID, Msg: msg, DeliveryTag: seq})
+	if target, ok := b.chans[to]; ok {
+		target.nextTag++
+		b.emit(Event{Kind: EvDelivered, Vhost: target.conn.vhost.name, Channel: to, Msg: msg, MsgID: msg.ID, ConsumerTag: consumerTag,
+			DeliveryTag: target.nextTag, NoAck: true, Exchange: p.Exchange, RoutingKey: p.RoutingKey})
+	} else if p.Mandatory {
+		b.emit(Event{Kind: EvReturned, Vhost: vh, Channel: from, Exchange: p.Exchange, RoutingKey: p.RoutingKey, MsgID: msg.ID, Msg: msg,
+			Code: NoRoute, Text: "NO_ROUTE"})
+	}
+	if seq != 0 {
+		b.emit(Event{Kind: EvConfirmed, Vhost: vh, Channel: from, DeliveryTag: seq})
+	}
+	return nil
+}

@@ -1,0 +1,29 @@
+package server
+
+import (
+	"bufio"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// DefaultMemoryHighWatermark is RabbitMQ's default memory alarm: 40% of the
+// machine's memory (vm_memory_high_watermark.relative = 0.4), read from
+// /proc/meminfo, or 1 GiB where that cannot be read.
+func DefaultMemoryHighWatermark() int64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 1 << 30
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) >= 2 && fields[0] == "MemTotal:" {
+			if kb, err := strconv.ParseInt(fields[1], 10, 64); err == nil {
+				return kb * 1024 * 4 / 10
+			}
+		}
+	}
+	return 1 << 30
+}
