@@ -178,3 +178,14 @@ func (b *Broker) ChannelException(id ChannelID, err *Error) {
 		b.fail(ch, err)
 	}
 }
+
+// ForceCloseConnection closes a connection from the server side, as the
+// management API's DELETE /api/connections/{name} does: the client is told
+// 320 CONNECTION_FORCED with reason, then everything closes as for
+// CloseConnection.
+func (b *Broker) ForceCloseConnection(id ConnID, reason string) {
+	if c, ok := b.conns[id]; ok {
+		b.closeConnection(c, ConnectionForced, "CONNECTION_FORCED - "+reason, Method{})
+		b.flush()
+	}
+}

@@ -94,6 +94,7 @@ type Transport interface {
 	WriteFrames(frames [][]byte) error
 	Close() error
 	RemoteAddr() net.Addr
+	LocalAddr() net.Addr
 	// SetReadDeadline bounds the next read (heartbeat detection).
 	SetReadDeadline(t time.Time) error
 }

@@ -124,7 +124,7 @@ func (c *conn) handshake(cmd command) (bool, error) {
 		}
 		var openErr error
 		c.b.Do(func(e *engine.Broker) {
-			id, err := e.OpenConnection(engine.ConnectionOpen{Vhost: m.VirtualHost, User: c.user, Name: c.t.RemoteAddr().String()})
+			id, err := e.OpenConnection(engine.ConnectionOpen{Vhost: m.VirtualHost, User: c.user, Name: c.t.RemoteAddr().String() + " -> " + c.t.LocalAddr().String()})
 			if err != nil {
 				openErr = err
 				return

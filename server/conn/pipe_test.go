@@ -31,6 +31,8 @@ func (loopAddr) String() string  { return "127.0.0.1:1" }
 
 func (p pipeTransport) RemoteAddr() net.Addr { return loopAddr{} }
 
+func (p pipeTransport) LocalAddr() net.Addr { return loopAddr{} }
+
 // client is the raw-frame side of a pipe connection.
 type client struct {
 	t  *testing.T

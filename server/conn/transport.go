@@ -41,6 +41,7 @@ func (t *tcpTransport) WriteFrames(frames [][]byte) error {
 type wsTransport struct {
 	ws     *websocket.Conn
 	remote net.Addr
+	local  net.Addr
 	ctx    context.Context
 	cancel context.CancelFunc
 
@@ -63,7 +64,11 @@ func WebSocket(w http.ResponseWriter, r *http.Request, originPatterns []string) 
 	if addr == nil {
 		remote = stringAddr(r.RemoteAddr)
 	}
-	return &wsTransport{ws: ws, remote: remote, ctx: ctx, cancel: cancel}, nil
+	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if local == nil {
+		local = stringAddr(r.Host)
+	}
+	return &wsTransport{ws: ws, remote: remote, local: local, ctx: ctx, cancel: cancel}, nil
 }
 
 type stringAddr string
@@ -114,6 +119,8 @@ func (t *wsTransport) Close() error {
 }
 
 func (t *wsTransport) RemoteAddr() net.Addr { return t.remote }
+
+func (t *wsTransport) LocalAddr() net.Addr { return t.local }
 
 func (t *wsTransport) SetReadDeadline(d time.Time) error {
 	t.mu.Lock()

@@ -1,11 +1,13 @@
 package mgmt
 
 import (
+	"cmp"
 	"encoding/base64"
 	"encoding/binary"
 	"hash/fnv"
 	"net/http"
 	"net/url"
+	"slices"
 
 	"warren/engine"
 )
@@ -52,15 +54,27 @@ func toBindingJSON(vhost string, b engine.BindingView) bindingJSON {
 		RoutingKey: b.RoutingKey, Arguments: fromTable(b.Args), PropertiesKey: propertiesKey(b.RoutingKey, b.Args)}
 }
 
-// vhostBindings lists a vhost's bindings as RabbitMQ does: first the
-// default exchange's implicit binding of every queue by its name, then the
-// declared ones.
+// vhostBindings lists a vhost's bindings as RabbitMQ does: the default
+// exchange's implicit binding of every queue by its name, then the
+// declared ones, ordered by source, destination and routing key.
 func vhostBindings(v *engine.VhostView) []engine.BindingView {
 	out := make([]engine.BindingView, 0, len(v.Queues)+len(v.Bindings))
 	for _, q := range v.Queues {
 		out = append(out, engine.BindingView{Destination: q.Name, RoutingKey: q.Name})
 	}
-	return append(out, v.Bindings...)
+	out = append(out, v.Bindings...)
+	slices.SortStableFunc(out, func(a, b engine.BindingView) int {
+		return cmp.Or(cmp.Compare(a.Source, b.Source), cmp.Compare(a.Destination, b.Destination),
+			cmp.Compare(boolInt(a.DestinationIsExchange), boolInt(b.DestinationIsExchange)), cmp.Compare(a.RoutingKey, b.RoutingKey))
+	})
+	return out
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // bindings lists the bindings in the request's scope that keep returns

@@ -205,8 +205,14 @@ func (a *api) deleteConnection(c *call) (int, any, error) {
 	if id == 0 {
 		return 0, nil, errNotFound
 	}
+	// RabbitMQ tells the client 320 CONNECTION_FORCED with the X-Reason
+	// header's text, by default "Closed via management plugin".
+	reason := c.r.Header.Get("X-Reason")
+	if reason == "" {
+		reason = "Closed via management plugin"
+	}
 	if err := a.do(c.user.Name, func(s *session) error {
-		s.e.CloseConnection(id)
+		s.e.ForceCloseConnection(id, reason)
 		return nil
 	}); err != nil {
 		return 0, nil, err

@@ -79,8 +79,12 @@ type definitions struct {
 	Vhosts           []vhostDef        `json:"vhosts"`
 	Permissions      []auth.Permission `json:"permissions"`
 	TopicPermissions []any             `json:"topic_permissions"`
+	Parameters       []parameterDef    `json:"parameters"`
 	GlobalParameters []any             `json:"global_parameters"`
-	topology
+	Policies         []policyJSON      `json:"policies"`
+	Queues           []queueDef        `json:"queues"`
+	Exchanges        []exchangeDef     `json:"exchanges"`
+	Bindings         []bindingDef      `json:"bindings"`
 }
 
 type vhostDefinitions struct {
@@ -114,7 +118,10 @@ func (t *topology) add(v *engine.VhostView, withVhost bool) {
 			t.Exchanges = append(t.Exchanges, exchangeDef{x.Name, vh, x.Type, x.Durable, x.AutoDelete, x.Internal, fromTable(x.Args)})
 		}
 	}
-	for _, b := range v.Bindings {
+	for _, b := range vhostBindings(v) {
+		if b.Source == "" {
+			continue
+		}
 		j := toBindingJSON(v.Name, b)
 		t.Bindings = append(t.Bindings, bindingDef{b.Source, vh, b.Destination, j.DestinationType, b.RoutingKey, j.Arguments})
 	}
@@ -141,16 +148,17 @@ func (a *api) exportDefinitions(c *call) (int, any, error) {
 		d.add(v, false)
 		return http.StatusOK, d, nil
 	}
+	t := newTopology()
 	d := definitions{RabbitVersion: rabbitVersion, RabbitMQVersion: rabbitVersion, ProductName: productName, ProductVersion: productVersion,
-		Users: []userJSON{}, Vhosts: []vhostDef{}, Permissions: a.users.Permissions(), TopicPermissions: []any{}, GlobalParameters: []any{},
-		topology: newTopology()}
+		Users: []userJSON{}, Vhosts: []vhostDef{}, Permissions: a.users.Permissions(), TopicPermissions: []any{}, GlobalParameters: []any{}}
 	for _, u := range a.users.Users() {
 		d.Users = append(d.Users, toUserJSON(u))
 	}
 	for i := range snap.Vhosts {
 		d.Vhosts = append(d.Vhosts, vhostDef{snap.Vhosts[i].Name})
-		d.add(&snap.Vhosts[i], true)
+		t.add(&snap.Vhosts[i], true)
 	}
+	d.Parameters, d.Policies, d.Queues, d.Exchanges, d.Bindings = t.Parameters, t.Policies, t.Queues, t.Exchanges, t.Bindings
 	return http.StatusOK, d, nil
 }
 

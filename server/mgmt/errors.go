@@ -15,25 +15,28 @@ type apiError struct {
 	status int
 	kind   string
 	reason string
+	// detail, when set, is the reason as a JSON term, for the replies
+	// where RabbitMQ's reason is a list (["not_boolean","yes"]).
+	detail any
 }
 
 func (e *apiError) Error() string { return e.kind + ": " + e.reason }
 
 // The error replies RabbitMQ 3.10.8 sends, observed with curl.
 var (
-	errNotFound      = &apiError{http.StatusNotFound, "Object Not Found", "Not Found"}
-	errLoginFailed   = &apiError{http.StatusUnauthorized, "not_authorized", "Login failed"}
-	errNotManagement = &apiError{http.StatusUnauthorized, "not_authorised", "Not management user"}
-	errNotAdmin      = &apiError{http.StatusUnauthorized, "not_authorised", "Not administrator user"}
-	errNoVhostAccess = &apiError{http.StatusUnauthorized, "not_authorised", "User not authorised to access virtual host"}
-	errNoObjAccess   = &apiError{http.StatusUnauthorized, "not_authorised", "User not authorised to access object"}
-	errAccessRefused = &apiError{http.StatusUnauthorized, "not_authorised", "Access refused."}
-	errLoopbackOnly  = &apiError{http.StatusUnauthorized, "not_authorised", "User can only log in via localhost"}
+	errNotFound      = &apiError{status: http.StatusNotFound, kind: "Object Not Found", reason: "Not Found"}
+	errLoginFailed   = &apiError{status: http.StatusUnauthorized, kind: "not_authorized", reason: "Login failed"}
+	errNotManagement = &apiError{status: http.StatusUnauthorized, kind: "not_authorised", reason: "Not management user"}
+	errNotAdmin      = &apiError{status: http.StatusUnauthorized, kind: "not_authorised", reason: "Not administrator user"}
+	errNoVhostAccess = &apiError{status: http.StatusUnauthorized, kind: "not_authorised", reason: "User not authorised to access virtual host"}
+	errNoObjAccess   = &apiError{status: http.StatusUnauthorized, kind: "not_authorised", reason: "User not authorised to access object"}
+	errAccessRefused = &apiError{status: http.StatusUnauthorized, kind: "not_authorised", reason: "Access refused."}
+	errLoopbackOnly  = &apiError{status: http.StatusUnauthorized, kind: "not_authorised", reason: "User can only log in via localhost"}
 	errNotJSON       = badRequest("not_json")
 )
 
 func badRequest(reason string) *apiError {
-	return &apiError{http.StatusBadRequest, "bad_request", reason}
+	return &apiError{status: http.StatusBadRequest, kind: "bad_request", reason: reason}
 }
 
 // keyMissing is RabbitMQ's reply to a body without a required key.
@@ -51,14 +54,14 @@ func asAPIError(err error) *apiError {
 	}
 	var ee *engine.Error
 	if !errors.As(err, &ee) {
-		return &apiError{http.StatusInternalServerError, "internal_server_error", err.Error()}
+		return &apiError{status: http.StatusInternalServerError, kind: "internal_server_error", reason: err.Error()}
 	}
 	reason := strings.TrimPrefix(ee.Text, engine.ReplyName(ee.Code)+" - ")
 	switch ee.Code {
 	case engine.AccessRefused:
 		return errAccessRefused
 	case engine.NotFound:
-		return &apiError{http.StatusNotFound, "not_found", reason}
+		return &apiError{status: http.StatusNotFound, kind: "not_found", reason: reason}
 	}
 	if strings.HasPrefix(reason, "Validation failed") && !strings.HasSuffix(reason, "\n") {
 		// rabbit_policy's validation replies end with a newline.
@@ -75,10 +78,13 @@ func writeError(w http.ResponseWriter, e *apiError) {
 		w.WriteHeader(e.status) // 401 to a request without credentials
 		return
 	}
-	reason := strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(e.reason)
+	var reason any = strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(e.reason)
+	if e.detail != nil {
+		reason = e.detail
+	}
 	data, _ := marshal(struct {
 		Error  string `json:"error"`
-		Reason string `json:"reason"`
+		Reason any    `json:"reason"`
 	}{e.kind, reason})
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(e.status)

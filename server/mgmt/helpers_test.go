@@ -22,6 +22,7 @@ type fixture struct {
 	b     *broker.Broker
 	users *auth.Store
 	h     http.Handler
+	api   *api
 	nowMs atomic.Int64
 }
 
@@ -33,7 +34,8 @@ func newFixture(t *testing.T) *fixture {
 		return epoch.Add(time.Duration(f.nowMs.Load()) * time.Millisecond)
 	})
 	t.Cleanup(f.b.Stop)
-	f.h = New(f.b, f.users)
+	f.api = newAPI(f.b, f.users)
+	f.h = f.api.mux
 	return f
 }
 

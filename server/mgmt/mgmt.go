@@ -55,14 +55,16 @@ type methods map[string]endpoint
 
 // New returns the management API handler. It serves paths beginning with
 // /api/, so it can be mounted at "/api/" on a larger mux.
-func New(b *broker.Broker, users *auth.Store) http.Handler {
+func New(b *broker.Broker, users *auth.Store) http.Handler { return newAPI(b, users).mux }
+
+func newAPI(b *broker.Broker, users *auth.Store) *api {
 	host, err := os.Hostname()
 	if err != nil || host == "" {
 		host = "localhost"
 	}
 	a := &api{b: b, users: users, node: "warren@" + host, mux: &router{}}
 	a.routes()
-	return a.mux
+	return a
 }
 
 func (a *api) routes() {

@@ -24,7 +24,7 @@ type session struct {
 // internalConnName names the management's internal connections in events.
 const internalConnName = "management"
 
-var errUnavailable = &apiError{http.StatusServiceUnavailable, "service_unavailable", "the broker has stopped"}
+var errUnavailable = &apiError{status: http.StatusServiceUnavailable, kind: "service_unavailable", reason: "the broker has stopped"}
 
 // do runs f on the broker goroutine with a fresh session.
 func (a *api) do(user string, f func(s *session) error) error {

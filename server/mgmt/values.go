@@ -27,7 +27,7 @@ func readBody(r *http.Request) (body, error) {
 		return nil, badRequest(err.Error())
 	}
 	if len(data) > maxBody {
-		return nil, &apiError{http.StatusRequestEntityTooLarge, "bad_request", "request body too large"}
+		return nil, &apiError{status: http.StatusRequestEntityTooLarge, kind: "bad_request", reason: "request body too large"}
 	}
 	return decodeObject(data)
 }
@@ -74,7 +74,9 @@ func (b body) boolean(key string, def bool) (bool, error) {
 			return p, nil
 		}
 	}
-	return false, badRequest(`["not_boolean",` + quote(b[key]) + "]")
+	e := badRequest("not_boolean")
+	e.detail = []any{"not_boolean", b[key]}
+	return false, e
 }
 
 // table returns an object field (arguments, definition) as an engine

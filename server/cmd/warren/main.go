@@ -43,6 +43,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "serve":
 		return runServe(args[1:], stdout, stderr)
+	case "ctl":
+		return runCtl(args[1:], stdin, stdout, stderr)
 	case "console":
 		return runConsole(args[1:], stdin, stdout, stderr)
 	case "run":

@@ -1,0 +1,86 @@
+package ctl
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+func runAddVhost(e *env) int {
+	name := e.args[0]
+	e.info("Adding vhost %s ...", quoted(name))
+	if _, err := e.c.do("PUT", path("vhosts", name), map[string]any{}); err != nil {
+		return e.failed(err)
+	}
+	return exitOK
+}
+
+func runDeleteVhost(e *env) int {
+	name := e.args[0]
+	e.info("Deleting vhost %s ...", quoted(name))
+	_, err := e.c.do("DELETE", path("vhosts", name), nil)
+	if isStatus(err, http.StatusNotFound) {
+		fmt.Fprintf(e.stderr, "Virtual host '%s' does not exist\n", name)
+		return exitDataErr
+	}
+	if err != nil {
+		return e.failed(err)
+	}
+	return exitOK
+}
+
+// runAddUser is add_user: a new user with no tags; an existing one is an
+// error, unlike the API's PUT, which replaces.
+func runAddUser(e *env) int {
+	name, password := e.args[0], e.args[1]
+	e.info("Adding user %s ...", quoted(name))
+	_, err := e.c.do("GET", path("users", name), nil)
+	if err == nil {
+		return e.fail(exitSoftware, fmt.Sprintf("User %s already exists", quoted(name)))
+	}
+	if !isStatus(err, http.StatusNotFound) {
+		return e.failed(err)
+	}
+	if _, err := e.c.do("PUT", path("users", name), map[string]any{"password": password, "tags": ""}); err != nil {
+		return e.failed(err)
+	}
+	e.info("Done. Don't forget to grant the user permissions to some virtual hosts! See 'warren ctl help set_permissions' to learn more.")
+	return exitOK
+}
+
+func runDeleteUser(e *env) int {
+	name := e.args[0]
+	e.info("Deleting user %s ...", quoted(name))
+	_, err := e.c.do("DELETE", path("users", name), nil)
+	if isStatus(err, http.StatusNotFound) {
+		return e.fail(exitNoUser, fmt.Sprintf("User %s does not exist", quoted(name)))
+	}
+	if err != nil {
+		return e.failed(err)
+	}
+	return exitOK
+}
+
+// runSetPermissions is set_permissions. The API answers an unknown user or
+// vhost alike, so the user is looked up first to word the error as
+// rabbitmqctl does.
+func runSetPermissions(e *env) int {
+	user, vhost := e.args[0], e.opts.vhost
+	e.info("Setting permissions for user %s in vhost %s ...", quoted(user), quoted(vhost))
+	if _, err := e.c.do("GET", path("users", user), nil); err != nil {
+		if isStatus(err, http.StatusNotFound) {
+			return e.fail(exitNoUser, "User "+user+" does not exist")
+		}
+		return e.failed(err)
+	}
+	body := map[string]string{"configure": e.args[1], "write": e.args[2], "read": e.args[3]}
+	_, err := e.c.do("PUT", path("permissions", vhost, user), body)
+	var ae *apiError
+	if errors.As(err, &ae) && ae.reason == "vhost_or_user_not_found" {
+		return e.fail(exitUnavailable, "Virtual host "+vhost+" does not exist")
+	}
+	if err != nil {
+		return e.failed(err)
+	}
+	return exitOK
+}
