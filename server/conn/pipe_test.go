@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"warren/engine"
 	"warren/server/amqp"
 	"warren/server/auth"
 	"warren/server/broker"
@@ -276,6 +277,61 @@ func TestChannelMaxEnforced(t *testing.T) {
 		cl := c.expect(&amqp.ConnectionClose{}).Method.(*amqp.ConnectionClose)
 		if cl.ReplyCode != 530 || cl.ReplyText != "NOT_ALLOWED - number of channels opened (1) has reached the negotiated channel_max (1)" {
 			t.Fatalf("close %+v", cl)
+		}
+	})
+}
+
+// TestSlowConsumerDoesNotBlockOthers: a consumer that stops reading its
+// socket gets its deliveries paused once its outbox passes the high-water
+// mark; the broker and another connection carry on, and the slow
+// consumer's remaining messages wait ready in the queue.
+func TestSlowConsumerDoesNotBlockOthers(t *testing.T) {
+	synctest(t, func(t *testing.T, b *broker.Broker) {
+		cfg := Config{OutboxHighWater: 64 << 10}
+		slow := startPipe(t, b, cfg)
+		slow.handshake(0)
+		slow.method(1, &amqp.ChannelOpen{})
+		slow.expect(&amqp.ChannelOpenOk{})
+		slow.method(1, &amqp.QueueDeclare{Queue: "backlog"})
+		slow.expect(&amqp.QueueDeclareOk{})
+		slow.method(1, &amqp.BasicConsume{Queue: "backlog", NoAck: true})
+		slow.expect(&amqp.BasicConsumeOk{})
+		// From here on the slow client reads nothing.
+
+		fast := startPipe(t, b, cfg)
+		fast.handshake(0)
+		fast.method(1, &amqp.ChannelOpen{})
+		fast.expect(&amqp.ChannelOpenOk{})
+		body := make([]byte, 1024)
+		var frames []byte
+		for i := 0; i < 500; i++ {
+			m, _ := amqp.AppendMethodFrame(nil, 1, &amqp.BasicPublish{RoutingKey: "backlog"})
+			frames = append(frames, m...)
+			frames, _ = amqp.AppendContent(frames, 1, amqp.ClassBasic, amqp.Properties{}, body, 131072)
+		}
+		fast.send(frames)
+		fast.method(1, &amqp.QueueDeclare{Queue: "other"})
+		fast.expect(&amqp.QueueDeclareOk{})
+		for i := 0; i < 100; i++ {
+			m, _ := amqp.AppendMethodFrame(nil, 1, &amqp.BasicPublish{RoutingKey: "other"})
+			m, _ = amqp.AppendContent(m, 1, amqp.ClassBasic, amqp.Properties{}, []byte("x"), 131072)
+			fast.send(m)
+		}
+		fast.method(1, &amqp.BasicGet{Queue: "other", NoAck: true})
+		ok := fast.expect(&amqp.BasicGetOk{}).Method.(*amqp.BasicGetOk)
+		if ok.MessageCount != 99 {
+			t.Fatalf("other queue: %d left after one get, want 99", ok.MessageCount)
+		}
+		var ready int
+		b.Do(func(e *engine.Broker) {
+			for _, q := range e.Snapshot().Vhosts[0].Queues {
+				if q.Name == "backlog" {
+					ready = len(q.Ready)
+				}
+			}
+		})
+		if ready == 0 {
+			t.Fatal("every backlog message was handed to the stalled consumer: no back-pressure")
 		}
 	})
 }
