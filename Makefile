@@ -18,7 +18,7 @@ build:
 	$(GO) build ./...
 	GOOS=js GOARCH=wasm $(GO) build ./engine/...
 
-test: generate-check fmt-check vet unit wasm-test
+test: deps generate-check fmt-check vet unit wasm-test
 
 # Generated code must match its generator and spec: regenerate, then fail on
 # any difference from the committed tree, new untracked files included.
@@ -48,7 +48,42 @@ wasm-test: node
 node:
 	@command -v node >/dev/null || { apt-get update -qq && apt-get install -y -qq nodejs; }
 
+# deps installs what the real-client tests (server/e2e/clients_test.go)
+# need on a fresh Debian machine: nodejs, npm and python3-pika from Debian
+# when missing, then the npm packages pinned in server/e2e/node's
+# package-lock.json with npm ci when node_modules is absent or older than
+# package.json or the lock file.
+.PHONY: deps client-tools
+E2E_NODE := server/e2e/node
+deps: client-tools $(E2E_NODE)/node_modules/.package-lock.json
+
+client-tools:
+	@missing=""; \
+	command -v node >/dev/null 2>&1 || missing="$$missing nodejs"; \
+	command -v npm >/dev/null 2>&1 || missing="$$missing npm"; \
+	{ /usr/bin/python3 -c 'import pika' || python3 -c 'import pika'; } >/dev/null 2>&1 || missing="$$missing python3-pika"; \
+	if [ -n "$$missing" ]; then apt-get update -qq && apt-get install -y -qq $$missing; fi
+
+$(E2E_NODE)/node_modules/.package-lock.json: $(E2E_NODE)/package.json $(E2E_NODE)/package-lock.json | client-tools
+	cd $(E2E_NODE) && npm ci --no-audit --no-fund
+	touch $@
+
 # Engine benchmarks natively (one core and two) and under WebAssembly; see BENCHMARKS.md.
 bench: node
 	$(GO) test -run '^$$' -bench . -benchmem -cpu 1,2 ./engine/...
 	GOOS=js GOARCH=wasm $(GO) test -exec="$(WASM_EXEC)" -run '^$$' -bench 'PublishDeliverAck|TopicRoute' -benchmem ./engine/
+
+# AMQP server vs RabbitMQ (not part of `make test`; see BENCHMARKS.md):
+# builds warren and warren-bench, then warren-bench starts warren on free
+# loopback ports (restarting it for each memory run), runs every workload
+# against it and against RabbitMQ at RABBIT_URL, interleaved, BENCH_REPS
+# times, stops warren by its pid and prints a table of medians. RabbitMQ is
+# skipped with a note if unreachable. About 10 minutes with RabbitMQ.
+.PHONY: bench-amqp
+RABBIT_URL ?= amqp://guest:guest@127.0.0.1:5672/
+BENCH_REPS ?= 3
+bench-amqp:
+	@d="$$(mktemp -d)" && trap 'rm -rf "$$d"' EXIT && \
+	$(GO) build -o "$$d/warren" ./server/cmd/warren && \
+	$(GO) build -o "$$d/warren-bench" ./server/cmd/warren-bench && \
+	"$$d/warren-bench" compare --warren-bin "$$d/warren" --rabbit-url '$(RABBIT_URL)' --reps $(BENCH_REPS) $(BENCH_ARGS)

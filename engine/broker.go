@@ -15,6 +15,11 @@ type Config struct {
 	// acknowledged within it closes its channel with 406. Zero means the
 	// RabbitMQ default of 30 minutes; negative disables the timeout.
 	ConsumerTimeoutMs int64
+	// EpochMs is the Unix time, in milliseconds, of engine time 0. The
+	// engine's clock starts at 0 so scripts and the playground read
+	// naturally; timestamps that leave the engine (x-death's time) add
+	// this. A wall-clock driver sets it to its start time.
+	EpochMs int64
 	// MaxQueuesPerVhost and MaxMessagesPerVhost limit what one vhost may
 	// hold (RabbitMQ's vhost max-queues limit, and a ready-message cap);
 	// zero means unlimited. Past them queue.declare and basic.publish fail

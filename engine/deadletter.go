@@ -163,7 +163,7 @@ type deathKey struct {
 func (b *Broker) deathHistory(p pendingDeadLetter, headers Table) *msgExtra {
 	m := p.msg
 	key := deathKey{old: m.extra, queue: p.queue, reason: p.reason, exchange: m.Exchange, routingKey: m.RoutingKey,
-		expiration: m.Expiration(), timeSec: Timestamp(int64(b.now) / 1000), hasDLRK: p.hasDLRK}
+		expiration: m.Expiration(), timeSec: Timestamp((b.cfg.EpochMs + int64(b.now)) / 1000), hasDLRK: p.hasDLRK}
 	cc, hasCC := headers["CC"].([]any)
 	if !hasCC && b.lastDeath != nil && b.lastDeathKey == key {
 		return b.lastDeath

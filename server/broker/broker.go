@@ -60,11 +60,13 @@ func Start(cfg engine.Config, now func() time.Time) *Broker {
 	if now == nil {
 		now = time.Now
 	}
+	start := now()
+	cfg.EpochMs = start.UnixMilli()
 	b := &Broker{
 		reqs:      make(chan func()),
 		done:      make(chan struct{}),
 		now:       now,
-		start:     now(),
+		start:     start,
 		eng:       engine.New(cfg),
 		sinks:     map[engine.ConnID]Sink{},
 		observers: map[int]Sink{},

@@ -77,8 +77,8 @@ func TestTTLDeadLetterXDeath(t *testing.T) {
 	if x["reason"] != "expired" || x["queue"] != "work" || x["count"] != int64(1) || x["original-expiration"] != "30" {
 		t.Fatalf("x-death entry %#v", x)
 	}
-	if _, isTime := x["time"].(time.Time); !isTime {
-		t.Fatalf("x-death time %T", x["time"])
+	if ts, isTime := x["time"].(time.Time); !isTime || time.Since(ts) > time.Minute || time.Until(ts) > time.Minute {
+		t.Fatalf("x-death time %v (%T), want about now", x["time"], x["time"])
 	}
 	if m.Expiration != "" || m.Headers["x-first-death-reason"] != "expired" {
 		t.Fatalf("expiration %q first-death %v", m.Expiration, m.Headers["x-first-death-reason"])

@@ -11,10 +11,12 @@
 // Given an amqp:// URL it runs the same scenario over TCP with the same
 // library's AMQPClient, to compare with a broker that has no AMQP
 // WebSocket endpoint (RabbitMQ 3.10.8). Node 20 needs
-// --experimental-websocket (or NODE_OPTIONS) for the global WebSocket.
+// --experimental-websocket (or NODE_OPTIONS) for its global WebSocket;
+// where there is none (Debian 12's Node 18) the pinned `ws` package,
+// which implements the same browser API, stands in for it.
 
 import { AMQPClient, AMQPWebSocketClient } from "@cloudamqp/amqp-client";
-import { eq, fail, inbox, ok, rejection, run, step, target, unique, within } from "./check.mjs";
+import { eq, inbox, ok, rejection, run, step, target, unique, within } from "./check.mjs";
 import { contentFrames, frameSizes, patterned } from "./frames.mjs";
 
 const url = target("WARREN_WS_URL", "ws://127.0.0.1:8080/amqp");
@@ -26,15 +28,19 @@ const waitMs = 5000;
 // split frame header), and wireCheck later holds each frame to the
 // connection's negotiated frame_max.
 if (overWebSocket) {
-  if (typeof globalThis.WebSocket !== "function") {
-    fail("no global WebSocket: run node with --experimental-websocket (Node 20) or use Node 22+");
+  let Native = globalThis.WebSocket;
+  if (typeof Native !== "function") {
+    Native = (await import("ws")).WebSocket;
+    console.log("  no global WebSocket in this Node: using the ws package");
   }
-  const Native = globalThis.WebSocket;
   globalThis.WebSocket = class extends Native {
     constructor(...args) {
       super(...args);
       const stats = { messages: 0, frames: 0, maxFrame: 0, problems: [] };
       this.warrenStats = stats;
+      stats.closed = new Promise((resolve) =>
+        this.addEventListener("close", (ev) => resolve({ wasClean: ev.wasClean, code: ev.code })),
+      );
       this.addEventListener("message", (ev) => {
         stats.messages++;
         const sizes = frameSizes(new Uint8Array(ev.data));
@@ -60,9 +66,12 @@ async function connect(frameMax) {
   return [await new AMQPClient(u.toString()).connect(), null];
 }
 
-// wireCheck holds what the server sent on one WebSocket to the contract.
-function wireCheck(stats, frameMax, minFrames) {
+// wireCheck holds what the server sent on one WebSocket to the contract,
+// and waits for the socket to close cleanly after connection.close-ok.
+async function wireCheck(stats, frameMax, minFrames) {
   if (stats === null) return;
+  const closed = await within(waitMs, stats.closed, "WebSocket close after connection.close-ok");
+  eq(closed.wasClean, true, `WebSocket closed cleanly (code ${closed.code})`);
   eq(stats.problems, [], "server WebSocket messages that were not whole frames");
   ok(stats.maxFrame <= frameMax, `largest frame the server sent is within frame_max ${frameMax}`, stats.maxFrame);
   ok(stats.frames >= minFrames, `the server sent the large bodies as at least ${minFrames} frames`, stats.frames);
@@ -84,14 +93,14 @@ run(async () => {
 
   step("close");
   await conn.close();
-  wireCheck(stats, 8192, 600); // 5 MiB of bodies in frames of 8184 bytes: over 640
+  await wireCheck(stats, 8192, 600); // 5 MiB of bodies in frames of 8184 bytes: over 640
 
   step("second connection offering frame_max 1 MiB: the server's 131072 wins");
   const [big, bigStats] = await connect(1 << 20);
   eq(big.frameMax, 131072, "negotiated frame_max");
   await largeBodies(big, 131072, [131063, 131064, 131065, 3 << 20]);
   await big.close();
-  wireCheck(bigStats, 131072, 24); // 3 MiB in frames of 131064 bytes: 25
+  await wireCheck(bigStats, 131072, 24); // 3 MiB in frames of 131064 bytes: 25
 });
 
 // perMessageTTL: a message with expiration "50" in a queue with a DLX and a

@@ -20,11 +20,16 @@ run(async () => {
   const conn = await amqp.connect(url);
   const connErrors = inbox();
   conn.on("error", (e) => connErrors.push(e));
+  const caps = conn.connection.serverProperties?.capabilities ?? {};
+  for (const c of ["publisher_confirms", "basic.nack", "consumer_cancel_notify", "exchange_exchange_bindings", "per_consumer_qos", "authentication_failure_close", "connection.blocked"]) {
+    eq(caps[c], true, `server capability ${c}`);
+  }
   const ch = await conn.createChannel();
 
   const names = await ttlDeadLetter(ch);
   await confirms(conn);
   await prefetchAndAcks(conn);
+  await consumerCancelNotify(conn);
   await channelErrors(conn, names);
 
   step("clean up");
@@ -35,6 +40,7 @@ run(async () => {
   eq(connErrors.length, 0, "connection errors on the main connection");
 
   await connectionError();
+  await refusedLogin();
 });
 
 // ttlDeadLetter: a message outlives x-message-ttl and reaches the DLX's queue
@@ -154,6 +160,22 @@ async function prefetchAndAcks(conn) {
   await pch.close();
 }
 
+// consumerCancelNotify: deleting a queue cancels its consumers with a
+// basic.cancel from the server, which amqplib reports as a null message.
+async function consumerCancelNotify(conn) {
+  step("consumer cancel notification when the queue is deleted");
+  const ch = await conn.createChannel();
+  const q = unique("amqplib-doomed");
+  await ch.assertQueue(q, { durable: false });
+  const box = inbox();
+  await ch.consume(q, (m) => box.push(m));
+  const other = await conn.createChannel();
+  eq((await other.deleteQueue(q)).messageCount, 0, "queue.delete-ok message count");
+  eq(await box.take(waitMs, "basic.cancel from the server"), null, "consumer callback called with null");
+  await other.close();
+  await ch.close();
+}
+
 // channelErrors: 404 and 406 close only the channel, with RabbitMQ's codes
 // and texts; the connection goes on.
 async function channelErrors(conn, names) {
@@ -205,4 +227,18 @@ async function connectionError() {
   eq(err.code, 503, "connection close code");
   ok(err.message.includes("COMMAND_INVALID - unknown exchange type 'no-such-type'"), "503 reply text", err.message);
   await within(waitMs, closed, "connection closed");
+}
+
+// refusedLogin: a wrong password is refused with 403 ACCESS_REFUSED
+// (authentication_failure_close) before the connection opens.
+async function refusedLogin() {
+  step("refused login: 403 ACCESS_REFUSED");
+  const u = new URL(url);
+  u.password = "wrong-password";
+  const err = await rejection(amqp.connect(u.toString()), "connect with a wrong password");
+  ok(
+    err.message.includes("ACCESS_REFUSED - Login was refused using authentication mechanism PLAIN"),
+    "403 reply text",
+    err.message,
+  );
 }
