@@ -66,7 +66,9 @@ func (b *Broker) bindAction(id ChannelID, src, dst string, dstIsExchange bool, k
 		}
 		d.x = dx
 	} else {
-		if _, ok := v.queues[dst]; !ok && !add && dst != "" {
+		if q, ok := v.queues[dst]; !add && dst != "" && (!ok || x.findBinding(dest{q: q}, key, args) == nil) {
+			// Unbinding nothing needs no access, even to another
+			// connection's exclusive queue (observed, RabbitMQ 3.10.8).
 			return nil
 		}
 		q, e := ch.lookupQueue(dst, m)

@@ -72,6 +72,9 @@ func (ch *channel) deliver(q *queue, e entry, c *consumer, noAck bool) uint64 {
 	ev := ch.b.emitted(EvDelivered)
 	ev.Vhost, ev.Channel, ev.Queue, ev.Msg, ev.MsgID = q.vhost.name, ch.id, q.name, e.msg, e.msg.ID
 	ev.ConsumerTag, ev.DeliveryTag, ev.Redelivered, ev.NoAck = ctag, tag, e.redelivered, noAck
+	if q.quorum {
+		ev.HasDeliveryCount, ev.DeliveryCount = true, e.deliveries
+	}
 	ev.Exchange, ev.RoutingKey = e.msg.Exchange, e.msg.RoutingKey
 	if c == nil {
 		ev.Count = q.ready.len()

@@ -74,6 +74,11 @@ func (b *Broker) BasicConsume(id ChannelID, c BasicConsume) (string, error) {
 		// not_implemented, a connection error (observed, RabbitMQ 3.10.8).
 		return "", b.fail(ch, connectionErr(NotImplemented, m, "%s does not support global qos", rs("queue", q.name, q.vhost.name)))
 	}
+	if v, ok := c.Args["x-cancel-on-ha-failover"]; ok {
+		if _, isBool := v.(bool); !isBool {
+			return "", b.fail(ch, channelErr(PreconditionFailed, m, "invalid arg 'x-cancel-on-ha-failover' for %s: {unacceptable_type,%s}", rs("queue", q.name, q.vhost.name), TypeName(v)))
+		}
+	}
 	if q.exclusiveC != nil {
 		return "", b.fail(ch, channelErr(AccessRefused, m, "%s in exclusive use", rs("queue", q.name, q.vhost.name)))
 	}

@@ -152,6 +152,11 @@ type Event struct {
 	Multiple    bool
 	Redelivered bool
 	NoAck       bool
+	// HasDeliveryCount marks a delivery from a quorum queue, which carries
+	// an x-delivery-count header: DeliveryCount is how many times the copy
+	// was returned before.
+	HasDeliveryCount bool
+	DeliveryCount    int32
 
 	Reason string // dead-letter reason, deletion reason, overflow mode, drop cause
 	Code   int    // reply code (returned, channel/connection closed)

@@ -35,7 +35,9 @@ var queueArgChecks = []struct {
 	{"x-max-length-bytes", queueArgInts.nonNegative},
 	{"x-max-priority", queueArgInts.maxPriority},
 	{"x-overflow", checkOverflow},
+	{"x-queue-mode", checkQueueMode},
 	{"x-single-active-consumer", checkBool},
+	{"x-dead-letter-strategy", checkDLXStrategy},
 }
 
 // equivalenceArgs are compared on redeclare, in this order; a difference
@@ -54,7 +56,7 @@ func typeRefusedArgs(quorum bool) []string {
 	if quorum {
 		return []string{"x-max-priority"}
 	}
-	return []string{"x-delivery-limit"}
+	return []string{"x-delivery-limit", "x-dead-letter-strategy"}
 }
 
 // intRules are the integer checks, parameterised by how a value of the
@@ -265,3 +267,33 @@ func describeArg(v any, ok bool) string {
 }
 
 func boolText(v bool) string { return strconv.FormatBool(v) }
+
+// checkQueueMode accepts the classic queue modes RabbitMQ 3.x knew. Warren
+// keeps every message in memory either way, so the mode changes nothing
+// but is still validated (observed, RabbitMQ 3.10.8: "unsupported queue
+// mode 'foo'").
+func checkQueueMode(v any, args Table) string {
+	if e := checkLongstr(v, args); e != "" {
+		return e
+	}
+	switch v.(string) {
+	case "default", "lazy":
+		return ""
+	}
+	return `"unsupported queue mode '` + v.(string) + `'"`
+}
+
+// checkDLXStrategy validates a quorum queue's x-dead-letter-strategy
+// (observed, RabbitMQ 3.10.8: invalid_dlx_strategy). Warren dead-letters
+// the same way under both strategies: within one engine nothing is lost
+// between queues.
+func checkDLXStrategy(v any, args Table) string {
+	if e := checkLongstr(v, args); e != "" {
+		return e
+	}
+	switch v.(string) {
+	case "at-most-once", "at-least-once":
+		return ""
+	}
+	return "invalid_dlx_strategy"
+}

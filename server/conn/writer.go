@@ -153,7 +153,20 @@ func (c *conn) encodeEvent(b []byte, ch uint16, ev *engine.Event) ([]byte, error
 	if err != nil {
 		return b, err
 	}
-	return amqp.AppendContent(b, ch, amqp.ClassBasic, wireProps(ev.Msg), ev.Msg.Body, c.frameMax)
+	props := wireProps(ev.Msg)
+	if ev.HasDeliveryCount && ev.DeliveryCount > 0 {
+		// Quorum queues tell consumers how often a message came back,
+		// once it has (observed, RabbitMQ 3.10.8, for consumers; 4.x
+		// likewise sets it on redeliveries only).
+		h := make(amqp.Table, len(props.Headers)+1)
+		for k, v := range props.Headers {
+			h[k] = v
+		}
+		h["x-delivery-count"] = int64(ev.DeliveryCount)
+		props.Headers = h
+		props.Flags |= amqp.FlagHeaders
+	}
+	return amqp.AppendContent(b, ch, amqp.ClassBasic, props, ev.Msg.Body, c.frameMax)
 }
 
 // shortText fits a reply text in a shortstr (255 bytes), as RabbitMQ
