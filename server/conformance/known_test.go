@@ -21,20 +21,26 @@ func TestKnownNamesScenarios(t *testing.T) {
 }
 
 func TestExplain(t *testing.T) {
+	// A scenario of the test's own, with one bug verdict, beside a real
+	// 4.x verdict; removed again afterwards.
+	known["explain-test"] = append([]verdict{
+		v(kindBug, `c2\.10: queue\.unbind`, "a bug for the test"),
+	}, known["ttl-queue"]...)
+	defer delete(known, "explain-test")
 	diff := []string{
 		"  same line",
 		"+ c1.1:     header x-last-death-queue=longstr:\"q\"",
 		"- c2.10: queue.unbind \"q\" \"x\" key=\"\": ok",
 		"+ something new",
 	}
-	e := explain("exclusive-queue", diff)
+	e := explain("explain-test", diff)
 	if len(e.unexplained) != 1 || e.unexplained[0] != "+ something new" {
 		t.Errorf("unexplained %q", e.unexplained)
 	}
 	if len(e.used) != 2 || e.worst() != "unexplained" {
 		t.Errorf("used %d verdicts, worst %q", len(e.used), e.worst())
 	}
-	if e := explain("exclusive-queue", diff[:3]); e.worst() != "bug" {
+	if e := explain("explain-test", diff[:3]); e.worst() != "bug" {
 		t.Errorf("worst %q, want bug", e.worst())
 	}
 	if e := explain("ttl-queue", diff[:2]); e.worst() != "explained" {
