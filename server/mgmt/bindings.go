@@ -80,11 +80,7 @@ func boolInt(b bool) int {
 // bindings lists the bindings in the request's scope that keep returns
 // true for.
 func (a *api) bindings(c *call, keep func(b engine.BindingView) bool) ([]bindingJSON, error) {
-	snap, err := a.snapshot()
-	if err != nil {
-		return nil, err
-	}
-	vhosts, err := c.scope(&snap)
+	vhosts, err := a.scoped(c)
 	if err != nil {
 		return nil, err
 	}

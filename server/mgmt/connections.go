@@ -257,11 +257,7 @@ func (a *api) listChannels(c *call) (int, any, error) {
 }
 
 func (a *api) listConsumers(c *call) (int, any, error) {
-	snap, err := a.snapshot()
-	if err != nil {
-		return 0, nil, err
-	}
-	vhosts, err := c.scope(&snap)
+	vhosts, err := a.scoped(c)
 	if err != nil {
 		return 0, nil, err
 	}

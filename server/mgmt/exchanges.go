@@ -32,11 +32,7 @@ func exchangeName(c *call) string {
 }
 
 func (a *api) listExchanges(c *call) (int, any, error) {
-	snap, err := a.snapshot()
-	if err != nil {
-		return 0, nil, err
-	}
-	vhosts, err := c.scope(&snap)
+	vhosts, err := a.scoped(c)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -50,11 +46,7 @@ func (a *api) listExchanges(c *call) (int, any, error) {
 }
 
 func (a *api) getExchange(c *call) (int, any, error) {
-	snap, err := a.snapshot()
-	if err != nil {
-		return 0, nil, err
-	}
-	vhosts, err := c.scope(&snap)
+	vhosts, err := a.scoped(c)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -105,11 +105,7 @@ func (ix *vhostIndex) effectiveDefinition(s engine.Settings) map[string]any {
 }
 
 func (a *api) listQueues(c *call) (int, any, error) {
-	snap, err := a.snapshot()
-	if err != nil {
-		return 0, nil, err
-	}
-	vhosts, err := c.scope(&snap)
+	vhosts, err := a.scoped(c)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -124,11 +120,7 @@ func (a *api) listQueues(c *call) (int, any, error) {
 }
 
 func (a *api) getQueue(c *call) (int, any, error) {
-	snap, err := a.snapshot()
-	if err != nil {
-		return 0, nil, err
-	}
-	vhosts, err := c.scope(&snap)
+	vhosts, err := a.scoped(c)
 	if err != nil {
 		return 0, nil, err
 	}

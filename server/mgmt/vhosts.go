@@ -49,11 +49,7 @@ func (a *api) listVhosts(c *call) (int, any, error) {
 }
 
 func (a *api) getVhost(c *call) (int, any, error) {
-	snap, err := a.snapshot()
-	if err != nil {
-		return 0, nil, err
-	}
-	vhosts, err := c.scope(&snap)
+	vhosts, err := a.scoped(c)
 	if err != nil {
 		return 0, nil, err
 	}
