@@ -17,11 +17,7 @@ func (b *Broker) PublishDirect(from, to ChannelID, consumerTag string, p BasicPu
 	if e != nil {
 		return b.fail(ch, e)
 	}
-	var seq uint64
-	if ch.confirm {
-		ch.publishSeq++
-		seq = ch.publishSeq
-	}
+	seq := ch.nextPublishSeq()
 	vh := ch.conn.vhost.name
 	b.emit(Event{Kind: EvPublished, Vhost: vh, Channel: from, Exchange: p.Exchange, RoutingKey: p.RoutingKey, MsgID: msg.ID, Msg: msg, DeliveryTag: seq})
 	if target, ok := b.chans[to]; ok {

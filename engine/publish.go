@@ -47,11 +47,7 @@ func (b *Broker) BasicPublish(id ChannelID, p BasicPublish) error {
 	if e != nil {
 		return b.fail(ch, e)
 	}
-	var seq uint64
-	if ch.confirm {
-		ch.publishSeq++
-		seq = ch.publishSeq
-	}
+	seq := ch.nextPublishSeq()
 	if ch.tx {
 		ch.txPubs = append(ch.txPubs, txPublish{x: x, msg: msg, mandatory: p.Mandatory})
 		return nil
@@ -194,4 +190,14 @@ func (b *Broker) publish(ch *channel, x *exchange, msg *Message, mandatory bool,
 		}
 		b.emit(Event{Kind: kind, Vhost: v.name, Channel: ch.id, DeliveryTag: seq})
 	}
+}
+
+// nextPublishSeq numbers a publish for confirms: 1, 2, ... in confirm mode,
+// 0 (no confirm) otherwise.
+func (ch *channel) nextPublishSeq() uint64 {
+	if !ch.confirm {
+		return 0
+	}
+	ch.publishSeq++
+	return ch.publishSeq
 }
