@@ -201,3 +201,17 @@ func (r *Runner) ensureChannel(name, vhost string) (engine.ChannelID, error) {
 	ch.id, ch.open = id, true
 	return id, nil
 }
+
+// LastEvents returns the events the last state-changing command caused
+// (show, expect and help leave them alone), for callers that want the
+// events themselves rather than their trace text. The slice is reused by
+// the next command. The opening of implicit connections and channels is
+// included here although the trace hides it.
+func (r *Runner) LastEvents() []engine.Event { return r.lastEvents }
+
+// EventLine renders an event as the trace does, with the script's channel
+// names.
+func (r *Runner) EventLine(e engine.Event) string { return r.describe(e) }
+
+// ChannelName returns the script's name for a channel ("app", "c1.2").
+func (r *Runner) ChannelName(id engine.ChannelID) string { return r.channelName(id) }

@@ -1,0 +1,218 @@
+package bridge
+
+import (
+	"fmt"
+	"strings"
+
+	"warren/engine"
+	"warren/engine/script"
+)
+
+// engineConfig is every session's broker configuration: seed 1 and the
+// clock at 0, as in engine/testdata's scenarios, so that a lesson's trace
+// and the playground's agree, and so that a log replays exactly.
+var engineConfig = engine.Config{Seed: 1}
+
+// Session is one playground: a script.Runner over a broker, and the log of
+// the lines it ran. It is not safe for concurrent use; the browser's one
+// JavaScript thread owns it.
+type Session struct {
+	r   *script.Runner
+	log []string
+}
+
+// Result is what one line did.
+type Result struct {
+	// Line is the script line that ran: as typed for Exec, "advance 2s" or
+	// "advance to 5s" for the time moves. Logged says whether it entered
+	// the log (every line the script language parses does, even one that
+	// then fails, so that a replay fails the same way).
+	Line   string `json:"line"`
+	Logged bool   `json:"logged"`
+	// Output is the runner's text: the trace, then the AMQP error line
+	// ("error: 404 NOT_FOUND - ...") and the verb's own output.
+	Output          string `json:"output"`
+	OutputTruncated bool   `json:"outputTruncated,omitempty"`
+	// Error is a script error: a parse error, misuse, or a failed expect.
+	// AMQP exceptions are not script errors; they are channel.closed or
+	// connection.closed events and an "error:" line in Output.
+	Error           string  `json:"error,omitempty"`
+	Events          []Event `json:"events"`
+	EventsTruncated bool    `json:"eventsTruncated,omitempty"`
+	// Now is the virtual time after the line.
+	Now int64 `json:"now"`
+	// Fired lists, for Step, the timers that were due at the deadline it
+	// jumped to (Now). Their consequences are in Events.
+	Fired []Timer `json:"fired,omitempty"`
+}
+
+// ReplayResult is what Replay did: each line's Result, in order.
+type ReplayResult struct {
+	Now     int64    `json:"now"`
+	Results []Result `json:"results"`
+	// Error says why nothing was replayed (the session is then unchanged).
+	Error string `json:"error,omitempty"`
+}
+
+// New returns a session over a fresh broker.
+func New() *Session {
+	s := &Session{}
+	s.Reset()
+	return s
+}
+
+// Reset starts over: a fresh broker at time 0 and an empty log.
+func (s *Session) Reset() {
+	s.r = script.New(engineConfig)
+	s.log = nil
+}
+
+// Now returns the virtual time.
+func (s *Session) Now() int64 { return int64(s.r.B.Now()) }
+
+// Log returns a copy of the lines run so far; replaying it reproduces the
+// session.
+func (s *Session) Log() []string { return append(make([]string, 0, len(s.log)), s.log...) }
+
+// Exec runs one script line (see engine/script for the language). A blank
+// or comment line does nothing; a line that does not parse changes nothing
+// and is not logged.
+func (s *Session) Exec(line string) Result { return s.exec(line, resultBudget()) }
+
+func (s *Session) exec(line string, b *budget) Result {
+	res := Result{Line: line, Events: []Event{}, Now: s.Now()}
+	switch {
+	case len(line) > MaxLineBytes:
+		res.Error = fmt.Sprintf("line too long: %d bytes, the limit is %d", len(line), MaxLineBytes)
+		return res
+	case strings.ContainsAny(line, "\r\n"):
+		res.Error = "one line at a time: the line contains a line break"
+		return res
+	}
+	c, err := script.Parse(line)
+	if err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	if c == nil {
+		return res
+	}
+	if len(s.log) >= MaxLogLines {
+		res.Error = fmt.Sprintf("the log is full (%d lines): reset, or replay part of it", MaxLogLines)
+		return res
+	}
+	out, err := s.r.ExecCommand(c)
+	s.log = append(s.log, c.Line)
+	res.Line, res.Logged, res.Now = c.Line, true, s.Now()
+	if err != nil {
+		res.Error = err.Error()
+	}
+	if !readOnly(c.Verb) {
+		// show output can look like a trace ("@5s message-ttl q=q"), and
+		// show, expect and help never change anything.
+		res.Events, res.EventsTruncated = eventsOf(s.r, b)
+	}
+	res.Output, res.OutputTruncated = b.output(out)
+	return res
+}
+
+func readOnly(verb string) bool {
+	return verb == "help" || strings.HasPrefix(verb, "show") || strings.HasPrefix(verb, "expect")
+}
+
+// AdvanceBy moves virtual time forward by ms, firing what falls due; it is
+// logged as "advance DURATION".
+func (s *Session) AdvanceBy(ms int64) Result {
+	if ms < 0 || ms > MaxTimeMs-s.Now() {
+		return s.refused(fmt.Sprintf("advanceBy: %d ms is out of range: time runs forward, up to %d ms", ms, int64(MaxTimeMs)))
+	}
+	return s.Exec("advance " + engine.FormatDuration(ms))
+}
+
+// AdvanceTo moves virtual time forward to ms, firing what falls due; it is
+// logged as "advance to TIME".
+func (s *Session) AdvanceTo(ms int64) Result {
+	if ms < s.Now() || ms > MaxTimeMs {
+		return s.refused(fmt.Sprintf("advanceTo: %d ms is out of range: time runs forward from now (%d ms), up to %d ms", ms, s.Now(), int64(MaxTimeMs)))
+	}
+	res := s.Exec("advance to " + engine.FormatDuration(ms))
+	if res.Error == "" && res.Now != ms {
+		panic(fmt.Sprintf("bridge: advance to %s reached %d ms, not %d: FormatDuration and the script's durations disagree",
+			engine.FormatDuration(ms), res.Now, ms))
+	}
+	return res
+}
+
+// Step jumps to the next deadline and fires everything due then, as
+// engine.Broker.Step does; it is logged as "advance to TIME". Result.Fired
+// lists the timers that were due. With nothing scheduled it does nothing
+// and logs nothing.
+func (s *Session) Step() Result {
+	at, ok := s.r.B.NextDeadline()
+	if !ok {
+		return Result{Output: "nothing scheduled\n", Events: []Event{}, Now: s.Now()}
+	}
+	at = max(at, s.r.B.Now())
+	var due []engine.PendingTimer
+	for _, t := range s.r.B.Timers() {
+		if t.At <= at {
+			due = append(due, t)
+		}
+	}
+	names := s.namesFor(due)
+	res := s.AdvanceTo(int64(at))
+	if res.Error == "" {
+		res.Fired = timersJSON(due, names)
+	}
+	return res
+}
+
+// Next returns the timer that fires first, or nil when none is armed.
+func (s *Session) Next() *Timer {
+	ts := s.r.B.Timers()
+	if len(ts) == 0 {
+		return nil
+	}
+	t := timerJSON(ts[0], s.namesFor(ts[:1]))
+	return &t
+}
+
+// namesFor returns connection names if a timer names a channel: only the
+// snapshot knows them, and it is worth building only then.
+func (s *Session) namesFor(ts []engine.PendingTimer) connNames {
+	for _, t := range ts {
+		if t.Channel.Conn != 0 {
+			return namesOf(s.r.B.Snapshot())
+		}
+	}
+	return nil
+}
+
+// Snapshot returns the whole state, as JavaScript draws it.
+func (s *Session) Snapshot() Snapshot { return snapshotJSON(s.r.B.Snapshot()) }
+
+// Replay starts over and runs lines[:upTo] (all of them when upTo is
+// negative or past the end), as a fresh session given them one by one
+// would. Replaying a Log gives the state it was taken in; replaying its
+// first k lines, the state after line k: time travel.
+func (s *Session) Replay(lines []string, upTo int) ReplayResult {
+	if upTo < 0 || upTo > len(lines) {
+		upTo = len(lines)
+	}
+	if upTo > MaxLogLines {
+		return ReplayResult{Now: s.Now(), Results: []Result{}, Error: fmt.Sprintf("replay: %d lines, the limit is %d", upTo, MaxLogLines)}
+	}
+	s.Reset()
+	b := replayBudget()
+	out := ReplayResult{Results: make([]Result, 0, upTo)}
+	for _, line := range lines[:upTo] {
+		out.Results = append(out.Results, s.exec(line, b))
+	}
+	out.Now = s.Now()
+	return out
+}
+
+// refused is the result of a call refused before it ran.
+func (s *Session) refused(msg string) Result {
+	return Result{Error: msg, Events: []Event{}, Now: s.Now()}
+}
