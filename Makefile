@@ -7,25 +7,26 @@ WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
 
 # The server on its defaults: AMQP on 127.0.0.1:5672, HTTP (AMQP over
 # WebSocket at /amqp, management API at /api/) on 127.0.0.1:8080.
-run:
+run: web
 	$(GO) run ./server/cmd/warren serve
 
 # The script console on an in-memory broker (stepped time).
 console:
 	$(GO) run ./server/cmd/warren console
 
-build:
+build: web
 	$(GO) build ./...
 	GOOS=js GOARCH=wasm $(GO) build ./engine/... ./wasm/...
 
-test: deps generate-check fmt-check vet unit wasm-test
+test: deps web-deps web generate-check fmt-check vet unit wasm-test
 
 # Generated code must match its generator and spec: regenerate, then fail on
 # any difference from the committed tree, new untracked files included.
 generate-check:
 	$(GO) generate ./server/amqp/...
-	git diff --exit-code -- server/amqp
-	@out="$$(git status --porcelain -- server/amqp)"; \
+	$(GO) tool templ generate -path web
+	git diff --exit-code -- server/amqp web
+	@out="$$(git status --porcelain -- server/amqp 'web/*_templ.go')"; \
 	if [ -n "$$out" ]; then echo "go generate left changed or untracked files:"; echo "$$out"; exit 1; fi
 
 fmt-check:
@@ -113,3 +114,26 @@ wasm-playground: node
 	cp "$(GOROOT)/lib/wasm/wasm_exec.js" $(PLAYGROUND_DIST)/
 	node wasm/playground/smoke.mjs $(PLAYGROUND_DIST)
 	@echo "$(PLAYGROUND_DIST)/warren.wasm: $$(wc -c < $(PLAYGROUND_DIST)/warren.wasm) bytes, $$(gzip -9 -c $(PLAYGROUND_DIST)/warren.wasm | wc -c) gzipped (budget 3 MB)"
+
+# The web front (package web): the playground's engine, built from
+# wasm/playground with this Go together with that Go's wasm_exec.js, into
+# web/static, where web embeds them (both gitignored: build outputs, always
+# rebuilt here; incremental builds take about a second). `run`, `build`
+# and `test` depend on it.
+.PHONY: web web-deps
+WEB_STATIC := web/static
+web:
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o $(WEB_STATIC)/warren.wasm ./wasm/playground
+	install -m 0644 "$(GOROOT)/lib/wasm/wasm_exec.js" $(WEB_STATIC)/wasm_exec.js
+
+# web-deps installs what the browser tests (web/playground_test.go) need:
+# Debian's chromium when /usr/bin/chromium is missing, and playwright-core
+# as pinned in web/e2e's package-lock.json (npm ci when node_modules is
+# absent or older than package.json or the lock file).
+E2E_WEB := web/e2e
+web-deps: client-tools $(E2E_WEB)/node_modules/.package-lock.json
+	@test -x /usr/bin/chromium || { apt-get update -qq && apt-get install -y -qq chromium; }
+
+$(E2E_WEB)/node_modules/.package-lock.json: $(E2E_WEB)/package.json $(E2E_WEB)/package-lock.json | client-tools
+	cd $(E2E_WEB) && npm ci --no-audit --no-fund
+	touch $@

@@ -15,6 +15,7 @@ import (
 	"warren/server/broker"
 	"warren/server/conn"
 	"warren/server/mgmt"
+	"warren/web"
 )
 
 // Options configure a server.
@@ -77,6 +78,7 @@ func Start(opts Options) (*Server, error) {
 	mux.HandleFunc("/amqp", s.serveWebSocket)
 	mux.HandleFunc("/ws/amqp", s.serveWebSocket)
 	mux.Handle("/api/", mgmt.New(s.broker, opts.Users))
+	mux.Handle("/", web.Handler()) // the home page, /playground and /static/
 	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	s.wg.Add(2)
 	go func() {

@@ -40,6 +40,7 @@ type Event struct {
 // shape, in order, within the budget. The implicit opening of connections
 // and channels is left out, as the trace leaves it out.
 func eventsOf(r *script.Runner, b *budget) (events []Event, truncated bool) {
+	events = []Event{} // never null in JSON
 	for _, e := range r.LastEvents() {
 		if e.Kind == engine.EvConnectionOpened || e.Kind == engine.EvChannelOpened {
 			continue

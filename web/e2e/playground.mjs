@@ -1,0 +1,211 @@
+// Browser end-to-end test of the playground page, run by
+// web/playground_test.go: node playground.mjs BASE_URL. It drives Debian's
+// chromium (CHROMIUM, default /usr/bin/chromium) through playwright-core
+// with a fresh profile, does what a learner would through the page's forms
+// and buttons, and checks what the page shows. Screenshots go to
+// ./artifacts. Prints "ok" and exits 0, or exits 1 with the failure.
+import { chromium } from "playwright-core";
+import assert from "node:assert/strict";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const base = process.argv[2];
+if (!base) throw new Error("usage: node playground.mjs BASE_URL");
+const here = path.dirname(fileURLToPath(import.meta.url));
+const artifacts = path.join(here, "artifacts");
+await mkdir(artifacts, { recursive: true });
+const profile = await mkdtemp(path.join(os.tmpdir(), "warren-web-e2e-"));
+
+const context = await chromium.launchPersistentContext(profile, {
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  headless: true,
+  viewport: { width: 1400, height: 1000 },
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+});
+context.setDefaultTimeout(10000);
+
+const problems = [];
+function watch(page) {
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  page.on("console", (m) => m.type() === "error" && problems.push(`console error: ${m.text()}`));
+  // No network after load: only this server, and nothing after the engine is ready.
+  page.on("request", (r) => {
+    if (!r.url().startsWith(base)) problems.push(`request outside the server: ${r.url()}`);
+  });
+}
+
+const shot = (page, name) => page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
+const tid = (page, id) => page.getByTestId(id);
+const queue = (page, name) => page.locator(`[data-testid="queue"][data-queue="${name}"]`);
+const snapshot = (page) => page.evaluate(() => JSON.stringify(globalThis.warren.snapshot()));
+
+async function open(url) {
+  const page = await context.newPage();
+  watch(page);
+  await page.goto(url);
+  await page.waitForSelector("body[data-ready=true]");
+  return page;
+}
+
+async function consoleRun(page, line) {
+  await tid(page, "console-input").fill(line);
+  await tid(page, "console-input").press("Enter");
+  const out = await tid(page, "console-output").textContent();
+  assert.ok(!out.includes("error:"), `${line}: ${out}`);
+}
+
+let step = "start";
+try {
+  // The home page links to the playground.
+  step = "home";
+  const home = await context.newPage();
+  watch(home);
+  await home.goto(base + "/");
+  assert.match(await tid(home, "home").textContent(), /RabbitMQ/);
+  await tid(home, "home-playground").click();
+  await home.waitForSelector("body[data-ready=true]");
+  await home.close();
+
+  step = "forms: dead-letter exchange, queues, binding";
+  const page = await open(base + "/playground");
+  await page.locator("summary", { hasText: "Declare exchange" }).click();
+  await tid(page, "dx-name").fill("dlx");
+  await tid(page, "dx-type").selectOption("fanout");
+  await tid(page, "dx-submit").click();
+  await tid(page, "dq-name").fill("dead");
+  await tid(page, "dq-submit").click();
+  await page.locator("summary", { hasText: "Bind" }).click();
+  await tid(page, "bind-queue").fill("dead");
+  await tid(page, "bind-exchange").fill("dlx");
+  await tid(page, "bind-submit").click();
+  await tid(page, "dq-name").fill("work");
+  await tid(page, "dq-ttl").fill("1s");
+  await tid(page, "dq-dlx").fill("dlx");
+  await tid(page, "dq-max-length").fill("10");
+  await tid(page, "dq-submit").click();
+  const work = queue(page, "work");
+  await work.waitFor();
+  const args = await work.locator(".args").textContent();
+  for (const want of ["TTL: 1s", "DLX: dlx", "max-length: 10"]) assert.ok(args.includes(want), `queue work shows ${want}: ${args}`);
+  assert.equal(await page.locator('[data-testid="binding"]').count(), 1);
+
+  step = "publish through the form";
+  await tid(page, "pub-key").fill("work");
+  await tid(page, "pub-body").fill("hello");
+  await tid(page, "pub-headers").fill("trace=abc");
+  await tid(page, "pub-submit").click();
+  assert.equal(await work.locator('[data-testid="msg"]').count(), 1);
+  const kinds = await page.locator('[data-testid="entry"]').last().locator('[data-testid="event"]').evaluateAll((es) => es.map((e) => e.dataset.kind));
+  assert.deepEqual(kinds, ["published", "enqueued"]);
+  await shot(page, "1-published");
+
+  step = "step to the next timer";
+  assert.match(await tid(page, "next-timer").textContent(), /message-ttl \(queue work message #1\) at 1s/);
+  await tid(page, "step").click();
+  assert.equal(await tid(page, "clock").textContent(), "1s");
+  assert.equal(await work.locator('[data-testid="msg"]').count(), 0);
+  const dead = queue(page, "dead");
+  assert.equal(await dead.locator('[data-testid="msg"]').count(), 1);
+  const stepKinds = await page.locator('[data-testid="entry"]').last().locator('[data-testid="event"]').evaluateAll((es) => es.map((e) => e.dataset.kind));
+  assert.ok(stepKinds.includes("dead-lettered"), `step events: ${stepKinds}`);
+
+  step = "inspect the dead-lettered message";
+  await dead.locator('[data-testid="msg"]').first().click();
+  assert.equal(await tid(page, "xdeath-reason").first().textContent(), "expired");
+  assert.match(await tid(page, "xdeath-entry").first().textContent(), /from queue work/);
+  assert.match(await tid(page, "inspector").textContent(), /trace/);
+  await shot(page, "2-dead-lettered");
+
+  step = "per-message TTL head-of-line caveat";
+  await consoleRun(page, "declare queue hol");
+  await tid(page, "pub-key").fill("hol");
+  await tid(page, "pub-body").fill("long");
+  await tid(page, "pub-headers").fill("");
+  await tid(page, "pub-expiration").fill("10s");
+  await tid(page, "pub-submit").click();
+  await tid(page, "pub-body").fill("short");
+  await tid(page, "pub-expiration").fill("1s");
+  await tid(page, "pub-submit").click();
+  await tid(page, "advance-by").fill("2s");
+  await tid(page, "advance").click();
+  assert.equal(await tid(page, "clock").textContent(), "3s");
+  const hol = queue(page, "hol");
+  assert.equal(await hol.locator('[data-testid="msg"]').count(), 2);
+  assert.equal(await hol.locator('[data-testid="msg-expired"]').count(), 1);
+  assert.match(await hol.locator('[data-testid="msg"]').nth(1).textContent(), /short.*expired, still queued/);
+  await shot(page, "3-head-of-line");
+
+  step = "console history";
+  await tid(page, "console-input").press("ArrowUp");
+  assert.equal(await tid(page, "console-input").inputValue(), "publish hol short expiration=1s");
+  await tid(page, "console-input").press("ArrowUp");
+  assert.equal(await tid(page, "console-input").inputValue(), "publish hol long expiration=10s");
+  await tid(page, "console-input").fill("");
+
+  step = "rewind and replay";
+  const before = await snapshot(page);
+  const topoBefore = await tid(page, "topology").innerText();
+  const logLength = Number(await tid(page, "log-length").textContent());
+  assert.ok(logLength >= 9, `log length ${logLength}`);
+  await tid(page, "scrubber").fill("5"); // after the publish, before the step
+  await tid(page, "rewind").click();
+  assert.equal(await tid(page, "clock").textContent(), "0s");
+  assert.equal(await queue(page, "work").locator('[data-testid="msg"]').count(), 1);
+  assert.equal(await queue(page, "hol").count(), 0);
+  await shot(page, "4-rewound");
+  await tid(page, "scrubber").fill(String(logLength));
+  await tid(page, "rewind").click();
+  assert.equal(await snapshot(page), before);
+  assert.equal(await tid(page, "topology").innerText(), topoBefore);
+
+  step = "share link";
+  await tid(page, "share").click();
+  const url = await tid(page, "share-url").inputValue();
+  assert.match(url, /\/playground#s=[A-Za-z0-9_-]+$/);
+  const shared = await open(url);
+  assert.equal(await snapshot(shared), before);
+  assert.equal(await tid(shared, "topology").innerText(), topoBefore);
+  assert.equal(await tid(shared, "clock").textContent(), "3s");
+  await shot(shared, "5-shared");
+
+  step = "get, inspect and ack an unacked delivery";
+  await shared.locator("summary", { hasText: "Consume / get" }).click();
+  await tid(shared, "con-queue").fill("dead");
+  await tid(shared, "con-get").click();
+  const unacked = shared.locator('[data-testid="unacked"]');
+  assert.equal(await unacked.count(), 1);
+  await unacked.click();
+  assert.match(await tid(shared, "inspector").textContent(), /unacked on channel app/);
+  assert.equal(await tid(shared, "xdeath-reason").first().textContent(), "expired");
+  await shared.locator("summary", { hasText: "Ack / nack / reject" }).click();
+  await tid(shared, "ack-ack").click();
+  assert.equal(await unacked.count(), 0);
+
+  step = "play at 100x, then pause";
+  await tid(shared, "speed").selectOption("100");
+  await tid(shared, "play").click();
+  await shared.waitForFunction(() => document.getElementById("clock").textContent !== "3s");
+  await shared.waitForTimeout(150);
+  await tid(shared, "play").click();
+  const played = await shared.evaluate(() => ({ now: warren.snapshot().now, last: warren.log().at(-1) }));
+  assert.ok(played.now > 3000, `play moved time to ${played.now}`);
+  assert.match(played.last, /^advance /);
+
+  step = "phone layout";
+  await shared.setViewportSize({ width: 390, height: 844 });
+  const overflow = await shared.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `the page is ${overflow}px wider than a phone`);
+  await shot(shared, "6-phone");
+
+  assert.deepEqual(problems, []);
+  console.log("ok");
+} catch (e) {
+  console.error(`failed at "${step}": ${e.stack || e}`);
+  if (problems.length) console.error(problems.join("\n"));
+  process.exitCode = 1;
+} finally {
+  await context.close();
+  await rm(profile, { recursive: true, force: true });
+}

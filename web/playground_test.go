@@ -1,0 +1,117 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// depsHint says how to get what the browser test needs.
+const depsHint = "run `make web web-deps` (or `make test`, which does)"
+
+func get(t *testing.T, srv *httptest.Server, path string) (int, string, string) {
+	t.Helper()
+	res, err := http.Get(srv.URL + path)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	return res.StatusCode, res.Header.Get("Content-Type"), string(body)
+}
+
+func TestPages(t *testing.T) {
+	srv := httptest.NewServer(Handler())
+	defer srv.Close()
+	for _, c := range []struct {
+		path, contentType string
+		status            int
+		contains          []string
+	}{
+		{"/", "text/html", 200, []string{`data-testid="home"`, `href="/playground"`, `href="/api/overview"`}},
+		{"/playground", "text/html", 200, []string{`data-testid="playground"`, `data-testid="console-input"`, `/static/playground.js`, `/static/wasm_exec.js`}},
+		{"/static/playground.js", "text/javascript", 200, []string{"warren.snapshot()"}},
+		{"/static/style.css", "text/css", 200, nil},
+		{"/nowhere", "", 404, nil},
+		{"/playground/x", "", 404, nil},
+	} {
+		status, ct, body := get(t, srv, c.path)
+		if status != c.status || !strings.HasPrefix(ct, c.contentType) {
+			t.Errorf("GET %s: %d %q, want %d %q", c.path, status, ct, c.status, c.contentType)
+		}
+		for _, s := range c.contains {
+			if !strings.Contains(body, s) {
+				t.Errorf("GET %s: the body lacks %q", c.path, s)
+			}
+		}
+	}
+}
+
+// TestPlaygroundInChromium serves Handler and runs e2e/playground.mjs
+// against it in Debian's chromium through playwright-core: forms, stepping
+// time, dead-lettering and x-death in the inspector, the per-message TTL
+// head-of-line caveat, rewind and replay, and a share link opened in a
+// fresh page. Screenshots land in e2e/artifacts.
+func TestPlaygroundInChromium(t *testing.T) {
+	for _, f := range []string{"static/warren.wasm", "static/wasm_exec.js"} {
+		if _, err := os.Stat(f); err != nil {
+			t.Fatalf("%s is missing (a build output, embedded at compile time): %s", f, depsHint)
+		}
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("node is not installed: %s", depsHint)
+	}
+	chromium := os.Getenv("CHROMIUM")
+	if chromium == "" {
+		chromium = "/usr/bin/chromium"
+	}
+	if _, err := os.Stat(chromium); err != nil {
+		t.Fatalf("chromium is not at %s: %s", chromium, depsHint)
+	}
+	var pkg, lock struct {
+		Version      string            `json:"version"`
+		Dependencies map[string]string `json:"dependencies"`
+	}
+	readJSON(t, "e2e/package.json", &pkg)
+	readJSON(t, "e2e/node_modules/playwright-core/package.json", &lock)
+	if want := pkg.Dependencies["playwright-core"]; lock.Version != want {
+		t.Fatalf("playwright-core is %q in e2e/node_modules, package.json pins %q: %s", lock.Version, want, depsHint)
+	}
+
+	srv := httptest.NewServer(Handler())
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join("e2e", "playground.mjs"), srv.URL)
+	cmd.Env = append(os.Environ(), "CHROMIUM="+chromium)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("node e2e/playground.mjs %s: %v\n%s", srv.URL, err, out)
+	}
+	if !strings.HasSuffix(strings.TrimSpace(string(out)), "ok") {
+		t.Fatalf("node e2e/playground.mjs did not print ok:\n%s", out)
+	}
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%s: %v: %s", path, err, depsHint)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}

@@ -1,0 +1,704 @@
+// Warren's playground page. The engine runs here as WebAssembly
+// (wasm/playground): the global object warren runs script lines and moves
+// virtual time, and returns plain objects (see wasm/playground/bridge's
+// package comment for their shapes). This file holds no engine logic: the
+// forms build script lines and run them through the same path as the
+// console, and everything drawn comes from warren.snapshot(), warren.next()
+// and the results of each call. The log (warren.log()) is the session:
+// rewinding replays a prefix of it, and a share link carries it.
+
+const $ = (id) => document.getElementById(id);
+
+// Limits, so that nothing on the page grows without bound.
+const MAX_ENTRIES_SHOWN = 300; // event-log entries kept in the DOM
+const MAX_HISTORY = 200; // console history lines
+const MAX_SHARE_CHARS = 60000; // a longer share link is refused (URLs that long break in practice)
+
+let w = null; // the engine, once loaded
+const consoleHistory = [];
+let historyPos = 0;
+let entries = []; // {line, result} of every call shown in the event log
+let timelineLog = []; // the log the scrubber moves along; after a rewind it still holds the lines ahead
+let snap = null; // the last snapshot drawn
+let selected = null; // {kind: "ready", queue, id} or {kind: "unacked", channel, tag}
+let playing = false;
+let pendingMs = 0; // virtual time played but not yet written to the log (see frame)
+let lastFrameMs = 0;
+
+// ---------- formatting ----------
+
+function fmtMs(ms) {
+  if (ms === null || ms === undefined) return "never";
+  const neg = ms < 0;
+  ms = Math.abs(Math.round(ms));
+  let out;
+  if (ms === 0) out = "0s";
+  else if (ms < 1000) out = `${ms}ms`;
+  else if (ms < 60000) out = `${+(ms / 1000).toFixed(3)}s`;
+  else if (ms < 3600000) out = `${Math.floor(ms / 60000)}m${+((ms % 60000) / 1000).toFixed(3)}s`;
+  else out = `${Math.floor(ms / 3600000)}h${Math.floor((ms % 3600000) / 60000)}m`;
+  return neg ? `-${out}` : out;
+}
+
+// el builds an element: el("li", {class: "x", dataset: {testid: "y"}}, child...).
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "dataset") Object.assign(e.dataset, v);
+    else if (k === "onclick") e.addEventListener("click", v);
+    else if (k === "class") e.className = v;
+    else e.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return e;
+}
+
+function valueText(v) {
+  if (v === null) return "null";
+  if (v === "") return '""';
+  if (typeof v === "object") return JSON.stringify(v);
+  return String(v);
+}
+
+// ---------- script words ----------
+
+// UserError is a mistake in what the user typed into a form, shown to them;
+// any other exception is a bug in this page.
+class UserError extends Error {}
+
+// word quotes a value for the script language when it has to: spaces,
+// quotes, #, = or emptiness. Quoting a value makes it a string, so numbers
+// and durations are passed bare (see numberWord, durationWord).
+function word(s) {
+  s = String(s);
+  if (s !== "" && /^[A-Za-z0-9_.\-:\/*@+,\[\]]+$/.test(s) && !s.startsWith("@")) return s;
+  return `"${s.replace(/[\\"]/g, "\\$&")}"`;
+}
+
+function numberWord(name, s) {
+  if (!/^\d+$/.test(s)) throw new UserError(`${name} must be a whole number, got "${s}"`);
+  return s;
+}
+
+function durationWord(name, s) {
+  if (!/^(\d+(\.\d+)?(ms|s|m|h|d)?)+$/.test(s)) throw new UserError(`${name} must be a duration such as 5s, 250ms or 1m30s, got "${s}"`);
+  return s;
+}
+
+function channelPrefix(ch) {
+  ch = ch.trim();
+  if (ch === "") return "";
+  if (!/^[A-Za-z0-9_.\-]+$/.test(ch)) throw new UserError(`channel names are letters, digits, _ - and ., got "${ch}"`);
+  return `@${ch} `;
+}
+
+// lineFor turns a submitted form into one script line.
+function lineFor(form, mode) {
+  const f = Object.fromEntries(new FormData(form).entries());
+  const v = (k) => (f[k] ?? "").trim();
+  const parts = [];
+  switch (form.dataset.verb) {
+    case "declare-queue": {
+      parts.push("declare queue", word(v("name")));
+      if (v("type")) parts.push(`type=${v("type")}`);
+      if (v("ttl")) parts.push(`ttl=${durationWord("Message TTL", v("ttl"))}`);
+      if (v("dlx") || v("dlrk")) parts.push(`dlx=${word(v("dlx"))}`); // blank: the default exchange
+      if (v("dlrk")) parts.push(`dlrk=${word(v("dlrk"))}`);
+      if (v("max-length")) parts.push(`max-length=${numberWord("Max length", v("max-length"))}`);
+      if (v("overflow")) parts.push(`overflow=${v("overflow")}`);
+      if (v("max-priority")) parts.push(`max-priority=${numberWord("Max priority", v("max-priority"))}`);
+      if (v("expires")) parts.push(`expires=${durationWord("Queue expires", v("expires"))}`);
+      break;
+    }
+    case "declare-exchange":
+      parts.push("declare exchange", word(v("name")), v("type") || "direct");
+      if (v("ae")) parts.push(`ae=${word(v("ae"))}`);
+      break;
+    case "bind":
+      parts.push("bind", word(v("queue")), word(v("exchange")));
+      if (v("key")) parts.push(word(v("key")));
+      break;
+    case "publish": {
+      parts.push("publish");
+      if (v("exchange")) parts.push(word(v("exchange")));
+      parts.push(word(v("key")), word(f.body ?? ""));
+      if (f.persistent) parts.push("persistent");
+      if (v("expiration")) parts.push(`expiration=${durationWord("Expiration", v("expiration"))}`);
+      if (v("priority")) parts.push(`priority=${numberWord("Priority", v("priority"))}`);
+      for (const h of v("headers").split(/\s+/).filter(Boolean)) {
+        const eq = h.indexOf("=");
+        if (eq < 1) throw new UserError(`headers are NAME=VALUE separated by spaces, got "${h}"`);
+        parts.push(`header.${word(h.slice(0, eq))}=${word(h.slice(eq + 1))}`);
+      }
+      break;
+    }
+    case "consume":
+      parts.push(channelPrefix(v("channel")) + (mode === "get" ? "get" : "consume"), word(v("queue")));
+      if (mode !== "get" && v("prefetch")) parts.push(`prefetch=${numberWord("Prefetch", v("prefetch"))}`);
+      if (f["no-ack"]) parts.push("no-ack");
+      break;
+    case "ack": {
+      const tag = v("tag") || "last";
+      if (!/^(\d+|last|all)$/.test(tag)) throw new UserError(`a delivery tag is a number, last or all, got "${tag}"`);
+      parts.push(channelPrefix(v("channel")) + mode, tag);
+      if (f.multiple && mode !== "reject") parts.push("multiple");
+      if (!f.requeue && mode !== "ack") parts.push("requeue=false");
+      break;
+    }
+    default:
+      throw new Error(`unknown form ${form.dataset.verb}`);
+  }
+  return parts.join(" ");
+}
+
+// ---------- running lines ----------
+
+// commitPending writes time played since the last event into the log, so
+// that whatever runs next runs at the time the clock shows.
+function commitPending() {
+  const ms = Math.floor(pendingMs);
+  pendingMs -= ms;
+  if (ms >= 1) record(w.advanceBy(ms));
+}
+
+// record shows one call's result in the console and the event log.
+function record(r, note) {
+  // The bridge documents events as never null, but a line without events
+  // (advance with nothing due) has answered null: draw it as none.
+  if (!Array.isArray(r.events)) r = { ...r, events: [] };
+  entries.push({ result: r, note });
+  if (entries.length > MAX_ENTRIES_SHOWN) entries = entries.slice(-MAX_ENTRIES_SHOWN);
+  const out = [];
+  if (r.line) out.push(`> ${r.line}`);
+  if (note) out.push(note);
+  if (r.output) out.push(r.output.replace(/\n$/, ""));
+  if (r.error) out.push(`error: ${r.error}`);
+  $("console-output").textContent = out.join("\n");
+  if (r.logged) timelineLog = w.log();
+}
+
+function run(line) {
+  commitPending();
+  record(w.exec(line));
+  render();
+}
+
+function say(text, isError = false) {
+  const s = $("status");
+  s.textContent = text;
+  s.classList.toggle("error", isError);
+}
+
+// replayTo rebuilds the session from lines[0:upTo], and the event log with it.
+function replayTo(lines, upTo) {
+  pendingMs = 0;
+  const r = w.replay(lines, upTo);
+  if (r.error) {
+    say(`Replay failed: ${r.error}`, true);
+    return false;
+  }
+  entries = [];
+  for (const res of r.results) record(res);
+  timelineLog = lines.slice();
+  return true;
+}
+
+// ---------- drawing ----------
+
+function render() {
+  snap = w.snapshot();
+  drawNext();
+  drawTopology();
+  drawInspector();
+  drawEvents();
+  drawTimeline();
+  drawClock(); // last: it fills the expiry countdowns drawTopology made
+}
+
+function viewNow() {
+  return (snap ? snap.now : 0) + pendingMs;
+}
+
+function drawClock() {
+  $("clock").textContent = fmtMs(viewNow());
+  for (const e of document.querySelectorAll("[data-expires-at]")) {
+    const left = Number(e.dataset.expiresAt) - viewNow();
+    e.textContent = left > 0 ? `expires in ${fmtMs(left)}` : `TTL passed ${fmtMs(-left)} ago`;
+  }
+}
+
+function timerText(t) {
+  const what = t.queue !== undefined ? `queue ${t.queue}` : t.exchange !== undefined ? `exchange ${t.exchange}` : t.channel ? `channel ${t.channel}` : "";
+  const msg = t.msgId ? ` message #${t.msgId}` : "";
+  return `${t.kind} (${what}${msg}) at ${fmtMs(t.at)}, in ${fmtMs(t.at - viewNow())}`;
+}
+
+function drawNext() {
+  const t = w.next();
+  $("next-timer").textContent = t ? timerText(t) : "none";
+  $("step").disabled = !t;
+}
+
+function argTags(q) {
+  const e = q.effective;
+  const tags = [];
+  tags.push(["type", q.type]);
+  if (e.messageTtlMs !== null) tags.push(["TTL", fmtMs(e.messageTtlMs)]);
+  if (e.deadLetterExchange !== null) tags.push(["DLX", e.deadLetterExchange === "" ? "(default)" : e.deadLetterExchange]);
+  if (e.deadLetterRoutingKey !== null) tags.push(["DL key", e.deadLetterRoutingKey]);
+  if (e.maxLength !== null) tags.push(["max-length", e.maxLength]);
+  if (e.maxLengthBytes !== null) tags.push(["max-bytes", e.maxLengthBytes]);
+  if (e.maxLength !== null || e.maxLengthBytes !== null) tags.push(["overflow", e.overflow]);
+  if (e.maxPriority !== null) tags.push(["max-priority", e.maxPriority]);
+  if (e.expiresMs !== null) tags.push(["expires", fmtMs(e.expiresMs)]);
+  if (e.deliveryLimit !== null) tags.push(["delivery-limit", e.deliveryLimit]);
+  if (e.policy) tags.push(["policy", e.policy]);
+  if (e.operatorPolicy) tags.push(["operator policy", e.operatorPolicy]);
+  if (q.durable) tags.push(["durable", "yes"]);
+  return el("div", { class: "args" }, tags.map(([k, v]) => el("span", { class: "arg" }, `${k}: ${v}`)));
+}
+
+function isSelected(kind, a, b) {
+  return !!selected && selected.kind === kind && selected.a === a && selected.b === b;
+}
+
+function msgButton(m, kind, a, b, label, tags, testid) {
+  return el(
+    "button",
+    {
+      type: "button",
+      class: `msg${m.expired ? " expired" : ""}`,
+      "aria-pressed": isSelected(kind, a, b) ? "true" : "false",
+      dataset: { testid, msgId: String(m.id) },
+      onclick: () => {
+        selected = { kind, a, b };
+        render();
+      },
+    },
+    el("span", { class: "mono" }, label),
+    " ",
+    m.body.length > 40 ? `${m.body.slice(0, 40)}…` : m.body,
+    tags,
+  );
+}
+
+function drawQueue(q) {
+  const ready = q.ready.map((m, i) =>
+    el(
+      "li",
+      {},
+      msgButton(m, "ready", q.name, m.id, `${i + 1}. #${m.id}`, [
+        m.priority ? el("span", { class: "tag" }, `priority ${m.priority}`) : null,
+        m.redelivered ? el("span", { class: "tag redelivered", dataset: { testid: "msg-redelivered" } }, `redelivered ×${m.deliveries}`) : null,
+        m.expired ? el("span", { class: "tag warn", dataset: { testid: "msg-expired" } }, "expired, still queued behind a live head") : null,
+        m.expiresAt !== null && !m.expired ? el("span", { class: "tag", dataset: { expiresAt: String(m.expiresAt) } }) : null,
+      ], "msg"),
+    ),
+  );
+  const more = q.readyCount > q.ready.length ? el("li", { class: "hint" }, `… and ${q.readyCount - q.ready.length} more`) : null;
+  return el(
+    "div",
+    { class: "card", dataset: { testid: "queue", queue: q.name } },
+    el("h4", {}, "queue ", el("span", { class: "mono" }, q.name)),
+    argTags(q),
+    el(
+      "div",
+      { class: "counts" },
+      `ready ${q.readyCount}, unacked ${q.unacked}`,
+      q.expired ? `, expired but queued ${q.expired}` : "",
+      q.consumers.length ? `, consumers: ${q.consumers.map((c) => `${c.tag} on ${c.channel}${c.prefetch ? ` (prefetch ${c.prefetch})` : ""}${c.active ? "" : " (waiting)"}`).join(", ")}` : "",
+    ),
+    el("ol", { class: "msgs", "aria-label": `messages ready in ${q.name}` }, ready, more),
+  );
+}
+
+function drawTopology() {
+  const root = $("topology");
+  root.replaceChildren();
+  for (const v of snap.vhosts) {
+    const busy = v.queues.length || v.connections.length || v.exchanges.some((x) => x.name !== "" && !x.name.startsWith("amq."));
+    if (v.name !== "/" && !busy) continue;
+    if (snap.vhosts.length > 1) root.append(el("h3", {}, `vhost ${v.name}`));
+    const exchanges = v.exchanges.filter((x) => x.name !== "" && !x.name.startsWith("amq."));
+    root.append(
+      el("h3", {}, "Exchanges"),
+      exchanges.length
+        ? el(
+            "ul",
+            { dataset: { testid: "exchanges" } },
+            exchanges.map((x) =>
+              el(
+                "li",
+                { dataset: { testid: "exchange", exchange: x.name } },
+                el("span", { class: "mono" }, x.name),
+                ` ${x.type}`,
+                x.alternate ? ` (alternate: ${x.alternate})` : "",
+                Object.keys(x.args).length ? ` ${JSON.stringify(x.args)}` : "",
+                x.heldCount ? ` holding ${x.heldCount} delayed` : "",
+              ),
+            ),
+          )
+        : el("p", { class: "hint" }, "Only the default and amq.* exchanges (not shown)."),
+      el("h3", {}, "Bindings"),
+      v.bindings.length
+        ? el(
+            "ul",
+            { dataset: { testid: "bindings" } },
+            v.bindings.map((b) =>
+              el("li", { dataset: { testid: "binding" } }, el("span", { class: "mono" }, `${b.source || "(default)"} → ${b.destinationType} ${b.destination}`), b.routingKey ? ` key ${b.routingKey}` : "", Object.keys(b.args).length ? ` ${JSON.stringify(b.args)}` : ""),
+            ),
+          )
+        : el("p", { class: "hint" }, "No bindings besides the default exchange's."),
+      el("h3", {}, "Queues"),
+      v.queues.length ? el("div", { class: "cards" }, v.queues.map(drawQueue)) : el("p", { class: "hint" }, "No queues yet: declare one with the form or the console."),
+    );
+    const channels = v.connections.flatMap((c) => c.channels);
+    if (channels.length) {
+      root.append(
+        el("h3", {}, "Channels and unacked deliveries"),
+        el(
+          "div",
+          { class: "cards" },
+          channels.map((ch) =>
+            el(
+              "div",
+              { class: "card", dataset: { testid: "channel", channel: ch.name } },
+              el("h4", {}, "channel ", el("span", { class: "mono" }, ch.name)),
+              el(
+                "div",
+                { class: "counts" },
+                `unacked ${ch.unackedCount}`,
+                ch.prefetch ? `, prefetch ${ch.prefetch}` : "",
+                ch.confirm ? ", confirms" : "",
+                ch.tx ? ", tx" : "",
+                ch.consumers.length ? `, consumers ${ch.consumers.join(", ")}` : "",
+              ),
+              el(
+                "ol",
+                { class: "msgs" },
+                ch.unacked.map((u) =>
+                  el(
+                    "li",
+                    {},
+                    msgButton(u, "unacked", ch.name, u.deliveryTag, `tag ${u.deliveryTag} from ${u.queue}`, [
+                      u.consumerTag ? el("span", { class: "tag" }, u.consumerTag) : el("span", { class: "tag" }, "basic.get"),
+                      u.redelivered ? el("span", { class: "tag redelivered" }, "redelivered") : null,
+                    ], "unacked"),
+                  ),
+                ),
+              ),
+            ),
+          ),
+        ),
+      );
+    }
+  }
+}
+
+function findSelected() {
+  if (!selected) return null;
+  for (const v of snap.vhosts) {
+    if (selected.kind === "ready") {
+      const q = v.queues.find((q) => q.name === selected.a);
+      const m = q && q.ready.find((m) => m.id === selected.b);
+      if (m) return { m, where: `ready in queue ${q.name}` };
+    } else {
+      for (const c of v.connections) {
+        const ch = c.channels.find((ch) => ch.name === selected.a);
+        const u = ch && ch.unacked.find((u) => u.deliveryTag === selected.b);
+        if (u) return { m: u, where: `unacked on channel ${ch.name}, delivery tag ${u.deliveryTag}` };
+      }
+    }
+  }
+  return null;
+}
+
+function props(pairs) {
+  return el("dl", { class: "props" }, pairs.filter(([, v]) => v !== undefined).flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, valueText(v))]));
+}
+
+function drawInspector() {
+  const root = $("inspector");
+  const found = findSelected();
+  if (!found) {
+    root.replaceChildren(el("p", { class: "hint" }, selected ? "That message is no longer there (consumed, expired or moved: dead-lettering makes a new message with a new id)." : "Select a message to see its properties and headers."));
+    return;
+  }
+  const { m, where } = found;
+  const headers = Object.entries(m.headers).filter(([k]) => k !== "x-death");
+  const deaths = Array.isArray(m.headers["x-death"]) ? m.headers["x-death"] : [];
+  root.replaceChildren(
+    el("h3", { dataset: { testid: "inspected-id" } }, `Message #${m.id}`),
+    el("p", {}, where),
+    props([
+      ["body", m.body + (m.bodyTruncated ? " …" : "")],
+      ["body size", `${m.bodyBytes} bytes`],
+      ["exchange", m.exchange === "" ? "(default)" : m.exchange],
+      ["routing key", m.routingKey],
+      ["enqueued at", m.enqueuedAt !== undefined ? fmtMs(m.enqueuedAt) : undefined],
+      ["expires at", m.expiresAt !== undefined ? fmtMs(m.expiresAt) : undefined],
+      ["delivered at", m.deliveredAt !== undefined ? fmtMs(m.deliveredAt) : undefined],
+      ["deliveries", m.deliveries],
+    ]),
+    el("h3", {}, "Properties"),
+    Object.keys(m.properties).length ? props(Object.entries(m.properties)) : el("p", { class: "hint" }, "none"),
+    el("h3", {}, "Headers"),
+    headers.length ? props(headers) : el("p", { class: "hint" }, "none"),
+    el("h3", {}, "x-death (most recent first)"),
+    deaths.length
+      ? el(
+          "ol",
+          { class: "xdeath", dataset: { testid: "xdeath" } },
+          deaths.map((d) =>
+            el(
+              "li",
+              { dataset: { testid: "xdeath-entry" } },
+              el("strong", { dataset: { testid: "xdeath-reason" } }, d.reason),
+              ` from queue ${d.queue}, ×${d.count}, at timestamp ${d.time} (seconds of virtual time), exchange ${d.exchange === "" ? "(default)" : d.exchange}, routing keys ${valueText(d["routing-keys"])}`,
+              d["original-expiration"] !== undefined ? `, original expiration ${d["original-expiration"]}ms` : "",
+            ),
+          ),
+        )
+      : el("p", { class: "hint" }, "never dead-lettered"),
+  );
+}
+
+function drawEvents() {
+  const root = $("events");
+  root.replaceChildren(
+    ...entries.map(({ result: r, note }) =>
+      el(
+        "li",
+        { dataset: { testid: "entry" } },
+        el("code", {}, r.line || "(not logged)"),
+        el("span", { class: "at" }, `@${fmtMs(r.now)}`),
+        note ? el("div", { class: "hint" }, note) : null,
+        r.error ? el("div", { class: "error", dataset: { testid: "entry-error" } }, r.error) : null,
+        r.events.length
+          ? el(
+              "ul",
+              {},
+              r.events.map((e) => el("li", { dataset: { testid: "event", kind: e.kind } }, el("span", { class: "kind" }, e.kind), el("code", {}, e.trace))),
+              r.eventsTruncated ? el("li", { class: "hint" }, "… more events than shown") : null,
+            )
+          : null,
+      ),
+    ),
+  );
+  root.scrollTop = root.scrollHeight;
+}
+
+function drawTimeline() {
+  const cur = w.log().length;
+  const s = $("scrubber");
+  s.max = String(timelineLog.length);
+  s.value = String(cur);
+  $("scrub-value").textContent = String(cur);
+  $("log-length").textContent = String(timelineLog.length);
+  $("log").replaceChildren(...timelineLog.map((line, i) => el("li", { class: i < cur ? "" : "future" }, el("span", { class: "mono" }, `${i + 1}. ${line}`))));
+}
+
+// ---------- time ----------
+
+function frame(t) {
+  if (!playing) return;
+  const dt = Math.min(t - lastFrameMs, 1000); // a hidden tab does not jump an hour
+  lastFrameMs = t;
+  pendingMs += dt * Number($("speed").value);
+  // Only what happens is written to the log: time moves in the display
+  // until the next timer falls due, and then the engine advances to it.
+  const next = w.next();
+  if (next && next.at <= snap.now + pendingMs) {
+    const target = Math.floor(snap.now + pendingMs);
+    pendingMs = snap.now + pendingMs - target;
+    record(w.advanceTo(target));
+    render();
+  } else {
+    drawClock();
+    $("next-timer").textContent = next ? timerText(next) : "none";
+  }
+  requestAnimationFrame(frame);
+}
+
+function setPlaying(on) {
+  playing = on;
+  $("play").textContent = on ? "Pause" : "Play";
+  $("play").setAttribute("aria-pressed", on ? "true" : "false");
+  if (on) {
+    lastFrameMs = performance.now();
+    requestAnimationFrame(frame);
+  } else {
+    commitPending();
+    render();
+  }
+}
+
+// ---------- share ----------
+
+function encodeLines(lines) {
+  const bytes = new TextEncoder().encode(lines.join("\n"));
+  let bin = "";
+  for (const b of bytes) bin += String.fromCharCode(b);
+  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function decodeLines(s) {
+  const bin = atob(s.replace(/-/g, "+").replace(/_/g, "/"));
+  const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));
+  const text = new TextDecoder().decode(bytes);
+  return text === "" ? [] : text.split("\n");
+}
+
+function sharedLines() {
+  const m = /^#s=([A-Za-z0-9_-]*)$/.exec(location.hash);
+  if (!m) return null;
+  try {
+    return decodeLines(m[1]);
+  } catch {
+    say("The share link is damaged: its #s= part is not base64url.", true);
+    return null;
+  }
+}
+
+// ---------- wiring ----------
+
+function guard(fn) {
+  return (...args) => {
+    try {
+      fn(...args);
+    } catch (e) {
+      $("console-output").textContent = `error: ${e.message}`;
+      if (!(e instanceof UserError)) console.error(e); // a bug in this page: let it show
+    }
+  };
+}
+
+function wire() {
+  $("console-form").addEventListener(
+    "submit",
+    guard((e) => {
+      e.preventDefault();
+      const input = $("console-input");
+      const line = input.value;
+      if (line.trim() === "") return;
+      if (consoleHistory[consoleHistory.length - 1] !== line) consoleHistory.push(line);
+      if (consoleHistory.length > MAX_HISTORY) consoleHistory.shift();
+      historyPos = consoleHistory.length;
+      input.value = "";
+      run(line);
+    }),
+  );
+  $("console-input").addEventListener("keydown", (e) => {
+    if (e.key !== "ArrowUp" && e.key !== "ArrowDown") return;
+    e.preventDefault();
+    historyPos = Math.max(0, Math.min(consoleHistory.length, historyPos + (e.key === "ArrowUp" ? -1 : 1)));
+    e.target.value = consoleHistory[historyPos] ?? "";
+  });
+  for (const form of document.querySelectorAll("form.cmd")) {
+    form.addEventListener(
+      "submit",
+      guard((e) => {
+        e.preventDefault();
+        const line = lineFor(form, e.submitter?.value);
+        consoleHistory.push(line);
+        historyPos = consoleHistory.length;
+        run(line);
+      }),
+    );
+  }
+  $("advance-form").addEventListener(
+    "submit",
+    guard((e) => {
+      e.preventDefault();
+      run(`advance ${durationWord("Advance by", $("advance-by").value.trim())}`);
+    }),
+  );
+  $("step").addEventListener(
+    "click",
+    guard(() => {
+      commitPending();
+      const next = w.next();
+      if (!next) return render();
+      record(w.step(), `step: ${timerText(next)}`);
+      render();
+    }),
+  );
+  $("play").addEventListener("click", () => setPlaying(!playing));
+  $("scrubber").addEventListener("input", () => ($("scrub-value").textContent = $("scrubber").value));
+  $("rewind").addEventListener(
+    "click",
+    guard(() => {
+      if (playing) setPlaying(false);
+      if (replayTo(timelineLog, Number($("scrubber").value))) say(`Replayed ${$("scrubber").value} of ${timelineLog.length} lines.`);
+      render();
+    }),
+  );
+  $("reset").addEventListener(
+    "click",
+    guard(() => {
+      if (playing) setPlaying(false);
+      w.reset();
+      pendingMs = 0;
+      entries = [];
+      timelineLog = [];
+      selected = null;
+      window.history.replaceState(null, "", location.pathname);
+      say("Reset: a fresh broker at 0s.");
+      render();
+    }),
+  );
+  $("share").addEventListener(
+    "click",
+    guard(() => {
+      commitPending();
+      const frag = `#s=${encodeLines(w.log())}`;
+      if (frag.length > MAX_SHARE_CHARS) throw new UserError(`the session is too long to share as a link (${frag.length} characters); download the script instead`);
+      const url = `${location.origin}${location.pathname}${frag}`;
+      window.history.replaceState(null, "", frag);
+      $("share-url").value = url;
+      $("share-url").select();
+      navigator.clipboard?.writeText(url).catch(() => {});
+      render();
+    }),
+  );
+  $("download").addEventListener(
+    "click",
+    guard(() => {
+      commitPending();
+      const blob = new Blob([w.log().map((l) => `${l}\n`).join("")], { type: "text/plain" });
+      const a = el("a", { href: URL.createObjectURL(blob), download: "warren-session.txt" });
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+      render();
+    }),
+  );
+}
+
+async function boot() {
+  for (const b of document.querySelectorAll(".playground button")) b.disabled = true;
+  try {
+    const go = new Go();
+    const { instance } = await WebAssembly.instantiateStreaming(fetch("/static/warren.wasm"), go.importObject);
+    go.run(instance); // settles only if Go exits; warren exists once run returns
+    w = globalThis.warren;
+    if (!w) throw new Error("warren is not defined after go.run");
+  } catch (e) {
+    say(`Could not start the engine (${e.message}). If you run Warren from source, \`make web\` builds static/warren.wasm.`, true);
+    return;
+  }
+  for (const b of document.querySelectorAll(".playground button")) b.disabled = false;
+  wire();
+  const lines = sharedLines();
+  if (lines && replayTo(lines, lines.length)) say(`Engine ready. Replayed ${lines.length} lines from the share link.`);
+  else if (!lines) say("Engine ready. Everything runs in this page; time moves only when you move it.");
+  render();
+  document.body.dataset.ready = "true";
+}
+
+boot();

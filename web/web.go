@@ -1,0 +1,45 @@
+// Package web is Warren's web front: a home page that says what Warren is,
+// and the playground, where the engine runs in the page as WebAssembly
+// (wasm/playground) and every change of state is a script line. The pages
+// are templ components (pages.templ; the generated pages_templ.go is
+// committed); the playground's behaviour is static/playground.js, which
+// only builds script lines and draws what the global warren object
+// returns: no engine logic lives in JavaScript.
+//
+// static/warren.wasm and static/wasm_exec.js are build outputs: `make web`
+// builds them from wasm/playground with the Go that builds the server, so
+// the two always match. They are gitignored and embedded when present; a
+// binary built without them serves the pages, and the playground says how
+// to build the engine.
+package web
+
+import (
+	"embed"
+	"io/fs"
+	"net/http"
+
+	"github.com/a-h/templ"
+)
+
+//go:embed static
+var staticFiles embed.FS
+
+// Handler serves the home page at /, the playground at /playground and the
+// static assets under /static/. Anything else is 404.
+func Handler() http.Handler {
+	static, err := fs.Sub(staticFiles, "static")
+	if err != nil {
+		panic("web: the embedded static directory is missing: " + err.Error()) // programmer error: the embed pattern names it
+	}
+	files := http.StripPrefix("/static/", http.FileServerFS(static))
+	mux := http.NewServeMux()
+	mux.Handle("GET /{$}", templ.Handler(Home()))
+	mux.Handle("GET /playground", templ.Handler(Playground()))
+	mux.Handle("GET /static/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Revalidate every time: the embedded files have no modification
+		// time, and a stale warren.wasm next to a new playground.js breaks.
+		w.Header().Set("Cache-Control", "no-cache")
+		files.ServeHTTP(w, r)
+	}))
+	return mux
+}
