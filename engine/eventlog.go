@@ -83,6 +83,13 @@ func (l *eventLog) drain(dst []Event) []Event {
 		clear(l.cur)
 		l.cur = l.cur[:0]
 	}
+	if len(out) == 0 {
+		// Nothing was written to dst: what is known about the slice last
+		// handed out still holds. Forgetting it here made every later
+		// drain clear the whole of a once-large buffer (tens of MB after
+		// a big queue delete) on each command.
+		return out
+	}
 	l.handed, l.handedLen = nil, len(out)
 	if len(out) > 0 {
 		l.handed = &out[0]
