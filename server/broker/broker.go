@@ -101,6 +101,23 @@ func (b *Broker) Do(f func(e *engine.Broker)) error {
 	}
 }
 
+// DoAsync queues f to run on the broker goroutine like Do, but returns as
+// soon as the broker has taken it, without waiting for f to finish. Commands
+// that need no reply (basic.publish, basic.ack) use it, so a connection
+// pipelines them; requests still run in the order they are taken.
+func (b *Broker) DoAsync(f func(e *engine.Broker)) error {
+	req := func() {
+		f(b.eng)
+		b.dispatch()
+	}
+	select {
+	case b.reqs <- req:
+		return nil
+	case <-b.done:
+		return ErrStopped
+	}
+}
+
 // Attach routes the events of connection id to s (replacing any sink).
 func (b *Broker) Attach(id engine.ConnID, s Sink) {
 	b.Do(func(*engine.Broker) { b.sinks[id] = s })
@@ -170,6 +187,23 @@ func (b *Broker) dispatch() {
 	}
 	for _, o := range b.observers {
 		o.Events(b.eng, b.events)
+	}
+	// Most commands' events all belong to one connection: hand them over
+	// without sorting.
+	if first := b.events[0].Channel.Conn; first != 0 {
+		one := true
+		for _, e := range b.events[1:] {
+			if e.Channel.Conn != first {
+				one = false
+				break
+			}
+		}
+		if one {
+			if s, ok := b.sinks[first]; ok {
+				s.Events(b.eng, b.events)
+			}
+			return
+		}
 	}
 	for _, e := range b.events {
 		if e.Channel.Conn == 0 {

@@ -128,7 +128,12 @@ type conn struct {
 	dead       bool // the engine closed the connection
 
 	pausedFlag atomic.Bool // paused, readable by the writer
-	hbStart    chan uint16 // the negotiated heartbeat, for the writer
+
+	// Owned by the connection goroutine: when the read deadline was last
+	// renewed (see renewReadDeadline).
+	deadlineSet     time.Time
+	deadlineCleared bool
+	hbStart         chan uint16 // the negotiated heartbeat, for the writer
 
 	closeOnce sync.Once
 	done      chan struct{}
@@ -231,11 +236,30 @@ func (c *conn) run() error {
 		if err != nil || stop {
 			return err
 		}
-		if c.heartbeat > 0 {
-			c.t.SetReadDeadline(time.Now().Add(2 * time.Duration(c.heartbeat) * time.Second))
-		} else if c.opened {
+		c.renewReadDeadline()
+	}
+}
+
+// renewReadDeadline keeps the read deadline at two heartbeat intervals
+// from the last traffic (RabbitMQ closes after two missed heartbeats). It
+// renews at most every quarter interval, not on every command: a deadline
+// is a system call.
+func (c *conn) renewReadDeadline() {
+	if !c.opened {
+		return
+	}
+	if c.heartbeat == 0 {
+		if !c.deadlineCleared {
 			c.t.SetReadDeadline(time.Time{})
+			c.deadlineCleared = true
 		}
+		return
+	}
+	now := time.Now()
+	hb := time.Duration(c.heartbeat) * time.Second
+	if now.Sub(c.deadlineSet) >= hb/4 {
+		c.t.SetReadDeadline(now.Add(2 * hb))
+		c.deadlineSet = now
 	}
 }
 

@@ -40,7 +40,14 @@ func (c *conn) handle(cmd command) (bool, error) {
 		c.cfg.Alarm.waitPublish(c.done)
 	}
 	var stop bool
-	c.b.Do(func(e *engine.Broker) {
+	do := c.b.Do
+	switch cmd.method.(type) {
+	case *amqp.BasicPublish, *amqp.BasicAck, *amqp.BasicNack, *amqp.BasicReject:
+		// No synchronous reply: pipeline them (their errors arrive as
+		// channel.close through the event sink either way).
+		do = c.b.DoAsync
+	}
+	do(func(e *engine.Broker) {
 		if c.dead {
 			// After a connection exception everything but close-ok is
 			// discarded.

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+)
+
+// dialTimeout bounds connecting and the AMQP handshake.
+const dialTimeout = 5 * time.Second
+
+// pollInterval is how often a workload asks a queue how many messages it
+// holds while waiting for a count. It bounds the clock's resolution.
+const pollInterval = 2 * time.Millisecond
+
+// dial opens a connection whose socket connect and handshake are bounded.
+func dial(url string) (*amqp.Connection, error) {
+	return amqp.DialConfig(url, amqp.Config{
+		Dial: func(network, addr string) (net.Conn, error) {
+			c, err := net.DialTimeout(network, addr, dialTimeout)
+			if err != nil {
+				return nil, err
+			}
+			// The handshake must finish in time; amqp091 clears the
+			// deadline once it has.
+			if err := c.SetDeadline(time.Now().Add(dialTimeout)); err != nil {
+				c.Close()
+				return nil, err
+			}
+			return c, nil
+		},
+	})
+}
+
+// session is one connection and one channel on it.
+type session struct {
+	conn *amqp.Connection
+	ch   *amqp.Channel
+}
+
+func openSession(url string) (*session, error) {
+	c, err := dial(url)
+	if err != nil {
+		return nil, err
+	}
+	ch, err := c.Channel()
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	return &session{conn: c, ch: ch}, nil
+}
+
+func (s *session) close() {
+	if s != nil {
+		s.conn.Close()
+	}
+}
+
+// cleanup deletes the named queues and exchanges over a fresh connection,
+// so that it works even after the workload's own connection failed.
+// Errors are reported but do not stop it.
+func cleanup(url string, queues, exchanges []string) error {
+	s, err := openSession(url)
+	if err != nil {
+		return fmt.Errorf("cleanup: %w", err)
+	}
+	defer s.close()
+	var errs []error
+	for _, q := range queues {
+		if _, err := s.ch.QueueDelete(q, false, false, false); err != nil {
+			errs = append(errs, fmt.Errorf("delete queue %s: %w", q, err))
+			if s.ch, err = s.conn.Channel(); err != nil {
+				return errors.Join(append(errs, err)...)
+			}
+		}
+	}
+	for _, x := range exchanges {
+		if err := s.ch.ExchangeDelete(x, false, false); err != nil {
+			errs = append(errs, fmt.Errorf("delete exchange %s: %w", x, err))
+			if s.ch, err = s.conn.Channel(); err != nil {
+				return errors.Join(append(errs, err)...)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// declareQueue declares a plain transient queue (not durable, not
+// exclusive, not auto-delete) with the given arguments.
+func declareQueue(ch *amqp.Channel, name string, args amqp.Table) error {
+	_, err := ch.QueueDeclare(name, false, false, false, false, args)
+	return err
+}
+
+// waitForCount polls the queue until it holds at least want ready
+// messages, and returns when it first saw them.
+func waitForCount(ctx context.Context, ch *amqp.Channel, queue string, want int) (time.Time, error) {
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
+	last := -1
+	for {
+		q, err := ch.QueueDeclarePassive(queue, false, false, false, false, nil)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("poll %s: %w", queue, err)
+		}
+		if q.Messages >= want {
+			return time.Now(), nil
+		}
+		last = q.Messages
+		select {
+		case <-ctx.Done():
+			return time.Time{}, fmt.Errorf("queue %s holds %d of %d messages: %w", queue, last, want, ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+// confirmingPublisher publishes with publisher confirms, keeping at most
+// window publishes unconfirmed.
+type confirmingPublisher struct {
+	ch    *amqp.Channel
+	slots chan struct{} // one token per unconfirmed publish
+	done  chan error    // the confirm reader's verdict
+}
+
+// newConfirmingPublisher puts ch in confirm mode and starts a reader that
+// expects exactly n confirms.
+func newConfirmingPublisher(ch *amqp.Channel, n, window int) (*confirmingPublisher, error) {
+	if err := ch.Confirm(false); err != nil {
+		return nil, err
+	}
+	p := &confirmingPublisher{
+		ch:    ch,
+		slots: make(chan struct{}, window),
+		done:  make(chan error, 1),
+	}
+	confirms := ch.NotifyPublish(make(chan amqp.Confirmation, window+1))
+	go func() {
+		nacks := 0
+		for i := 0; i < n; i++ {
+			c, ok := <-confirms
+			if !ok {
+				p.done <- fmt.Errorf("channel closed after %d of %d confirms", i, n)
+				return
+			}
+			if !c.Ack {
+				nacks++
+			}
+			<-p.slots
+		}
+		if nacks > 0 {
+			p.done <- fmt.Errorf("%d of %d publishes nacked", nacks, n)
+			return
+		}
+		p.done <- nil
+	}()
+	return p, nil
+}
+
+// publish waits for a free slot in the window and publishes.
+func (p *confirmingPublisher) publish(ctx context.Context, exchange, key string, msg amqp.Publishing) error {
+	select {
+	case p.slots <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return p.ch.PublishWithContext(ctx, exchange, key, false, false, msg)
+}
+
+// wait returns when every expected confirm has arrived.
+func (p *confirmingPublisher) wait(ctx context.Context) error {
+	select {
+	case err := <-p.done:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for confirms: %w", ctx.Err())
+	}
+}
+
+// body returns a body of size bytes.
+func body(sizeBytes int) []byte {
+	b := make([]byte, sizeBytes)
+	for i := range b {
+		b[i] = 'a' + byte(i%26)
+	}
+	return b
+}

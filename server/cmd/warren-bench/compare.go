@@ -1,0 +1,280 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// broker is one side of a comparison.
+type broker struct {
+	label string
+	url   string
+	pid   int
+	proc  *warrenProc // Warren started by this tool; nil otherwise
+	bin   string      // to restart proc
+	skip  string      // why this broker is left out, if it is
+}
+
+// compareConfig holds the compare subcommand's flags.
+type compareConfig struct {
+	reps      int
+	timeout   time.Duration
+	budget    time.Duration
+	settleMax time.Duration
+	window    int
+	inflight  int
+	size      int
+	only      []workload
+	jsonPath  string
+}
+
+// runCompare is `warren-bench compare`: every workload against Warren and
+// RabbitMQ, interleaved, --reps times, then a table of medians.
+//
+// Within a repetition each workload runs on both brokers back to back, and
+// which goes first alternates between repetitions, so that a slow spell of
+// the machine does not favour one side; before every run both brokers must
+// be idle (waitQuiet). No repetition starts that would, judging by the
+// longest so far, end after --budget. The memory workload runs first in
+// each repetition, on a freshly started Warren (a Go process keeps freed
+// heap for a while, so a reused process would reuse the memory of earlier
+// workloads and look smaller than it is); RabbitMQ cannot be restarted, so
+// its workload waits for its RSS to settle first.
+func runCompare(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("warren-bench compare", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	warrenBin := fs.String("warren-bin", "", "a built `warren` binary to start (and restart) on free loopback ports")
+	warrenURL := fs.String("warren-url", "", "use an already running Warren instead of --warren-bin")
+	warrenPID := fs.Int("warren-pid", 0, "with --warren-url: its pid, for the memory workload")
+	rabbitURL := fs.String("rabbit-url", "amqp://guest:guest@127.0.0.1:5672/", "RabbitMQ's AMQP URL; skipped with a note if unreachable")
+	rabbitPID := fs.Int("rabbit-pid", 0, "pid of RabbitMQ's beam.smp, for the memory workload (0: find it)")
+	var cfg compareConfig
+	fs.IntVar(&cfg.reps, "reps", 3, "repetitions of every workload on every broker")
+	fs.DurationVar(&cfg.timeout, "timeout", 2*time.Minute, "limit per workload run")
+	fs.DurationVar(&cfg.budget, "budget", 14*time.Minute, "start no repetition that would end after this much time")
+	fs.DurationVar(&cfg.settleMax, "settle", 90*time.Second, "memory: wait at most this long for a server's RSS to settle")
+	fs.IntVar(&cfg.window, "window", 1000, "publishes left unconfirmed at most")
+	fs.IntVar(&cfg.inflight, "inflight", 1000, "publish-consume: how far the publisher may run ahead")
+	fs.IntVar(&cfg.size, "size", 16, "message body size in bytes")
+	names := fs.String("workloads", "", "comma-separated workloads (default: all)")
+	fs.StringVar(&cfg.jsonPath, "json", "", "also write every run's result to this file as JSON")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if (*warrenBin == "") == (*warrenURL == "") {
+		fmt.Fprintln(stderr, "warren-bench compare: give exactly one of --warren-bin and --warren-url")
+		return 2
+	}
+	if cfg.reps < 1 || cfg.reps > 50 {
+		fmt.Fprintln(stderr, "warren-bench compare: --reps must be 1..50")
+		return 2
+	}
+	cfg.only = workloads
+	if *names != "" {
+		cfg.only = nil
+		for _, n := range strings.Split(*names, ",") {
+			w, err := findWorkload(strings.TrimSpace(n))
+			if err != nil {
+				fmt.Fprintf(stderr, "warren-bench compare: %v\n", err)
+				return 2
+			}
+			cfg.only = append(cfg.only, w)
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
+	warren := &broker{label: "Warren", url: *warrenURL, pid: *warrenPID, bin: *warrenBin}
+	if warren.bin != "" {
+		p, err := startWarren(ctx, warren.bin)
+		if err != nil {
+			fmt.Fprintf(stderr, "warren-bench compare: %v\n", err)
+			return 1
+		}
+		warren.proc, warren.url, warren.pid = p, p.url, p.pid
+		defer func() {
+			if err := warren.proc.stop(); err != nil {
+				fmt.Fprintf(stderr, "warren-bench compare: %v\n", err)
+			}
+		}()
+		fmt.Fprintf(stderr, "started warren (pid %d) at %s\n", warren.pid, warren.url)
+	}
+	rabbit := &broker{label: "RabbitMQ", url: *rabbitURL, pid: *rabbitPID}
+	version, err := serverVersion(rabbit.url)
+	if err != nil {
+		rabbit.skip = fmt.Sprintf("RabbitMQ at %s is unreachable (%v): its column is left empty", redact(rabbit.url), err)
+		fmt.Fprintln(stderr, "NOTE: "+rabbit.skip)
+	} else {
+		rabbit.label = "RabbitMQ " + version
+		if rabbit.pid == 0 {
+			if rabbit.pid, err = findProcess("beam.smp"); err != nil || rabbit.pid == 0 {
+				fmt.Fprintf(stderr, "NOTE: no single beam.smp process found (%v): RabbitMQ's memory is not measured; pass --rabbit-pid\n", err)
+			}
+		}
+	}
+
+	results := compareRuns(ctx, cfg, warren, rabbit, stderr)
+	done := 0
+	for _, r := range results {
+		done = max(done, r.Rep)
+	}
+	printHeader(stdout, cfg, done, warren, rabbit)
+	printTable(stdout, cfg.only, results, warren, rabbit)
+	if cfg.jsonPath != "" {
+		if err := writeJSON(cfg.jsonPath, results); err != nil {
+			fmt.Fprintf(stderr, "warren-bench compare: %v\n", err)
+			return 1
+		}
+	}
+	if ctx.Err() != nil {
+		return 1
+	}
+	return 0
+}
+
+// run is one workload on one broker in one repetition.
+type runResult struct {
+	Broker string `json:"broker"`
+	Rep    int    `json:"rep"`
+	Result Result `json:"result"`
+	Err    string `json:"error,omitempty"`
+}
+
+// compareRuns runs the repetitions and returns every run, failed ones
+// included.
+func compareRuns(ctx context.Context, cfg compareConfig, warren, rabbit *broker, log io.Writer) []runResult {
+	var out []runResult
+	started := time.Now()
+	order := append([]workload(nil), cfg.only...)
+	for i, w := range order { // memory first; see runCompare
+		if w.name == "memory" {
+			copy(order[1:i+1], order[:i])
+			order[0] = w
+		}
+	}
+	var longestRep time.Duration
+	for rep := 1; rep <= cfg.reps; rep++ {
+		if rep > 1 && time.Since(started)+longestRep > cfg.budget {
+			fmt.Fprintf(log, "NOTE: stopping after %d repetitions: another would overrun the %s budget\n", rep-1, cfg.budget)
+			break
+		}
+		repStart := time.Now()
+		pair := []*broker{warren, rabbit}
+		if rep%2 == 0 {
+			pair = []*broker{rabbit, warren}
+		}
+		for _, w := range order {
+			for _, b := range pair {
+				if ctx.Err() != nil {
+					return out
+				}
+				if b.skip != "" {
+					continue
+				}
+				r := runResult{Broker: b.label, Rep: rep}
+				waited, quiet, qerr := waitQuiet(ctx, warren.pid, rabbit.pid)
+				res, err := runOn(ctx, cfg, w, b)
+				if qerr != nil || !quiet {
+					res.Notes = append(res.Notes, fmt.Sprintf("brokers not quiet before the run after %s (%v)", waited.Round(time.Millisecond), qerr))
+				}
+				r.Result = res
+				if err != nil {
+					r.Err = err.Error()
+					fmt.Fprintf(log, "rep %d %-17s %-15s ERROR %v\n", rep, w.name, b.label, err)
+				} else {
+					fmt.Fprintf(log, "rep %d %-17s %-15s %s\n", rep, w.name, b.label, summary(res))
+				}
+				out = append(out, r)
+			}
+		}
+		longestRep = max(longestRep, time.Since(repStart))
+	}
+	return out
+}
+
+// runOn runs w once on b, restarting a Warren this tool owns first when w
+// measures memory.
+func runOn(ctx context.Context, cfg compareConfig, w workload, b *broker) (Result, error) {
+	if w.name == "memory" {
+		if b.proc != nil {
+			if err := b.proc.stop(); err != nil {
+				return Result{}, err
+			}
+			p, err := startWarren(ctx, b.bin)
+			if err != nil {
+				return Result{}, err
+			}
+			b.proc, b.url, b.pid = p, p.url, p.pid
+		}
+		if b.pid == 0 {
+			return Result{}, errors.New("no pid to read the RSS of")
+		}
+	}
+	e := &env{url: b.url, sizeBytes: cfg.size, serverPID: b.pid, window: cfg.window, inflightMax: cfg.inflight, settleMax: cfg.settleMax}
+	if err := checkEnv(w, e); err != nil {
+		return Result{}, err
+	}
+	res, err := runOnce(ctx, w, e, cfg.timeout)
+	res.Server = b.label
+	return res, err
+}
+
+func summary(r Result) string {
+	parts := make([]string, 0, len(r.Metrics))
+	for _, m := range r.Metrics {
+		parts = append(parts, fmt.Sprintf("%s %s %s", m.Name, formatValue(m.Value), m.Unit))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// serverVersion connects once and returns the server's version property.
+func serverVersion(url string) (string, error) {
+	c, err := dial(url)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	v, _ := c.Properties["version"].(string)
+	p, _ := c.Properties["product"].(string)
+	if p != "RabbitMQ" && p != "" {
+		return p + " " + v, nil
+	}
+	return v, nil
+}
+
+// redact hides the password in an AMQP URL.
+func redact(url string) string {
+	at := strings.LastIndex(url, "@")
+	scheme := strings.Index(url, "://")
+	if at < 0 || scheme < 0 {
+		return url
+	}
+	userinfo := url[scheme+3 : at]
+	if i := strings.Index(userinfo, ":"); i >= 0 {
+		userinfo = userinfo[:i] + ":***"
+	}
+	return url[:scheme+3] + userinfo + url[at:]
+}
+
+func writeJSON(path string, results []runResult) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(f)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(results); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// Limits on starting and stopping a Warren server process.
+const (
+	warrenStartMax = 15 * time.Second
+	warrenStopMax  = 15 * time.Second
+)
+
+// warrenProc is a `warren serve` process this tool started on loopback.
+type warrenProc struct {
+	cmd    *exec.Cmd
+	pid    int
+	url    string
+	output *bytes.Buffer // what the server printed, for error reports
+	exited chan struct{} // closed when the process has exited
+	err    error         // how it exited, once exited is closed
+}
+
+// startWarren runs `bin serve` on two free loopback ports (5673 and 8081
+// when free) and returns once it accepts an AMQP connection.
+func startWarren(ctx context.Context, bin string) (*warrenProc, error) {
+	amqpAddr, err := freeLoopback("127.0.0.1:5673")
+	if err != nil {
+		return nil, err
+	}
+	httpAddr, err := freeLoopback("127.0.0.1:8081")
+	if err != nil {
+		return nil, err
+	}
+	w := &warrenProc{output: new(bytes.Buffer), exited: make(chan struct{})}
+	w.cmd = exec.Command(bin, "serve", "--amqp", amqpAddr, "--http", httpAddr)
+	w.cmd.Stdout, w.cmd.Stderr = w.output, w.output
+	if err := w.cmd.Start(); err != nil {
+		return nil, err
+	}
+	w.pid = w.cmd.Process.Pid
+	w.url = "amqp://guest:guest@" + amqpAddr + "/"
+	go func() {
+		w.err = w.cmd.Wait()
+		close(w.exited)
+	}()
+
+	deadline := time.Now().Add(warrenStartMax)
+	for {
+		c, err := dial(w.url)
+		if err == nil {
+			c.Close()
+			return w, nil
+		}
+		select {
+		case <-w.exited:
+			return nil, fmt.Errorf("warren exited at start (%v): %s", w.err, w.output.String())
+		case <-ctx.Done():
+			w.stop()
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			w.stop()
+			return nil, fmt.Errorf("warren did not accept AMQP within %s: %s", warrenStartMax, w.output.String())
+		}
+	}
+}
+
+// stop sends SIGTERM to the server's pid (a graceful shutdown) and, if it
+// has not exited within warrenStopMax, SIGKILL.
+func (w *warrenProc) stop() error {
+	select {
+	case <-w.exited:
+		return nil // already stopped
+	default:
+	}
+	if err := syscall.Kill(w.pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return err
+	}
+	select {
+	case <-w.exited:
+		return nil
+	case <-time.After(warrenStopMax):
+	}
+	if err := syscall.Kill(w.pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return err
+	}
+	<-w.exited
+	return fmt.Errorf("warren (pid %d) ignored SIGTERM for %s and was killed", w.pid, warrenStopMax)
+}
+
+// freeLoopback returns preferred if it can be listened on, or else a port
+// the kernel picks. The port is closed again before the server binds it;
+// on a machine that is otherwise quiet nothing takes it in between.
+func freeLoopback(preferred string) (string, error) {
+	ln, err := net.Listen("tcp", preferred)
+	if err != nil {
+		ln, err = net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return "", err
+		}
+	}
+	addr := ln.Addr().String()
+	return addr, ln.Close()
+}

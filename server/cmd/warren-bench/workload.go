@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Metric is one number a workload reports. HigherIsBetter says which way a
+// ratio against another broker counts as a win.
+type Metric struct {
+	Name           string  `json:"name"`
+	Unit           string  `json:"unit"`
+	Value          float64 `json:"value"`
+	HigherIsBetter bool    `json:"higher_is_better"`
+}
+
+// Result is what one run of one workload against one broker measured.
+type Result struct {
+	Workload  string   `json:"workload"`
+	Server    string   `json:"server,omitempty"`
+	Messages  int      `json:"messages"`
+	SizeBytes int      `json:"size_bytes"`
+	ElapsedMs float64  `json:"elapsed_ms"`
+	Metrics   []Metric `json:"metrics"`
+	// Notes are details worth keeping next to the numbers (memory samples,
+	// how the clock was started).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Metric returns the named metric, or false.
+func (r Result) Metric(name string) (Metric, bool) {
+	for _, m := range r.Metrics {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Metric{}, false
+}
+
+// env is everything a workload needs to run once.
+type env struct {
+	url         string
+	messages    int
+	sizeBytes   int
+	serverPID   int // 0: no memory measurement possible
+	prefix      string
+	inflightMax int           // publish-consume: how far the publisher may run ahead
+	window      int           // publish-confirms and friends: unconfirmed publishes allowed
+	settleMax   time.Duration // memory: longest wait for the RSS to settle
+	// atPeak, when set, is called by workloads that have a moment of
+	// greatest load (the memory workload, with every message queued), so
+	// that an in-process run can write a heap profile there.
+	atPeak func()
+}
+
+// name returns a broker object name unique to this run.
+func (e *env) name(kind string) string { return e.prefix + "." + kind }
+
+// workload is one load pattern. run must stop when ctx ends and must delete
+// every queue and exchange it declared, also when it fails.
+type workload struct {
+	name        string
+	messages    int    // default --messages
+	counts      string // what --messages counts, when not messages
+	minSize     int    // smallest --size that makes sense
+	settles     bool   // waits up to env.settleMax twice on top of its timeout
+	description string
+	run         func(ctx context.Context, e *env) (Result, error)
+}
+
+// workloads lists every workload in the order compare runs them.
+var workloads = []workload{
+	{name: "publish-only", messages: 200_000, description: "one publisher, no confirms, into one queue; msgs/s until the queue holds them all", run: runPublishOnly},
+	{name: "publish-confirms", messages: 100_000, description: "one publisher with confirms (a window of unconfirmed publishes) into one queue; msgs/s until the last ack", run: runPublishConfirms},
+	{name: "publish-consume", messages: 100_000, minSize: 8, description: "one publisher, one consumer (manual acks, prefetch 500) on another connection; msgs/s and latency from a timestamp in the body", run: runPublishConsume},
+	{name: "fanout-10", messages: 20_000, description: "a fanout exchange bound to 10 queues, a no-ack consumer on each; deliveries/s", run: runFanout10},
+	{name: "expire-dlx", messages: 100_000, description: "messages queued behind a blocker all expire at once into a DLX; time until the DLX queue holds them all", run: runExpireDLX},
+	{name: "declare-bind-10k", messages: 10_000, counts: "queues", description: "declare a queue and bind it, one after another, for 10,000 queues; ops/s (a declare and a bind are two ops)", run: runDeclareBind},
+	{name: "memory", messages: 200_000, settles: true, description: "queue N messages and compare the server's RSS before and after; bytes per message (needs --pid)", run: runMemory},
+}
+
+func findWorkload(name string) (workload, error) {
+	for _, w := range workloads {
+		if w.name == name {
+			return w, nil
+		}
+	}
+	names := make([]string, len(workloads))
+	for i, w := range workloads {
+		names[i] = w.name
+	}
+	sort.Strings(names)
+	return workload{}, fmt.Errorf("unknown workload %q (have %s)", name, strings.Join(names, ", "))
+}
+
+// rate returns count per second over elapsed.
+func rate(count int, elapsed time.Duration) float64 {
+	if elapsed <= 0 {
+		return 0
+	}
+	return float64(count) / elapsed.Seconds()
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
