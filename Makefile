@@ -120,7 +120,12 @@ wasm-playground: node
 # web/static, where web embeds them (both gitignored: build outputs, always
 # rebuilt here; incremental builds take about a second). `run`, `build`
 # and `test` depend on it.
-.PHONY: web web-deps
+.PHONY: web web-deps site
+
+# The home page and playground as a static site in dist/site, for static
+# hosting: the engine runs in the browser, so no server is needed.
+site: web
+	$(GO) run ./server/cmd/warren site dist/site
 WEB_STATIC := web/static
 web:
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o $(WEB_STATIC)/warren.wasm ./wasm/playground

@@ -12,6 +12,7 @@ import (
 	"os"
 
 	"warren/server/console"
+	"warren/web"
 )
 
 const usage = `Warren is a message broker with RabbitMQ's semantics.
@@ -21,6 +22,9 @@ Usage:
         run the broker: AMQP 0-9-1 on ADDR (127.0.0.1:5672), and on the
         HTTP address (127.0.0.1:8080) AMQP over WebSocket at /amqp and the
         management API at /api/
+  warren site DIR
+        write the home page and the playground as a static site to DIR
+        (the engine runs in the browser; no server is needed)
   warren console [--clock=stepped|real] [--seed=N]
         an interactive console over an in-memory broker, driven by the
         script language (type help inside it)
@@ -43,6 +47,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "serve":
 		return runServe(args[1:], stdout, stderr)
+	case "site":
+		if len(args) != 2 {
+			fmt.Fprint(stderr, "usage: warren site DIR\n")
+			return 2
+		}
+		if err := web.Export(args[1]); err != nil {
+			fmt.Fprintf(stderr, "warren site: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "wrote the site (home, playground, static assets) to %s\n", args[1])
+		return 0
 	case "ctl":
 		return runCtl(args[1:], stdin, stdout, stderr)
 	case "console":

@@ -1,0 +1,35 @@
+package web
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestExportWritesTheSite: the exported folder holds both pages and every
+// static asset, and the pages are the same components the server serves.
+func TestExportWritesTheSite(t *testing.T) {
+	if _, err := staticFiles.Open("static/warren.wasm"); err != nil {
+		t.Fatal("static/warren.wasm is missing: run make web")
+	}
+	dir := t.TempDir()
+	if err := Export(dir); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"index.html":            `data-testid=`,
+		"playground/index.html": `console-input`,
+		"static/playground.js":  "warren",
+		"static/warren.wasm":    "\x00asm",
+		"static/wasm_exec.js":   "Go",
+	} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !strings.Contains(string(data), want) {
+			t.Fatalf("%s does not contain %q", name, want)
+		}
+	}
+}
