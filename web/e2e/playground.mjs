@@ -96,6 +96,7 @@ try {
   await tid(page, "pub-body").fill("hello");
   await tid(page, "pub-headers").fill("trace=abc");
   await tid(page, "pub-submit").click();
+  await page.waitForSelector('[data-testid="diagram-queue-work"].flash', { timeout: 2000 }); // the enqueue flashes its box
   assert.equal(await work.locator('[data-testid="msg"]').count(), 1);
   const kinds = await page.locator('[data-testid="entry"]').last().locator('[data-testid="event"]').evaluateAll((es) => es.map((e) => e.dataset.kind));
   assert.deepEqual(kinds, ["published", "enqueued"]);
@@ -110,6 +111,22 @@ try {
   assert.equal(await dead.locator('[data-testid="msg"]').count(), 1);
   const stepKinds = await page.locator('[data-testid="entry"]').last().locator('[data-testid="event"]').evaluateAll((es) => es.map((e) => e.dataset.kind));
   assert.ok(stepKinds.includes("dead-lettered"), `step events: ${stepKinds}`);
+
+  step = "the diagram draws the TTL and dead-letter topology";
+  const diagram = tid(page, "diagram");
+  assert.equal(await diagram.locator(":scope > title").textContent(), "Topology diagram of vhost /");
+  assert.match(await diagram.locator(":scope > desc").textContent(), /2 queues/);
+  const dWork = tid(page, "diagram-queue-work");
+  const dWorkText = await dWork.textContent();
+  for (const want of ["0 ready", "TTL 1s", "DLX dlx", "max-length 10", "classic"]) assert.ok(dWorkText.includes(want), `diagram queue work shows ${want}: ${dWorkText}`);
+  assert.match(await tid(page, "diagram-queue-dead").textContent(), /1 ready/);
+  assert.match(await tid(page, "diagram-exchange-dlx").textContent(), /fanout/);
+  await tid(page, "diagram-binding-dlx-dead").waitFor();
+  const dlxLink = tid(page, "diagram-link-dlx-work").locator("path");
+  assert.equal(await dlxLink.getAttribute("stroke-dasharray"), "6 4");
+  assert.notEqual(await dlxLink.evaluate((p) => getComputedStyle(p).strokeDasharray), "none");
+  assert.equal(await page.locator('[data-testid^="diagram-exchange-amq."], [data-testid="diagram-exchange-"]').count(), 0);
+  assert.match(await tid(page, "diagram-legend").textContent(), /dead-letter.*alternate exchange/);
 
   step = "inspect the dead-lettered message";
   await dead.locator('[data-testid="msg"]').first().click();
@@ -183,6 +200,17 @@ try {
   await tid(shared, "ack-ack").click();
   assert.equal(await unacked.count(), 0);
 
+  step = "an alternate exchange in the diagram";
+  await shared.locator("summary", { hasText: "Declare exchange" }).click();
+  await tid(shared, "dx-name").fill("front");
+  await tid(shared, "dx-ae").fill("dlx");
+  await tid(shared, "dx-submit").click();
+  await tid(shared, "diagram-exchange-front").waitFor();
+  const aeLink = tid(shared, "diagram-link-ae-front");
+  assert.match(await aeLink.locator("title").textContent(), /alternate exchange dlx/);
+  assert.ok(await aeLink.locator("path").getAttribute("stroke-dasharray"));
+  await shot(shared, "6-alternate-exchange");
+
   step = "play at 100x, then pause";
   await tid(shared, "speed").selectOption("100");
   await tid(shared, "play").click();
@@ -197,7 +225,7 @@ try {
   await shared.setViewportSize({ width: 390, height: 844 });
   const overflow = await shared.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `the page is ${overflow}px wider than a phone`);
-  await shot(shared, "6-phone");
+  await shot(shared, "7-phone");
 
   assert.deepEqual(problems, []);
   console.log("ok");
