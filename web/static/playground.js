@@ -11,6 +11,7 @@ const $ = (id) => document.getElementById(id);
 
 // Limits, so that nothing on the page grows without bound.
 const MAX_ENTRIES_SHOWN = 300; // event-log entries kept in the DOM
+const MAX_EVENTS_PER_ENTRY = 50; // events drawn per entry; the rest are counted
 const MAX_HISTORY = 200; // console history lines
 const MAX_SHARE_CHARS = 60000; // a longer share link is refused (URLs that long break in practice)
 
@@ -710,29 +711,46 @@ function drawInspector() {
   );
 }
 
+// drawEvents keeps the event log in step with entries. It only appends the
+// entries added since the last draw (rebuilding when entries were reset or
+// trimmed), and draws at most MAX_EVENTS_PER_ENTRY events per entry: a
+// "publish ... count=500" line would otherwise put a thousand elements in
+// the page on every redraw.
+let drawnEntries = [];
 function drawEvents() {
   const root = $("events");
-  root.replaceChildren(
-    ...entries.map(({ result: r, note }) =>
-      el(
-        "li",
-        { dataset: { testid: "entry" } },
-        el("code", {}, r.line || "(not logged)"),
-        el("span", { class: "at" }, `@${fmtMs(r.now)}`),
-        note ? el("div", { class: "hint" }, note) : null,
-        r.error ? el("div", { class: "error", dataset: { testid: "entry-error" } }, r.error) : null,
-        r.events.length
-          ? el(
-              "ul",
-              {},
-              r.events.map((e) => el("li", { dataset: { testid: "event", kind: e.kind } }, el("span", { class: "kind" }, e.kind), el("code", {}, e.trace))),
-              r.eventsTruncated ? el("li", { class: "hint" }, "… more events than shown") : null,
-            )
-          : null,
-      ),
-    ),
-  );
+  const fresh = drawnEntries.length <= entries.length && drawnEntries.every((e, i) => e === entries[i]);
+  if (!fresh) {
+    root.replaceChildren();
+    drawnEntries = [];
+  }
+  const add = entries.slice(drawnEntries.length);
+  if (add.length === 0) return;
+  root.append(...add.map(entryItem));
+  drawnEntries = entries.slice();
   root.scrollTop = root.scrollHeight;
+}
+
+function entryItem({ result: r, note }) {
+  const shown = r.events.slice(0, MAX_EVENTS_PER_ENTRY);
+  const hidden = r.events.length - shown.length;
+  return el(
+    "li",
+    { dataset: { testid: "entry" } },
+    el("code", {}, r.line || "(not logged)"),
+    el("span", { class: "at" }, `@${fmtMs(r.now)}`),
+    note ? el("div", { class: "hint" }, note) : null,
+    r.error ? el("div", { class: "error", dataset: { testid: "entry-error" } }, r.error) : null,
+    r.events.length
+      ? el(
+          "ul",
+          {},
+          shown.map((e) => el("li", { dataset: { testid: "event", kind: e.kind } }, el("span", { class: "kind" }, e.kind), el("code", {}, e.trace))),
+          hidden > 0 ? el("li", { class: "hint" }, `… and ${hidden} more events`) : null,
+          r.eventsTruncated ? el("li", { class: "hint" }, "… more events than shown") : null,
+        )
+      : null,
+  );
 }
 
 function drawTimeline() {

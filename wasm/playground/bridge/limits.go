@@ -22,7 +22,7 @@ const (
 	// MaxMessagesShown bounds the messages a snapshot lists per queue
 	// (ready), per channel (unacked) and per delayed exchange (held); the
 	// counts beside them are exact.
-	MaxMessagesShown = 500
+	MaxMessagesShown = 50
 	// MaxBodyBytes bounds the body text shown per message.
 	MaxBodyBytes = 4096
 	// MaxTimeMs is the latest virtual time AdvanceBy and AdvanceTo reach:
