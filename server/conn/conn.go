@@ -212,8 +212,38 @@ func (c *conn) run() error {
 		return err
 	}
 	c.sendStart()
+	var held []heldCommand
 	for {
-		cmd, err := r.next()
+		var cmd command
+		var err error
+		if len(held) > 0 {
+			cmd, err = held[0].cmd, held[0].err
+			held = held[1:]
+		} else {
+			cmd, err = r.next()
+		}
+		if err == nil && c.opened && pipelined(cmd) {
+			// Gather the pipelined commands that already arrived into one
+			// hand-off; stop at anything else, which is kept for the next
+			// turn of the loop.
+			batch := []command{cmd}
+			for len(batch) < maxBatch {
+				nc, ok, nerr := r.nextBuffered()
+				if nerr != nil || (ok && !nc.heartbeat && !pipelined(nc)) {
+					held = append(held, heldCommand{nc, nerr})
+					break
+				}
+				if !ok {
+					break
+				}
+				if !nc.heartbeat {
+					batch = append(batch, nc)
+				}
+			}
+			c.handleBatch(batch)
+			c.renewReadDeadline()
+			continue
+		}
 		if err != nil {
 			var pe *amqp.Error
 			if !errors.As(err, &pe) {
@@ -238,6 +268,16 @@ func (c *conn) run() error {
 		}
 		c.renewReadDeadline()
 	}
+}
+
+// maxBatch bounds how many pipelined commands go to the broker goroutine
+// in one hand-off.
+const maxBatch = 256
+
+// heldCommand is a command (or error) read ahead while gathering a batch.
+type heldCommand struct {
+	cmd command
+	err error
 }
 
 // renewReadDeadline keeps the read deadline at two heartbeat intervals

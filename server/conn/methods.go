@@ -36,47 +36,79 @@ func (c *conn) handle(cmd command) (bool, error) {
 		c.connectionError(engine.CommandInvalid, "COMMAND_INVALID - unexpected method on channel 0: "+cmd.method.Name(), engine.Method{Class: cmd.method.ClassID(), ID: cmd.method.MethodID()})
 		return false, nil
 	}
-	if _, isPublish := cmd.method.(*amqp.BasicPublish); isPublish {
-		c.cfg.Alarm.waitPublish(c.done)
+	if pipelined(cmd) {
+		c.handleBatch([]command{cmd})
+		return false, nil
 	}
 	var stop bool
-	do := c.b.Do
+	c.b.Do(func(e *engine.Broker) { stop = c.apply(e, cmd) })
+	return stop, nil
+}
+
+// pipelined reports whether a command has no synchronous reply, so the
+// connection need not wait for the broker to run it: basic.publish and the
+// acknowledgements. Their errors reach the client as channel.close through
+// the event sink either way.
+func pipelined(cmd command) bool {
+	if cmd.channel == 0 {
+		return false
+	}
 	switch cmd.method.(type) {
 	case *amqp.BasicPublish, *amqp.BasicAck, *amqp.BasicNack, *amqp.BasicReject:
-		// No synchronous reply: pipeline them (their errors arrive as
-		// channel.close through the event sink either way).
-		do = c.b.DoAsync
+		return true
 	}
-	do(func(e *engine.Broker) {
-		if c.dead {
-			// After a connection exception everything but close-ok is
-			// discarded.
-			_, stop = cmd.method.(*amqp.ConnectionCloseOk)
-			return
+	return false
+}
+
+// handleBatch hands pipelined commands to the broker goroutine in one
+// request, in order, without waiting: a client that streams publishes pays
+// one hand-off per batch rather than per message. Publishes wait first
+// while the memory alarm is on.
+func (c *conn) handleBatch(batch []command) {
+	for _, cmd := range batch {
+		if _, isPublish := cmd.method.(*amqp.BasicPublish); isPublish {
+			c.cfg.Alarm.waitPublish(c.done)
+			break
 		}
-		id := engine.ChannelID{Conn: c.id, Num: cmd.channel}
-		switch cmd.method.(type) {
-		case *amqp.ChannelCloseOk:
-			delete(c.closing, cmd.channel)
-			return
-		case *amqp.ChannelClose:
-			if c.closing[cmd.channel] {
-				// Both sides closed at once: answer and forget.
-				delete(c.closing, cmd.channel)
-			} else {
-				e.CloseChannel(id)
-				c.channels--
-			}
-			c.dropReplyTo(id)
-			c.push(cmd.channel, &amqp.ChannelCloseOk{})
-			return
+	}
+	c.b.DoAsync(func(e *engine.Broker) {
+		for _, cmd := range batch {
+			c.apply(e, cmd)
 		}
-		if c.closing[cmd.channel] {
-			return // discarded until the client's close-ok
-		}
-		c.call(e, id, cmd)
 	})
-	return stop, nil
+}
+
+// apply runs one channel command on the broker goroutine. It reports
+// whether the connection is over (a close-ok after a connection exception).
+func (c *conn) apply(e *engine.Broker, cmd command) (stop bool) {
+	if c.dead {
+		// After a connection exception everything but close-ok is
+		// discarded.
+		_, stop = cmd.method.(*amqp.ConnectionCloseOk)
+		return stop
+	}
+	id := engine.ChannelID{Conn: c.id, Num: cmd.channel}
+	switch cmd.method.(type) {
+	case *amqp.ChannelCloseOk:
+		delete(c.closing, cmd.channel)
+		return false
+	case *amqp.ChannelClose:
+		if c.closing[cmd.channel] {
+			// Both sides closed at once: answer and forget.
+			delete(c.closing, cmd.channel)
+		} else {
+			e.CloseChannel(id)
+			c.channels--
+		}
+		c.dropReplyTo(id)
+		c.push(cmd.channel, &amqp.ChannelCloseOk{})
+		return false
+	}
+	if c.closing[cmd.channel] {
+		return false // discarded until the client's close-ok
+	}
+	c.call(e, id, cmd)
+	return false
 }
 
 func (c *conn) push(ch uint16, m amqp.Method) { c.out.push(outItem{channel: ch, method: m}) }

@@ -94,6 +94,27 @@ func (r *reader) next() (command, error) {
 	}
 }
 
+// nextBuffered returns the next command if the bytes already read hold
+// one, without reading more; ok is false when they do not.
+func (r *reader) nextBuffered() (cmd command, ok bool, err error) {
+	for {
+		f, got, err := r.fr.Next()
+		if err != nil || !got {
+			return command{}, false, err
+		}
+		if f.Type == amqp.FrameHeartbeat {
+			return command{heartbeat: true}, true, nil
+		}
+		c, done, err := r.asm.Add(f)
+		if err != nil {
+			return command{}, false, err
+		}
+		if done {
+			return command{channel: c.Channel, method: c.Method, props: c.Props, body: c.Body}, true, nil
+		}
+	}
+}
+
 // decodeAMQPLAIN reads an AMQPLAIN response: a field table's fields
 // without the table's length prefix.
 func decodeAMQPLAIN(resp []byte) (amqp.Table, error) {
