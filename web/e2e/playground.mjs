@@ -221,6 +221,58 @@ try {
   assert.ok(played.now > 3000, `play moved time to ${played.now}`);
   assert.match(played.last, /^advance /);
 
+  step = "import definitions";
+  const imp = await open(base + "/playground");
+  await imp.locator("summary", { hasText: "Import definitions" }).click();
+  await tid(imp, "import-text").fill("{not json");
+  await tid(imp, "import-button").click();
+  assert.match(await tid(imp, "import-status").textContent(), /^import failed: invalid JSON/);
+  const defs = {
+    rabbit_version: "3.13.0",
+    vhosts: [{ name: "/" }],
+    exchanges: [
+      { name: "dlx", vhost: "/", type: "fanout", durable: true, auto_delete: false, internal: false, arguments: {} },
+      { name: "amq.direct", vhost: "/", type: "direct", durable: true, auto_delete: false, internal: false, arguments: {} },
+    ],
+    queues: [
+      { name: "work", vhost: "/", durable: true, auto_delete: false, arguments: { "x-message-ttl": 1000, "x-dead-letter-exchange": "dlx" } },
+      { name: "dead", vhost: "/", durable: true, auto_delete: false, arguments: {} },
+    ],
+    bindings: [{ source: "dlx", vhost: "/", destination: "dead", destination_type: "queue", routing_key: "", arguments: {} }],
+    policies: [{ vhost: "/", name: "cap", pattern: "^work$", "apply-to": "queues", definition: { "max-length": 100 }, priority: 1 }],
+  };
+  await tid(imp, "import-text").fill(JSON.stringify(defs));
+  await tid(imp, "import-button").click();
+  assert.equal(await tid(imp, "import-status").textContent(), "imported 1 exchange, 2 queues, 1 binding, 1 policy");
+  const impLog = await imp.evaluate(() => warren.log());
+  assert.ok(impLog.includes("declare queue work durable x-message-ttl=1000 x-dead-letter-exchange='dlx'"), `log: ${impLog.join(" | ")}`);
+  assert.ok(impLog.some((l) => l.startsWith("set_policy 'cap' '^work$'")), `log: ${impLog.join(" | ")}`);
+  const impWork = queue(imp, "work");
+  await impWork.waitFor();
+  const impArgs = await impWork.locator(".args").textContent();
+  for (const want of ["TTL: 1s", "DLX: dlx", "max-length: 100"]) assert.ok(impArgs.includes(want), `imported queue work shows ${want}: ${impArgs}`);
+  await queue(imp, "dead").waitFor();
+  await tid(imp, "diagram-queue-work").waitFor();
+  await tid(imp, "diagram-exchange-dlx").waitFor();
+  await tid(imp, "diagram-binding-dlx-dead").waitFor();
+  assert.equal(await tid(imp, "diagram-exchange-amq.direct").count(), 0);
+  await consoleRun(imp, "publish work imported");
+  await tid(imp, "step").click();
+  assert.equal(await impWork.locator('[data-testid="msg"]').count(), 0);
+  assert.equal(await queue(imp, "dead").locator('[data-testid="msg"]').count(), 1);
+  step = "import definitions from a file, in another vhost";
+  const other = { vhosts: [{ name: "/" }, { name: "v2" }], queues: [{ name: "q2", vhost: "v2", durable: false, auto_delete: false, arguments: { "x-max-length": 5 } }] };
+  await tid(imp, "import-file").setInputFiles({ name: "defs.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(other)) });
+  await imp.waitForFunction(() => document.querySelector('[data-testid="import-status"]').textContent.includes("vhost"));
+  assert.equal(await tid(imp, "import-status").textContent(), "imported 1 vhost, 0 exchanges, 1 queue, 0 bindings, 0 policies");
+  const log2 = await imp.evaluate(() => warren.log());
+  assert.ok(log2.includes("@imp-1 declare queue q2 x-max-length=5"), `log: ${log2.join(" | ")}`);
+  await tid(imp, "import-text").fill(JSON.stringify({ bindings: [{ source: "nope", destination: "work", destination_type: "queue", routing_key: "" }] }));
+  await tid(imp, "import-button").click();
+  assert.match(await tid(imp, "import-status").textContent(), /^import failed: line 1 of 1 failed: bind work nope\n.+/);
+  await shot(imp, "8-imported");
+  await imp.close();
+
   step = "phone layout";
   await shared.setViewportSize({ width: 390, height: 844 });
   const overflow = await shared.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);

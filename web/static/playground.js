@@ -226,11 +226,21 @@ function viewNow() {
   return (snap ? snap.now : 0) + pendingMs;
 }
 
+// countdowns caches the expiry countdown elements; drawTopology resets it
+// whenever it changes the page, so drawClock (every frame while playing)
+// does not query the whole document, and writes only the texts that change.
+let countdowns = null;
 function drawClock() {
-  $("clock").textContent = fmtMs(viewNow());
-  for (const e of document.querySelectorAll("[data-expires-at]")) {
-    const left = Number(e.dataset.expiresAt) - viewNow();
-    e.textContent = left > 0 ? `expires in ${fmtMs(left)}` : `TTL passed ${fmtMs(-left)} ago`;
+  const now = viewNow();
+  $("clock").textContent = fmtMs(now);
+  if (!countdowns) countdowns = [...$("topology").querySelectorAll("[data-expires-at]")].map((e) => ({ e, at: Number(e.dataset.expiresAt), text: null }));
+  for (const c of countdowns) {
+    const left = c.at - now;
+    const text = left > 0 ? `expires in ${fmtMs(left)}` : `TTL passed ${fmtMs(-left)} ago`;
+    if (text !== c.text) {
+      c.text = text;
+      if (c.e.textContent !== text) c.e.textContent = text;
+    }
   }
 }
 
@@ -319,18 +329,99 @@ function drawQueue(q) {
   );
 }
 
+// reconcile makes parent's children the nodes of items ({key, build}) in
+// order, keeping each child whose key is unchanged at its place and
+// building only the others: a step that changes one queue redraws one
+// card, and the browser restyles only what was replaced. Returns whether
+// anything changed.
+function reconcile(parent, items) {
+  const old = parent._keys || [];
+  const kids = parent.children;
+  let changed = false;
+  items.forEach(({ key, build }, i) => {
+    if (old[i] === key && kids[i]) return;
+    changed = true;
+    const node = build();
+    if (kids[i]) parent.replaceChild(node, kids[i]);
+    else parent.append(node);
+  });
+  while (kids.length > items.length) {
+    kids[kids.length - 1].remove();
+    changed = true;
+  }
+  parent._keys = items.map((it) => it.key);
+  return changed;
+}
+
+// selKey is the part of the selection a card with messages of kind in a
+// shows (which message is pressed), for the card's key.
+function selKey(kind, a) {
+  return selected && selected.kind === kind && selected.a === a ? String(selected.b) : "";
+}
+
+// noMessages leaves the message lists out of a vhost's JSON: the diagram
+// shows only counts, so listing a message does not redraw it.
+function noMessages(k, val) {
+  return k === "ready" || (k === "unacked" && Array.isArray(val)) ? undefined : val;
+}
+
+function drawChannel(ch) {
+  return el(
+    "div",
+    { class: "card", dataset: { testid: "channel", channel: ch.name } },
+    el("h4", {}, "channel ", el("span", { class: "mono" }, ch.name)),
+    el(
+      "div",
+      { class: "counts" },
+      `unacked ${ch.unackedCount}`,
+      ch.prefetch ? `, prefetch ${ch.prefetch}` : "",
+      ch.confirm ? ", confirms" : "",
+      ch.tx ? ", tx" : "",
+      ch.consumers.length ? `, consumers ${ch.consumers.join(", ")}` : "",
+    ),
+    el(
+      "ol",
+      { class: "msgs" },
+      ch.unacked.map((u) =>
+        el(
+          "li",
+          {},
+          msgButton(u, "unacked", ch.name, u.deliveryTag, `tag ${u.deliveryTag} from ${u.queue}`, [
+            u.consumerTag ? el("span", { class: "tag" }, u.consumerTag) : el("span", { class: "tag" }, "basic.get"),
+            u.redelivered ? el("span", { class: "tag redelivered" }, "redelivered") : null,
+          ], "unacked"),
+        ),
+      ),
+    ),
+  );
+}
+
+// drawTopology keeps the topology panel in step with snap. The panel is a
+// list of keyed parts (headings, the diagram, the exchange and binding
+// lists, the card grids) and each card grid a list of keyed cards; see
+// reconcile. A key is the JSON of what the part draws.
+let flashDraws = 0;
 function drawTopology() {
   const root = $("topology");
-  root.replaceChildren();
+  const parts = [];
+  const grids = []; // [key of the grid part, cards]
+  const part = (key, build) => parts.push({ key, build });
   for (const v of snap.vhosts) {
     const busy = v.queues.length || v.connections.length || v.exchanges.some((x) => x.name !== "" && !x.name.startsWith("amq."));
     if (v.name !== "/" && !busy) continue;
-    if (snap.vhosts.length > 1) root.append(el("h3", {}, `vhost ${v.name}`));
-    const diagram = drawDiagram(v, snap.vhosts.indexOf(v));
-    if (diagram) root.append(el("div", { class: "diagram-wrap" }, diagram));
+    const idx = snap.vhosts.indexOf(v);
+    const vk = JSON.stringify([v.name, idx]);
+    if (snap.vhosts.length > 1) part(`vhost${vk}`, () => el("h3", {}, `vhost ${v.name}`));
+    const vflash = v.queues.filter((q) => flashes.has(`${v.name}\u0000${q.name}`)).map((q) => q.name);
+    // A diagram that flashes is always drawn anew, so that it flashes again.
+    const dkey = `diagram${vk}${JSON.stringify(v, noMessages)}${vflash.length ? ++flashDraws : ""}`;
+    part(dkey, () => {
+      const diagram = drawDiagram(v, idx);
+      return diagram ? el("div", { class: "diagram-wrap" }, diagram) : el("div", { hidden: true });
+    });
     const exchanges = v.exchanges.filter((x) => x.name !== "" && !x.name.startsWith("amq."));
-    root.append(
-      el("h3", {}, "Exchanges"),
+    part("h:Exchanges", () => el("h3", {}, "Exchanges"));
+    part(`exchanges${vk}${JSON.stringify(exchanges)}`, () =>
       exchanges.length
         ? el(
             "ul",
@@ -348,7 +439,9 @@ function drawTopology() {
             ),
           )
         : el("p", { class: "hint" }, "Only the default and amq.* exchanges (not shown)."),
-      el("h3", {}, "Bindings"),
+    );
+    part("h:Bindings", () => el("h3", {}, "Bindings"));
+    part(`bindings${vk}${JSON.stringify(v.bindings)}`, () =>
       v.bindings.length
         ? el(
             "ul",
@@ -358,50 +451,23 @@ function drawTopology() {
             ),
           )
         : el("p", { class: "hint" }, "No bindings besides the default exchange's."),
-      el("h3", {}, "Queues"),
-      v.queues.length ? el("div", { class: "cards" }, v.queues.map(drawQueue)) : el("p", { class: "hint" }, "No queues yet: declare one with the form or the console."),
     );
+    part("h:Queues", () => el("h3", {}, "Queues"));
+    if (v.queues.length) {
+      const key = `queues${vk}`;
+      part(key, () => el("div", { class: "cards" }));
+      grids.push([parts.length - 1, v.queues.map((q) => ({ key: `${JSON.stringify(q)}${selKey("ready", q.name)}`, build: () => drawQueue(q) }))]);
+    } else part("no-queues", () => el("p", { class: "hint" }, "No queues yet: declare one with the form or the console."));
     const channels = v.connections.flatMap((c) => c.channels);
     if (channels.length) {
-      root.append(
-        el("h3", {}, "Channels and unacked deliveries"),
-        el(
-          "div",
-          { class: "cards" },
-          channels.map((ch) =>
-            el(
-              "div",
-              { class: "card", dataset: { testid: "channel", channel: ch.name } },
-              el("h4", {}, "channel ", el("span", { class: "mono" }, ch.name)),
-              el(
-                "div",
-                { class: "counts" },
-                `unacked ${ch.unackedCount}`,
-                ch.prefetch ? `, prefetch ${ch.prefetch}` : "",
-                ch.confirm ? ", confirms" : "",
-                ch.tx ? ", tx" : "",
-                ch.consumers.length ? `, consumers ${ch.consumers.join(", ")}` : "",
-              ),
-              el(
-                "ol",
-                { class: "msgs" },
-                ch.unacked.map((u) =>
-                  el(
-                    "li",
-                    {},
-                    msgButton(u, "unacked", ch.name, u.deliveryTag, `tag ${u.deliveryTag} from ${u.queue}`, [
-                      u.consumerTag ? el("span", { class: "tag" }, u.consumerTag) : el("span", { class: "tag" }, "basic.get"),
-                      u.redelivered ? el("span", { class: "tag redelivered" }, "redelivered") : null,
-                    ], "unacked"),
-                  ),
-                ),
-              ),
-            ),
-          ),
-        ),
-      );
+      part("h:Channels", () => el("h3", {}, "Channels and unacked deliveries"));
+      part(`channels${vk}`, () => el("div", { class: "cards" }));
+      grids.push([parts.length - 1, channels.map((ch) => ({ key: `${JSON.stringify(ch)}${selKey("unacked", ch.name)}`, build: () => drawChannel(ch) }))]);
     }
   }
+  let changed = reconcile(root, parts);
+  for (const [i, cards] of grids) if (reconcile(root.children[i], cards)) changed = true;
+  if (changed) countdowns = null;
   flashSoon(root);
 }
 
@@ -716,19 +782,35 @@ function drawInspector() {
 // trimmed), and draws at most MAX_EVENTS_PER_ENTRY events per entry: a
 // "publish ... count=500" line would otherwise put a thousand elements in
 // the page on every redraw.
+// When record trims the oldest entries, their items are removed from the
+// top rather than the whole log redrawn. The scroll to the bottom waits for
+// the next frame, so that it does not force a layout in the middle of render.
 let drawnEntries = [];
+let scrollQueued = false;
 function drawEvents() {
   const root = $("events");
-  const fresh = drawnEntries.length <= entries.length && drawnEntries.every((e, i) => e === entries[i]);
+  let drop = entries.length ? drawnEntries.indexOf(entries[0]) : drawnEntries.length;
+  if (drop < 0) drop = drawnEntries.length; // nothing drawn is still there
+  const kept = drawnEntries.length - drop;
+  const fresh = kept <= entries.length && drawnEntries.slice(drop).every((e, i) => e === entries[i]) && root.children.length === drawnEntries.length;
   if (!fresh) {
     root.replaceChildren();
     drawnEntries = [];
+  } else {
+    for (let i = 0; i < drop; i++) root.firstElementChild.remove();
+    drawnEntries = drawnEntries.slice(drop);
   }
   const add = entries.slice(drawnEntries.length);
   if (add.length === 0) return;
   root.append(...add.map(entryItem));
   drawnEntries = entries.slice();
-  root.scrollTop = root.scrollHeight;
+  if (!scrollQueued) {
+    scrollQueued = true;
+    requestAnimationFrame(() => {
+      scrollQueued = false;
+      root.scrollTop = root.scrollHeight;
+    });
+  }
 }
 
 function entryItem({ result: r, note }) {
@@ -827,6 +909,177 @@ function sharedLines() {
 
 // ---------- wiring ----------
 
+// ---------- importing definitions ----------
+
+// A word the script reads as itself: no quotes, spaces, =, # or @ to
+// reinterpret, and not a flag the verbs know.
+const IMPORT_FLAG_WORDS = new Set(["durable", "non-durable", "exclusive", "auto-delete", "internal", "passive", "sac", "no-ack", "mandatory", "persistent", "immediate", "exchange", "to"]);
+
+function importWord(s) {
+  s = String(s);
+  if (/^[A-Za-z0-9_][A-Za-z0-9_.:\/-]*$/.test(s) && !IMPORT_FLAG_WORDS.has(s)) return s;
+  return importQuoted(s);
+}
+
+// importQuoted quotes s as a script string: single quotes read verbatim,
+// double quotes escape " and \.
+function importQuoted(s) {
+  s = String(s);
+  if (!s.includes("'")) return `'${s}'`;
+  return `"${s.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+}
+
+// importValue writes an argument value typed as the definitions type it:
+// integers and floats as numbers, booleans bare, strings quoted.
+function importValue(key, v) {
+  if (typeof v === "boolean") return String(v);
+  if (typeof v === "number") {
+    if (!Number.isFinite(v)) throw new UserError(`argument ${key}: ${v} is not a number the script can write`);
+    return String(v);
+  }
+  if (typeof v === "string") return importQuoted(v);
+  if (Array.isArray(v)) return `[${v.map((x) => (typeof x === "string" ? importQuoted(x) : importValue(key, x))).join(",")}]`;
+  throw new UserError(`argument ${key}: a ${v === null ? "null" : typeof v} value cannot be written as a script argument`);
+}
+
+function importArgs(args, rename = {}) {
+  const out = [];
+  for (const [k, v] of Object.entries(args || {})) {
+    if (!/^[A-Za-z0-9_][A-Za-z0-9_.:-]*$/.test(k)) throw new UserError(`argument name ${JSON.stringify(k)} cannot be written as a script option`);
+    out.push(`${rename[k] ?? k}=${importValue(k, v)}`);
+  }
+  return out;
+}
+
+function importCount(n, word) {
+  return `${n} ${n === 1 ? word : word.endsWith("y") ? `${word.slice(0, -1)}ies` : `${word}s`}`;
+}
+
+// definitionsLines turns a definitions document into script lines and
+// counts what it imports. Items in vhosts other than / run on a channel
+// @imp-N opened in that vhost.
+function definitionsLines(text) {
+  let doc;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw new UserError(`invalid JSON: ${e.message}`);
+  }
+  if (doc === null || typeof doc !== "object" || Array.isArray(doc)) throw new UserError("invalid definitions: the document is not a JSON object");
+  const list = (k) => {
+    const v = doc[k] ?? [];
+    if (!Array.isArray(v)) throw new UserError(`invalid definitions: "${k}" is not a list`);
+    return v;
+  };
+  const lines = [];
+  const counts = { vhosts: 0, exchanges: 0, queues: 0, bindings: 0, policies: 0 };
+  const channels = new Map();
+  const on = (vhost) => {
+    vhost = vhost ?? "/";
+    if (vhost === "/") return "";
+    if (!channels.has(vhost)) {
+      const ch = `imp-${channels.size + 1}`;
+      channels.set(vhost, ch);
+      lines.push(`open ${ch} vhost=${importWord(vhost)}`);
+    }
+    return `@${channels.get(vhost)} `;
+  };
+  for (const v of list("vhosts")) {
+    if (!v?.name || v.name === "/") continue;
+    lines.push(`vhost add ${importWord(v.name)}`);
+    counts.vhosts++;
+  }
+  for (const x of list("exchanges")) {
+    if (!x?.name || x.name.startsWith("amq.")) continue;
+    const parts = [`${on(x.vhost)}declare exchange`, importWord(x.name), importWord(x.type || "direct")];
+    if (x.durable) parts.push("durable");
+    if (x.auto_delete) parts.push("auto-delete");
+    if (x.internal) parts.push("internal");
+    parts.push(...importArgs(x.arguments, { "alternate-exchange": "ae" }));
+    lines.push(parts.join(" "));
+    counts.exchanges++;
+  }
+  for (const q of list("queues")) {
+    if (!q?.name) continue;
+    const parts = [`${on(q.vhost)}declare queue`, importWord(q.name)];
+    if (q.durable) parts.push("durable");
+    if (q.auto_delete) parts.push("auto-delete");
+    const args = { ...(q.arguments || {}) };
+    if (q.type && q.type !== "classic" && args["x-queue-type"] === undefined) args["x-queue-type"] = q.type;
+    parts.push(...importArgs(args));
+    lines.push(parts.join(" "));
+    counts.queues++;
+  }
+  for (const b of list("bindings")) {
+    if (!b || !b.source) continue; // the default exchange's bindings are implicit
+    let parts;
+    if (b.destination_type === "exchange") parts = [`${on(b.vhost)}bind exchange`, importWord(b.destination), importWord(b.source)];
+    else if (b.destination_type === "queue" || b.destination_type === undefined) parts = [`${on(b.vhost)}bind`, importWord(b.destination), importWord(b.source)];
+    else throw new UserError(`binding ${b.source} -> ${b.destination}: unknown destination_type ${JSON.stringify(b.destination_type)}`);
+    const args = importArgs(b.arguments);
+    if (b.routing_key) parts.push(importWord(b.routing_key));
+    else if (args.length) parts.push('""');
+    parts.push(...args);
+    lines.push(parts.join(" "));
+    counts.bindings++;
+  }
+  for (const p of list("policies")) {
+    if (!p?.name) continue;
+    const parts = ["set_policy"];
+    if (p.vhost && p.vhost !== "/") parts.push("-p", importWord(p.vhost));
+    parts.push(importQuoted(p.name), importQuoted(p.pattern ?? ""), importQuoted(JSON.stringify(p.definition ?? {})));
+    if (p["apply-to"]) parts.push("--apply-to", importWord(p["apply-to"]));
+    if (p.priority) parts.push("--priority", String(p.priority));
+    lines.push(parts.join(" "));
+    counts.policies++;
+  }
+  if (channels.size) lines.push("use app");
+  return { lines, counts };
+}
+
+// importDefinitions runs the document's lines one by one through run(), so
+// they enter the log (and share links and rewind) like typed lines, and
+// stops at the first that fails.
+function importDefinitions(text) {
+  const status = $("import-status");
+  status.classList.remove("error");
+  try {
+    if (text.trim() === "") throw new UserError("nothing to import: choose a file or paste a definitions JSON");
+    const { lines, counts } = definitionsLines(text);
+    for (const [i, line] of lines.entries()) {
+      run(line);
+      const r = entries.at(-1)?.result;
+      // A script error, or an AMQP exception: an "error:" line in the output.
+      const failure = r?.error || /^error: .*$/m.exec(r?.output ?? "")?.[0].slice("error: ".length);
+      if (failure) throw new UserError(`line ${i + 1} of ${lines.length} failed: ${line}\n${failure}`);
+    }
+    const what = [];
+    if (counts.vhosts) what.push(importCount(counts.vhosts, "vhost"));
+    what.push(importCount(counts.exchanges, "exchange"), importCount(counts.queues, "queue"), importCount(counts.bindings, "binding"), importCount(counts.policies, "policy"));
+    status.textContent = `imported ${what.join(", ")}`;
+  } catch (e) {
+    status.textContent = `import failed: ${e.message}`;
+    status.classList.add("error");
+    if (!(e instanceof UserError)) throw e;
+  }
+}
+
+function wireImport() {
+  $("import-form").addEventListener(
+    "submit",
+    guard((e) => {
+      e.preventDefault();
+      importDefinitions($("import-text").value);
+    }),
+  );
+  $("import-file").addEventListener("change", async (e) => {
+    const file = e.target.files?.[0];
+    if (!file) return;
+    $("import-text").value = await file.text();
+    guard(importDefinitions)($("import-text").value);
+  });
+}
+
 function guard(fn) {
   return (...args) => {
     try {
@@ -839,6 +1092,7 @@ function guard(fn) {
 }
 
 function wire() {
+  wireImport();
   $("console-form").addEventListener(
     "submit",
     guard((e) => {
