@@ -91,6 +91,18 @@ try {
   for (const want of ["TTL: 1s", "DLX: dlx", "max-length: 10"]) assert.ok(args.includes(want), `queue work shows ${want}: ${args}`);
   assert.equal(await page.locator('[data-testid="binding"]').count(), 1);
 
+  step = "a policy through the form";
+  await page.locator("summary", { hasText: "Set a policy" }).click();
+  await tid(page, "pol-name").fill("cap");
+  await tid(page, "pol-pattern").fill("^capped$");
+  await tid(page, "pol-definition").fill('{"max-length":2}');
+  await tid(page, "pol-submit").click();
+  await consoleRun(page, "declare queue capped");
+  const capped = await queue(page, "capped").locator(".args").textContent();
+  assert.ok(capped.includes("max-length: 2"), `the policy applies to queue capped: ${capped}`);
+  await consoleRun(page, "delete queue capped");
+  await consoleRun(page, "clear_policy cap");
+
   step = "publish through the form";
   await tid(page, "pub-key").fill("work");
   await tid(page, "pub-body").fill("hello");
@@ -166,7 +178,7 @@ try {
   const topoBefore = await tid(page, "topology").innerText();
   const logLength = Number(await tid(page, "log-length").textContent());
   assert.ok(logLength >= 9, `log length ${logLength}`);
-  await tid(page, "scrubber").fill("5"); // after the publish, before the step
+  await tid(page, "scrubber").fill("9"); // after the publish, before the step (4 form lines, 4 policy lines, the publish)
   await tid(page, "rewind").click();
   assert.equal(await tid(page, "clock").textContent(), "0s");
   assert.equal(await queue(page, "work").locator('[data-testid="msg"]').count(), 1);

@@ -123,6 +123,21 @@ function lineFor(form, mode) {
       parts.push("bind", word(v("queue")), word(v("exchange")));
       if (v("key")) parts.push(word(v("key")));
       break;
+    case "set-policy": {
+      // rabbitmqctl's syntax: set_policy NAME PATTERN 'JSON' --apply-to X.
+      const def = v("definition");
+      let parsed;
+      try {
+        parsed = JSON.parse(def);
+      } catch (e) {
+        throw new UserError(`the definition must be JSON, such as {"message-ttl":60000}: ${e.message}`);
+      }
+      if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new UserError('the definition must be a JSON object, such as {"message-ttl":60000}');
+      if (def.includes("'")) throw new UserError("the definition cannot contain a single quote");
+      parts.push("set_policy", word(v("name")), word(v("pattern")), `'${def}'`, "--apply-to", v("apply-to") || "queues");
+      if (v("priority")) parts.push("--priority", numberWord("Priority", v("priority")));
+      break;
+    }
     case "publish": {
       parts.push("publish");
       if (v("exchange")) parts.push(word(v("exchange")));
