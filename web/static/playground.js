@@ -1229,7 +1229,29 @@ async function boot() {
   if (lines && replayTo(lines, lines.length)) say(`Engine ready. Replayed ${lines.length} lines from the share link.`);
   else if (!lines) say("Engine ready. Everything runs in this page; time moves only when you move it.");
   render();
+  announceReady(lines);
   document.body.dataset.ready = "true";
+}
+
+// announceReady tells other scripts on the page (static/lesson.js on a
+// lesson page) that the engine runs, and hands them the few operations
+// they may use, so that every line still goes through run or replayTo and
+// shows in the log like a typed one. shared is the share link's lines, or
+// null when the page opened without one.
+function announceReady(shared) {
+  const api = {
+    warren: w,
+    run: (line) => run(line),
+    replay: (lines) => {
+      const ok = replayTo(lines, lines.length);
+      render();
+      return ok;
+    },
+    say,
+    shared,
+  };
+  globalThis.playground = api;
+  document.dispatchEvent(new CustomEvent("warren:ready", { detail: api }));
 }
 
 boot();
