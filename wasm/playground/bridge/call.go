@@ -18,9 +18,10 @@ import (
 //	warren.log()                  [string]
 //	warren.replay(lines, upTo?)   ReplayResult (upTo omitted or -1: all)
 //	warren.reset()                {now: 0}
+//	warren.check(lines)           CheckResult (expect lines, not logged)
 //
 // A call with wrong arguments returns {error: "..."} and changes nothing.
-var Methods = []string{"exec", "advanceBy", "advanceTo", "step", "next", "snapshot", "log", "replay", "reset"}
+var Methods = []string{"exec", "advanceBy", "advanceTo", "step", "next", "snapshot", "log", "replay", "reset", "check"}
 
 // callError is the answer to a call that could not run.
 type callError struct {
@@ -89,6 +90,12 @@ func (s *Session) call(method string, args []any) (any, error) {
 		}{s.Now()}, nil
 	case "replay":
 		return s.callReplay(args)
+	case "check":
+		lines, err := stringsArg("check(lines)", args)
+		if err != nil {
+			return nil, err
+		}
+		return s.Check(lines)
 	}
 	return nil, fmt.Errorf("unknown method %q", method)
 }
@@ -97,18 +104,9 @@ func (s *Session) callReplay(args []any) (any, error) {
 	if len(args) < 1 || len(args) > 2 {
 		return nil, fmt.Errorf("replay(lines, upTo) takes 1 or 2 arguments, got %d", len(args))
 	}
-	arr, ok := args[0].([]any)
-	if !ok {
-		return nil, fmt.Errorf("replay(lines, upTo): lines must be an array of strings, got %s", typeName(args[0]))
-	}
-	if len(arr) > MaxLogLines {
-		return nil, fmt.Errorf("replay: more than %d lines", MaxLogLines)
-	}
-	lines := make([]string, len(arr))
-	for i, a := range arr {
-		if lines[i], ok = a.(string); !ok {
-			return nil, fmt.Errorf("replay(lines, upTo): lines[%d] must be a string, got %s", i, typeName(a))
-		}
+	lines, err := stringsArg("replay(lines, upTo)", args[:1])
+	if err != nil {
+		return nil, err
 	}
 	upTo := -1
 	if len(args) == 2 && args[1] != nil {
@@ -119,6 +117,28 @@ func (s *Session) callReplay(args []any) (any, error) {
 		upTo = int(f)
 	}
 	return s.Replay(lines, upTo), nil
+}
+
+// stringsArg converts the only argument, lines, from a JavaScript array of
+// strings of at most MaxLogLines elements.
+func stringsArg(call string, args []any) ([]string, error) {
+	if len(args) != 1 {
+		return nil, fmt.Errorf("%s takes 1 argument, got %d", call, len(args))
+	}
+	arr, ok := args[0].([]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: lines must be an array of strings, got %s", call, typeName(args[0]))
+	}
+	if len(arr) > MaxLogLines {
+		return nil, fmt.Errorf("%s: more than %d lines", call, MaxLogLines)
+	}
+	lines := make([]string, len(arr))
+	for i, a := range arr {
+		if lines[i], ok = a.(string); !ok {
+			return nil, fmt.Errorf("%s: lines[%d] must be a string, got %s", call, i, typeName(a))
+		}
+	}
+	return lines, nil
 }
 
 // millis converts a JavaScript number of milliseconds, which must be a

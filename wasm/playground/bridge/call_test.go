@@ -66,6 +66,10 @@ func TestCall(t *testing.T) {
 		{"replay", []any{[]any{"declare queue q", nil}}, "lines[1] must be a string, got null"},
 		{"replay", []any{[]any{}, 0.5}, "upTo must be an integer"},
 		{"replay", []any{make([]any, bridge.MaxLogLines+1)}, "more than"},
+		{"check", nil, "takes 1 argument"},
+		{"check", []any{"expect time 0s"}, "must be an array"},
+		{"check", []any{[]any{"expect time 0s", "publish q x"}}, `lines[1] "publish q x" is not an expect line`},
+		{"check", []any{[]any{"expect queue"}}, "lines[0]: "},
 	} {
 		got, _ := call(t, s, c.method, c.args...).(map[string]any)
 		if e, _ := got["error"].(string); !strings.Contains(e, c.err) || len(got) != 1 {
@@ -94,6 +98,8 @@ func TestMethodsAllAnswer(t *testing.T) {
 			args = []any{10.0}
 		case "replay":
 			args = []any{[]any{"declare queue q"}, -1.0}
+		case "check":
+			args = []any{[]any{"expect missing queue q"}}
 		}
 		v := call(t, bridge.New(), m, args...)
 		if o, ok := v.(map[string]any); ok && o["error"] != nil {
