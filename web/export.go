@@ -6,10 +6,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"warren/lessons"
 )
 
 // Export writes the site as static files under dir, for static hosting
-// (and later the edge): index.html, playground/index.html and static/.
+// (and later the edge): index.html, playground/index.html,
+// lessons/index.html, lessons/SLUG/index.html and static/.
 // Nothing in the pages needs a server: the engine runs in the browser.
 // The pages link to /playground and /static/, so the site is meant to be
 // served from the root of its host. It fails if the engine's wasm was not
@@ -38,6 +41,18 @@ func Export(dir string) error {
 	}
 	if err := write(filepath.Join("playground", "index.html"), func(f *os.File) error { return Playground().Render(context.Background(), f) }); err != nil {
 		return err
+	}
+	ls, err := lessons.All()
+	if err != nil {
+		return err
+	}
+	if err := write(filepath.Join("lessons", "index.html"), func(f *os.File) error { return LessonsIndex(ls).Render(context.Background(), f) }); err != nil {
+		return err
+	}
+	for _, l := range ls {
+		if err := write(filepath.Join("lessons", l.Slug, "index.html"), func(f *os.File) error { return LessonPage(l).Render(context.Background(), f) }); err != nil {
+			return err
+		}
 	}
 	return fs.WalkDir(staticFiles, "static", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {

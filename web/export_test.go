@@ -18,11 +18,14 @@ func TestExportWritesTheSite(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]string{
-		"index.html":            `data-testid=`,
-		"playground/index.html": `console-input`,
-		"static/playground.js":  "warren",
-		"static/warren.wasm":    "\x00asm",
-		"static/wasm_exec.js":   "Go",
+		"index.html":                                `data-testid=`,
+		"playground/index.html":                     `console-input`,
+		"static/playground.js":                      "warren",
+		"lessons/index.html":                        `lesson-link-ttl-and-dead-lettering`,
+		"lessons/ttl-and-dead-lettering/index.html": `lesson-data`,
+		"static/lesson.js":                          "warren:ready",
+		"static/warren.wasm":                        "\x00asm",
+		"static/wasm_exec.js":                       "Go",
 	} {
 		data, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {

@@ -8,6 +8,8 @@ package web
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
+import "warren/lessons"
+
 // layout is the frame every page shares: the header with the site's links.
 func layout(title string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
@@ -37,13 +39,13 @@ func layout(title string) templ.Component {
 		var templ_7745c5c3_Var2 string
 		templ_7745c5c3_Var2, templ_7745c5c3_Err = templ.JoinStringErrs(title)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 10, Col: 17}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 12, Col: 17}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var2))
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "</title><link rel=\"stylesheet\" href=\"/static/style.css\"><link rel=\"icon\" href=\"data:,\"></head><body><header class=\"site\"><a href=\"/\" class=\"brand\" data-testid=\"home-link\">Warren</a><nav><a href=\"/playground\" data-testid=\"nav-playground\">Playground</a> <a href=\"/api/overview\" data-testid=\"nav-api\">Management API</a></nav></header>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "</title><link rel=\"stylesheet\" href=\"/static/style.css\"><link rel=\"icon\" href=\"data:,\"></head><body><header class=\"site\"><a href=\"/\" class=\"brand\" data-testid=\"home-link\">Warren</a><nav><a href=\"/playground\" data-testid=\"nav-playground\">Playground</a> <a href=\"/lessons\" data-testid=\"nav-lessons\">Lessons</a> <a href=\"/api/overview\" data-testid=\"nav-api\">Management API</a></nav></header>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -93,7 +95,7 @@ func Home() templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<main class=\"home\" data-testid=\"home\"><h1>Warren</h1><p class=\"lead\">Warren is a message broker with RabbitMQ's semantics, written in Go, built to learn RabbitMQ from and to use as a light broker. Its engine is a deterministic state machine with virtual time: you can pause, step to the next event, watch a message's TTL run out, see it dead-lettered and read its <code>x-death</code> header.</p><section><h2><a href=\"/playground\" data-testid=\"home-playground\">The playground</a></h2><p>The whole engine runs in your browser as WebAssembly. Declare queues and exchanges, publish and consume with forms or the script console, move time by hand, rewind to any earlier line, and share a session as a link. Nothing leaves the page.</p></section><section><h2><a href=\"/api/overview\" data-testid=\"home-api\">The management API</a></h2><p>The server this page comes from speaks AMQP 0-9-1 (over TCP, and over WebSocket at <code>/amqp</code>) to real clients, and answers a RabbitMQ-shaped HTTP API under <code>/api/</code> (HTTP basic auth; <code>guest</code>/<code>guest</code> from loopback): overview, queues, exchanges, bindings, policies.</p></section></main>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<main class=\"home\" data-testid=\"home\"><h1>Warren</h1><p class=\"lead\">Warren is a message broker with RabbitMQ's semantics, written in Go, built to learn RabbitMQ from and to use as a light broker. Its engine is a deterministic state machine with virtual time: you can pause, step to the next event, watch a message's TTL run out, see it dead-lettered and read its <code>x-death</code> header.</p><section><h2><a href=\"/playground\" data-testid=\"home-playground\">The playground</a></h2><p>The whole engine runs in your browser as WebAssembly. Declare queues and exchanges, publish and consume with forms or the script console, move time by hand, rewind to any earlier line, and share a session as a link. Nothing leaves the page.</p></section><section><h2><a href=\"/lessons\" data-testid=\"home-lessons\">Lessons</a></h2><p>Short tutorials beside the playground: each step says what to try, you run it (or type your own lines), and <em>Check</em> asks the engine whether the broker is now in the state the step is about.</p></section><section><h2><a href=\"/api/overview\" data-testid=\"home-api\">The management API</a></h2><p>The server this page comes from speaks AMQP 0-9-1 (over TCP, and over WebSocket at <code>/amqp</code>) to real clients, and answers a RabbitMQ-shaped HTTP API under <code>/api/</code> (HTTP basic auth; <code>guest</code>/<code>guest</code> from loopback): overview, queues, exchanges, bindings, policies.</p></section></main>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -143,26 +145,586 @@ func Playground() templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "<main class=\"playground\" data-testid=\"playground\"><p id=\"status\" class=\"status\" role=\"status\" data-testid=\"status\">Loading the engine…</p><div class=\"col col-controls\"><section class=\"panel time\" aria-labelledby=\"time-h\"><h2 id=\"time-h\">Time</h2><div class=\"clock-row\"><span>Virtual time</span> <output id=\"clock\" data-testid=\"clock\">0s</output></div><p class=\"next\">Next timer: <span id=\"next-timer\" data-testid=\"next-timer\">none</span></p><div class=\"row\"><button type=\"button\" id=\"step\" data-testid=\"step\">Step to next timer</button> <button type=\"button\" id=\"play\" data-testid=\"play\" aria-pressed=\"false\">Play</button> <label>Speed <select id=\"speed\" data-testid=\"speed\"><option value=\"0.1\">0.1×</option> <option value=\"0.5\">0.5×</option> <option value=\"1\" selected>1×</option> <option value=\"2\">2×</option> <option value=\"10\">10×</option> <option value=\"100\">100×</option></select></label></div><form id=\"advance-form\" class=\"row\" data-testid=\"advance-form\"><label>Advance by <input id=\"advance-by\" name=\"by\" value=\"1s\" size=\"6\" data-testid=\"advance-by\"></label> <button type=\"submit\" data-testid=\"advance\">Advance</button></form></section><section class=\"panel console\" aria-labelledby=\"console-h\"><h2 id=\"console-h\">Console</h2><form id=\"console-form\" data-testid=\"console-form\"><label for=\"console-input\">Script line (↑/↓ for history, <code>help</code> lists the verbs)</label><div class=\"row\"><input id=\"console-input\" class=\"grow\" autocomplete=\"off\" spellcheck=\"false\" data-testid=\"console-input\" placeholder=\"declare queue q ttl=5s\"> <button type=\"submit\" data-testid=\"console-run\">Run</button></div></form><pre id=\"console-output\" class=\"output\" data-testid=\"console-output\" aria-live=\"polite\"></pre></section><section class=\"panel forms\" aria-labelledby=\"forms-h\"><h2 id=\"forms-h\">Commands</h2><p class=\"hint\">Each form writes one script line and runs it through the console.</p><details open><summary>Declare queue</summary><form class=\"cmd\" data-verb=\"declare-queue\" data-testid=\"form-declare-queue\"><label>Name <input name=\"name\" required data-testid=\"dq-name\"></label> <label>Type <select name=\"type\" data-testid=\"dq-type\"><option value=\"\">classic</option><option value=\"quorum\">quorum</option></select></label> <label>Message TTL <input name=\"ttl\" placeholder=\"5s\" data-testid=\"dq-ttl\"></label> <label>Dead-letter exchange <input name=\"dlx\" placeholder=\"(default exchange: leave blank and set a routing key)\" data-testid=\"dq-dlx\"></label> <label>Dead-letter routing key <input name=\"dlrk\" data-testid=\"dq-dlrk\"></label> <label>Max length <input name=\"max-length\" inputmode=\"numeric\" data-testid=\"dq-max-length\"></label> <label>Overflow <select name=\"overflow\" data-testid=\"dq-overflow\"><option value=\"\">drop-head</option><option>reject-publish</option><option>reject-publish-dlx</option></select></label> <label>Max priority <input name=\"max-priority\" inputmode=\"numeric\" data-testid=\"dq-max-priority\"></label> <label>Queue expires <input name=\"expires\" placeholder=\"30s\" data-testid=\"dq-expires\"></label> <button type=\"submit\" data-testid=\"dq-submit\">Declare queue</button></form></details> <details><summary>Declare exchange</summary><form class=\"cmd\" data-verb=\"declare-exchange\" data-testid=\"form-declare-exchange\"><label>Name <input name=\"name\" required data-testid=\"dx-name\"></label> <label>Type <select name=\"type\" data-testid=\"dx-type\"><option>direct</option><option>fanout</option><option>topic</option><option>headers</option><option>x-delayed-message</option></select></label> <label>Alternate exchange <input name=\"ae\" data-testid=\"dx-ae\"></label> <button type=\"submit\" data-testid=\"dx-submit\">Declare exchange</button></form></details> <details><summary>Bind</summary><form class=\"cmd\" data-verb=\"bind\" data-testid=\"form-bind\"><label>Queue <input name=\"queue\" required data-testid=\"bind-queue\"></label> <label>Exchange <input name=\"exchange\" required data-testid=\"bind-exchange\"></label> <label>Routing key <input name=\"key\" data-testid=\"bind-key\"></label> <button type=\"submit\" data-testid=\"bind-submit\">Bind</button></form></details> <details><summary>Set a policy</summary><form class=\"cmd\" data-verb=\"set-policy\" data-testid=\"form-policy\"><label>Name <input name=\"name\" required data-testid=\"pol-name\"></label> <label>Pattern (regular expression) <input name=\"pattern\" required value=\".*\" data-testid=\"pol-pattern\"></label> <label>Definition (JSON) <input name=\"definition\" required value=\"")
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			var templ_7745c5c3_Var7 string
-			templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(`{"message-ttl":60000}`)
-			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 143, Col: 97}
-			}
-			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "\" data-testid=\"pol-definition\"></label> <label>Apply to <select name=\"apply-to\" data-testid=\"pol-apply-to\"><option>queues</option><option>exchanges</option><option>all</option><option>classic_queues</option><option>quorum_queues</option></select></label> <label>Priority <input name=\"priority\" data-testid=\"pol-priority\"></label> <button type=\"submit\" data-testid=\"pol-submit\">Set policy</button></form></details> <details open><summary>Publish</summary><form class=\"cmd\" data-verb=\"publish\" data-testid=\"form-publish\"><label>Exchange <input name=\"exchange\" placeholder=\"(default)\" data-testid=\"pub-exchange\"></label> <label>Routing key <input name=\"key\" required data-testid=\"pub-key\"></label> <label>Body <input name=\"body\" data-testid=\"pub-body\"></label> <label>Expiration <input name=\"expiration\" placeholder=\"5s\" data-testid=\"pub-expiration\"></label> <label>Priority <input name=\"priority\" inputmode=\"numeric\" data-testid=\"pub-priority\"></label> <label>Headers <input name=\"headers\" placeholder=\"k=v k2=v2\" data-testid=\"pub-headers\"></label> <label class=\"check\"><input type=\"checkbox\" name=\"persistent\" data-testid=\"pub-persistent\"> persistent</label> <button type=\"submit\" data-testid=\"pub-submit\">Publish</button></form></details> <details><summary>Consume / get</summary><form class=\"cmd\" data-verb=\"consume\" data-testid=\"form-consume\"><label>Queue <input name=\"queue\" required data-testid=\"con-queue\"></label> <label>Channel <input name=\"channel\" placeholder=\"app\" data-testid=\"con-channel\"></label> <label>Prefetch <input name=\"prefetch\" inputmode=\"numeric\" data-testid=\"con-prefetch\"></label> <label class=\"check\"><input type=\"checkbox\" name=\"no-ack\" data-testid=\"con-noack\"> no-ack</label><div class=\"row\"><button type=\"submit\" name=\"mode\" value=\"consume\" data-testid=\"con-consume\">Consume</button> <button type=\"submit\" name=\"mode\" value=\"get\" data-testid=\"con-get\">Get one</button></div></form></details> <details><summary>Ack / nack / reject</summary><form class=\"cmd\" data-verb=\"ack\" data-testid=\"form-ack\"><label>Delivery tag <input name=\"tag\" value=\"last\" data-testid=\"ack-tag\"></label> <label>Channel <input name=\"channel\" placeholder=\"app\" data-testid=\"ack-channel\"></label> <label class=\"check\"><input type=\"checkbox\" name=\"multiple\" data-testid=\"ack-multiple\"> multiple</label> <label class=\"check\"><input type=\"checkbox\" name=\"requeue\" checked data-testid=\"ack-requeue\"> requeue (nack, reject)</label><div class=\"row\"><button type=\"submit\" name=\"mode\" value=\"ack\" data-testid=\"ack-ack\">Ack</button> <button type=\"submit\" name=\"mode\" value=\"nack\" data-testid=\"ack-nack\">Nack</button> <button type=\"submit\" name=\"mode\" value=\"reject\" data-testid=\"ack-reject\">Reject</button></div></form></details> <details><summary>Import definitions</summary><form id=\"import-form\" class=\"import\" data-testid=\"import-form\"><p class=\"hint\">A RabbitMQ definitions JSON (rabbitmqctl export_definitions, GET /api/definitions) becomes script lines: vhosts, exchanges, queues, bindings and policies.</p><label>Definitions file <input type=\"file\" id=\"import-file\" accept=\".json,application/json\" data-testid=\"import-file\"></label> <label for=\"import-text\">Or paste the JSON</label> <textarea id=\"import-text\" rows=\"6\" spellcheck=\"false\" data-testid=\"import-text\" placeholder=\"{&#34;exchanges&#34;: [], &#34;queues&#34;: [], &#34;bindings&#34;: []}\"></textarea> <button type=\"submit\" data-testid=\"import-button\">Import</button><p id=\"import-status\" class=\"import-status\" role=\"status\" data-testid=\"import-status\"></p></form></details></section></div><div class=\"col col-main\"><section class=\"panel topology\" aria-labelledby=\"topo-h\"><h2 id=\"topo-h\">Topology</h2><div id=\"topology\" data-testid=\"topology\"></div></section><section class=\"panel events\" aria-labelledby=\"events-h\"><h2 id=\"events-h\">Event log</h2><ol id=\"events\" class=\"events-list\" data-testid=\"events\"></ol></section></div><div class=\"col col-side\"><section class=\"panel inspector\" aria-labelledby=\"insp-h\"><h2 id=\"insp-h\">Message inspector</h2><div id=\"inspector\" data-testid=\"inspector\"><p class=\"hint\">Select a message to see its properties and headers.</p></div></section><section class=\"panel timeline\" aria-labelledby=\"timeline-h\"><h2 id=\"timeline-h\">Timeline</h2><label for=\"scrubber\">Replay the log up to line <output id=\"scrub-value\" data-testid=\"scrub-value\">0</output> of <span id=\"log-length\" data-testid=\"log-length\">0</span></label> <input type=\"range\" id=\"scrubber\" min=\"0\" max=\"0\" value=\"0\" data-testid=\"scrubber\"><div class=\"row\"><button type=\"button\" id=\"rewind\" data-testid=\"rewind\">Rewind to this line</button> <button type=\"button\" id=\"reset\" data-testid=\"reset\">Reset</button></div><ol id=\"log\" class=\"log-list\" data-testid=\"log\"></ol><h3>Share</h3><div class=\"row\"><button type=\"button\" id=\"share\" data-testid=\"share\">Make share link</button> <button type=\"button\" id=\"download\" data-testid=\"download\">Download script (.txt)</button></div><input id=\"share-url\" readonly class=\"grow\" aria-label=\"Share link\" data-testid=\"share-url\"></section></div></main><script src=\"/static/wasm_exec.js\"></script> <script src=\"/static/playground.js\" type=\"module\"></script>")
+			templ_7745c5c3_Err = playground(nil).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			return nil
 		})
 		templ_7745c5c3_Err = layout("Warren playground").Render(templ.WithChildren(ctx, templ_7745c5c3_Var6), templ_7745c5c3_Buffer)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		return nil
+	})
+}
+
+// playground is the playground's panels; a lesson page passes its lesson,
+// whose panel comes first (see LessonPage).
+func playground(lesson *lessons.Lesson) templ.Component {
+	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
+		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
+		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
+			return templ_7745c5c3_CtxErr
+		}
+		templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)
+		if !templ_7745c5c3_IsBuffer {
+			defer func() {
+				templ_7745c5c3_BufErr := templruntime.ReleaseBuffer(templ_7745c5c3_Buffer)
+				if templ_7745c5c3_Err == nil {
+					templ_7745c5c3_Err = templ_7745c5c3_BufErr
+				}
+			}()
+		}
+		ctx = templ.InitializeContext(ctx)
+		templ_7745c5c3_Var7 := templ.GetChildren(ctx)
+		if templ_7745c5c3_Var7 == nil {
+			templ_7745c5c3_Var7 = templ.NopComponent
+		}
+		ctx = templ.ClearChildren(ctx)
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "<main class=\"playground\" data-testid=\"playground\"><p id=\"status\" class=\"status\" role=\"status\" data-testid=\"status\">Loading the engine…</p><div class=\"col col-controls\">")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		if lesson != nil {
+			templ_7745c5c3_Err = lessonPanel(lesson).Render(ctx, templ_7745c5c3_Buffer)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<section class=\"panel time\" aria-labelledby=\"time-h\"><h2 id=\"time-h\">Time</h2><div class=\"clock-row\"><span>Virtual time</span> <output id=\"clock\" data-testid=\"clock\">0s</output></div><p class=\"next\">Next timer: <span id=\"next-timer\" data-testid=\"next-timer\">none</span></p><div class=\"row\"><button type=\"button\" id=\"step\" data-testid=\"step\">Step to next timer</button> <button type=\"button\" id=\"play\" data-testid=\"play\" aria-pressed=\"false\">Play</button> <label>Speed <select id=\"speed\" data-testid=\"speed\"><option value=\"0.1\">0.1×</option> <option value=\"0.5\">0.5×</option> <option value=\"1\" selected>1×</option> <option value=\"2\">2×</option> <option value=\"10\">10×</option> <option value=\"100\">100×</option></select></label></div><form id=\"advance-form\" class=\"row\" data-testid=\"advance-form\"><label>Advance by <input id=\"advance-by\" name=\"by\" value=\"1s\" size=\"6\" data-testid=\"advance-by\"></label> <button type=\"submit\" data-testid=\"advance\">Advance</button></form></section><section class=\"panel console\" aria-labelledby=\"console-h\"><h2 id=\"console-h\">Console</h2><form id=\"console-form\" data-testid=\"console-form\"><label for=\"console-input\">Script line (↑/↓ for history, <code>help</code> lists the verbs)</label><div class=\"row\"><input id=\"console-input\" class=\"grow\" autocomplete=\"off\" spellcheck=\"false\" data-testid=\"console-input\" placeholder=\"declare queue q ttl=5s\"> <button type=\"submit\" data-testid=\"console-run\">Run</button></div></form><pre id=\"console-output\" class=\"output\" data-testid=\"console-output\" aria-live=\"polite\"></pre></section><section class=\"panel forms\" aria-labelledby=\"forms-h\"><h2 id=\"forms-h\">Commands</h2><p class=\"hint\">Each form writes one script line and runs it through the console.</p><details open><summary>Declare queue</summary><form class=\"cmd\" data-verb=\"declare-queue\" data-testid=\"form-declare-queue\"><label>Name <input name=\"name\" required data-testid=\"dq-name\"></label> <label>Type <select name=\"type\" data-testid=\"dq-type\"><option value=\"\">classic</option><option value=\"quorum\">quorum</option></select></label> <label>Message TTL <input name=\"ttl\" placeholder=\"5s\" data-testid=\"dq-ttl\"></label> <label>Dead-letter exchange <input name=\"dlx\" placeholder=\"(default exchange: leave blank and set a routing key)\" data-testid=\"dq-dlx\"></label> <label>Dead-letter routing key <input name=\"dlrk\" data-testid=\"dq-dlrk\"></label> <label>Max length <input name=\"max-length\" inputmode=\"numeric\" data-testid=\"dq-max-length\"></label> <label>Overflow <select name=\"overflow\" data-testid=\"dq-overflow\"><option value=\"\">drop-head</option><option>reject-publish</option><option>reject-publish-dlx</option></select></label> <label>Max priority <input name=\"max-priority\" inputmode=\"numeric\" data-testid=\"dq-max-priority\"></label> <label>Queue expires <input name=\"expires\" placeholder=\"30s\" data-testid=\"dq-expires\"></label> <button type=\"submit\" data-testid=\"dq-submit\">Declare queue</button></form></details> <details><summary>Declare exchange</summary><form class=\"cmd\" data-verb=\"declare-exchange\" data-testid=\"form-declare-exchange\"><label>Name <input name=\"name\" required data-testid=\"dx-name\"></label> <label>Type <select name=\"type\" data-testid=\"dx-type\"><option>direct</option><option>fanout</option><option>topic</option><option>headers</option><option>x-delayed-message</option></select></label> <label>Alternate exchange <input name=\"ae\" data-testid=\"dx-ae\"></label> <button type=\"submit\" data-testid=\"dx-submit\">Declare exchange</button></form></details> <details><summary>Bind</summary><form class=\"cmd\" data-verb=\"bind\" data-testid=\"form-bind\"><label>Queue <input name=\"queue\" required data-testid=\"bind-queue\"></label> <label>Exchange <input name=\"exchange\" required data-testid=\"bind-exchange\"></label> <label>Routing key <input name=\"key\" data-testid=\"bind-key\"></label> <button type=\"submit\" data-testid=\"bind-submit\">Bind</button></form></details> <details><summary>Set a policy</summary><form class=\"cmd\" data-verb=\"set-policy\" data-testid=\"form-policy\"><label>Name <input name=\"name\" required data-testid=\"pol-name\"></label> <label>Pattern (regular expression) <input name=\"pattern\" required value=\".*\" data-testid=\"pol-pattern\"></label> <label>Definition (JSON) <input name=\"definition\" required value=\"")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		var templ_7745c5c3_Var8 string
+		templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(`{"message-ttl":60000}`)
+		if templ_7745c5c3_Err != nil {
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 163, Col: 96}
+		}
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "\" data-testid=\"pol-definition\"></label> <label>Apply to <select name=\"apply-to\" data-testid=\"pol-apply-to\"><option>queues</option><option>exchanges</option><option>all</option><option>classic_queues</option><option>quorum_queues</option></select></label> <label>Priority <input name=\"priority\" data-testid=\"pol-priority\"></label> <button type=\"submit\" data-testid=\"pol-submit\">Set policy</button></form></details> <details open><summary>Publish</summary><form class=\"cmd\" data-verb=\"publish\" data-testid=\"form-publish\"><label>Exchange <input name=\"exchange\" placeholder=\"(default)\" data-testid=\"pub-exchange\"></label> <label>Routing key <input name=\"key\" required data-testid=\"pub-key\"></label> <label>Body <input name=\"body\" data-testid=\"pub-body\"></label> <label>Expiration <input name=\"expiration\" placeholder=\"5s\" data-testid=\"pub-expiration\"></label> <label>Priority <input name=\"priority\" inputmode=\"numeric\" data-testid=\"pub-priority\"></label> <label>Headers <input name=\"headers\" placeholder=\"k=v k2=v2\" data-testid=\"pub-headers\"></label> <label class=\"check\"><input type=\"checkbox\" name=\"persistent\" data-testid=\"pub-persistent\"> persistent</label> <button type=\"submit\" data-testid=\"pub-submit\">Publish</button></form></details> <details><summary>Consume / get</summary><form class=\"cmd\" data-verb=\"consume\" data-testid=\"form-consume\"><label>Queue <input name=\"queue\" required data-testid=\"con-queue\"></label> <label>Channel <input name=\"channel\" placeholder=\"app\" data-testid=\"con-channel\"></label> <label>Prefetch <input name=\"prefetch\" inputmode=\"numeric\" data-testid=\"con-prefetch\"></label> <label class=\"check\"><input type=\"checkbox\" name=\"no-ack\" data-testid=\"con-noack\"> no-ack</label><div class=\"row\"><button type=\"submit\" name=\"mode\" value=\"consume\" data-testid=\"con-consume\">Consume</button> <button type=\"submit\" name=\"mode\" value=\"get\" data-testid=\"con-get\">Get one</button></div></form></details> <details><summary>Ack / nack / reject</summary><form class=\"cmd\" data-verb=\"ack\" data-testid=\"form-ack\"><label>Delivery tag <input name=\"tag\" value=\"last\" data-testid=\"ack-tag\"></label> <label>Channel <input name=\"channel\" placeholder=\"app\" data-testid=\"ack-channel\"></label> <label class=\"check\"><input type=\"checkbox\" name=\"multiple\" data-testid=\"ack-multiple\"> multiple</label> <label class=\"check\"><input type=\"checkbox\" name=\"requeue\" checked data-testid=\"ack-requeue\"> requeue (nack, reject)</label><div class=\"row\"><button type=\"submit\" name=\"mode\" value=\"ack\" data-testid=\"ack-ack\">Ack</button> <button type=\"submit\" name=\"mode\" value=\"nack\" data-testid=\"ack-nack\">Nack</button> <button type=\"submit\" name=\"mode\" value=\"reject\" data-testid=\"ack-reject\">Reject</button></div></form></details> <details><summary>Import definitions</summary><form id=\"import-form\" class=\"import\" data-testid=\"import-form\"><p class=\"hint\">A RabbitMQ definitions JSON (rabbitmqctl export_definitions, GET /api/definitions) becomes script lines: vhosts, exchanges, queues, bindings and policies.</p><label>Definitions file <input type=\"file\" id=\"import-file\" accept=\".json,application/json\" data-testid=\"import-file\"></label> <label for=\"import-text\">Or paste the JSON</label> <textarea id=\"import-text\" rows=\"6\" spellcheck=\"false\" data-testid=\"import-text\" placeholder=\"{&#34;exchanges&#34;: [], &#34;queues&#34;: [], &#34;bindings&#34;: []}\"></textarea> <button type=\"submit\" data-testid=\"import-button\">Import</button><p id=\"import-status\" class=\"import-status\" role=\"status\" data-testid=\"import-status\"></p></form></details></section></div><div class=\"col col-main\"><section class=\"panel topology\" aria-labelledby=\"topo-h\"><h2 id=\"topo-h\">Topology</h2><div id=\"topology\" data-testid=\"topology\"></div></section><section class=\"panel events\" aria-labelledby=\"events-h\"><h2 id=\"events-h\">Event log</h2><ol id=\"events\" class=\"events-list\" data-testid=\"events\"></ol></section></div><div class=\"col col-side\"><section class=\"panel inspector\" aria-labelledby=\"insp-h\"><h2 id=\"insp-h\">Message inspector</h2><div id=\"inspector\" data-testid=\"inspector\"><p class=\"hint\">Select a message to see its properties and headers.</p></div></section><section class=\"panel timeline\" aria-labelledby=\"timeline-h\"><h2 id=\"timeline-h\">Timeline</h2><label for=\"scrubber\">Replay the log up to line <output id=\"scrub-value\" data-testid=\"scrub-value\">0</output> of <span id=\"log-length\" data-testid=\"log-length\">0</span></label> <input type=\"range\" id=\"scrubber\" min=\"0\" max=\"0\" value=\"0\" data-testid=\"scrubber\"><div class=\"row\"><button type=\"button\" id=\"rewind\" data-testid=\"rewind\">Rewind to this line</button> <button type=\"button\" id=\"reset\" data-testid=\"reset\">Reset</button></div><ol id=\"log\" class=\"log-list\" data-testid=\"log\"></ol><h3>Share</h3><div class=\"row\"><button type=\"button\" id=\"share\" data-testid=\"share\">Make share link</button> <button type=\"button\" id=\"download\" data-testid=\"download\">Download script (.txt)</button></div><input id=\"share-url\" readonly class=\"grow\" aria-label=\"Share link\" data-testid=\"share-url\"></section></div></main><script src=\"/static/wasm_exec.js\"></script><script src=\"/static/playground.js\" type=\"module\"></script>")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		if lesson != nil {
+			templ_7745c5c3_Err = templ.JSONScript("lesson-data", lessonData(lesson)).Render(ctx, templ_7745c5c3_Buffer)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, " <script src=\"/static/lesson.js\" type=\"module\"></script>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+		}
+		return nil
+	})
+}
+
+// LessonsIndex lists the lessons.
+func LessonsIndex(ls []*lessons.Lesson) templ.Component {
+	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
+		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
+		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
+			return templ_7745c5c3_CtxErr
+		}
+		templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)
+		if !templ_7745c5c3_IsBuffer {
+			defer func() {
+				templ_7745c5c3_BufErr := templruntime.ReleaseBuffer(templ_7745c5c3_Buffer)
+				if templ_7745c5c3_Err == nil {
+					templ_7745c5c3_Err = templ_7745c5c3_BufErr
+				}
+			}()
+		}
+		ctx = templ.InitializeContext(ctx)
+		templ_7745c5c3_Var9 := templ.GetChildren(ctx)
+		if templ_7745c5c3_Var9 == nil {
+			templ_7745c5c3_Var9 = templ.NopComponent
+		}
+		ctx = templ.ClearChildren(ctx)
+		templ_7745c5c3_Var10 := templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
+			templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
+			templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)
+			if !templ_7745c5c3_IsBuffer {
+				defer func() {
+					templ_7745c5c3_BufErr := templruntime.ReleaseBuffer(templ_7745c5c3_Buffer)
+					if templ_7745c5c3_Err == nil {
+						templ_7745c5c3_Err = templ_7745c5c3_BufErr
+					}
+				}()
+			}
+			ctx = templ.InitializeContext(ctx)
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "<main class=\"home\" data-testid=\"lessons\"><h1>Lessons</h1><p class=\"lead\">Each lesson runs beside the playground. Its steps say what to try; the engine in the page checks when a step is done. Everything you see is what RabbitMQ does, step by step in virtual time.</p><ol class=\"lesson-list\">")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			for _, l := range ls {
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<li><h2><a href=\"")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				var templ_7745c5c3_Var11 templ.SafeURL
+				templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL("/lessons/" + l.Slug))
+				if templ_7745c5c3_Err != nil {
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 275, Col: 55}
+				}
+				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "\" data-testid=\"")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				var templ_7745c5c3_Var12 string
+				templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs("lesson-link-" + l.Slug)
+				if templ_7745c5c3_Err != nil {
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 275, Col: 95}
+				}
+				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var12))
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "\">")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				var templ_7745c5c3_Var13 string
+				templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(l.Title)
+				if templ_7745c5c3_Err != nil {
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 275, Col: 107}
+				}
+				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var13))
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "</a></h2><p>")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				var templ_7745c5c3_Var14 string
+				templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(l.Summary)
+				if templ_7745c5c3_Err != nil {
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 276, Col: 20}
+				}
+				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var14))
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, " <span class=\"hint\">(")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				var templ_7745c5c3_Var15 string
+				templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(stepCount(len(l.Steps)))
+				if templ_7745c5c3_Err != nil {
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 276, Col: 68}
+				}
+				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var15))
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, ")</span></p></li>")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "</ol></main>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			return nil
+		})
+		templ_7745c5c3_Err = layout("Warren lessons").Render(templ.WithChildren(ctx, templ_7745c5c3_Var10), templ_7745c5c3_Buffer)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		return nil
+	})
+}
+
+// LessonPage is the frame a lesson runs in: the playground, with the
+// lesson's panel first. Every step is rendered; static/lesson.js shows one
+// at a time, runs its lines through the playground and checks it with
+// warren.check.
+func LessonPage(l *lessons.Lesson) templ.Component {
+	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
+		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
+		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
+			return templ_7745c5c3_CtxErr
+		}
+		templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)
+		if !templ_7745c5c3_IsBuffer {
+			defer func() {
+				templ_7745c5c3_BufErr := templruntime.ReleaseBuffer(templ_7745c5c3_Buffer)
+				if templ_7745c5c3_Err == nil {
+					templ_7745c5c3_Err = templ_7745c5c3_BufErr
+				}
+			}()
+		}
+		ctx = templ.InitializeContext(ctx)
+		templ_7745c5c3_Var16 := templ.GetChildren(ctx)
+		if templ_7745c5c3_Var16 == nil {
+			templ_7745c5c3_Var16 = templ.NopComponent
+		}
+		ctx = templ.ClearChildren(ctx)
+		templ_7745c5c3_Var17 := templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
+			templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
+			templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)
+			if !templ_7745c5c3_IsBuffer {
+				defer func() {
+					templ_7745c5c3_BufErr := templruntime.ReleaseBuffer(templ_7745c5c3_Buffer)
+					if templ_7745c5c3_Err == nil {
+						templ_7745c5c3_Err = templ_7745c5c3_BufErr
+					}
+				}()
+			}
+			ctx = templ.InitializeContext(ctx)
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "<link rel=\"stylesheet\" href=\"/static/lesson.css\">")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = playground(l).Render(ctx, templ_7745c5c3_Buffer)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			return nil
+		})
+		templ_7745c5c3_Err = layout(l.Title+" — Warren lessons").Render(templ.WithChildren(ctx, templ_7745c5c3_Var17), templ_7745c5c3_Buffer)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		return nil
+	})
+}
+
+func lessonPanel(l *lessons.Lesson) templ.Component {
+	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
+		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
+		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
+			return templ_7745c5c3_CtxErr
+		}
+		templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)
+		if !templ_7745c5c3_IsBuffer {
+			defer func() {
+				templ_7745c5c3_BufErr := templruntime.ReleaseBuffer(templ_7745c5c3_Buffer)
+				if templ_7745c5c3_Err == nil {
+					templ_7745c5c3_Err = templ_7745c5c3_BufErr
+				}
+			}()
+		}
+		ctx = templ.InitializeContext(ctx)
+		templ_7745c5c3_Var18 := templ.GetChildren(ctx)
+		if templ_7745c5c3_Var18 == nil {
+			templ_7745c5c3_Var18 = templ.NopComponent
+		}
+		ctx = templ.ClearChildren(ctx)
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "<section class=\"panel lesson\" aria-labelledby=\"lesson-h\" data-testid=\"lesson\" data-slug=\"")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		var templ_7745c5c3_Var19 string
+		templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(l.Slug)
+		if templ_7745c5c3_Err != nil {
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 296, Col: 97}
+		}
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var19))
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "\"><p class=\"crumb\"><a href=\"/lessons\">Lessons</a></p><h2 id=\"lesson-h\">")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		var templ_7745c5c3_Var20 string
+		templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(l.Title)
+		if templ_7745c5c3_Err != nil {
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 298, Col: 29}
+		}
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var20))
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "</h2><nav class=\"lesson-steps\" aria-label=\"Steps\"><ol>")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		for i, s := range l.Steps {
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "<li><button type=\"button\" class=\"step-link\" data-step=\"")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var21 string
+			templ_7745c5c3_Var21, templ_7745c5c3_Err = templ.JoinStringErrs(stepNumber(i))
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 302, Col: 74}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var21))
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "\" data-testid=\"")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var22 string
+			templ_7745c5c3_Var22, templ_7745c5c3_Err = templ.JoinStringErrs("lesson-goto-" + stepNumber(i))
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 302, Col: 121}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var22))
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "\" title=\"")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var23 string
+			templ_7745c5c3_Var23, templ_7745c5c3_Err = templ.JoinStringErrs(s.Title)
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 302, Col: 139}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var23))
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "\">")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var24 string
+			templ_7745c5c3_Var24, templ_7745c5c3_Err = templ.JoinStringErrs(stepNumber(i))
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 302, Col: 157}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var24))
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, "</button></li>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "</ol></nav>")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		for i, s := range l.Steps {
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "<article class=\"lesson-step\" data-step=\"")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var25 string
+			templ_7745c5c3_Var25, templ_7745c5c3_Err = templ.JoinStringErrs(stepNumber(i))
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 307, Col: 57}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var25))
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "\" data-testid=\"")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var26 string
+			templ_7745c5c3_Var26, templ_7745c5c3_Err = templ.JoinStringErrs("lesson-step-" + stepNumber(i))
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 307, Col: 104}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var26))
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 29, "\"")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			if i > 0 {
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, " hidden")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "><h3>Step ")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var27 string
+			templ_7745c5c3_Var27, templ_7745c5c3_Err = templ.JoinStringErrs(stepNumber(i))
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 308, Col: 28}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var27))
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 32, " of ")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var28 string
+			templ_7745c5c3_Var28, templ_7745c5c3_Err = templ.JoinStringErrs(stepNumber(len(l.Steps) - 1))
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 308, Col: 64}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var28))
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 33, ": ")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var29 string
+			templ_7745c5c3_Var29, templ_7745c5c3_Err = templ.JoinStringErrs(s.Title)
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 308, Col: 77}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var29))
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 34, "</h3>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			for _, p := range s.Text {
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, "<p>")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				for _, sp := range p {
+					if sp.Code {
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 36, "<code>")
+						if templ_7745c5c3_Err != nil {
+							return templ_7745c5c3_Err
+						}
+						var templ_7745c5c3_Var30 string
+						templ_7745c5c3_Var30, templ_7745c5c3_Err = templ.JoinStringErrs(sp.Text)
+						if templ_7745c5c3_Err != nil {
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 313, Col: 23}
+						}
+						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var30))
+						if templ_7745c5c3_Err != nil {
+							return templ_7745c5c3_Err
+						}
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 37, "</code>")
+						if templ_7745c5c3_Err != nil {
+							return templ_7745c5c3_Err
+						}
+					} else {
+						var templ_7745c5c3_Var31 string
+						templ_7745c5c3_Var31, templ_7745c5c3_Err = templ.JoinStringErrs(sp.Text)
+						if templ_7745c5c3_Err != nil {
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 315, Col: 17}
+						}
+						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var31))
+						if templ_7745c5c3_Err != nil {
+							return templ_7745c5c3_Err
+						}
+					}
+				}
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 38, "</p>")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+			}
+			if len(s.Try) > 0 {
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 39, "<h4>Try</h4><ol class=\"try-lines\">")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				for j, line := range s.Try {
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 40, "<li><button type=\"button\" class=\"try\" data-line=\"")
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					var templ_7745c5c3_Var32 string
+					templ_7745c5c3_Var32, templ_7745c5c3_Err = templ.JoinStringErrs(line)
+					if templ_7745c5c3_Err != nil {
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 325, Col: 58}
+					}
+					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var32))
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 41, "\" data-testid=\"")
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					var templ_7745c5c3_Var33 string
+					templ_7745c5c3_Var33, templ_7745c5c3_Err = templ.JoinStringErrs("lesson-try-" + stepNumber(j))
+					if templ_7745c5c3_Err != nil {
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 325, Col: 104}
+					}
+					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var33))
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 42, "\">Run</button> <code>")
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					var templ_7745c5c3_Var34 string
+					templ_7745c5c3_Var34, templ_7745c5c3_Err = templ.JoinStringErrs(line)
+					if templ_7745c5c3_Err != nil {
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 326, Col: 20}
+					}
+					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var34))
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 43, "</code></li>")
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+				}
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 44, "</ol>")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+			}
+			if len(s.Check) > 0 {
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 45, "<details class=\"check-lines\"><summary>What Check looks at</summary><ul>")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				for _, line := range s.Check {
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 46, "<li><code>")
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					var templ_7745c5c3_Var35 string
+					templ_7745c5c3_Var35, templ_7745c5c3_Err = templ.JoinStringErrs(line)
+					if templ_7745c5c3_Err != nil {
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 336, Col: 24}
+					}
+					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var35))
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 47, "</code></li>")
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+				}
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 48, "</ul></details>")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 49, "</article>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 50, "<div class=\"row lesson-actions\"><button type=\"button\" id=\"lesson-prev\" data-testid=\"lesson-prev\">Previous</button> <button type=\"button\" id=\"lesson-check\" data-testid=\"lesson-check\">Check</button> <button type=\"button\" id=\"lesson-next\" data-testid=\"lesson-next\">Next step</button> <button type=\"button\" id=\"lesson-restart\" data-testid=\"lesson-restart\" title=\"Rebuild the state this step starts from\">Start this step over</button></div><div id=\"lesson-result\" class=\"lesson-result\" role=\"status\" aria-live=\"polite\" data-testid=\"lesson-result\"></div></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -8,7 +8,33 @@ import (
 	"testing"
 
 	"github.com/a-h/templ"
+
+	"warren/lessons"
 )
+
+func allLessons(t *testing.T) []*lessons.Lesson {
+	t.Helper()
+	ls, err := lessons.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ls
+}
+
+// TestLessonData: the page hands lesson.js each step's lines, and Before
+// rebuilds a step from the earlier steps' setup and try lines.
+func TestLessonData(t *testing.T) {
+	l := &lessons.Lesson{Slug: "s", Steps: []lessons.Step{
+		{Title: "a", Setup: []string{"declare queue a"}, Try: []string{"publish a x"}, Check: []string{"expect queue a ready=1"}},
+		{Title: "b", Setup: []string{"declare queue b"}},
+	}}
+	html := render(t, LessonPage(l))
+	want := `{"slug":"s","steps":[{"title":"a","setup":["declare queue a"],"try":["publish a x"],"check":["expect queue a ready=1"],"before":["declare queue a"]},` +
+		`{"title":"b","setup":["declare queue b"],"try":[],"check":[],"before":["declare queue a","publish a x","declare queue b"]}]}`
+	if !strings.Contains(html, want) {
+		t.Errorf("the lesson page lacks its data %s", want)
+	}
+}
 
 func render(t *testing.T, c templ.Component) string {
 	t.Helper()
@@ -28,7 +54,12 @@ func TestPagesCarryTheirControls(t *testing.T) {
 		page templ.Component
 		want []string
 	}{
-		{"home", Home(), []string{"home", "home-playground", "home-api", "nav-playground"}},
+		{"home", Home(), []string{"home", "home-playground", "home-lessons", "home-api", "nav-playground", "nav-lessons"}},
+		{"lessons", LessonsIndex(allLessons(t)), []string{"lessons", "lesson-link-ttl-and-dead-lettering"}},
+		{"lesson", LessonPage(lessons.Find("ttl-and-dead-lettering")), []string{
+			"lesson", "lesson-step-1", "lesson-step-5", "lesson-goto-1", "lesson-try-1", "lesson-check", "lesson-next",
+			"lesson-prev", "lesson-restart", "lesson-result", "console-input", "topology",
+		}},
 		{"playground", Playground(), []string{
 			"console-form", "console-input", "events", "clock", "advance-by", "inspector", "log",
 			"form-declare-queue", "form-declare-exchange", "form-bind", "form-publish", "form-consume", "form-ack",
@@ -41,8 +72,12 @@ func TestPagesCarryTheirControls(t *testing.T) {
 				t.Errorf("%s: no data-testid=%q", tc.name, id)
 			}
 		}
-		if tc.name == "playground" {
-			for _, src := range []string{`src="/static/wasm_exec.js"`, `src="/static/playground.js"`} {
+		if tc.name == "playground" || tc.name == "lesson" {
+			srcs := []string{`src="/static/wasm_exec.js"`, `src="/static/playground.js"`}
+			if tc.name == "lesson" {
+				srcs = append(srcs, `src="/static/lesson.js"`, `<script id="lesson-data" type="application/json">`)
+			}
+			for _, src := range srcs {
 				if !strings.Contains(html, src) {
 					t.Errorf("playground does not load %s", src)
 				}
@@ -55,7 +90,10 @@ func TestPagesCarryTheirControls(t *testing.T) {
 func TestHandlerRoutes(t *testing.T) {
 	srv := httptest.NewServer(Handler())
 	defer srv.Close()
-	for path, want := range map[string]int{"/": 200, "/playground": 200, "/static/playground.js": 200, "/nope": 404} {
+	for path, want := range map[string]int{
+		"/": 200, "/playground": 200, "/static/playground.js": 200, "/nope": 404,
+		"/lessons": 200, "/lessons/ttl-and-dead-lettering": 200, "/lessons/nope": 404, "/static/lesson.js": 200,
+	} {
 		resp, err := http.Get(srv.URL + path)
 		if err != nil {
 			t.Fatal(err)

@@ -63,7 +63,16 @@ func TestPages(t *testing.T) {
 // time, dead-lettering and x-death in the inspector, the per-message TTL
 // head-of-line caveat, rewind and replay, and a share link opened in a
 // fresh page. Screenshots land in e2e/artifacts.
-func TestPlaygroundInChromium(t *testing.T) {
+func TestPlaygroundInChromium(t *testing.T) { runBrowserTest(t, "playground.mjs") }
+
+// TestLessonInChromium runs e2e/lesson.mjs: the lessons index, a lesson
+// done step by step with its Try buttons and Check, a failing check, a step
+// opened directly, and a share link that keeps the step.
+func TestLessonInChromium(t *testing.T) { runBrowserTest(t, "lesson.mjs") }
+
+// runBrowserTest serves Handler and runs the node script e2e/NAME against
+// it in chromium; the script prints "ok" last when everything held.
+func runBrowserTest(t *testing.T, name string) {
 	for _, f := range []string{"static/warren.wasm", "static/wasm_exec.js"} {
 		if _, err := os.Stat(f); err != nil {
 			t.Fatalf("%s is missing (a build output, embedded at compile time): %s", f, depsHint)
@@ -94,14 +103,14 @@ func TestPlaygroundInChromium(t *testing.T) {
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join("e2e", "playground.mjs"), srv.URL)
+	cmd := exec.CommandContext(ctx, node, filepath.Join("e2e", name), srv.URL)
 	cmd.Env = append(os.Environ(), "CHROMIUM="+chromium)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("node e2e/playground.mjs %s: %v\n%s", srv.URL, err, out)
+		t.Fatalf("node e2e/%s %s: %v\n%s", name, srv.URL, err, out)
 	}
 	if !strings.HasSuffix(strings.TrimSpace(string(out)), "ok") {
-		t.Fatalf("node e2e/playground.mjs did not print ok:\n%s", out)
+		t.Fatalf("node e2e/%s did not print ok:\n%s", name, out)
 	}
 }
 

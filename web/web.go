@@ -1,5 +1,6 @@
 // Package web is Warren's web front: a home page that says what Warren is,
-// and the playground, where the engine runs in the page as WebAssembly
+// the lessons (lessons/, each in a frame beside the playground), and the
+// playground, where the engine runs in the page as WebAssembly
 // (wasm/playground) and every change of state is a script line. The pages
 // are templ components (pages.templ; the generated pages_templ.go is
 // committed); the playground's behaviour is static/playground.js, which
@@ -19,13 +20,16 @@ import (
 	"net/http"
 
 	"github.com/a-h/templ"
+
+	"warren/lessons"
 )
 
 //go:embed static
 var staticFiles embed.FS
 
-// Handler serves the home page at /, the playground at /playground and the
-// static assets under /static/. Anything else is 404.
+// Handler serves the home page at /, the playground at /playground, the
+// lessons at /lessons and /lessons/{slug}, and the static assets under
+// /static/. Anything else is 404.
 func Handler() http.Handler {
 	static, err := fs.Sub(staticFiles, "static")
 	if err != nil {
@@ -35,6 +39,22 @@ func Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /{$}", templ.Handler(Home()))
 	mux.Handle("GET /playground", templ.Handler(Playground()))
+	mux.Handle("GET /lessons", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ls, err := lessons.All()
+		if err != nil {
+			http.Error(w, "the lessons do not load: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
+		templ.Handler(LessonsIndex(ls)).ServeHTTP(w, r)
+	}))
+	mux.Handle("GET /lessons/{slug}", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		l := lessons.Find(r.PathValue("slug"))
+		if l == nil {
+			http.NotFound(w, r)
+			return
+		}
+		templ.Handler(LessonPage(l)).ServeHTTP(w, r)
+	}))
 	mux.Handle("GET /static/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Revalidate every time: the embedded files have no modification
 		// time, and a stale warren.wasm next to a new playground.js breaks.
