@@ -285,6 +285,69 @@ try {
   await shot(imp, "8-imported");
   await imp.close();
 
+  step = "message tokens: routed through an exchange";
+  const anim = await open(base + "/playground");
+  // Every token that enters the diagram, as kind from→to, in order.
+  await anim.evaluate(() => {
+    globalThis.__tokens = [];
+    new MutationObserver((ms) => {
+      for (const m of ms) for (const n of m.addedNodes) if (n.dataset?.testid === "token") globalThis.__tokens.push(`${n.dataset.kind} ${n.dataset.from ?? ""}→${n.dataset.to}`);
+    }).observe(document.getElementById("topology"), { childList: true, subtree: true });
+  });
+  const tokensSeen = () => anim.evaluate(() => globalThis.__tokens.splice(0));
+  const tokenIn = (kind) => anim.locator(`svg[data-testid="diagram"] [data-testid="token"][data-kind="${kind}"]`);
+  const noTokens = () => anim.waitForFunction(() => !document.querySelector('[data-testid="token"]'), null, { timeout: 5000 });
+  for (const line of ["declare exchange orders direct", "declare exchange dlx fanout", "declare queue dead", "bind dead dlx", "declare queue jobs ttl=1s dlx=dlx", "bind jobs orders new"]) await consoleRun(anim, line);
+  await consoleRun(anim, "publish orders new hello");
+  await tokenIn("enqueued").first().waitFor({ state: "attached", timeout: 2000 });
+  assert.match(await tokenIn("enqueued").first().locator("title").textContent(), /^enqueued: message #1: hello$/);
+  // The state is drawn before the tokens start: the box already counts it.
+  assert.match(await tid(anim, "diagram-queue-jobs").textContent(), /1 ready/);
+  await noTokens();
+  assert.deepEqual(await tokensSeen(), ["published publisher→x:orders", "enqueued x:orders→q:jobs"]);
+
+  step = "message tokens: expired and dead-lettered on a step";
+  await tid(anim, "step").click();
+  await tokenIn("dead-lettered").first().waitFor({ state: "attached", timeout: 2000 });
+  // Hold every token half way through its leg for the screenshot.
+  await anim.evaluate(() => {
+    for (const a of document.getAnimations()) {
+      if (!a.effect?.target?.matches?.('[data-testid="token"]')) continue;
+      const t = a.effect.getTiming();
+      a.pause();
+      a.currentTime = t.delay + t.duration / 2;
+    }
+  });
+  await shot(anim, "9-tokens");
+  await anim.evaluate(() => document.getAnimations().forEach((a) => a.playState === "paused" && a.play()));
+  await noTokens();
+  assert.deepEqual(await tokensSeen(), ["expired →q:jobs", "dead-lettered q:jobs→x:dlx", "enqueued x:dlx→q:dead"]);
+
+  step = "message tokens: delivered, acked, returned";
+  // (Each waits for its tokens to come and go: a call less than one leg
+  // after the last animated one gets none.)
+  for (const [line, kind] of [["consume dead", "delivered"], ["ack last", "acked"], ["publish orders nowhere lost mandatory", "returned"]]) {
+    await consoleRun(anim, line);
+    await tokenIn(kind).first().waitFor({ state: "attached", timeout: 2000 });
+    await noTokens();
+  }
+  const seen = await tokensSeen();
+  assert.ok(seen[0].startsWith("delivered q:dead→consumer:amq.ctag-"), `tokens: ${seen}`);
+  assert.ok(seen[1].startsWith("acked →q:dead"), `tokens: ${seen}`);
+  assert.deepEqual(seen.slice(2), ["published publisher→x:orders", "returned x:orders→publisher"]);
+
+  step = "message tokens: none on a replay, none with reduced motion";
+  await tid(anim, "scrubber").fill("7");
+  await tid(anim, "rewind").click();
+  await anim.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => requestAnimationFrame(r)))));
+  assert.deepEqual(await tokensSeen(), []);
+  await anim.emulateMedia({ reducedMotion: "reduce" });
+  await consoleRun(anim, "publish orders new quiet");
+  await anim.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => requestAnimationFrame(r)))));
+  assert.deepEqual(await tokensSeen(), []);
+  assert.match(await tid(anim, "diagram-queue-jobs").textContent(), /2 ready/);
+  await anim.close();
+
   step = "phone layout";
   await shared.setViewportSize({ width: 390, height: 844 });
   const overflow = await shared.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);

@@ -188,6 +188,7 @@ function record(r, note) {
   if (!Array.isArray(r.events)) r = { ...r, events: [] };
   entries.push({ result: r, note });
   for (const e of r.events) if (FLASH_KINDS.has(e.kind) && e.queue) flashes.add(`${e.vhost}\u0000${e.queue}`);
+  noteTokenEvents(r.events);
   if (entries.length > MAX_ENTRIES_SHOWN) entries = entries.slice(-MAX_ENTRIES_SHOWN);
   const out = [];
   if (r.line) out.push(`> ${r.line}`);
@@ -221,6 +222,7 @@ function replayTo(lines, upTo) {
   entries = [];
   for (const res of r.results) record(res);
   flashes = new Set(); // a replay flashes nothing
+  tokenEvents = []; // and animates nothing
   timelineLog = lines.slice();
   return true;
 }
@@ -234,7 +236,8 @@ function render() {
   drawInspector();
   drawEvents();
   drawTimeline();
-  drawClock(); // last: it fills the expiry countdowns drawTopology made
+  drawClock(); // it fills the expiry countdowns drawTopology made
+  animateTokens(); // last, and only scheduled: tokens never delay the state
 }
 
 function viewNow() {
@@ -498,6 +501,7 @@ const SVGNS = "http://www.w3.org/2000/svg";
 const FLASH_KINDS = new Set(["enqueued", "delivered", "dead-lettered", "expired"]);
 const FLASH_MS = 600;
 let flashes = new Set(); // vhost + "\u0000" + queue, for the queues the last calls touched
+const diagrams = new Map(); // vhost → its last drawn diagram <svg>, with its geometry (see animateTokens)
 
 function svg(tag, attrs = {}, ...children) {
   const e = document.createElementNS(SVGNS, tag);
@@ -592,24 +596,34 @@ function drawDiagram(v, idx) {
 
   const edgeLabel = (x, y, text, cls = "") => svg("text", { x, y, class: `edge-label ${cls}`, "text-anchor": "middle" }, clip(text, 28));
   const links = [];
+  // arrows keeps each binding and alternate-exchange arrow as what it
+  // links ("x:NAME" or "q:NAME") and its cubic Bézier ([x1, y1, c1x, c1y,
+  // c2x, c2y, x2, y2]), and dlxCurves each queue's dead-letter arrow, so
+  // that tokens can travel along them.
+  const arrows = [];
+  const dlxCurves = new Map();
+  const cubic = (c) => `M${c[0]},${c[1]} C${c[2]},${c[3]} ${c[4]},${c[5]} ${c[6]},${c[7]}`;
   const leftCurve = (a, b, fa, fb, off) => {
     const x1 = a.x, y1 = a.y + a.h * fa, x2 = b.x, y2 = b.y + b.h * fb;
-    return { d: `M${x1},${y1} C${x1 - off},${y1} ${x2 - off},${y2} ${x2},${y2}`, lx: x1 - off * 0.75, ly: (y1 + y2) / 2 };
+    const c = [x1, y1, x1 - off, y1, x2 - off, y2, x2, y2];
+    return { c, d: cubic(c), lx: x1 - off * 0.75, ly: (y1 + y2) / 2 };
   };
   for (const b of m.bindings) {
     const src = boxes.get(`x:${b.source}`);
     const dst = boxes.get(`${b.destType === "exchange" ? "x" : "q"}:${b.dest}`);
     if (!src || !dst) continue;
     const keys = b.keys.map((k) => (k === "" ? '""' : k)).join(", ");
-    let d, lx, ly;
+    let c, d, lx, ly;
     if (b.destType === "exchange") {
-      ({ d, lx, ly } = leftCurve(src, dst, 0.35, 0.35, Math.min(70, 30 + Math.abs(dst.y - src.y) / 6)));
+      ({ c, d, lx, ly } = leftCurve(src, dst, 0.35, 0.35, Math.min(70, 30 + Math.abs(dst.y - src.y) / 6)));
     } else {
-      const x1 = src.x + src.w, y1 = src.y + src.h * 0.4, x2 = dst.x, y2 = dst.y + Math.min(dst.h * 0.35, 20);
-      d = `M${x1},${y1} C${x1 + 70},${y1} ${x2 - 70},${y2} ${x2},${y2}`;
+      const x1 = src.x + src.w, y1 = src.y + src.h * 0.4, x2 = dst.x, y2 = queueEntryY(dst);
+      c = [x1, y1, x1 + 70, y1, x2 - 70, y2, x2, y2];
+      d = cubic(c);
       lx = (x1 + x2) / 2;
       ly = (y1 + y2) / 2 - 3;
     }
+    arrows.push({ from: `x:${b.source}`, to: `${b.destType === "exchange" ? "x" : "q"}:${b.dest}`, c });
     links.push(
       svg(
         "g",
@@ -624,6 +638,7 @@ function drawDiagram(v, idx) {
     const q = boxes.get(`q:${l.queue}`), x = boxes.get(`x:${l.exchange}`);
     if (!q || !x) continue;
     const x1 = q.x, y1 = q.y + q.h * 0.72, x2 = x.x + x.w, y2 = x.y + x.h * 0.75;
+    dlxCurves.set(l.queue, [x1, y1, x1 - 70, y1, x2 + 70, y2, x2, y2]);
     links.push(
       svg(
         "g",
@@ -637,7 +652,8 @@ function drawDiagram(v, idx) {
   for (const a of m.ae) {
     const s = boxes.get(`x:${a.source}`), t = boxes.get(`x:${a.target}`);
     if (!s || !t) continue;
-    const { d } = leftCurve(s, t, 0.7, 0.7, Math.min(85, 40 + Math.abs(t.y - s.y) / 6));
+    const { c, d } = leftCurve(s, t, 0.7, 0.7, Math.min(85, 40 + Math.abs(t.y - s.y) / 6));
+    arrows.push({ from: `x:${a.source}`, to: `x:${a.target}`, c });
     links.push(
       svg(
         "g",
@@ -659,10 +675,12 @@ function drawDiagram(v, idx) {
       svg("text", { class: "sub", x: b.x + 8, y: b.y + 33 }, x.missing ? "not declared" : `${x.type}${x.heldCount ? ` · holding ${x.heldCount}` : ""}`),
     );
   });
+  const consumerAt = new Map(); // queue + "\u0000" + consumer tag → the centre of its circle
   const qGroups = m.queues.map((q) => {
     const b = boxes.get(`q:${q.name}`);
     const flash = flashes.has(`${v.name}\u0000${q.name}`);
     const shownConsumers = q.consumers.slice(0, 6);
+    shownConsumers.forEach((c, i) => consumerAt.set(`${q.name}\u0000${c.tag}`, { x: b.x + b.w - 10 - i * 13, y: b.y + 11 }));
     return svg(
       "g",
       { class: `dq${flash ? " flash" : ""}`, "data-testid": `diagram-queue-${q.name}` },
@@ -700,7 +718,7 @@ function drawDiagram(v, idx) {
   );
 
   const nx = m.exchanges.length, nq = m.queues.length;
-  return svg(
+  const root = svg(
     "svg",
     { class: "diagram", viewBox: `0 0 ${W} ${H}`, role: "img", "aria-labelledby": `${id("diagram-title")} ${id("diagram-desc")}`, "data-testid": "diagram", "data-vhost": v.name },
     svg("title", { id: id("diagram-title") }, `Topology diagram of vhost ${v.name}`),
@@ -715,13 +733,251 @@ function drawDiagram(v, idx) {
     qGroups,
     legend,
   );
+  root._geometry = { boxes, arrows, dlxCurves, consumerAt, publisherX: PAD };
+  diagrams.set(v.name, root);
+  return root;
 }
+
+// queueEntryY is where binding arrows (and tokens) enter a queue's box.
+const queueEntryY = (b) => b.y + Math.min(b.h * 0.35, 20);
 
 // flashSoon takes the queue boxes that flash off again after FLASH_MS.
 function flashSoon(root) {
   const boxes = root.querySelectorAll(".dq.flash");
   if (boxes.length) setTimeout(() => boxes.forEach((b) => b.classList.remove("flash")), FLASH_MS);
   flashes = new Set();
+}
+
+// ---------- tokens ----------
+
+// Every call's message events are animated on the diagram as tokens: a
+// small dot per message that travels the arrow an event implies (published:
+// from the publisher's side into the exchange; enqueued: along the binding
+// into the queue; delivered: to the consumer; dead-lettered: along the
+// dead-letter arrow; returned: back out of the exchange) or fades where an
+// event ends a copy (acked green, expired and purged grey, rejected,
+// overflowed and dropped red). Tokens are decoration: the state is drawn
+// first and at once, tokens start two frames later, and each removes itself
+// when its animation ends (or with the diagram, when a later call redraws
+// it). The events are only drawn, never interpreted: a token follows the
+// arrows that join what the event names, or a straight line when none do.
+//
+// A message's events chain: each leg starts when the one before it ends
+// (published, then enqueued, then delivered, then acked), up to
+// MAX_TOKEN_LEGS legs. Only the first MAX_TOKEN_MESSAGES messages of a call
+// (a dead-lettered copy counts as its original) get tokens, at most
+// MAX_TOKENS in all; the flash of the queue boxes stands for the rest.
+const TOKEN_LEG_MS = 420;
+const MAX_TOKEN_LEGS = 4;
+const MAX_TOKEN_MESSAGES = 8;
+const MAX_TOKENS = 30;
+// A call that comes less than one leg after the last animated one (playing
+// at 100×, say) gets no tokens: the page would only start and cancel them.
+const TOKEN_GAP_MS = TOKEN_LEG_MS;
+const TOKEN_SAMPLES = 12; // points per curve a moving token's keyframes visit
+const reducedMotion = globalThis.matchMedia ? matchMedia("(prefers-reduced-motion: reduce)") : { matches: false };
+let tokenEvents = []; // the message events of the calls since the last render; replayTo empties it
+let tokenFrame = 0; // the pending requestAnimationFrame for startTokens
+let lastTokensAt = -Infinity;
+let liveTokens = []; // the animations of the last batch
+
+// noteTokenEvents keeps a call's message events for the next render's tokens.
+function noteTokenEvents(events) {
+  if (reducedMotion.matches) return;
+  for (const e of events) if (e.msgId && TOKEN_KINDS.has(e.kind)) tokenEvents.push(e);
+}
+
+// animateTokens is render's last step: it hands the events to the frame
+// after next, so that the state the call made is painted first.
+function animateTokens() {
+  const events = tokenEvents;
+  tokenEvents = [];
+  if (!events.length || reducedMotion.matches) return;
+  const now = performance.now();
+  if (now - lastTokensAt < TOKEN_GAP_MS) return;
+  lastTokensAt = now;
+  cancelAnimationFrame(tokenFrame);
+  tokenFrame = requestAnimationFrame(() => (tokenFrame = requestAnimationFrame(() => startTokens(events))));
+}
+
+// TOKEN_KINDS are the events that carry a message and have a token.
+const TOKEN_KINDS = new Set(["published", "enqueued", "delayed", "returned", "delivered", "acked", "requeued", "rejected", "expired", "overflowed", "delivery-limited", "purged", "discarded", "dead-lettered", "dropped"]);
+
+// planTokens turns events (in order) into tokens: {vhost, kind, msgId,
+// leg, from, to, points} for moves, {…, at} for fades. legOf remembers,
+// per message and per message copy in a queue, the leg its next event
+// starts at; routedVia the exchange a message was published or
+// dead-lettered to.
+function planTokens(events) {
+  const tokens = [];
+  const legOf = new Map();
+  const routedVia = new Map();
+  const rootOf = new Map(); // message id → the message its chain started with
+  const roots = new Set();
+  const geoOf = (vhost) => {
+    const d = diagrams.get(vhost);
+    return d && d.isConnected ? d._geometry : null;
+  };
+  for (const e of events) {
+    const root = rootOf.get(e.msgId) ?? e.msgId;
+    if (!roots.has(root)) {
+      if (roots.size >= MAX_TOKEN_MESSAGES) continue;
+      roots.add(root);
+    }
+    const g = geoOf(e.vhost);
+    if (!g) continue;
+    const msg = `${e.msgId}`;
+    const copy = `${e.msgId}\u0000${e.queue}`;
+    const leg = legOf.get(e.queue ? copy : msg) ?? legOf.get(msg) ?? 0;
+    const next = (key, l = leg + 1) => legOf.set(key, l);
+    const add = (t) => {
+      if (leg < MAX_TOKEN_LEGS && tokens.length < MAX_TOKENS) tokens.push({ vhost: e.vhost, kind: e.kind, msgId: e.msgId, leg, ...t });
+    };
+    const qb = e.queue !== undefined ? g.boxes.get(`q:${e.queue}`) : null;
+    const xb = e.exchange !== undefined ? g.boxes.get(`x:${e.exchange}`) : null;
+    const inQueue = qb && { x: qb.x + 14, y: queueEntryY(qb) };
+    const consumer = qb && (g.consumerAt.get(`${e.queue}\u0000${e.consumer}`) ?? { x: qb.x + qb.w - 6, y: qb.y + 11 });
+    switch (e.kind) {
+      case "published":
+        routedVia.set(e.msgId, e.exchange);
+        if (xb) {
+          const y = xb.y + xb.h / 2;
+          add({ from: "publisher", to: `x:${e.exchange}`, points: line({ x: g.publisherX, y }, { x: xb.x, y }) });
+          next(msg);
+        }
+        break;
+      case "enqueued":
+        if (qb) {
+          const via = routedVia.get(e.msgId);
+          add({ from: via !== undefined && g.boxes.has(`x:${via}`) ? `x:${via}` : "left", to: `q:${e.queue}`, points: routePoints(g, via, e.queue) });
+          next(copy);
+        }
+        break;
+      case "delayed":
+        if (xb) add({ at: { x: xb.x + xb.w / 2, y: xb.y + xb.h / 2 }, to: `x:${e.exchange}` });
+        break;
+      case "returned":
+        if (xb) {
+          const y = xb.y + xb.h / 2;
+          add({ from: `x:${e.exchange}`, to: "publisher", points: line({ x: xb.x, y }, { x: g.publisherX, y }) });
+        }
+        break;
+      case "delivered":
+        if (qb) {
+          add({ from: `q:${e.queue}`, to: `consumer:${e.consumer ?? ""}`, points: line(inQueue, consumer) });
+          next(copy);
+        }
+        break;
+      case "requeued":
+        if (qb) {
+          add({ from: `consumer:${e.consumer ?? ""}`, to: `q:${e.queue}`, points: line(consumer, inQueue) });
+          next(copy);
+        }
+        break;
+      case "acked":
+      case "rejected":
+        if (qb) add({ at: consumer, to: `q:${e.queue}` });
+        break;
+      case "dead-lettered": {
+        rootOf.set(e.newMsgId, root);
+        routedVia.set(e.newMsgId, e.exchange);
+        const c = g.dlxCurves.get(e.queue);
+        const points = c ? bezierPoints(c) : qb && xb ? line({ x: qb.x, y: qb.y + qb.h * 0.72 }, { x: xb.x + xb.w, y: xb.y + xb.h * 0.75 }) : null;
+        if (points) add({ from: `q:${e.queue}`, to: `x:${e.exchange}`, points });
+        legOf.set(`${e.newMsgId}`, points ? leg + 1 : leg);
+        break;
+      }
+      case "dropped":
+        // Its queue or exchange: where the message was when nothing took it.
+        if (qb) add({ at: inQueue, to: `q:${e.queue}` });
+        else if (xb) add({ at: { x: xb.x + xb.w - 10, y: xb.y + xb.h / 2 }, to: `x:${e.exchange}` });
+        break;
+      default: // expired, overflowed, delivery-limited, purged, discarded: the copy ends in its queue
+        if (qb) add({ at: inQueue, to: `q:${e.queue}` });
+        next(copy);
+    }
+  }
+  return tokens;
+}
+
+// routePoints is the way into queue from exchange via: the binding arrow;
+// else an exchange-to-exchange binding or alternate-exchange arrow and then
+// a binding arrow; else a straight line from via's box; else (the default
+// exchange, which the diagram leaves out) a short line in from the left.
+function routePoints(g, via, queue) {
+  const qb = g.boxes.get(`q:${queue}`);
+  const end = { x: qb.x, y: queueEntryY(qb) };
+  if (via === undefined || !g.boxes.has(`x:${via}`)) return line({ x: qb.x - 60, y: end.y }, end);
+  const from = `x:${via}`, to = `q:${queue}`;
+  const direct = g.arrows.find((a) => a.from === from && a.to === to);
+  if (direct) return bezierPoints(direct.c);
+  for (const a of g.arrows) {
+    if (a.from !== from || !a.to.startsWith("x:")) continue;
+    const onward = g.arrows.find((b) => b.from === a.to && b.to === to);
+    if (onward) return [...bezierPoints(a.c), ...bezierPoints(onward.c)];
+  }
+  const xb = g.boxes.get(`x:${via}`);
+  return line({ x: xb.x + xb.w, y: xb.y + xb.h * 0.4 }, end);
+}
+
+function bezierPoints(c) {
+  const pts = [];
+  for (let i = 0; i <= TOKEN_SAMPLES; i++) {
+    const t = i / TOKEN_SAMPLES, u = 1 - t;
+    const a = u * u * u, b = 3 * u * u * t, d = 3 * u * t * t, e = t * t * t;
+    pts.push({ x: a * c[0] + b * c[2] + d * c[4] + e * c[6], y: a * c[1] + b * c[3] + d * c[5] + e * c[7] });
+  }
+  return pts;
+}
+
+function line(p, q) {
+  return bezierPoints([p.x, p.y, p.x + (q.x - p.x) / 3, p.y + (q.y - p.y) / 3, p.x + ((q.x - p.x) * 2) / 3, p.y + ((q.y - p.y) * 2) / 3, q.x, q.y]);
+}
+
+// startTokens draws the tokens of events, replacing the last batch's.
+function startTokens(events) {
+  for (const a of liveTokens) a.cancel();
+  liveTokens = [];
+  const tokens = planTokens(events);
+  if (!tokens.length) return;
+  const titles = messageTitles(new Set(tokens.map((t) => t.msgId)));
+  for (const t of tokens) {
+    const d = diagrams.get(t.vhost);
+    let layer = d.querySelector(":scope > g.tokens");
+    if (!layer) d.append((layer = svg("g", { class: "tokens", "aria-hidden": "true" })));
+    const node = svg(
+      "g",
+      { class: `token k-${t.kind}`, "data-testid": "token", "data-kind": t.kind, "data-msg-id": t.msgId, "data-from": t.from, "data-to": t.to },
+      svg("title", {}, `${t.kind}: ${titles.get(t.msgId) ?? `message #${t.msgId}`}`),
+      svg("circle", { r: 5 }),
+    );
+    layer.append(node);
+    const frames = t.points
+      ? t.points.map((p, i) => ({ transform: `translate(${p.x}px, ${p.y}px)`, opacity: i === 0 ? 0 : 1 }))
+      : [
+          { transform: `translate(${t.at.x}px, ${t.at.y}px) scale(1)`, opacity: 0 },
+          { transform: `translate(${t.at.x}px, ${t.at.y}px) scale(1.3)`, opacity: 1, offset: 0.2 },
+          { transform: `translate(${t.at.x}px, ${t.at.y}px) scale(2.4)`, opacity: 0 },
+        ];
+    const a = node.animate(frames, { duration: TOKEN_LEG_MS, delay: t.leg * TOKEN_LEG_MS, fill: "both", easing: t.points ? "ease-in-out" : "ease-out" });
+    const done = () => node.remove();
+    a.finished.then(done, done);
+    liveTokens.push(a);
+  }
+}
+
+// messageTitles names the messages that have tokens ("message #7: hello")
+// from the snapshot, where it still lists them.
+function messageTitles(ids) {
+  const out = new Map();
+  const note = (m) => {
+    if (ids.has(m.id) && !out.has(m.id)) out.set(m.id, `message #${m.id}: ${clip(m.body, 40)}`);
+  };
+  for (const v of snap.vhosts) {
+    for (const q of v.queues) q.ready.forEach(note);
+    for (const c of v.connections) for (const ch of c.channels) ch.unacked.forEach(note);
+  }
+  return out;
 }
 
 function findSelected() {
@@ -1177,6 +1433,7 @@ function wire() {
       timelineLog = [];
       selected = null;
       flashes = new Set();
+      tokenEvents = [];
       window.history.replaceState(null, "", location.pathname);
       say("Reset: a fresh broker at 0s.");
       render();
