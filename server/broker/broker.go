@@ -46,7 +46,12 @@ type Broker struct {
 	observers map[int]Sink
 	nextObs   int
 	events    []engine.Event
-	byConn    map[engine.ConnID][]engine.Event
+	// byConn sorts a command's events by connection when they belong to
+	// several (a fanout's deliveries). Its slices are kept between commands,
+	// emptied rather than deleted, so that sorting allocates nothing once
+	// warm; touched lists the connections the current command filled.
+	byConn  map[engine.ConnID][]engine.Event
+	touched []engine.ConnID
 
 	stopOnce sync.Once
 }
@@ -125,7 +130,10 @@ func (b *Broker) Attach(id engine.ConnID, s Sink) {
 
 // Detach stops routing connection id's events.
 func (b *Broker) Detach(id engine.ConnID) {
-	b.Do(func(*engine.Broker) { delete(b.sinks, id) })
+	b.Do(func(*engine.Broker) {
+		delete(b.sinks, id)
+		delete(b.byConn, id)
+	})
 }
 
 // Observe sends every event to s until the returned cancel is called.
@@ -192,8 +200,8 @@ func (b *Broker) dispatch() {
 	// without sorting.
 	if first := b.events[0].Channel.Conn; first != 0 {
 		one := true
-		for _, e := range b.events[1:] {
-			if e.Channel.Conn != first {
+		for i := 1; i < len(b.events); i++ {
+			if b.events[i].Channel.Conn != first {
 				one = false
 				break
 			}
@@ -205,17 +213,27 @@ func (b *Broker) dispatch() {
 			return
 		}
 	}
-	for _, e := range b.events {
-		if e.Channel.Conn == 0 {
+	for i := range b.events {
+		id := b.events[i].Channel.Conn
+		if id == 0 {
 			continue
 		}
-		b.byConn[e.Channel.Conn] = append(b.byConn[e.Channel.Conn], e)
+		evs, ok := b.byConn[id]
+		if len(evs) == 0 {
+			if !ok && b.sinks[id] == nil {
+				continue // nobody listens (a connection being torn down)
+			}
+			b.touched = append(b.touched, id)
+		}
+		b.byConn[id] = append(evs, b.events[i])
 	}
-	for id, evs := range b.byConn {
+	for _, id := range b.touched {
+		evs := b.byConn[id]
 		if s, ok := b.sinks[id]; ok {
 			s.Events(b.eng, evs)
 		}
 		clear(evs)
-		delete(b.byConn, id)
+		b.byConn[id] = evs[:0]
 	}
+	b.touched = b.touched[:0]
 }

@@ -135,6 +135,10 @@ type conn struct {
 	deadlineCleared bool
 	hbStart         chan uint16 // the negotiated heartbeat, for the writer
 
+	// Owned by the writer: method values reused for every event it
+	// encodes, so a delivery or a confirm allocates no method struct.
+	wm writerMethods
+
 	closeOnce sync.Once
 	done      chan struct{}
 }

@@ -12,10 +12,10 @@ type sink struct{ c *conn }
 func (s sink) Events(e *engine.Broker, evs []engine.Event) {
 	c := s.c
 	for i := range evs {
-		ev := evs[i]
+		ev := &evs[i]
 		switch ev.Kind {
 		case engine.EvDelivered, engine.EvReturned, engine.EvConfirmed, engine.EvNacked:
-			c.out.push(outItem{channel: ev.Channel.Num, ev: &ev})
+			c.out.push(outItem{channel: ev.Channel.Num, ev: *ev})
 		case engine.EvConsumerCancelled:
 			// consumer_cancel_notify: tell the client when the server
 			// cancelled its consumer (its queue was deleted).

@@ -14,17 +14,34 @@ type outItem struct {
 	method     amqp.Method
 	props      *amqp.Properties
 	body       []byte
-	ev         *engine.Event
-	raw        []byte // pre-encoded bytes (the protocol header)
+	ev         engine.Event // an event to encode, when ev.Kind is not 0 (kept by value: no allocation per delivery)
+	raw        []byte       // pre-encoded bytes (the protocol header)
 	closeAfter bool
 }
+
+// chunkItems is how many items an outbox chunk holds.
+const chunkItems = 64
+
+// outChunk is a fixed run of items. The outbox is a queue of chunks rather
+// than one growing slice: a consumer's backlog of deliveries (up to
+// OutboxHighWater bytes, tens of thousands of items) then never has to be
+// copied to a larger slice, and chunks are reused.
+type outChunk struct {
+	items [chunkItems]outItem
+	n     int
+}
+
+// maxFreeChunks bounds the chunks an outbox keeps for reuse; a burst's
+// extra chunks go to the garbage collector.
+const maxFreeChunks = 8
 
 // outbox is the ordered queue between the producers (the connection
 // goroutine's replies, made on the broker goroutine, and the event sink)
 // and the writer. Its byte count drives back-pressure.
 type outbox struct {
 	mu     sync.Mutex
-	items  []outItem
+	chunks []*outChunk
+	free   []*outChunk
 	bytes  int
 	notify chan struct{}
 	closed bool
@@ -38,8 +55,21 @@ func (o *outbox) push(it outItem) {
 		o.mu.Unlock()
 		return
 	}
-	o.items = append(o.items, it)
-	o.bytes += itemSize(it)
+	var last *outChunk
+	if n := len(o.chunks); n > 0 && o.chunks[n-1].n < chunkItems {
+		last = o.chunks[n-1]
+	} else {
+		if n := len(o.free); n > 0 {
+			last = o.free[n-1]
+			o.free = o.free[:n-1]
+		} else {
+			last = new(outChunk)
+		}
+		o.chunks = append(o.chunks, last)
+	}
+	last.items[last.n] = it
+	last.n++
+	o.bytes += itemSize(&it)
 	o.mu.Unlock()
 	select {
 	case o.notify <- struct{}{}:
@@ -47,22 +77,38 @@ func (o *outbox) push(it outItem) {
 	}
 }
 
-// take returns everything queued.
-func (o *outbox) take(dst []outItem) ([]outItem, int) {
+// take returns every chunk queued, in order, and takes back done, the
+// chunks an earlier take returned, which the caller has finished with.
+func (o *outbox) take(done []*outChunk) ([]*outChunk, int) {
+	for _, c := range done {
+		clear(c.items[:c.n])
+		c.n = 0
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	dst = append(dst, o.items...)
-	clear(o.items)
-	o.items = o.items[:0]
+	for _, c := range done {
+		if len(o.free) < maxFreeChunks {
+			o.free = append(o.free, c)
+		}
+	}
+	chunks := o.chunks
+	o.chunks = done[:0]
 	n := o.bytes
 	o.bytes = 0
-	return dst, n
+	return chunks, n
 }
 
 func (o *outbox) size() int {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.bytes
+}
+
+// drained says whether the outbox is closed and nothing is left to send.
+func (o *outbox) drained() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.closed && len(o.chunks) == 0
 }
 
 func (o *outbox) close() {
@@ -75,9 +121,9 @@ func (o *outbox) close() {
 	}
 }
 
-func itemSize(it outItem) int {
+func itemSize(it *outItem) int {
 	n := 64 + len(it.body) + len(it.raw)
-	if it.ev != nil && it.ev.Msg != nil {
+	if it.ev.Msg != nil {
 		n += len(it.ev.Msg.Body)
 	}
 	return n

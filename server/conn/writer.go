@@ -20,7 +20,7 @@ func (c *conn) startHeartbeats() {
 // after an item marked closeAfter (a connection.close or close-ok).
 func (c *conn) writer() {
 	var (
-		items   []outItem
+		chunks  []*outChunk
 		frames  [][]byte
 		buf     []byte
 		hb      *time.Ticker
@@ -52,41 +52,58 @@ func (c *conn) writer() {
 			}
 			continue
 		}
-		items, _ = c.out.take(items[:0])
+		chunks, _ = c.out.take(chunks)
 		frames, buf = frames[:0], buf[:0]
 		closeNow := false
-		for _, it := range items {
-			if it.raw != nil {
-				// The protocol header is not a frame: send it as it is.
-				frames = append(frames, it.raw)
-				if it.closeAfter {
-					closeNow = true
-					break
-				}
-				continue
+		flush := func() bool {
+			if len(frames) == 0 {
+				return true
 			}
-			start := len(buf)
-			var err error
-			if buf, err = c.encode(buf, it); err != nil {
-				// Nothing the server builds should fail to encode; if it
-				// does, end the connection rather than send garbage.
-				c.t.Close()
-				return
-			}
-			frames = splitFrames(frames, buf[start:])
-			if it.closeAfter {
-				closeNow = true
-				break
-			}
-		}
-		if len(frames) > 0 {
 			if err := c.t.WriteFrames(frames); err != nil {
 				c.t.Close()
-				return
+				return false
 			}
+			frames, buf = frames[:0], buf[:0]
 			lastOut = time.Now()
+			return true
 		}
-		clear(items)
+	items:
+		for _, ch := range chunks {
+			for i := range ch.items[:ch.n] {
+				it := &ch.items[i]
+				if it.raw != nil {
+					// The protocol header is not a frame: send it as it is.
+					frames = append(frames, it.raw)
+					if it.closeAfter {
+						closeNow = true
+						break items
+					}
+					continue
+				}
+				start := len(buf)
+				var err error
+				if buf, err = c.encode(buf, it); err != nil {
+					// Nothing the server builds should fail to encode; if it
+					// does, end the connection rather than send garbage.
+					c.t.Close()
+					return
+				}
+				frames = splitFrames(frames, buf[start:])
+				if it.closeAfter {
+					closeNow = true
+					break items
+				}
+				// A long backlog goes out in writes of about writeBatch
+				// bytes: the buffer stays small and the first deliveries
+				// leave before the last are encoded.
+				if len(buf) >= writeBatch && !flush() {
+					return
+				}
+			}
+		}
+		if !flush() {
+			return
+		}
 		if closeNow {
 			c.t.Close()
 			return
@@ -94,14 +111,14 @@ func (c *conn) writer() {
 		if c.pausedFlag.Load() && c.out.size() < c.cfg.OutboxHighWater/4 {
 			go c.resume()
 		}
-		c.out.mu.Lock()
-		closed := c.out.closed && len(c.out.items) == 0
-		c.out.mu.Unlock()
-		if closed {
+		if c.out.drained() {
 			return
 		}
 	}
 }
+
+// writeBatch is about how many bytes the writer encodes before it writes.
+const writeBatch = 128 << 10
 
 // splitFrames appends each whole frame in b to frames (b holds complete
 // frames back to back).
@@ -116,12 +133,12 @@ func splitFrames(frames [][]byte, b []byte) [][]byte {
 }
 
 // encode appends the frames for one outbox item.
-func (c *conn) encode(b []byte, it outItem) ([]byte, error) {
+func (c *conn) encode(b []byte, it *outItem) ([]byte, error) {
 	if it.raw != nil {
 		return append(b, it.raw...), nil
 	}
-	if it.ev != nil {
-		return c.encodeEvent(b, it.channel, it.ev)
+	if it.ev.Kind != 0 {
+		return c.encodeEvent(b, it.channel, &it.ev)
 	}
 	b, err := amqp.AppendMethodFrame(b, it.channel, it.method)
 	if err != nil || it.props == nil {
@@ -130,22 +147,37 @@ func (c *conn) encode(b []byte, it outItem) ([]byte, error) {
 	return amqp.AppendContent(b, it.channel, it.method.ClassID(), *it.props, it.body, c.frameMax)
 }
 
+// writerMethods are the writer's reusable method values (see conn.wm).
+type writerMethods struct {
+	deliver amqp.BasicDeliver
+	getOk   amqp.BasicGetOk
+	ret     amqp.BasicReturn
+	ack     amqp.BasicAck
+	nack    amqp.BasicNack
+}
+
 func (c *conn) encodeEvent(b []byte, ch uint16, ev *engine.Event) ([]byte, error) {
 	var m amqp.Method
+	w := &c.wm
 	switch ev.Kind {
 	case engine.EvDelivered:
 		if ev.ConsumerTag != "" {
-			m = &amqp.BasicDeliver{ConsumerTag: ev.ConsumerTag, DeliveryTag: ev.DeliveryTag, Redelivered: ev.Redelivered, Exchange: ev.Exchange, RoutingKey: ev.RoutingKey}
+			w.deliver = amqp.BasicDeliver{ConsumerTag: ev.ConsumerTag, DeliveryTag: ev.DeliveryTag, Redelivered: ev.Redelivered, Exchange: ev.Exchange, RoutingKey: ev.RoutingKey}
+			m = &w.deliver
 		} else {
-			m = &amqp.BasicGetOk{DeliveryTag: ev.DeliveryTag, Redelivered: ev.Redelivered, Exchange: ev.Exchange, RoutingKey: ev.RoutingKey, MessageCount: uint32(ev.Count)}
+			w.getOk = amqp.BasicGetOk{DeliveryTag: ev.DeliveryTag, Redelivered: ev.Redelivered, Exchange: ev.Exchange, RoutingKey: ev.RoutingKey, MessageCount: uint32(ev.Count)}
+			m = &w.getOk
 		}
 	case engine.EvReturned:
-		m = &amqp.BasicReturn{ReplyCode: uint16(ev.Code), ReplyText: shortText(ev.Text), Exchange: ev.Exchange, RoutingKey: ev.RoutingKey}
+		w.ret = amqp.BasicReturn{ReplyCode: uint16(ev.Code), ReplyText: shortText(ev.Text), Exchange: ev.Exchange, RoutingKey: ev.RoutingKey}
+		m = &w.ret
 	case engine.EvConfirmed:
-		return amqp.AppendMethodFrame(b, ch, &amqp.BasicAck{DeliveryTag: ev.DeliveryTag, Multiple: ev.Multiple})
+		w.ack = amqp.BasicAck{DeliveryTag: ev.DeliveryTag, Multiple: ev.Multiple}
+		return amqp.AppendMethodFrame(b, ch, &w.ack)
 	case engine.EvNacked:
 		// RabbitMQ's nacks carry requeue=true (observed, 3.10.8).
-		return amqp.AppendMethodFrame(b, ch, &amqp.BasicNack{DeliveryTag: ev.DeliveryTag, Multiple: ev.Multiple, Requeue: true})
+		w.nack = amqp.BasicNack{DeliveryTag: ev.DeliveryTag, Multiple: ev.Multiple, Requeue: true}
+		return amqp.AppendMethodFrame(b, ch, &w.nack)
 	default:
 		return b, nil
 	}
