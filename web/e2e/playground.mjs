@@ -164,6 +164,7 @@ try {
   assert.equal(await hol.locator('[data-testid="msg"]').count(), 2);
   assert.equal(await hol.locator('[data-testid="msg-expired"]').count(), 1);
   assert.match(await hol.locator('[data-testid="msg"]').nth(1).textContent(), /short.*expired, still queued/);
+  assert.equal(await hol.locator("[data-expires-at]").first().textContent(), "expires in 8s");
   await shot(page, "3-head-of-line");
 
   step = "console history";
@@ -336,8 +337,19 @@ try {
   assert.ok(seen[1].startsWith("acked →q:dead"), `tokens: ${seen}`);
   assert.deepEqual(seen.slice(2), ["published publisher→x:orders", "returned x:orders→publisher"]);
 
+  step = "message tokens: at most 30 for a call, the console keeps to 40 lines";
+  await consoleRun(anim, "publish orders new bulk count=30");
+  await tokenIn("enqueued").first().waitFor({ state: "attached", timeout: 2000 });
+  await noTokens();
+  const bulk = await tokensSeen();
+  assert.ok(bulk.length > 0 && bulk.length <= 30, `tokens: ${bulk}`);
+  const bulkOut = await tid(anim, "console-output").textContent();
+  assert.match(bulkOut, /\n… 20 more lines \(the event log lists the events\)\n/);
+  assert.equal(bulkOut.split("\n").length, 1 + 41);
+  assert.match(await anim.locator('[data-testid="entry"]').last().textContent(), /and 10 more events/);
+
   step = "message tokens: none on a replay, none with reduced motion";
-  await tid(anim, "scrubber").fill("7");
+  await tid(anim, "scrubber").fill("8");
   await tid(anim, "rewind").click();
   await anim.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => requestAnimationFrame(r)))));
   assert.deepEqual(await tokensSeen(), []);
@@ -345,7 +357,7 @@ try {
   await consoleRun(anim, "publish orders new quiet");
   await anim.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => requestAnimationFrame(r)))));
   assert.deepEqual(await tokensSeen(), []);
-  assert.match(await tid(anim, "diagram-queue-jobs").textContent(), /2 ready/);
+  assert.match(await tid(anim, "diagram-queue-jobs").textContent(), /1 ready/);
   await anim.close();
 
   step = "phone layout";

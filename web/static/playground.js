@@ -13,6 +13,7 @@ const $ = (id) => document.getElementById(id);
 const MAX_ENTRIES_SHOWN = 300; // event-log entries kept in the DOM
 const MAX_EVENTS_PER_ENTRY = 50; // events drawn per entry; the rest are counted
 const MAX_HISTORY = 200; // console history lines
+const MAX_OUTPUT_LINES = 40; // console output lines shown per call: the first and last halves
 const MAX_SHARE_CHARS = 60000; // a longer share link is refused (URLs that long break in practice)
 
 let w = null; // the engine, once loaded
@@ -193,10 +194,22 @@ function record(r, note) {
   const out = [];
   if (r.line) out.push(`> ${r.line}`);
   if (note) out.push(note);
-  if (r.output) out.push(r.output.replace(/\n$/, ""));
+  if (r.output) out.push(outputShown(r.output.replace(/\n$/, "")));
   if (r.error) out.push(`error: ${r.error}`);
   $("console-output").textContent = out.join("\n");
   if (r.logged) timelineLog = w.log();
+}
+
+// outputShown keeps the console to the first and last MAX_OUTPUT_LINES / 2
+// lines of an output: a step that expires 500 messages prints 500 trace
+// lines, which the event log lists already, and laying them all out would
+// cost more than the step. The last lines hold any error and the verb's
+// own output.
+function outputShown(text) {
+  if (text.split("\n", MAX_OUTPUT_LINES + 2).length <= MAX_OUTPUT_LINES + 1) return text;
+  const all = text.split("\n");
+  const half = MAX_OUTPUT_LINES / 2;
+  return [...all.slice(0, half), `… ${all.length - MAX_OUTPUT_LINES} more lines (the event log lists the events)`, ...all.slice(-half)].join("\n");
 }
 
 function run(line) {
@@ -236,7 +249,7 @@ function render() {
   drawInspector();
   drawEvents();
   drawTimeline();
-  drawClock(); // it fills the expiry countdowns drawTopology made
+  drawClock();
   animateTokens(); // last, and only scheduled: tokens never delay the state
 }
 
@@ -244,21 +257,62 @@ function viewNow() {
   return (snap ? snap.now : 0) + pendingMs;
 }
 
-// countdowns caches the expiry countdown elements; drawTopology resets it
-// whenever it changes the page, so drawClock (every frame while playing)
-// does not query the whole document, and writes only the texts that change.
-let countdowns = null;
+// drawClock shows the time, and moves the expiry countdowns of the queue
+// cards in view (every frame while playing). A card is drawn with its
+// countdowns filled in (drawQueue); one out of view is brought up to date
+// when it scrolls in (cardWatcher), so that a step with 10,000 messages
+// does not rewrite hundreds of countdowns nobody sees.
 function drawClock() {
   const now = viewNow();
   $("clock").textContent = fmtMs(now);
-  if (!countdowns) countdowns = [...$("topology").querySelectorAll("[data-expires-at]")].map((e) => ({ e, at: Number(e.dataset.expiresAt), text: null }));
-  for (const c of countdowns) {
-    const left = c.at - now;
-    const text = left > 0 ? `expires in ${fmtMs(left)}` : `TTL passed ${fmtMs(-left)} ago`;
-    if (text !== c.text) {
-      c.text = text;
-      if (c.e.textContent !== text) c.e.textContent = text;
-    }
+  for (const card of cardsInView) drawCountdowns(card, now);
+}
+
+function countdownText(atMs, now) {
+  const left = atMs - now;
+  return left > 0 ? `expires in ${fmtMs(left)}` : `TTL passed ${fmtMs(-left)} ago`;
+}
+
+// drawCountdowns writes the countdowns of one card ({e, at, text}, made by
+// drawQueue) whose text changed.
+function drawCountdowns(card, now) {
+  for (const c of card._countdowns) {
+    const text = countdownText(c.at, now);
+    if (text !== c.text) c.e.textContent = c.text = text;
+  }
+}
+
+// The queue cards with countdowns that are watched, and those of them in
+// view. Without IntersectionObserver every watched card counts as in view.
+const watchedCards = new Set();
+const cardsInView = new Set();
+const cardWatcher =
+  typeof IntersectionObserver === "function"
+    ? new IntersectionObserver((seen) => {
+        for (const e of seen) {
+          if (!watchedCards.has(e.target)) continue;
+          if (!e.isIntersecting) cardsInView.delete(e.target);
+          else if (!cardsInView.has(e.target)) {
+            cardsInView.add(e.target);
+            drawCountdowns(e.target, viewNow());
+          }
+        }
+      })
+    : null;
+
+function watchCard(card) {
+  watchedCards.add(card);
+  if (cardWatcher) cardWatcher.observe(card);
+  else cardsInView.add(card);
+}
+
+// forgetGoneCards stops watching the cards a redraw took out of the page.
+function forgetGoneCards() {
+  for (const card of watchedCards) {
+    if (card.isConnected) continue;
+    watchedCards.delete(card);
+    cardsInView.delete(card);
+    cardWatcher?.unobserve(card);
   }
 }
 
@@ -318,6 +372,14 @@ function msgButton(m, kind, a, b, label, tags, testid) {
 }
 
 function drawQueue(q) {
+  const now = viewNow();
+  const countdowns = []; // {e, at, text}: see drawCountdowns
+  const countdown = (atMs) => {
+    const text = countdownText(atMs, now);
+    const e = el("span", { class: "tag", dataset: { expiresAt: String(atMs) } }, text);
+    countdowns.push({ e, at: atMs, text });
+    return e;
+  };
   const ready = q.ready.map((m, i) =>
     el(
       "li",
@@ -326,12 +388,12 @@ function drawQueue(q) {
         m.priority ? el("span", { class: "tag" }, `priority ${m.priority}`) : null,
         m.redelivered ? el("span", { class: "tag redelivered", dataset: { testid: "msg-redelivered" } }, `redelivered ×${m.deliveries}`) : null,
         m.expired ? el("span", { class: "tag warn", dataset: { testid: "msg-expired" } }, "expired, still queued behind a live head") : null,
-        m.expiresAt !== null && !m.expired ? el("span", { class: "tag", dataset: { expiresAt: String(m.expiresAt) } }) : null,
+        m.expiresAt !== null && !m.expired ? countdown(m.expiresAt) : null,
       ], "msg"),
     ),
   );
   const more = q.readyCount > q.ready.length ? el("li", { class: "hint" }, `… and ${q.readyCount - q.ready.length} more`) : null;
-  return el(
+  const card = el(
     "div",
     { class: "card", dataset: { testid: "queue", queue: q.name } },
     el("h4", {}, "queue ", el("span", { class: "mono" }, q.name)),
@@ -345,6 +407,9 @@ function drawQueue(q) {
     ),
     el("ol", { class: "msgs", "aria-label": `messages ready in ${q.name}` }, ready, more),
   );
+  card._countdowns = countdowns;
+  if (countdowns.length) watchCard(card);
+  return card;
 }
 
 // reconcile makes parent's children the nodes of items ({key, build}) in
@@ -485,7 +550,7 @@ function drawTopology() {
   }
   let changed = reconcile(root, parts);
   for (const [i, cards] of grids) if (reconcile(root.children[i], cards)) changed = true;
-  if (changed) countdowns = null;
+  if (changed) forgetGoneCards();
   flashSoon(root);
 }
 
@@ -1113,7 +1178,11 @@ function drawTimeline() {
   s.value = String(cur);
   $("scrub-value").textContent = String(cur);
   $("log-length").textContent = String(timelineLog.length);
-  $("log").replaceChildren(...timelineLog.map((line, i) => el("li", { class: i < cur ? "" : "future" }, el("span", { class: "mono" }, `${i + 1}. ${line}`))));
+  // Keyed by line and whether it is ahead: a call appends one item.
+  reconcile(
+    $("log"),
+    timelineLog.map((line, i) => ({ key: `${i < cur ? "" : "f"}${line}`, build: () => el("li", { class: i < cur ? "" : "future" }, el("span", { class: "mono" }, `${i + 1}. ${line}`)) })),
+  );
 }
 
 // ---------- time ----------
