@@ -70,6 +70,11 @@ func TestPlaygroundInChromium(t *testing.T) { runBrowserTest(t, "playground.mjs"
 // opened directly, and a share link that keeps the step.
 func TestLessonInChromium(t *testing.T) { runBrowserTest(t, "lesson.mjs") }
 
+// TestAccessInChromium runs e2e/access.mjs: the playground and a lesson
+// keep working offline once loaded, a keyboard alone gets through the TTL
+// to dead-letter scenario, and every control has an accessible name.
+func TestAccessInChromium(t *testing.T) { runBrowserTest(t, "access.mjs") }
+
 // runBrowserTest serves Handler and runs the node script e2e/NAME against
 // it in chromium; the script prints "ok" last when everything held.
 func runBrowserTest(t *testing.T, name string) {

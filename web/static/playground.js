@@ -359,9 +359,13 @@ function msgButton(m, kind, a, b, label, tags, testid) {
       class: `msg${m.expired ? " expired" : ""}`,
       "aria-pressed": isSelected(kind, a, b) ? "true" : "false",
       dataset: { testid, msgId: String(m.id) },
-      onclick: () => {
+      onclick: (e) => {
         selected = { kind, a, b };
+        const hadFocus = document.activeElement === e.currentTarget;
         render();
+        // The card was redrawn with the selection: give the new button the
+        // focus the old one had, or a keyboard user is sent back to the top.
+        if (hadFocus) document.querySelector(`button.msg[aria-pressed="true"][data-msg-id="${m.id}"]`)?.focus();
       },
     },
     el("span", { class: "mono" }, label),
