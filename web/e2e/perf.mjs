@@ -14,7 +14,8 @@
 //
 // It also reports what the time goes to where it can tell: the click
 // handler's synchronous part, warren.snapshot() alone and the size of its
-// JSON, and the number of DOM elements. Prints a table and exits 0;
+// JSON, the number of DOM elements, a 4th step's JS self time under the
+// CPU profiler and a 5th step's style, layout and paint from a trace. Prints a table and exits 0;
 // CHROMIUM names the browser (default /usr/bin/chromium).
 import { chromium } from "playwright-core";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -108,10 +109,12 @@ function shareURL() {
   return `${base}/playground#s=${Buffer.from(setupLines().join("\n")).toString("base64url")}`;
 }
 
-// stepOnce clicks Step and times it to the next paint.
+// stepOnce clicks Step and times it to the next paint. The marks bound the
+// step for traceStep.
 function stepOnce(page) {
   return page.evaluate(async () => {
     const btn = document.querySelector('[data-testid="step"]');
+    performance.mark("warren-step-start");
     const t0 = performance.now();
     btn.click(); // the handler runs synchronously: engine step, snapshot, DOM rebuild
     const t1 = performance.now();
@@ -123,8 +126,28 @@ function stepOnce(page) {
         ch.port2.postMessage(0);
       }),
     );
+    performance.mark("warren-step-end");
     return { handler: t1 - t0, paint: t2 - t0 };
   });
+}
+
+// traceStep takes one more step under Chrome's tracing and sums, between
+// the step's marks, what the CPU profile cannot name: style, layout and
+// paint (the native "(program)" time), besides the click handler.
+async function traceStep(page) {
+  const cdp = await page.context().newCDPSession(page);
+  const events = [];
+  cdp.on("Tracing.dataCollected", (d) => events.push(...d.value));
+  const complete = new Promise((resolve) => cdp.once("Tracing.tracingComplete", resolve));
+  await cdp.send("Tracing.start", { categories: "devtools.timeline,blink.user_timing", transferMode: "ReportEvents" });
+  const s = await stepOnce(page);
+  await cdp.send("Tracing.end");
+  await complete;
+  await cdp.detach();
+  const mark = (name) => events.find((e) => e.name === name)?.ts;
+  const from = mark("warren-step-start"), to = mark("warren-step-end");
+  const sum = (...names) => events.filter((e) => e.ph === "X" && e.ts >= from && e.ts <= to && names.includes(e.name)).reduce((ms, e) => ms + e.dur / 1000, 0);
+  return { step: s, style: sum("UpdateLayoutTree"), layout: sum("Layout"), paint: sum("PrePaint", "Paint", "Layerize", "Commit") };
 }
 
 // profileStep takes one more step under the V8 CPU profiler and sums self
@@ -147,6 +170,9 @@ async function profileStep(page) {
     self.set(key, (self.get(key) || 0) + (dt.get(n.id) || 0) / 1000);
   }
   self.delete("(idle)");
+  // "(program)" is native time, the profiler's own included: traceStep
+  // says what of it is the page's.
+  self.delete("(program)");
   const top = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 8);
   return { step: s, top };
 }
@@ -231,6 +257,7 @@ for (let run = 1; run <= runs; run++) {
     }
     const after = await probe(page);
     const profile = await profileStep(page);
+    const traced = await traceStep(page);
 
     // Play from 10,000 messages again: a fresh page replaying the same lines
     // from a share link (faster than the console).
@@ -242,7 +269,7 @@ for (let run = 1; run <= runs; run++) {
     const replayReady = await page2.evaluate(() => globalThis.__readyAt);
     const playFrom = await probe(page2);
     const p = await play(page2, PLAY_MS);
-    results.push({ run, cold, warm, messages, set, before, steps, after, profile, replayReady, playFrom, play: p, errors });
+    results.push({ run, cold, warm, messages, set, before, steps, after, profile, traced, replayReady, playFrom, play: p, errors });
   } finally {
     await context.close();
     await rm(profile, { recursive: true, force: true });
@@ -270,7 +297,9 @@ for (const r of results) {
   row(r.run, "  DOM elements before / after steps", `${r.before.elements} / ${r.after.elements}`, "", "");
   row(r.run, "  DOM elements in queue cards / event log", `${r.before.queueElements} / ${r.before.eventLogElements}`, "", "");
   row(r.run, `  profiled step 4: click → next paint (ms)`, f(r.profile.step.paint, 1), "", "");
-  row(r.run, "  its self time by function (ms)", r.profile.top.map(([k, v]) => `${k} ${f(v)}`).join(", "), "", "");
+  row(r.run, "  its JS self time by function (ms)", r.profile.top.map(([k, v]) => `${k} ${f(v, 1)}`).join(", "), "", "");
+  row(r.run, "  traced step 5: click → next paint / handler (ms)", `${f(r.traced.step.paint, 1)} / ${f(r.traced.step.handler, 1)}`, "", "");
+  row(r.run, "  its style / layout / paint (ms)", `${f(r.traced.style, 1)} / ${f(r.traced.layout, 1)} / ${f(r.traced.paint, 1)}`, "", "");
   row(r.run, "share link replaying the 40 lines: nav → data-ready (ms)", f(r.replayReady), "", "");
   row(r.run, "messages queued before play", r.playFrom.ready, "10000", "");
   const fr = r.play.frames;

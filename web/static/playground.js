@@ -707,13 +707,14 @@ function drawDiagram(v, idx) {
     const q = boxes.get(`q:${l.queue}`), x = boxes.get(`x:${l.exchange}`);
     if (!q || !x) continue;
     const x1 = q.x, y1 = q.y + q.h * 0.72, x2 = x.x + x.w, y2 = x.y + x.h * 0.75;
-    dlxCurves.set(l.queue, [x1, y1, x1 - 70, y1, x2 + 70, y2, x2, y2]);
+    const c = [x1, y1, x1 - 70, y1, x2 + 70, y2, x2, y2];
+    dlxCurves.set(l.queue, c);
     links.push(
       svg(
         "g",
         { class: "link dlx", "data-testid": `diagram-link-dlx-${l.queue}` },
         svg("title", {}, `queue ${l.queue} dead-letters to exchange ${exchangeLabel(l.exchange)}${l.key !== null ? ` with routing key ${l.key}` : ""}`),
-        svg("path", { d: `M${x1},${y1} C${x1 - 70},${y1} ${x2 + 70},${y2} ${x2},${y2}`, class: "edge dlx", "stroke-dasharray": "6 4", "marker-end": `url(#${id("arrow-dlx")})` }),
+        svg("path", { d: cubic(c), class: "edge dlx", "stroke-dasharray": "6 4", "marker-end": `url(#${id("arrow-dlx")})` }),
         l.key !== null ? edgeLabel((x1 + x2) / 2, (y1 + y2) / 2 + 11, `key ${l.key}`, "dlx") : null,
       ),
     );
