@@ -5,72 +5,51 @@
 // using only the keyboard declares a queue, publishes, steps time and
 // inspects a dead-lettered message; every control has an accessible name;
 // and a lesson page works offline too. Prints "ok" or exits 1.
-import { chromium } from "playwright-core";
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { runTest } from "./browser.mjs";
 
-const base = process.argv[2];
-if (!base) throw new Error("usage: node access.mjs BASE_URL");
-const here = path.dirname(fileURLToPath(import.meta.url));
-const artifacts = path.join(here, "artifacts");
-await mkdir(artifacts, { recursive: true });
-const profile = await mkdtemp(path.join(os.tmpdir(), "warren-access-e2e-"));
-
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  headless: true,
-  viewport: { width: 1280, height: 800 },
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
-context.setDefaultTimeout(10000);
-
-const problems = [];
-const requestsAfterLoad = [];
-let loaded = false;
-function watch(page) {
-  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-  page.on("console", (m) => m.type() === "error" && problems.push(`console error: ${m.text()}`));
-  page.on("request", (r) => loaded && requestsAfterLoad.push(r.url()));
-}
-const tid = (page, id) => page.getByTestId(id);
-
-// tabTo presses Tab until the element with data-testid id has the focus.
-async function tabTo(page, id, limit = 200) {
-  for (let i = 0; i < limit; i++) {
-    if (await page.evaluate((id) => document.activeElement?.dataset?.testid === id, id)) return;
-    await page.keyboard.press("Tab");
+await runTest("access.mjs", { viewport: { width: 1280, height: 800 } }, async (t) => {
+  const { base, context } = t;
+  const requestsAfterLoad = [];
+  let loaded = false;
+  function watch(page) {
+    t.watch(page);
+    page.on("request", (r) => loaded && requestsAfterLoad.push(r.url()));
   }
-  throw new Error(`Tab never reached ${id}`);
-}
+  const tid = (page, id) => page.getByTestId(id);
 
-// tabToSelector is tabTo for the first element matching a CSS selector.
-async function tabToSelector(page, sel, limit = 400) {
-  for (let i = 0; i < limit; i++) {
-    if (await page.evaluate((sel) => document.activeElement?.matches(sel) ?? false, sel)) return;
-    await page.keyboard.press("Tab");
-  }
-  throw new Error(`Tab never reached ${sel}`);
-}
-
-// unnamed lists the interactive elements without an accessible name: a
-// button needs text or aria-label, a field a <label> or aria-label.
-const unnamed = (page) =>
-  page.evaluate(() => {
-    const bad = [];
-    for (const e of document.querySelectorAll("button, input, select, textarea, a[href], summary")) {
-      if (e.type === "hidden" || e.closest("[hidden]")) continue;
-      const name = e.getAttribute("aria-label") || e.getAttribute("title") || (e.labels && [...e.labels].map((l) => l.textContent).join(" ")) || (["BUTTON", "A", "SUMMARY"].includes(e.tagName) ? e.textContent : "");
-      if (!name || !name.trim()) bad.push(e.outerHTML.slice(0, 120));
+  // tabTo presses Tab until the element with data-testid id has the focus.
+  async function tabTo(page, id, limit = 200) {
+    for (let i = 0; i < limit; i++) {
+      if (await page.evaluate((id) => document.activeElement?.dataset?.testid === id, id)) return;
+      await page.keyboard.press("Tab");
     }
-    return bad;
-  });
+    throw new Error(`Tab never reached ${id}`);
+  }
 
-let step = "start";
-try {
-  step = "load, then go offline";
+  // tabToSelector is tabTo for the first element matching a CSS selector.
+  async function tabToSelector(page, sel, limit = 400) {
+    for (let i = 0; i < limit; i++) {
+      if (await page.evaluate((sel) => document.activeElement?.matches(sel) ?? false, sel)) return;
+      await page.keyboard.press("Tab");
+    }
+    throw new Error(`Tab never reached ${sel}`);
+  }
+
+  // unnamed lists the interactive elements without an accessible name: a
+  // button needs text or aria-label, a field a <label> or aria-label.
+  const unnamed = (page) =>
+    page.evaluate(() => {
+      const bad = [];
+      for (const e of document.querySelectorAll("button, input, select, textarea, a[href], summary")) {
+        if (e.type === "hidden" || e.closest("[hidden]")) continue;
+        const name = e.getAttribute("aria-label") || e.getAttribute("title") || (e.labels && [...e.labels].map((l) => l.textContent).join(" ")) || (["BUTTON", "A", "SUMMARY"].includes(e.tagName) ? e.textContent : "");
+        if (!name || !name.trim()) bad.push(e.outerHTML.slice(0, 120));
+      }
+      return bad;
+    });
+
+  t.step = "load, then go offline";
   const page = await context.newPage();
   watch(page);
   await page.goto(base + "/playground");
@@ -78,10 +57,10 @@ try {
   loaded = true;
   await context.setOffline(true);
 
-  step = "every control has an accessible name";
+  t.step = "every control has an accessible name";
   assert.deepEqual(await unnamed(page), []);
 
-  step = "keyboard only: the console";
+  t.step = "keyboard only: the console";
   await page.locator("body").focus();
   await tabTo(page, "console-input");
   for (const line of ["declare exchange dlx fanout", "declare queue dead", "bind dead dlx", "declare queue work ttl=2s dlx=dlx"]) {
@@ -89,7 +68,7 @@ try {
     await page.keyboard.press("Enter");
     assert.doesNotMatch(await tid(page, "console-output").textContent(), /error/, line);
   }
-  step = "keyboard only: the publish form";
+  t.step = "keyboard only: the publish form";
   await tabTo(page, "pub-key");
   await page.keyboard.type("work");
   await page.keyboard.press("Tab");
@@ -98,20 +77,20 @@ try {
   await page.keyboard.press("Enter");
   assert.equal(await page.evaluate(() => warren.log().at(-1)), "publish work hello");
 
-  step = "keyboard only: step to the next timer";
+  t.step = "keyboard only: step to the next timer";
   await tabTo(page, "step");
   await page.keyboard.press("Space");
   await page.waitForFunction(() => document.querySelector('[data-testid="clock"]').textContent === "2s");
 
-  step = "keyboard only: open the dead-lettered message";
+  t.step = "keyboard only: open the dead-lettered message";
   await tabToSelector(page, '[data-testid="queue"][data-queue="dead"] [data-testid="msg"]');
   await page.keyboard.press("Enter");
   await page.waitForFunction(() => /expired/.test(document.querySelector('[data-testid="inspector"]').textContent));
   const focusVisible = await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle !== "none");
   assert.ok(focusVisible, "the focused control shows a focus ring");
-  await page.screenshot({ path: path.join(artifacts, "access-keyboard.png"), fullPage: true });
+  await t.shot(page, "access-keyboard");
 
-  step = "offline: a lesson page already loaded keeps working; nothing was fetched";
+  t.step = "offline: a lesson page already loaded keeps working; nothing was fetched";
   assert.deepEqual(requestsAfterLoad.filter((u) => u.startsWith("http")), []);
   await context.setOffline(false);
   loaded = false;
@@ -132,14 +111,4 @@ try {
   await lesson.waitForFunction(() => document.querySelector('[data-testid="lesson-result"]').classList.contains("pass"));
   assert.deepEqual(requestsAfterLoad.filter((u) => u.startsWith("http")), []);
   await context.setOffline(false);
-
-  assert.deepEqual(problems, []);
-  console.log("ok");
-} catch (e) {
-  console.error(`failed at "${step}": ${e.stack || e}`);
-  if (problems.length) console.error(problems.join("\n"));
-  process.exitCode = 1;
-} finally {
-  await context.close();
-  await rm(profile, { recursive: true, force: true });
-}
+});

@@ -4,58 +4,31 @@
 // buttons and Check, fails a check first, opens a step directly, and shares
 // a link that reopens the same step and state. Screenshots go to
 // ./artifacts (lesson-*.png). Prints "ok" and exits 0, or exits 1.
-import { chromium } from "playwright-core";
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { runTest } from "./browser.mjs";
 
-const base = process.argv[2];
-if (!base) throw new Error("usage: node lesson.mjs BASE_URL");
-const here = path.dirname(fileURLToPath(import.meta.url));
-const artifacts = path.join(here, "artifacts");
-await mkdir(artifacts, { recursive: true });
-const profile = await mkdtemp(path.join(os.tmpdir(), "warren-lesson-e2e-"));
+await runTest("lesson.mjs", {}, async (t) => {
+  const { base, context, watch } = t;
+  const shot = (page, name) => t.shot(page, `lesson-${name}`);
+  const tid = (page, id) => page.getByTestId(id);
+  const visibleStep = (page) => page.locator("article.lesson-step:not([hidden])");
+  const state = (page) => page.evaluate(() => JSON.stringify(globalThis.warren.snapshot()));
 
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  headless: true,
-  viewport: { width: 1400, height: 1000 },
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
-context.setDefaultTimeout(10000);
+  async function runTries(page) {
+    const tries = visibleStep(page).locator("button.try");
+    const n = await tries.count();
+    for (let i = 0; i < n; i++) await tries.nth(i).click();
+  }
 
-const problems = [];
-function watch(page) {
-  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-  page.on("console", (m) => m.type() === "error" && problems.push(`console error: ${m.text()}`));
-  page.on("request", (r) => {
-    if (!r.url().startsWith(base)) problems.push(`request outside the server: ${r.url()}`);
-  });
-}
-const shot = (page, name) => page.screenshot({ path: path.join(artifacts, `lesson-${name}.png`), fullPage: true });
-const tid = (page, id) => page.getByTestId(id);
-const visibleStep = (page) => page.locator("article.lesson-step:not([hidden])");
-const state = (page) => page.evaluate(() => JSON.stringify(globalThis.warren.snapshot()));
+  async function checkPasses(page) {
+    await tid(page, "lesson-check").click();
+    const res = tid(page, "lesson-result");
+    await page.waitForFunction(() => document.querySelector('[data-testid="lesson-result"]').classList.contains("pass"));
+    assert.match(await res.textContent(), /^Done/);
+    assert.equal(await res.locator("li.fail").count(), 0);
+  }
 
-async function runTries(page) {
-  const tries = visibleStep(page).locator("button.try");
-  const n = await tries.count();
-  for (let i = 0; i < n; i++) await tries.nth(i).click();
-}
-
-async function checkPasses(page) {
-  await tid(page, "lesson-check").click();
-  const res = tid(page, "lesson-result");
-  await page.waitForFunction(() => document.querySelector('[data-testid="lesson-result"]').classList.contains("pass"));
-  assert.match(await res.textContent(), /^Done/);
-  assert.equal(await res.locator("li.fail").count(), 0);
-}
-
-let step = "start";
-try {
-  step = "index";
+  t.step = "index";
   const page = await context.newPage();
   watch(page);
   await page.goto(base + "/");
@@ -66,13 +39,13 @@ try {
   assert.match(page.url(), /\/lessons\/ttl-and-dead-lettering\?step=1$/);
   assert.match(await visibleStep(page).locator("h3").textContent(), /^Step 1 of 5: A queue with a message TTL/);
 
-  step = "a check that fails says which line and why, and changes nothing";
+  t.step = "a check that fails says which line and why, and changes nothing";
   await tid(page, "lesson-check").click();
   await page.waitForFunction(() => document.querySelector('[data-testid="lesson-result"]').classList.contains("fail"));
   assert.match(await tid(page, "lesson-result").textContent(), /Not yet:.*✗ expect queue orders ready=1/s);
   assert.deepEqual(await page.evaluate(() => warren.log()), [], "a check is not logged");
 
-  step = "step 1: Run buttons, then Check";
+  t.step = "step 1: Run buttons, then Check";
   await runTries(page);
   assert.deepEqual(await page.evaluate(() => warren.log()), ["declare queue orders ttl=10s", 'publish orders "order 1"']);
   await checkPasses(page);
@@ -80,12 +53,12 @@ try {
   await tid(page, "lesson-next").click();
   assert.match(page.url(), /\?step=2$/);
 
-  step = "step 2: the learner's own way (the Step button) also passes";
+  t.step = "step 2: the learner's own way (the Step button) also passes";
   await tid(page, "step").click();
   await checkPasses(page);
   await tid(page, "lesson-next").click();
 
-  step = "step 3: dead-lettering with a policy; x-death in the inspector";
+  t.step = "step 3: dead-lettering with a policy; x-death in the inspector";
   await runTries(page);
   await checkPasses(page);
   await page.locator('[data-testid="queue"][data-queue="orders.dead"] [data-testid="msg"]').first().click();
@@ -93,33 +66,33 @@ try {
   await shot(page, "3-dead-lettered");
   await tid(page, "lesson-next").click();
 
-  step = "step 4: the head-of-line caveat is visible";
+  t.step = "step 4: the head-of-line caveat is visible";
   await runTries(page);
   await checkPasses(page);
   const notes = page.locator('[data-testid="queue"][data-queue="notes"]');
   assert.equal(await notes.locator(".msg.expired").count(), 1, "the fast message shows expired but still queued");
   await shot(page, "4-caveat");
 
-  step = "share keeps the step and the session";
+  t.step = "share keeps the step and the session";
   await tid(page, "share").click();
   const link = await tid(page, "share-url").inputValue();
   assert.match(link, /\/lessons\/ttl-and-dead-lettering\?step=4#s=/);
   const before = await state(page);
 
   await tid(page, "lesson-next").click();
-  step = "step 5: clearing the head dead-letters the expired message";
+  t.step = "step 5: clearing the head dead-letters the expired message";
   await runTries(page);
   await checkPasses(page);
   assert.match(await tid(page, "lesson-result").textContent(), /last step/);
   assert.equal(await page.locator("button.step-link.done").count(), 5);
 
-  step = "a step opened from the list rebuilds its starting state";
+  t.step = "a step opened from the list rebuilds its starting state";
   await tid(page, "lesson-goto-3").click();
   assert.match(await visibleStep(page).locator("h3").textContent(), /^Step 3 of 5/);
   const log3 = await page.evaluate(() => warren.log());
   assert.deepEqual(log3, ["declare queue orders ttl=10s", 'publish orders "order 1"', "advance 10s"]);
 
-  step = "the share link, in a fresh page";
+  t.step = "the share link, in a fresh page";
   const shared = await context.newPage();
   watch(shared);
   await shared.goto(link);
@@ -128,23 +101,16 @@ try {
   assert.equal(await state(shared), before);
   await checkPasses(shared);
 
-  step = "a lesson that does not exist is a 404";
+  t.step = "a lesson that does not exist is a 404";
   const res = await shared.goto(base + "/lessons/nope");
   assert.equal(res.status(), 404);
 
-  step = "phone layout";
+  t.step = "phone layout";
   await page.setViewportSize({ width: 390, height: 844 });
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `the page is ${overflow}px wider than a phone`);
   await shot(page, "phone");
 
-  assert.deepEqual(problems.filter((p) => !p.includes("404")), []);
-  console.log("ok");
-} catch (e) {
-  console.error(`failed at "${step}": ${e.stack || e}`);
-  if (problems.length) console.error(problems.join("\n"));
-  process.exitCode = 1;
-} finally {
-  await context.close();
-  await rm(profile, { recursive: true, force: true });
-}
+  // The 404 above is also logged by the browser, as a failed resource load.
+  t.problems = t.problems.filter((p) => !p.includes("status of 404"));
+});

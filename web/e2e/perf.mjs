@@ -17,10 +17,7 @@
 // JSON, the number of DOM elements, a 4th step's JS self time under the
 // CPU profiler and a 5th step's style, layout and paint from a trace. Prints a table and exits 0;
 // CHROMIUM names the browser (default /usr/bin/chromium).
-import { chromium } from "playwright-core";
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
+import { launch } from "./browser.mjs";
 
 const base = process.argv[2];
 if (!base) throw new Error("usage: node perf.mjs BASE_URL [RUNS]");
@@ -226,14 +223,7 @@ function play(page, ms) {
 
 const results = [];
 for (let run = 1; run <= runs; run++) {
-  const profile = await mkdtemp(path.join(os.tmpdir(), "warren-perf-"));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    headless: true,
-    viewport: { width: 1400, height: 1000 },
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
-  context.setDefaultTimeout(60000);
+  const { context, close } = await launch({ timeout: 60000 });
   await context.addInitScript(readyProbe);
   const errors = [];
   try {
@@ -271,8 +261,7 @@ for (let run = 1; run <= runs; run++) {
     const p = await play(page2, PLAY_MS);
     results.push({ run, cold, warm, messages, set, before, steps, after, profile, traced, replayReady, playFrom, play: p, errors });
   } finally {
-    await context.close();
-    await rm(profile, { recursive: true, force: true });
+    await close();
   }
 }
 

@@ -4,62 +4,33 @@
 // with a fresh profile, does what a learner would through the page's forms
 // and buttons, and checks what the page shows. Screenshots go to
 // ./artifacts. Prints "ok" and exits 0, or exits 1 with the failure.
-import { chromium } from "playwright-core";
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { runTest } from "./browser.mjs";
 
-const base = process.argv[2];
-if (!base) throw new Error("usage: node playground.mjs BASE_URL");
-const here = path.dirname(fileURLToPath(import.meta.url));
-const artifacts = path.join(here, "artifacts");
-await mkdir(artifacts, { recursive: true });
-const profile = await mkdtemp(path.join(os.tmpdir(), "warren-web-e2e-"));
+await runTest("playground.mjs", {}, async (t) => {
+  const { base, context, watch } = t;
+  const shot = t.shot;
+  const tid = (page, id) => page.getByTestId(id);
+  const queue = (page, name) => page.locator(`[data-testid="queue"][data-queue="${name}"]`);
+  const snapshot = (page) => page.evaluate(() => JSON.stringify(globalThis.warren.snapshot()));
 
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  headless: true,
-  viewport: { width: 1400, height: 1000 },
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
-context.setDefaultTimeout(10000);
+  async function open(url) {
+    const page = await context.newPage();
+    watch(page);
+    await page.goto(url);
+    await page.waitForSelector("body[data-ready=true]");
+    return page;
+  }
 
-const problems = [];
-function watch(page) {
-  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-  page.on("console", (m) => m.type() === "error" && problems.push(`console error: ${m.text()}`));
-  // No network after load: only this server, and nothing after the engine is ready.
-  page.on("request", (r) => {
-    if (!r.url().startsWith(base)) problems.push(`request outside the server: ${r.url()}`);
-  });
-}
+  async function consoleRun(page, line) {
+    await tid(page, "console-input").fill(line);
+    await tid(page, "console-input").press("Enter");
+    const out = await tid(page, "console-output").textContent();
+    assert.ok(!out.includes("error:"), `${line}: ${out}`);
+  }
 
-const shot = (page, name) => page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
-const tid = (page, id) => page.getByTestId(id);
-const queue = (page, name) => page.locator(`[data-testid="queue"][data-queue="${name}"]`);
-const snapshot = (page) => page.evaluate(() => JSON.stringify(globalThis.warren.snapshot()));
-
-async function open(url) {
-  const page = await context.newPage();
-  watch(page);
-  await page.goto(url);
-  await page.waitForSelector("body[data-ready=true]");
-  return page;
-}
-
-async function consoleRun(page, line) {
-  await tid(page, "console-input").fill(line);
-  await tid(page, "console-input").press("Enter");
-  const out = await tid(page, "console-output").textContent();
-  assert.ok(!out.includes("error:"), `${line}: ${out}`);
-}
-
-let step = "start";
-try {
   // The home page links to the playground.
-  step = "home";
+  t.step = "home";
   const home = await context.newPage();
   watch(home);
   await home.goto(base + "/");
@@ -68,7 +39,7 @@ try {
   await home.waitForSelector("body[data-ready=true]");
   await home.close();
 
-  step = "forms: dead-letter exchange, queues, binding";
+  t.step = "forms: dead-letter exchange, queues, binding";
   const page = await open(base + "/playground");
   await page.locator("summary", { hasText: "Declare exchange" }).click();
   await tid(page, "dx-name").fill("dlx");
@@ -91,7 +62,7 @@ try {
   for (const want of ["TTL: 1s", "DLX: dlx", "max-length: 10"]) assert.ok(args.includes(want), `queue work shows ${want}: ${args}`);
   assert.equal(await page.locator('[data-testid="binding"]').count(), 1);
 
-  step = "a policy through the form";
+  t.step = "a policy through the form";
   await page.locator("summary", { hasText: "Set a policy" }).click();
   await tid(page, "pol-name").fill("cap");
   await tid(page, "pol-pattern").fill("^capped$");
@@ -103,7 +74,7 @@ try {
   await consoleRun(page, "delete queue capped");
   await consoleRun(page, "clear_policy cap");
 
-  step = "publish through the form";
+  t.step = "publish through the form";
   await tid(page, "pub-key").fill("work");
   await tid(page, "pub-body").fill("hello");
   await tid(page, "pub-headers").fill("trace=abc");
@@ -114,7 +85,7 @@ try {
   assert.deepEqual(kinds, ["published", "enqueued"]);
   await shot(page, "1-published");
 
-  step = "step to the next timer";
+  t.step = "step to the next timer";
   assert.match(await tid(page, "next-timer").textContent(), /message-ttl \(queue work message #1\) at 1s/);
   await tid(page, "step").click();
   assert.equal(await tid(page, "clock").textContent(), "1s");
@@ -124,7 +95,7 @@ try {
   const stepKinds = await page.locator('[data-testid="entry"]').last().locator('[data-testid="event"]').evaluateAll((es) => es.map((e) => e.dataset.kind));
   assert.ok(stepKinds.includes("dead-lettered"), `step events: ${stepKinds}`);
 
-  step = "the diagram draws the TTL and dead-letter topology";
+  t.step = "the diagram draws the TTL and dead-letter topology";
   const diagram = tid(page, "diagram");
   assert.equal(await diagram.locator(":scope > title").textContent(), "Topology diagram of vhost /");
   assert.match(await diagram.locator(":scope > desc").textContent(), /2 queues/);
@@ -140,14 +111,14 @@ try {
   assert.equal(await page.locator('[data-testid^="diagram-exchange-amq."], [data-testid="diagram-exchange-"]').count(), 0);
   assert.match(await tid(page, "diagram-legend").textContent(), /dead-letter.*alternate exchange/);
 
-  step = "inspect the dead-lettered message";
+  t.step = "inspect the dead-lettered message";
   await dead.locator('[data-testid="msg"]').first().click();
   assert.equal(await tid(page, "xdeath-reason").first().textContent(), "expired");
   assert.match(await tid(page, "xdeath-entry").first().textContent(), /from queue work/);
   assert.match(await tid(page, "inspector").textContent(), /trace/);
   await shot(page, "2-dead-lettered");
 
-  step = "per-message TTL head-of-line caveat";
+  t.step = "per-message TTL head-of-line caveat";
   await consoleRun(page, "declare queue hol");
   await tid(page, "pub-key").fill("hol");
   await tid(page, "pub-body").fill("long");
@@ -167,14 +138,14 @@ try {
   assert.equal(await hol.locator("[data-expires-at]").first().textContent(), "expires in 8s");
   await shot(page, "3-head-of-line");
 
-  step = "console history";
+  t.step = "console history";
   await tid(page, "console-input").press("ArrowUp");
   assert.equal(await tid(page, "console-input").inputValue(), "publish hol short expiration=1s");
   await tid(page, "console-input").press("ArrowUp");
   assert.equal(await tid(page, "console-input").inputValue(), "publish hol long expiration=10s");
   await tid(page, "console-input").fill("");
 
-  step = "rewind and replay";
+  t.step = "rewind and replay";
   const before = await snapshot(page);
   const topoBefore = await tid(page, "topology").innerText();
   const logLength = Number(await tid(page, "log-length").textContent());
@@ -190,7 +161,7 @@ try {
   assert.equal(await snapshot(page), before);
   assert.equal(await tid(page, "topology").innerText(), topoBefore);
 
-  step = "share link";
+  t.step = "share link";
   await tid(page, "share").click();
   const url = await tid(page, "share-url").inputValue();
   assert.match(url, /\/playground#s=[A-Za-z0-9_-]+$/);
@@ -200,7 +171,7 @@ try {
   assert.equal(await tid(shared, "clock").textContent(), "3s");
   await shot(shared, "5-shared");
 
-  step = "get, inspect and ack an unacked delivery";
+  t.step = "get, inspect and ack an unacked delivery";
   await shared.locator("summary", { hasText: "Consume / get" }).click();
   await tid(shared, "con-queue").fill("dead");
   await tid(shared, "con-get").click();
@@ -213,7 +184,7 @@ try {
   await tid(shared, "ack-ack").click();
   assert.equal(await unacked.count(), 0);
 
-  step = "an alternate exchange in the diagram";
+  t.step = "an alternate exchange in the diagram";
   await shared.locator("summary", { hasText: "Declare exchange" }).click();
   await tid(shared, "dx-name").fill("front");
   await tid(shared, "dx-ae").fill("dlx");
@@ -224,7 +195,7 @@ try {
   assert.ok(await aeLink.locator("path").getAttribute("stroke-dasharray"));
   await shot(shared, "6-alternate-exchange");
 
-  step = "play at 100x, then pause";
+  t.step = "play at 100x, then pause";
   await tid(shared, "speed").selectOption("100");
   await tid(shared, "play").click();
   await shared.waitForFunction(() => document.getElementById("clock").textContent !== "3s");
@@ -234,7 +205,7 @@ try {
   assert.ok(played.now > 3000, `play moved time to ${played.now}`);
   assert.match(played.last, /^advance /);
 
-  step = "import definitions";
+  t.step = "import definitions";
   const imp = await open(base + "/playground");
   await imp.locator("summary", { hasText: "Import definitions" }).click();
   await tid(imp, "import-text").fill("{not json");
@@ -273,7 +244,7 @@ try {
   await tid(imp, "step").click();
   assert.equal(await impWork.locator('[data-testid="msg"]').count(), 0);
   assert.equal(await queue(imp, "dead").locator('[data-testid="msg"]').count(), 1);
-  step = "import definitions from a file, in another vhost";
+  t.step = "import definitions from a file, in another vhost";
   const other = { vhosts: [{ name: "/" }, { name: "v2" }], queues: [{ name: "q2", vhost: "v2", durable: false, auto_delete: false, arguments: { "x-max-length": 5 } }] };
   await tid(imp, "import-file").setInputFiles({ name: "defs.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(other)) });
   await imp.waitForFunction(() => document.querySelector('[data-testid="import-status"]').textContent.includes("vhost"));
@@ -286,7 +257,7 @@ try {
   await shot(imp, "8-imported");
   await imp.close();
 
-  step = "message tokens: routed through an exchange";
+  t.step = "message tokens: routed through an exchange";
   const anim = await open(base + "/playground");
   // Every token that enters the diagram, as kind from→to, in order.
   await anim.evaluate(() => {
@@ -307,7 +278,7 @@ try {
   await noTokens();
   assert.deepEqual(await tokensSeen(), ["published publisher→x:orders", "enqueued x:orders→q:jobs"]);
 
-  step = "message tokens: expired and dead-lettered on a step";
+  t.step = "message tokens: expired and dead-lettered on a step";
   await tid(anim, "step").click();
   await tokenIn("dead-lettered").first().waitFor({ state: "attached", timeout: 2000 });
   // Hold every token half way through its leg for the screenshot.
@@ -324,7 +295,7 @@ try {
   await noTokens();
   assert.deepEqual(await tokensSeen(), ["expired →q:jobs", "dead-lettered q:jobs→x:dlx", "enqueued x:dlx→q:dead"]);
 
-  step = "message tokens: delivered, acked, returned";
+  t.step = "message tokens: delivered, acked, returned";
   // (Each waits for its tokens to come and go: a call less than one leg
   // after the last animated one gets none.)
   for (const [line, kind] of [["consume dead", "delivered"], ["ack last", "acked"], ["publish orders nowhere lost mandatory", "returned"]]) {
@@ -337,7 +308,7 @@ try {
   assert.ok(seen[1].startsWith("acked →q:dead"), `tokens: ${seen}`);
   assert.deepEqual(seen.slice(2), ["published publisher→x:orders", "returned x:orders→publisher"]);
 
-  step = "message tokens: at most 30 for a call, the console keeps to 40 lines";
+  t.step = "message tokens: at most 30 for a call, the console keeps to 40 lines";
   await consoleRun(anim, "publish orders new bulk count=30");
   await tokenIn("enqueued").first().waitFor({ state: "attached", timeout: 2000 });
   await noTokens();
@@ -348,7 +319,7 @@ try {
   assert.equal(bulkOut.split("\n").length, 1 + 41);
   assert.match(await anim.locator('[data-testid="entry"]').last().textContent(), /and 10 more events/);
 
-  step = "message tokens: none on a replay, none with reduced motion";
+  t.step = "message tokens: none on a replay, none with reduced motion";
   await tid(anim, "scrubber").fill("8");
   await tid(anim, "rewind").click();
   await anim.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => requestAnimationFrame(r)))));
@@ -360,19 +331,9 @@ try {
   assert.match(await tid(anim, "diagram-queue-jobs").textContent(), /1 ready/);
   await anim.close();
 
-  step = "phone layout";
+  t.step = "phone layout";
   await shared.setViewportSize({ width: 390, height: 844 });
   const overflow = await shared.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `the page is ${overflow}px wider than a phone`);
   await shot(shared, "7-phone");
-
-  assert.deepEqual(problems, []);
-  console.log("ok");
-} catch (e) {
-  console.error(`failed at "${step}": ${e.stack || e}`);
-  if (problems.length) console.error(problems.join("\n"));
-  process.exitCode = 1;
-} finally {
-  await context.close();
-  await rm(profile, { recursive: true, force: true });
-}
+});

@@ -1,0 +1,67 @@
+// The browser tests' shared frame: Debian's chromium through playwright-core
+// with a fresh profile (RECIPES.md's flags), the artifacts folder, a watch
+// that turns page errors, console errors and requests to other hosts into
+// problems, and the try/finally that reports the failing step, prints "ok"
+// when all held, and always closes the browser and removes the profile.
+import { chromium } from "playwright-core";
+import assert from "node:assert/strict";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const artifacts = path.join(path.dirname(fileURLToPath(import.meta.url)), "artifacts");
+
+// launch starts chromium on a fresh profile; close ends it and removes the
+// profile.
+export async function launch({ viewport = { width: 1400, height: 1000 }, timeout = 10000 } = {}) {
+  const profile = await mkdtemp(path.join(os.tmpdir(), "warren-web-e2e-"));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    headless: true,
+    viewport,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  context.setDefaultTimeout(timeout);
+  const close = async () => {
+    await context.close();
+    await rm(profile, { recursive: true, force: true });
+  };
+  return { context, close };
+}
+
+// runTest runs body(t) against the server at process.argv[2]. t holds
+// base, context, problems, watch(page), shot(page, name) and step, which
+// body sets to name what it is doing, so a failure says where it was.
+export async function runTest(script, opts, body) {
+  const base = process.argv[2];
+  if (!base) throw new Error(`usage: node ${script} BASE_URL`);
+  await mkdir(artifacts, { recursive: true });
+  const { context, close } = await launch(opts);
+  const t = {
+    base,
+    context,
+    step: "start",
+    problems: [],
+    watch(page) {
+      page.on("pageerror", (e) => t.problems.push(`page error: ${e.message}`));
+      page.on("console", (m) => m.type() === "error" && t.problems.push(`console error: ${m.text()}`));
+      // Nothing but this server: the engine runs in the page.
+      page.on("request", (r) => {
+        if (!r.url().startsWith(base)) t.problems.push(`request outside the server: ${r.url()}`);
+      });
+    },
+    shot: (page, name) => page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true }),
+  };
+  try {
+    await body(t);
+    assert.deepEqual(t.problems, []);
+    console.log("ok");
+  } catch (e) {
+    console.error(`failed at "${t.step}": ${e.stack || e}`);
+    if (t.problems.length) console.error(t.problems.join("\n"));
+    process.exitCode = 1;
+  } finally {
+    await close();
+  }
+}
