@@ -56,7 +56,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "warren site: %v\n", err)
 			return 1
 		}
-		fmt.Fprintf(stdout, "wrote the site (home, playground, static assets) to %s\n", args[1])
+		fmt.Fprintf(stdout, "wrote the site (home, playground, lessons, static assets) to %s\n", args[1])
 		return 0
 	case "ctl":
 		return runCtl(args[1:], stdin, stdout, stderr)

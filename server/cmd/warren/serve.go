@@ -56,8 +56,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "warren serve: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "Warren is running.\n  Playground:          http://%s/playground\n  AMQP 0-9-1:          amqp://guest:guest@%s/\n  AMQP over WebSocket: ws://%s/amqp\n  Management API:      http://%s/api/overview (guest/guest)\nPress Ctrl-C to stop.\n",
-		srv.HTTPAddr(), srv.AMQPAddr(), srv.HTTPAddr(), srv.HTTPAddr())
+	fmt.Fprintf(stdout, "Warren is running.\n  Playground:          http://%s/playground\n  Lessons:             http://%s/lessons\n  AMQP 0-9-1:          amqp://guest:guest@%s/\n  AMQP over WebSocket: ws://%s/amqp\n  Management API:      http://%s/api/overview (guest/guest)\nPress Ctrl-C to stop.\n",
+		srv.HTTPAddr(), srv.HTTPAddr(), srv.AMQPAddr(), srv.HTTPAddr(), srv.HTTPAddr())
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	<-sig
