@@ -17,6 +17,7 @@ type outItem struct {
 	ev         engine.Event // an event to encode, when ev.Kind is not 0 (kept by value: no allocation per delivery)
 	raw        []byte       // pre-encoded bytes (the protocol header)
 	closeAfter bool
+	skip       bool // folded into a later item by the writer (coalesceConfirms)
 }
 
 // chunkItems is how many items an outbox chunk holds.

@@ -53,6 +53,7 @@ func (c *conn) writer() {
 			continue
 		}
 		chunks, _ = c.out.take(chunks)
+		coalesceConfirms(chunks)
 		frames, buf = frames[:0], buf[:0]
 		closeNow := false
 		flush := func() bool {
@@ -71,6 +72,9 @@ func (c *conn) writer() {
 		for _, ch := range chunks {
 			for i := range ch.items[:ch.n] {
 				it := &ch.items[i]
+				if it.skip {
+					continue
+				}
 				if it.raw != nil {
 					// The protocol header is not a frame: send it as it is.
 					frames = append(frames, it.raw)
@@ -113,6 +117,29 @@ func (c *conn) writer() {
 		}
 		if c.out.drained() {
 			return
+		}
+	}
+}
+
+// coalesceConfirms folds each run of publisher confirms (basic.ack) for
+// consecutive delivery tags on one channel, next to each other in the
+// outbox, into the run's last ack with multiple=true, as RabbitMQ
+// coalesces confirms: a client pipelining publishes then reads one frame
+// for many. It is sound because the engine settles a channel's publishes
+// in order, so when tag t is confirmed every earlier tag has been acked or
+// nacked already; and the ack that stays is the last, so a basic.return
+// still precedes the ack of its message.
+func coalesceConfirms(chunks []*outChunk) {
+	var prev *outItem
+	for _, ch := range chunks {
+		for i := range ch.items[:ch.n] {
+			it := &ch.items[i]
+			if it.ev.Kind == engine.EvConfirmed && prev != nil && prev.ev.Kind == engine.EvConfirmed &&
+				prev.channel == it.channel && prev.ev.DeliveryTag+1 == it.ev.DeliveryTag && !prev.closeAfter {
+				prev.skip = true
+				it.ev.Multiple = true
+			}
+			prev = it
 		}
 	}
 }

@@ -102,6 +102,33 @@ func TestMaxLengthRejectPublishNacks(t *testing.T) {
 	}
 }
 
+// TestPipelinedConfirms: 2,000 publishes written without waiting are all
+// confirmed, each tag once and in order, nacks included, whether the server
+// acked them one by one or several at once (multiple=true, as RabbitMQ
+// coalesces confirms and Warren's writer does for adjacent acks).
+func TestPipelinedConfirms(t *testing.T) {
+	srv := startServer(t)
+	ch := channel(t, dial(t, srv))
+	_, err := ch.QueueDeclare("q", false, false, false, false, amqp.Table{"x-max-length": int32(1500), "x-overflow": "reject-publish"})
+	must(t, err)
+	must(t, ch.Confirm(false))
+	const n = 2000
+	confirms := ch.NotifyPublish(make(chan amqp.Confirmation, n))
+	for i := 0; i < n; i++ {
+		publish(t, ch, "", "q", amqp.Publishing{Body: []byte("m")})
+	}
+	for tag := uint64(1); tag <= n; tag++ {
+		select {
+		case c := <-confirms:
+			if want := tag <= 1500; c.DeliveryTag != tag || c.Ack != want {
+				t.Fatalf("confirm %+v, want tag %d ack=%v", c, tag, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("no confirm for tag %d", tag)
+		}
+	}
+}
+
 // TestMandatoryReturnBeforeAck: an unroutable mandatory publish is
 // returned (312 NO_ROUTE), then acked.
 func TestMandatoryReturnBeforeAck(t *testing.T) {
