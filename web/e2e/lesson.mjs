@@ -94,6 +94,22 @@ await runTest("lesson.mjs", {}, async (t) => {
   const log3 = await page.evaluate(() => warren.log());
   assert.deepEqual(log3, ["declare queue orders ttl=10s", 'publish orders "order 1"', "advance 10s"]);
 
+  t.step = "start this step over undoes what the learner did in it";
+  await tid(page, "console-input").fill("declare queue scratch");
+  await tid(page, "console-input").press("Enter");
+  await tid(page, "lesson-restart").click();
+  assert.deepEqual(await page.evaluate(() => warren.log()), log3);
+
+  t.step = "next without a check rebuilds the next step as if this one were done as written";
+  await tid(page, "lesson-next").click();
+  assert.match(await visibleStep(page).locator("h3").textContent(), /^Step 4 of 5/);
+  assert.match(await tid(page, "lesson-result").textContent(), /Step 3 is not done in the broker as it is/);
+  const log4 = await page.evaluate(() => warren.log());
+  assert.equal(log4.length, 9, log4.join(" | "));
+  assert.equal(log4.at(-1), "advance 10s");
+  await runTries(page);
+  await checkPasses(page);
+
   t.step = "the share link, in a fresh page";
   const shared = await context.newPage();
   watch(shared);
