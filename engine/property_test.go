@@ -1467,6 +1467,16 @@ func (m *model) afterStep(w *world) {
 			if n := unackedByQueue[m.queueInc[qk]]; n != q.Unacked {
 				m.fail("queue %s: %d unacked, model %d", q.Name, q.Unacked, n)
 			}
+			if q.ReadyCount != len(q.Ready) {
+				m.fail("queue %s: ReadyCount %d, %d listed", q.Name, q.ReadyCount, len(q.Ready))
+			}
+			// The channels' lists are no reference for a queue's unacked
+			// bytes (acks buffered in a transaction have left them, and a
+			// deleted queue's deliveries stay listed under its name), but
+			// nothing unacked is no bytes, and bytes never go negative.
+			if (q.Unacked == 0 && q.UnackedBytes != 0) || q.UnackedBytes < 0 {
+				m.fail("queue %s: %d unacked, %d bytes", q.Name, q.Unacked, q.UnackedBytes)
+			}
 			for _, cv := range q.Consumers {
 				con := m.consumers[consumerKey{cv.Channel, cv.Tag}]
 				seenConsumers++
@@ -1528,3 +1538,4 @@ func (m *model) afterStep(w *world) {
 		sort.Strings(m.violations)
 	}
 }
+

@@ -25,7 +25,11 @@ type queue struct {
 
 	ready   store
 	unacked int
-	nextSeq uint64
+	// unackedBytes is the body bytes of the unacked deliveries, which
+	// live at their channels (the management API's
+	// message_bytes_unacknowledged).
+	unackedBytes int64
+	nextSeq      uint64
 
 	consumers    []*consumer // round-robin order
 	hadConsumers bool

@@ -30,7 +30,8 @@ type ExchangeView struct {
 	Internal   bool
 	Args       Table
 	Alternate  string
-	Held       []HeldView // delayed messages waiting to be routed
+	Held       []HeldView // delayed messages waiting to be routed (the first n of SnapshotLimit)
+	HeldCount  int        // all of them
 }
 
 // HeldView is a delayed message held by a delayed-message exchange.
@@ -58,10 +59,14 @@ type QueueView struct {
 	AutoDelete bool
 	Args       Table
 	Effective  Settings
-	Ready      []ReadyView
+	Ready      []ReadyView // in delivery order (the first n of SnapshotLimit)
+	ReadyCount int         // all of them
 	ReadyBytes int64
 	Unacked    int
-	Consumers  []ConsumerView
+	// UnackedBytes is the body bytes of the deliveries awaiting
+	// acknowledgement (listed at their channels).
+	UnackedBytes int64
+	Consumers    []ConsumerView
 	// Expired counts ready messages whose TTL has passed but which still
 	// wait behind a live head (classic queues expire only at the head).
 	Expired int
@@ -125,7 +130,8 @@ type ChannelView struct {
 	Prefetch       int
 	GlobalPrefetch int
 	Consumers      []string
-	Unacked        []UnackedView
+	Unacked        []UnackedView // oldest first (the first n of SnapshotLimit)
+	UnackedCount   int           // all of them
 	PendingTx      int
 }
 
@@ -139,16 +145,26 @@ type UnackedView struct {
 	Redelivered bool
 }
 
-// Snapshot returns the current state.
-func (b *Broker) Snapshot() Snapshot {
+// Snapshot returns the current state, every message included.
+func (b *Broker) Snapshot() Snapshot { return b.SnapshotLimit(0) }
+
+// SnapshotLimit is Snapshot listing at most n messages (n > 0) in each
+// queue, each channel's unacknowledged deliveries and each exchange's held
+// messages, the first in order; the counts (ReadyCount, UnackedCount,
+// HeldCount, Expired) still cover all. A UI that shows a few messages per
+// queue then pays for those, not for a queue of a million.
+func (b *Broker) SnapshotLimit(n int) Snapshot {
 	s := Snapshot{Now: b.now, Timers: b.Timers()}
 	for _, name := range b.Vhosts() {
-		s.Vhosts = append(s.Vhosts, b.vhosts[name].view())
+		s.Vhosts = append(s.Vhosts, b.vhosts[name].view(n))
 	}
 	return s
 }
 
-func (v *vhost) view() VhostView {
+// room says whether a list of have items may take one more under limit n.
+func room(have, n int) bool { return n <= 0 || have < n }
+
+func (v *vhost) view(n int) VhostView {
 	b := v.b
 	out := VhostView{Name: v.name, Policies: b.Policies(v.name, false), OperatorPolicies: b.Policies(v.name, true)}
 	for _, x := range v.sortedExchanges() {
@@ -157,7 +173,10 @@ func (v *vhost) view() VhostView {
 			if d == nil {
 				continue // released
 			}
-			xv.Held = append(xv.Held, HeldView{Msg: d.msg, ReleaseAt: Time(d.timer.At)})
+			xv.HeldCount++
+			if room(len(xv.Held), n) {
+				xv.Held = append(xv.Held, HeldView{Msg: d.msg, ReleaseAt: Time(d.timer.At)})
+			}
 		}
 		out.Exchanges = append(out.Exchanges, xv)
 		for _, bd := range x.bindings {
@@ -165,7 +184,7 @@ func (v *vhost) view() VhostView {
 		}
 	}
 	for _, q := range v.sortedQueues() {
-		out.Queues = append(out.Queues, q.view())
+		out.Queues = append(out.Queues, q.view(n))
 	}
 	for _, id := range b.connIDs() {
 		c := b.conns[id]
@@ -174,19 +193,19 @@ func (v *vhost) view() VhostView {
 		}
 		cv := ConnectionView{ID: id, Name: c.name, User: c.user}
 		nums := make([]int, 0, len(c.channels))
-		for n := range c.channels {
-			nums = append(nums, int(n))
+		for num := range c.channels {
+			nums = append(nums, int(num))
 		}
 		sort.Ints(nums)
-		for _, n := range nums {
-			cv.Channels = append(cv.Channels, c.channels[uint16(n)].view())
+		for _, num := range nums {
+			cv.Channels = append(cv.Channels, c.channels[uint16(num)].view(n))
 		}
 		out.Connections = append(out.Connections, cv)
 	}
 	return out
 }
 
-func (q *queue) view() QueueView {
+func (q *queue) view(n int) QueueView {
 	now := q.vhost.b.now
 	typ := "classic"
 	if q.quorum {
@@ -197,11 +216,15 @@ func (q *queue) view() QueueView {
 		Effective: Settings{MessageTTLMs: s.ttlMs, ExpiresMs: s.expiresMs, MaxLength: s.maxLen, MaxLengthBytes: s.maxBytes, Overflow: s.overflow,
 			DeadLetterExchange: s.dlx, HasDeadLetterExchange: s.hasDLX, DeadLetterRoutingKey: s.dlrk, HasDeadLetterRoutingKey: s.hasDLRK,
 			DeliveryLimit: s.deliveryLimit, MaxPriority: s.maxPriority, Policy: s.policy, OperatorPolicy: s.opPolicy},
-		ReadyBytes: q.ready.bytes, Unacked: q.unacked}
+		ReadyBytes: q.ready.bytes, Unacked: q.unacked, UnackedBytes: q.unackedBytes}
 	q.ready.each(func(e *entry) {
 		exp := e.expiresAt <= now
 		if exp {
 			qv.Expired++
+		}
+		qv.ReadyCount++
+		if !room(len(qv.Ready), n) {
+			return
 		}
 		qv.Ready = append(qv.Ready, ReadyView{Msg: e.msg, EnqueuedAt: e.enqueuedAt, ExpiresAt: e.expiresAt, Priority: e.priority,
 			Redelivered: e.redelivered, Deliveries: int(e.deliveries), Expired: exp})
@@ -214,7 +237,7 @@ func (q *queue) view() QueueView {
 	return qv
 }
 
-func (ch *channel) view() ChannelView {
+func (ch *channel) view(n int) ChannelView {
 	cv := ChannelView{ID: ch.id, Confirm: ch.confirm, Tx: ch.tx, Prefetch: ch.prefetch, GlobalPrefetch: ch.globalPrefetch,
 		PendingTx: len(ch.txPubs) + len(ch.txAcks)}
 	for _, c := range ch.consumerOrder {
@@ -223,6 +246,10 @@ func (ch *channel) view() ChannelView {
 	for i := ch.unackedHead; i < len(ch.unacked); i++ {
 		d := ch.unacked[i]
 		if d.done {
+			continue
+		}
+		cv.UnackedCount++
+		if !room(len(cv.Unacked), n) {
 			continue
 		}
 		cv.Unacked = append(cv.Unacked, UnackedView{DeliveryTag: d.tag, Queue: d.q.name, ConsumerTag: d.ctag, Msg: d.e.msg, DeliveredAt: d.atMs, Redelivered: d.e.redelivered})

@@ -83,6 +83,7 @@ func (b *Broker) TxCommit(id ChannelID) error {
 	for _, a := range acks {
 		d := a.d
 		d.q.unacked--
+		d.q.unackedBytes -= int64(len(d.e.msg.Body))
 		if d.c != nil {
 			d.c.unacked--
 			ch.consumerLive--

@@ -205,7 +205,7 @@ func (a *api) deleteBinding(kind string) endpoint {
 			if err := c.writeTo(s, vhost); err != nil {
 				return err
 			}
-			snap := s.e.Snapshot()
+			snap := s.e.SnapshotLimit(1)
 			v, _ := vhostView(&snap, vhost)
 			for _, b := range v.Bindings {
 				if !keep(b) || propertiesKey(b.RoutingKey, b.Args) != props {

@@ -248,7 +248,7 @@ func (a *api) listChannels(c *call) (int, any, error) {
 		peerHost, peerPort, _, _ := endpoints(cv.Name)
 		for _, ch := range cv.Channels {
 			out = append(out, channelJSON{Confirm: ch.Confirm, ConnectionDetails: connectionDetails{cv.Name, peerHost, peerPort},
-				ConsumerCount: len(ch.Consumers), GlobalPrefetchCount: ch.GlobalPrefetch, MessagesUnacknowledged: len(ch.Unacked),
+				ConsumerCount: len(ch.Consumers), GlobalPrefetchCount: ch.GlobalPrefetch, MessagesUnacknowledged: ch.UnackedCount,
 				Name: channelName(cv.Name, ch.ID.Num), Node: a.node, Number: int(ch.ID.Num), PrefetchCount: ch.Prefetch,
 				State: "running", Transactional: ch.Tx, User: cv.User, Vhost: v.Name})
 		}

@@ -27,8 +27,8 @@ type messageTotals struct {
 }
 
 func (t *messageTotals) add(q *engine.QueueView) {
-	t.Messages += len(q.Ready) + q.Unacked
-	t.MessagesReady += len(q.Ready)
+	t.Messages += q.ReadyCount + q.Unacked
+	t.MessagesReady += q.ReadyCount
 	t.MessagesUnacknowledged += q.Unacked
 }
 

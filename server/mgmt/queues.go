@@ -38,11 +38,11 @@ func optional(s string) *string {
 }
 
 func (ix *vhostIndex) queueJSON(q *engine.QueueView) queueJSON {
-	unackedBytes := ix.unackedBytes(q.Name)
+	unackedBytes := q.UnackedBytes
 	j := queueJSON{Arguments: fromTable(q.Args), AutoDelete: q.AutoDelete, Consumers: len(q.Consumers), Durable: q.Durable,
 		EffectivePolicyDefinition: ix.effectiveDefinition(q.Effective), Exclusive: q.Exclusive,
 		MessageBytes: q.ReadyBytes + unackedBytes, MessageBytesReady: q.ReadyBytes, MessageBytesUnacknowledged: unackedBytes,
-		Messages: len(q.Ready) + q.Unacked, MessagesReady: len(q.Ready), MessagesUnacknowledged: q.Unacked,
+		Messages: q.ReadyCount + q.Unacked, MessagesReady: q.ReadyCount, MessagesUnacknowledged: q.Unacked,
 		Name: q.Name, Node: ix.node, OperatorPolicy: optional(q.Effective.OperatorPolicy), Policy: optional(q.Effective.Policy),
 		State: "running", Type: q.Type, Vhost: ix.v.Name}
 	sac, _ := q.Args["x-single-active-consumer"].(bool)
@@ -55,22 +55,6 @@ func (ix *vhostIndex) queueJSON(q *engine.QueueView) queueJSON {
 		}
 	}
 	return j
-}
-
-// unackedBytes sums the bodies of a queue's deliveries awaiting
-// acknowledgement, which the engine keeps at their channels.
-func (ix *vhostIndex) unackedBytes(queue string) int64 {
-	var n int64
-	for _, c := range ix.v.Connections {
-		for _, ch := range c.Channels {
-			for _, u := range ch.Unacked {
-				if u.Queue == queue && u.Msg != nil {
-					n += int64(len(u.Msg.Body))
-				}
-			}
-		}
-	}
-	return n
 }
 
 // effectiveDefinition is the policy definition in force: the policy's,

@@ -40,11 +40,13 @@ func (a *api) do(user string, f func(s *session) error) error {
 	return err
 }
 
-// snapshot returns the engine's state.
+// snapshot returns the engine's state with counts, and without message
+// lists (one message each at most): nothing here shows messages, and a
+// queue of a million would otherwise be copied on every GET.
 func (a *api) snapshot() (engine.Snapshot, error) {
 	var snap engine.Snapshot
 	err := a.do("", func(s *session) error {
-		snap = s.e.Snapshot()
+		snap = s.e.SnapshotLimit(1)
 		return nil
 	})
 	return snap, err

@@ -182,14 +182,16 @@ func (s *Session) Next() *Timer {
 func (s *Session) namesFor(ts []engine.PendingTimer) connNames {
 	for _, t := range ts {
 		if t.Channel.Conn != 0 {
-			return namesOf(s.r.B.Snapshot())
+			return namesOf(s.r.B.SnapshotLimit(1))
 		}
 	}
 	return nil
 }
 
 // Snapshot returns the whole state, as JavaScript draws it.
-func (s *Session) Snapshot() Snapshot { return snapshotJSON(s.r.B.Snapshot()) }
+// The engine lists only the messages shown (MaxMessagesShown per queue and
+// channel); the counts cover all.
+func (s *Session) Snapshot() Snapshot { return snapshotJSON(s.r.B.SnapshotLimit(MaxMessagesShown)) }
 
 // Replay starts over and runs lines[:upTo] (all of them when upTo is
 // negative or past the end), as a fresh session given them one by one

@@ -222,7 +222,7 @@ func vhostJSON(v engine.VhostView, names connNames) Vhost {
 		Connections: make([]Connection, 0, len(v.Connections))}
 	for _, x := range v.Exchanges {
 		xj := Exchange{Name: x.Name, Type: x.Type, Durable: x.Durable, AutoDelete: x.AutoDelete, Internal: x.Internal,
-			Args: tableJSON(x.Args), Alternate: x.Alternate, HeldCount: len(x.Held), Held: make([]HeldMessage, 0, min(len(x.Held), MaxMessagesShown))}
+			Args: tableJSON(x.Args), Alternate: x.Alternate, HeldCount: x.HeldCount, Held: make([]HeldMessage, 0, min(len(x.Held), MaxMessagesShown))}
 		for _, h := range x.Held[:min(len(x.Held), MaxMessagesShown)] {
 			xj.Held = append(xj.Held, HeldMessage{Message: messageJSON(h.Msg), ReleaseAt: int64(h.ReleaseAt)})
 		}
@@ -251,7 +251,7 @@ func vhostJSON(v engine.VhostView, names connNames) Vhost {
 func queueJSON(q engine.QueueView, names connNames) Queue {
 	shown := q.Ready[:min(len(q.Ready), MaxMessagesShown)]
 	out := Queue{Name: q.Name, Type: q.Type, Durable: q.Durable, Exclusive: q.Exclusive, AutoDelete: q.AutoDelete, Args: tableJSON(q.Args),
-		Effective: settingsJSON(q.Effective), ReadyCount: len(q.Ready), ReadyBytes: q.ReadyBytes, Ready: make([]ReadyMessage, 0, len(shown)),
+		Effective: settingsJSON(q.Effective), ReadyCount: q.ReadyCount, ReadyBytes: q.ReadyBytes, Ready: make([]ReadyMessage, 0, len(shown)),
 		Unacked: q.Unacked, Expired: q.Expired, Consumers: make([]Consumer, 0, len(q.Consumers))}
 	for _, r := range shown {
 		out.Ready = append(out.Ready, ReadyMessage{Message: messageJSON(r.Msg), EnqueuedAt: int64(r.EnqueuedAt), ExpiresAt: timeOrNull(r.ExpiresAt),
@@ -284,7 +284,7 @@ func channelJSON(ch engine.ChannelView, conn string) Channel {
 	shown := ch.Unacked[:min(len(ch.Unacked), MaxMessagesShown)]
 	out := Channel{Name: channelName(conn, ch.ID.Num), Number: ch.ID.Num, Confirm: ch.Confirm, Tx: ch.Tx, Prefetch: ch.Prefetch,
 		GlobalPrefetch: ch.GlobalPrefetch, Consumers: append(make([]string, 0, len(ch.Consumers)), ch.Consumers...),
-		PendingTx: ch.PendingTx, UnackedCount: len(ch.Unacked), Unacked: make([]UnackedDelivery, 0, len(shown))}
+		PendingTx: ch.PendingTx, UnackedCount: ch.UnackedCount, Unacked: make([]UnackedDelivery, 0, len(shown))}
 	for _, u := range shown {
 		out.Unacked = append(out.Unacked, UnackedDelivery{Message: messageJSON(u.Msg), DeliveryTag: u.DeliveryTag, Queue: u.Queue,
 			ConsumerTag: u.ConsumerTag, DeliveredAt: int64(u.DeliveredAt), Redelivered: u.Redelivered})
