@@ -1538,4 +1538,3 @@ func (m *model) afterStep(w *world) {
 		sort.Strings(m.violations)
 	}
 }
-
