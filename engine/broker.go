@@ -112,6 +112,14 @@ func (b *Broker) Now() Time { return b.now }
 // slice is the caller's until it is passed back.
 func (b *Broker) DrainEvents(dst []Event) []Event { return b.events.drain(dst) }
 
+// DrainEventsTo hands the pending events to fn, in order, in one or more
+// batches, and clears them. Nothing is copied: a burst of millions of
+// events (a queue's worth expiring at once) is handed over in the chunks it
+// was recorded in. The slices belong to the engine and are valid only
+// until fn returns. fn may call the engine; the events that causes wait
+// for the next drain.
+func (b *Broker) DrainEventsTo(fn func([]Event)) { b.events.drainTo(fn) }
+
 // PendingEvents returns the number of undrained events.
 func (b *Broker) PendingEvents() int { return b.events.len() }
 

@@ -23,6 +23,9 @@ type eventLog struct {
 	// that when the caller passes it back only that much needs clearing.
 	handed    *Event
 	handedLen int
+	// spare is a cleared slice for drainTo to fill next while it hands
+	// the current one out.
+	spare []Event
 }
 
 func (l *eventLog) add(e Event) {
@@ -95,6 +98,30 @@ func (l *eventLog) drain(dst []Event) []Event {
 		l.handed = &out[0]
 	}
 	return out
+}
+
+// drainTo hands the events to fn in order, a chunk at a time, without
+// copying them. The log is emptied first, so events emitted while fn runs
+// (a sink pausing a connection) are kept for the next drain. The slices are
+// the log's: fn must not keep them. Filled chunks are dropped afterwards;
+// the slice being filled is cleared and reused.
+func (l *eventLog) drainTo(fn func([]Event)) {
+	full, cur := l.full, l.cur
+	if len(full) == 0 && len(cur) == 0 {
+		return
+	}
+	l.full, l.cur, l.spare = nil, l.spare[:0], nil
+	l.handed, l.handedLen = nil, 0
+	for _, c := range full {
+		fn(c)
+	}
+	if len(cur) > 0 {
+		fn(cur)
+	}
+	clear(cur)
+	if l.spare == nil {
+		l.spare = cur[:0]
+	}
 }
 
 // drainChunks copies a burst kept in chunks into dst, growing it at most

@@ -93,3 +93,71 @@ func TestEmptyDrainKeepsWhatIsKnown(t *testing.T) {
 		t.Fatalf("handedLen %d after one event (buffer cap %d)", l.handedLen, big)
 	}
 }
+
+// TestEventLogDrainTo checks that drainTo hands every event over once, in
+// order, across chunks, without keeping drained messages alive; that events
+// emitted while fn runs wait for the next drain; and that a steady stream
+// of small drains allocates nothing.
+func TestEventLogDrainTo(t *testing.T) {
+	var l eventLog
+	next, seen := uint64(0), uint64(0)
+	emit := func(n int) {
+		for range n {
+			next++
+			l.add(Event{Kind: EvEnqueued, MsgID: next, Msg: &Message{ID: next}})
+		}
+	}
+	var batches int
+	visit := func(evs []Event) {
+		batches++
+		for _, e := range evs {
+			seen++
+			if e.MsgID != seen {
+				t.Fatalf("got message %d, want %d", e.MsgID, seen)
+			}
+		}
+	}
+	for _, n := range []int{0, 1, 7, eventChunk, 3*eventChunk + 5, 2, 0, 100} {
+		batches = 0
+		emit(n)
+		l.drainTo(visit)
+		if seen != next || l.len() != 0 {
+			t.Fatalf("after %d: drained to %d of %d, %d left", n, seen, next, l.len())
+		}
+		if n == 0 && batches != 0 {
+			t.Fatalf("an empty log called fn %d times", batches)
+		}
+		// The log is empty: neither slice it keeps may hold a message.
+		for _, s := range [][]Event{l.cur[:cap(l.cur)], l.spare[:cap(l.spare)]} {
+			for i := range s {
+				if s[i].Msg != nil {
+					t.Fatalf("after %d: a kept slice still holds message %d", n, s[i].Msg.ID)
+				}
+			}
+		}
+	}
+
+	// Events emitted during fn are not lost and not seen twice.
+	emit(3)
+	l.drainTo(func(evs []Event) {
+		visit(evs)
+		emit(2)
+	})
+	if seen != next-2 || l.len() != 2 {
+		t.Fatalf("during fn: seen %d of %d, %d pending, want 2", seen, next, l.len())
+	}
+	l.drainTo(visit)
+	if seen != next {
+		t.Fatalf("seen %d of %d", seen, next)
+	}
+
+	ev := Event{Kind: EvAcked}
+	if a := testing.AllocsPerRun(100, func() {
+		for range 10 {
+			l.add(ev)
+		}
+		l.drainTo(func([]Event) {})
+	}); a != 0 {
+		t.Errorf("small drains allocate %v times each", a)
+	}
+}

@@ -22,7 +22,9 @@ import (
 
 // Sink receives events. It runs on the broker goroutine and must not block
 // or call back into the Broker; it may use the engine it is given (to pause
-// a connection whose writer falls behind, say).
+// a connection whose writer falls behind, say). The slice is the engine's
+// and valid only during the call: a sink copies what it keeps. A burst of
+// events may arrive in several calls, in order.
 type Sink interface {
 	Events(e *engine.Broker, evs []engine.Event)
 }
@@ -41,11 +43,11 @@ type Broker struct {
 	now   func() time.Time
 
 	// Owned by the broker goroutine.
-	eng       *engine.Broker
-	sinks     map[engine.ConnID]Sink
-	observers map[int]Sink
-	nextObs   int
-	events    []engine.Event
+	eng        *engine.Broker
+	sinks      map[engine.ConnID]Sink
+	observers  map[int]Sink
+	nextObs    int
+	dispatchFn func([]engine.Event) // dispatchBatch, bound once
 	// byConn sorts a command's events by connection when they belong to
 	// several (a fanout's deliveries). Its slices are kept between commands,
 	// emptied rather than deleted, so that sorting allocates nothing once
@@ -77,6 +79,7 @@ func Start(cfg engine.Config, now func() time.Time) *Broker {
 		observers: map[int]Sink{},
 		byConn:    map[engine.ConnID][]engine.Event{},
 	}
+	b.dispatchFn = b.dispatchBatch
 	b.eng.DrainEvents(nil)
 	go b.loop()
 	return b
@@ -187,34 +190,36 @@ func (b *Broker) loop() {
 }
 
 // dispatch drains the engine's events and hands them to sinks: each
-// connection's sink gets its own events, in order; observers get all.
-func (b *Broker) dispatch() {
-	b.events = b.eng.DrainEvents(b.events[:0])
-	if len(b.events) == 0 {
-		return
-	}
+// connection's sink gets its own events, in order; observers get all. The
+// engine hands them over in place (DrainEventsTo), so a burst that concerns
+// no connection (100,000 messages expiring into a dead-letter queue) is
+// never copied.
+func (b *Broker) dispatch() { b.eng.DrainEventsTo(b.dispatchFn) }
+
+// dispatchBatch dispatches one batch of events (see dispatch).
+func (b *Broker) dispatchBatch(events []engine.Event) {
 	for _, o := range b.observers {
-		o.Events(b.eng, b.events)
+		o.Events(b.eng, events)
 	}
 	// Most commands' events all belong to one connection: hand them over
 	// without sorting.
-	if first := b.events[0].Channel.Conn; first != 0 {
+	if first := events[0].Channel.Conn; first != 0 {
 		one := true
-		for i := 1; i < len(b.events); i++ {
-			if b.events[i].Channel.Conn != first {
+		for i := 1; i < len(events); i++ {
+			if events[i].Channel.Conn != first {
 				one = false
 				break
 			}
 		}
 		if one {
 			if s, ok := b.sinks[first]; ok {
-				s.Events(b.eng, b.events)
+				s.Events(b.eng, events)
 			}
 			return
 		}
 	}
-	for i := range b.events {
-		id := b.events[i].Channel.Conn
+	for i := range events {
+		id := events[i].Channel.Conn
 		if id == 0 {
 			continue
 		}
@@ -225,7 +230,7 @@ func (b *Broker) dispatch() {
 			}
 			b.touched = append(b.touched, id)
 		}
-		b.byConn[id] = append(evs, b.events[i])
+		b.byConn[id] = append(evs, events[i])
 	}
 	for _, id := range b.touched {
 		evs := b.byConn[id]
