@@ -147,6 +147,18 @@ await runTest("lesson.mjs", {}, async (t) => {
       if (i < steps) await tid(index, "lesson-next").click();
     }
   }
+
+  t.step = "a failed check on the last command's events says what to do";
+  await index.goto(`${base}/lessons/length-limits-and-overflow?step=4`);
+  await index.waitForSelector("body[data-lesson-ready=true]");
+  await runTries(index);
+  await tid(index, "console-input").fill("advance 1s");
+  await tid(index, "console-input").press("Enter");
+  await tid(index, "lesson-check").click();
+  await index.waitForFunction(() => document.querySelector('[data-testid="lesson-result"]').classList.contains("fail"));
+  assert.match(await tid(index, "lesson-result").textContent(), /looks only at what the last line you ran did.*✗ expect event nacked/s);
+  await visibleStep(index).locator("button.try").last().click();
+  await checkPasses(index);
   await index.close();
 
   // The 404 above is also logged by the browser, as a failed resource load.

@@ -102,7 +102,10 @@ function check() {
     result(last ? "Done: that was the last step. The playground is yours." : "Done. On to the next step when you are ready.", "pass", r.lines);
     return;
   }
-  result("Not yet:", "fail", r.lines);
+  // expect event and expect error look at the last command only (see
+  // engine/script): say so when one of them is what failed.
+  const lastOnly = r.lines.some((l) => l.error && /^expect (event|error)\b/.test(l.line));
+  result(lastOnly ? "Not yet. An expect event or expect error line looks only at what the last line you ran did: run the step's lines again in order, then Check." : "Not yet:", "fail", r.lines);
 }
 
 function start(api) {
