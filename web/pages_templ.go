@@ -192,14 +192,14 @@ func playground(lesson *lessons.Lesson) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<section class=\"panel time\" aria-labelledby=\"time-h\"><h2 id=\"time-h\">Time</h2><div class=\"clock-row\"><span>Virtual time</span> <output id=\"clock\" data-testid=\"clock\">0s</output></div><p class=\"next\">Next timer: <span id=\"next-timer\" data-testid=\"next-timer\">none</span></p><div class=\"row\"><button type=\"button\" id=\"step\" data-testid=\"step\">Step to next timer</button> <button type=\"button\" id=\"play\" data-testid=\"play\" aria-pressed=\"false\">Play</button> <label>Speed <select id=\"speed\" data-testid=\"speed\"><option value=\"0.1\">0.1×</option> <option value=\"0.5\">0.5×</option> <option value=\"1\" selected>1×</option> <option value=\"2\">2×</option> <option value=\"10\">10×</option> <option value=\"100\">100×</option></select></label></div><form id=\"advance-form\" class=\"row\" data-testid=\"advance-form\"><label>Advance by <input id=\"advance-by\" name=\"by\" value=\"1s\" size=\"6\" data-testid=\"advance-by\"></label> <button type=\"submit\" data-testid=\"advance\">Advance</button></form></section><section class=\"panel console\" aria-labelledby=\"console-h\"><h2 id=\"console-h\">Console</h2><form id=\"console-form\" data-testid=\"console-form\"><label for=\"console-input\">Script line (↑/↓ for history, <code>help</code> lists the verbs)</label><div class=\"row\"><input id=\"console-input\" class=\"grow\" autocomplete=\"off\" spellcheck=\"false\" data-testid=\"console-input\" placeholder=\"declare queue q ttl=5s\"> <button type=\"submit\" data-testid=\"console-run\">Run</button></div></form><pre id=\"console-output\" class=\"output\" data-testid=\"console-output\" aria-live=\"polite\"></pre></section><section class=\"panel forms\" aria-labelledby=\"forms-h\"><h2 id=\"forms-h\">Commands</h2><p class=\"hint\">Each form writes one script line and runs it through the console.</p><details open><summary>Declare queue</summary><form class=\"cmd\" data-verb=\"declare-queue\" data-testid=\"form-declare-queue\"><label>Name <input name=\"name\" required data-testid=\"dq-name\"></label> <label>Type <select name=\"type\" data-testid=\"dq-type\"><option value=\"\">classic</option><option value=\"quorum\">quorum</option></select></label> <label>Message TTL <input name=\"ttl\" placeholder=\"5s\" data-testid=\"dq-ttl\"></label> <label>Dead-letter exchange <input name=\"dlx\" placeholder=\"(default exchange: leave blank and set a routing key)\" data-testid=\"dq-dlx\"></label> <label>Dead-letter routing key <input name=\"dlrk\" data-testid=\"dq-dlrk\"></label> <label>Max length <input name=\"max-length\" inputmode=\"numeric\" data-testid=\"dq-max-length\"></label> <label>Overflow <select name=\"overflow\" data-testid=\"dq-overflow\"><option value=\"\">drop-head</option><option>reject-publish</option><option>reject-publish-dlx</option></select></label> <label>Max priority <input name=\"max-priority\" inputmode=\"numeric\" data-testid=\"dq-max-priority\"></label> <label>Queue expires <input name=\"expires\" placeholder=\"30s\" data-testid=\"dq-expires\"></label> <button type=\"submit\" data-testid=\"dq-submit\">Declare queue</button></form></details> <details><summary>Declare exchange</summary><form class=\"cmd\" data-verb=\"declare-exchange\" data-testid=\"form-declare-exchange\"><label>Name <input name=\"name\" required data-testid=\"dx-name\"></label> <label>Type <select name=\"type\" data-testid=\"dx-type\"><option>direct</option><option>fanout</option><option>topic</option><option>headers</option><option>x-delayed-message</option></select></label> <label>Alternate exchange <input name=\"ae\" data-testid=\"dx-ae\"></label> <button type=\"submit\" data-testid=\"dx-submit\">Declare exchange</button></form></details> <details><summary>Bind</summary><form class=\"cmd\" data-verb=\"bind\" data-testid=\"form-bind\"><label>Queue <input name=\"queue\" required data-testid=\"bind-queue\"></label> <label>Exchange <input name=\"exchange\" required data-testid=\"bind-exchange\"></label> <label>Routing key <input name=\"key\" data-testid=\"bind-key\"></label> <button type=\"submit\" data-testid=\"bind-submit\">Bind</button></form></details> <details><summary>Set a policy</summary><form class=\"cmd\" data-verb=\"set-policy\" data-testid=\"form-policy\"><label>Name <input name=\"name\" required data-testid=\"pol-name\"></label> <label>Pattern (regular expression) <input name=\"pattern\" required value=\".*\" data-testid=\"pol-pattern\"></label> <label>Definition (JSON) <input name=\"definition\" required value=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<section class=\"panel time\" aria-labelledby=\"time-h\"><h2 id=\"time-h\">Time</h2><div class=\"clock-row\"><span>Virtual time</span> <output id=\"clock\" data-testid=\"clock\">0s</output></div><p class=\"next\">Next timer: <span id=\"next-timer\" data-testid=\"next-timer\">none</span></p><div class=\"row\"><button type=\"button\" id=\"step\" data-testid=\"step\">Step to next timer</button> <button type=\"button\" id=\"play\" data-testid=\"play\" aria-pressed=\"false\">Play</button> <label>Speed <select id=\"speed\" data-testid=\"speed\"><option value=\"0.1\">0.1×</option> <option value=\"0.5\">0.5×</option> <option value=\"1\" selected>1×</option> <option value=\"2\">2×</option> <option value=\"10\">10×</option> <option value=\"100\">100×</option></select></label></div><form id=\"advance-form\" class=\"row\" data-testid=\"advance-form\"><label>Advance by <input id=\"advance-by\" name=\"by\" value=\"1s\" size=\"6\" data-testid=\"advance-by\"></label> <button type=\"submit\" data-testid=\"advance\">Advance</button></form></section><section class=\"panel console\" aria-labelledby=\"console-h\"><h2 id=\"console-h\">Console</h2><form id=\"console-form\" data-testid=\"console-form\"><label for=\"console-input\">Script line (↑/↓ for history, <code>help</code> lists the verbs)</label><div class=\"row\"><input id=\"console-input\" class=\"grow\" autocomplete=\"off\" spellcheck=\"false\" data-testid=\"console-input\" placeholder=\"declare queue q ttl=5s\"> <button type=\"submit\" data-testid=\"console-run\">Run</button></div></form><pre id=\"console-output\" class=\"output\" data-testid=\"console-output\" aria-live=\"polite\"></pre></section><section class=\"panel forms\" aria-labelledby=\"forms-h\"><h2 id=\"forms-h\">Commands</h2><p class=\"hint\">Each form writes one script line and runs it through the console.</p><details open><summary>Declare queue</summary><form class=\"cmd\" data-verb=\"declare-queue\" data-testid=\"form-declare-queue\"><label>Name <input name=\"name\" required data-testid=\"dq-name\"></label> <label>Type <select name=\"type\" data-testid=\"dq-type\"><option value=\"\">classic</option><option value=\"quorum\">quorum</option></select></label> <label>Message TTL <input name=\"ttl\" placeholder=\"5s\" data-testid=\"dq-ttl\"></label> <label>Dead-letter exchange <input name=\"dlx\" placeholder=\"(default exchange: leave blank and set a routing key)\" data-testid=\"dq-dlx\"></label> <label>Dead-letter routing key <input name=\"dlrk\" data-testid=\"dq-dlrk\"></label> <label>Max length <input name=\"max-length\" inputmode=\"numeric\" data-testid=\"dq-max-length\"></label> <label>Overflow <select name=\"overflow\" data-testid=\"dq-overflow\"><option value=\"\">drop-head</option><option>reject-publish</option><option>reject-publish-dlx</option></select></label> <label>Max priority <input name=\"max-priority\" inputmode=\"numeric\" data-testid=\"dq-max-priority\"></label> <label>Queue expires <input name=\"expires\" placeholder=\"30s\" data-testid=\"dq-expires\"></label> <button type=\"submit\" data-testid=\"dq-submit\">Declare queue</button></form></details> <details><summary>Declare exchange</summary><form class=\"cmd\" data-verb=\"declare-exchange\" data-testid=\"form-declare-exchange\"><label>Name <input name=\"name\" required data-testid=\"dx-name\"></label> <label>Type <select name=\"type\" data-testid=\"dx-type\"><option>direct</option><option>fanout</option><option>topic</option><option>headers</option><option>x-delayed-message</option></select></label> <label>Alternate exchange <input name=\"ae\" data-testid=\"dx-ae\"></label> <label>Delayed type (x-delayed-message only) <select name=\"delayed-type\" data-testid=\"dx-delayed-type\"><option>direct</option><option>fanout</option><option>topic</option><option>headers</option></select></label> <button type=\"submit\" data-testid=\"dx-submit\">Declare exchange</button></form></details> <details><summary>Bind</summary><form class=\"cmd\" data-verb=\"bind\" data-testid=\"form-bind\"><label>Queue <input name=\"queue\" required data-testid=\"bind-queue\"></label> <label>Exchange <input name=\"exchange\" required data-testid=\"bind-exchange\"></label> <label>Routing key <input name=\"key\" data-testid=\"bind-key\"></label> <button type=\"submit\" data-testid=\"bind-submit\">Bind</button></form></details> <details><summary>Set a policy</summary><form class=\"cmd\" data-verb=\"set-policy\" data-testid=\"form-policy\"><label>Name <input name=\"name\" required data-testid=\"pol-name\"></label> <label>Pattern (regular expression) <input name=\"pattern\" required value=\".*\" data-testid=\"pol-pattern\"></label> <label>Definition (JSON) <input name=\"definition\" required value=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var8 string
 		templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(`{"message-ttl":60000}`)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 163, Col: 96}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 164, Col: 96}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 		if templ_7745c5c3_Err != nil {
@@ -269,7 +269,7 @@ func LessonsIndex(ls []*lessons.Lesson) templ.Component {
 				var templ_7745c5c3_Var11 templ.SafeURL
 				templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL("/lessons/" + l.Slug))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 275, Col: 55}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 276, Col: 55}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
 				if templ_7745c5c3_Err != nil {
@@ -282,7 +282,7 @@ func LessonsIndex(ls []*lessons.Lesson) templ.Component {
 				var templ_7745c5c3_Var12 string
 				templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs("lesson-link-" + l.Slug)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 275, Col: 95}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 276, Col: 95}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var12))
 				if templ_7745c5c3_Err != nil {
@@ -295,7 +295,7 @@ func LessonsIndex(ls []*lessons.Lesson) templ.Component {
 				var templ_7745c5c3_Var13 string
 				templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(l.Title)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 275, Col: 107}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 276, Col: 107}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var13))
 				if templ_7745c5c3_Err != nil {
@@ -308,7 +308,7 @@ func LessonsIndex(ls []*lessons.Lesson) templ.Component {
 				var templ_7745c5c3_Var14 string
 				templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(l.Summary)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 276, Col: 20}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 277, Col: 20}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var14))
 				if templ_7745c5c3_Err != nil {
@@ -321,7 +321,7 @@ func LessonsIndex(ls []*lessons.Lesson) templ.Component {
 				var templ_7745c5c3_Var15 string
 				templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(stepCount(len(l.Steps)))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 276, Col: 68}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 277, Col: 68}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var15))
 				if templ_7745c5c3_Err != nil {
@@ -429,7 +429,7 @@ func lessonPanel(l *lessons.Lesson) templ.Component {
 		var templ_7745c5c3_Var19 string
 		templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(l.Slug)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 296, Col: 97}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 297, Col: 97}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var19))
 		if templ_7745c5c3_Err != nil {
@@ -442,7 +442,7 @@ func lessonPanel(l *lessons.Lesson) templ.Component {
 		var templ_7745c5c3_Var20 string
 		templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(l.Title)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 298, Col: 29}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 299, Col: 29}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var20))
 		if templ_7745c5c3_Err != nil {
@@ -460,7 +460,7 @@ func lessonPanel(l *lessons.Lesson) templ.Component {
 			var templ_7745c5c3_Var21 string
 			templ_7745c5c3_Var21, templ_7745c5c3_Err = templ.JoinStringErrs(stepNumber(i))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 302, Col: 74}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 303, Col: 74}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var21))
 			if templ_7745c5c3_Err != nil {
@@ -473,7 +473,7 @@ func lessonPanel(l *lessons.Lesson) templ.Component {
 			var templ_7745c5c3_Var22 string
 			templ_7745c5c3_Var22, templ_7745c5c3_Err = templ.JoinStringErrs("lesson-goto-" + stepNumber(i))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 302, Col: 121}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 303, Col: 121}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var22))
 			if templ_7745c5c3_Err != nil {
@@ -486,7 +486,7 @@ func lessonPanel(l *lessons.Lesson) templ.Component {
 			var templ_7745c5c3_Var23 string
 			templ_7745c5c3_Var23, templ_7745c5c3_Err = templ.JoinStringErrs(s.Title)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 302, Col: 139}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 303, Col: 139}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var23))
 			if templ_7745c5c3_Err != nil {
@@ -499,7 +499,7 @@ func lessonPanel(l *lessons.Lesson) templ.Component {
 			var templ_7745c5c3_Var24 string
 			templ_7745c5c3_Var24, templ_7745c5c3_Err = templ.JoinStringErrs(stepNumber(i))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 302, Col: 157}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 303, Col: 157}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var24))
 			if templ_7745c5c3_Err != nil {
@@ -522,7 +522,7 @@ func lessonPanel(l *lessons.Lesson) templ.Component {
 			var templ_7745c5c3_Var25 string
 			templ_7745c5c3_Var25, templ_7745c5c3_Err = templ.JoinStringErrs(stepNumber(i))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 307, Col: 57}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 308, Col: 57}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var25))
 			if templ_7745c5c3_Err != nil {
@@ -535,7 +535,7 @@ func lessonPanel(l *lessons.Lesson) templ.Component {
 			var templ_7745c5c3_Var26 string
 			templ_7745c5c3_Var26, templ_7745c5c3_Err = templ.JoinStringErrs("lesson-step-" + stepNumber(i))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 307, Col: 104}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 308, Col: 104}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var26))
 			if templ_7745c5c3_Err != nil {
@@ -558,7 +558,7 @@ func lessonPanel(l *lessons.Lesson) templ.Component {
 			var templ_7745c5c3_Var27 string
 			templ_7745c5c3_Var27, templ_7745c5c3_Err = templ.JoinStringErrs(stepNumber(i))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 308, Col: 28}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 309, Col: 28}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var27))
 			if templ_7745c5c3_Err != nil {
@@ -571,7 +571,7 @@ func lessonPanel(l *lessons.Lesson) templ.Component {
 			var templ_7745c5c3_Var28 string
 			templ_7745c5c3_Var28, templ_7745c5c3_Err = templ.JoinStringErrs(stepNumber(len(l.Steps) - 1))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 308, Col: 64}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 309, Col: 64}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var28))
 			if templ_7745c5c3_Err != nil {
@@ -584,7 +584,7 @@ func lessonPanel(l *lessons.Lesson) templ.Component {
 			var templ_7745c5c3_Var29 string
 			templ_7745c5c3_Var29, templ_7745c5c3_Err = templ.JoinStringErrs(s.Title)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 308, Col: 77}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 309, Col: 77}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var29))
 			if templ_7745c5c3_Err != nil {
@@ -608,7 +608,7 @@ func lessonPanel(l *lessons.Lesson) templ.Component {
 						var templ_7745c5c3_Var30 string
 						templ_7745c5c3_Var30, templ_7745c5c3_Err = templ.JoinStringErrs(sp.Text)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 313, Col: 23}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 314, Col: 23}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var30))
 						if templ_7745c5c3_Err != nil {
@@ -622,7 +622,7 @@ func lessonPanel(l *lessons.Lesson) templ.Component {
 						var templ_7745c5c3_Var31 string
 						templ_7745c5c3_Var31, templ_7745c5c3_Err = templ.JoinStringErrs(sp.Text)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 315, Col: 17}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 316, Col: 17}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var31))
 						if templ_7745c5c3_Err != nil {
@@ -648,7 +648,7 @@ func lessonPanel(l *lessons.Lesson) templ.Component {
 					var templ_7745c5c3_Var32 string
 					templ_7745c5c3_Var32, templ_7745c5c3_Err = templ.JoinStringErrs(line)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 325, Col: 58}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 326, Col: 58}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var32))
 					if templ_7745c5c3_Err != nil {
@@ -661,7 +661,7 @@ func lessonPanel(l *lessons.Lesson) templ.Component {
 					var templ_7745c5c3_Var33 string
 					templ_7745c5c3_Var33, templ_7745c5c3_Err = templ.JoinStringErrs("lesson-try-" + stepNumber(j))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 325, Col: 104}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 326, Col: 104}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var33))
 					if templ_7745c5c3_Err != nil {
@@ -674,7 +674,7 @@ func lessonPanel(l *lessons.Lesson) templ.Component {
 					var templ_7745c5c3_Var34 string
 					templ_7745c5c3_Var34, templ_7745c5c3_Err = templ.JoinStringErrs(line)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 326, Col: 20}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 327, Col: 20}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var34))
 					if templ_7745c5c3_Err != nil {
@@ -703,7 +703,7 @@ func lessonPanel(l *lessons.Lesson) templ.Component {
 					var templ_7745c5c3_Var35 string
 					templ_7745c5c3_Var35, templ_7745c5c3_Err = templ.JoinStringErrs(line)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 336, Col: 24}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 337, Col: 24}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var35))
 					if templ_7745c5c3_Err != nil {

@@ -193,6 +193,16 @@ await runTest("playground.mjs", {}, async (t) => {
   const aeLink = tid(shared, "diagram-link-ae-front");
   assert.match(await aeLink.locator("title").textContent(), /alternate exchange dlx/);
   assert.ok(await aeLink.locator("path").getAttribute("stroke-dasharray"));
+
+  t.step = "a delayed-message exchange through the form";
+  await tid(shared, "dx-name").fill("later");
+  await tid(shared, "dx-type").selectOption("x-delayed-message");
+  await tid(shared, "dx-delayed-type").selectOption("fanout");
+  await tid(shared, "dx-ae").fill("");
+  await tid(shared, "dx-submit").click();
+  assert.equal(await shared.evaluate(() => warren.log().at(-1)), "declare exchange later x-delayed-message delayed-type=fanout");
+  assert.doesNotMatch(await tid(shared, "console-output").textContent(), /error/);
+  await tid(shared, "diagram-exchange-later").waitFor();
   await shot(shared, "6-alternate-exchange");
 
   t.step = "play at 100x, then pause";

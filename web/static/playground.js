@@ -119,6 +119,9 @@ function lineFor(form, mode) {
     case "declare-exchange":
       parts.push("declare exchange", word(v("name")), v("type") || "direct");
       if (v("ae")) parts.push(`ae=${word(v("ae"))}`);
+      // x-delayed-type is required by x-delayed-message, and meaningless
+      // for the other types: the engine says so if it is given to them.
+      if (v("type") === "x-delayed-message") parts.push(`delayed-type=${v("delayed-type") || "direct"}`);
       break;
     case "bind":
       parts.push("bind", word(v("queue")), word(v("exchange")));
