@@ -205,7 +205,7 @@ func playground(lesson *lessons.Lesson) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "\" data-testid=\"pol-definition\"></label> <label>Apply to <select name=\"apply-to\" data-testid=\"pol-apply-to\"><option>queues</option><option>exchanges</option><option>all</option><option>classic_queues</option><option>quorum_queues</option></select></label> <label>Priority <input name=\"priority\" data-testid=\"pol-priority\"></label> <button type=\"submit\" data-testid=\"pol-submit\">Set policy</button></form></details> <details open><summary>Publish</summary><form class=\"cmd\" data-verb=\"publish\" data-testid=\"form-publish\"><label>Exchange <input name=\"exchange\" placeholder=\"(default)\" data-testid=\"pub-exchange\"></label> <label>Routing key <input name=\"key\" required data-testid=\"pub-key\"></label> <label>Body <input name=\"body\" data-testid=\"pub-body\"></label> <label>Expiration <input name=\"expiration\" placeholder=\"5s\" data-testid=\"pub-expiration\"></label> <label>Priority <input name=\"priority\" inputmode=\"numeric\" data-testid=\"pub-priority\"></label> <label>Headers <input name=\"headers\" placeholder=\"k=v k2=v2\" data-testid=\"pub-headers\"></label> <label class=\"check\"><input type=\"checkbox\" name=\"persistent\" data-testid=\"pub-persistent\"> persistent</label> <button type=\"submit\" data-testid=\"pub-submit\">Publish</button></form></details> <details><summary>Consume / get</summary><form class=\"cmd\" data-verb=\"consume\" data-testid=\"form-consume\"><label>Queue <input name=\"queue\" required data-testid=\"con-queue\"></label> <label>Channel <input name=\"channel\" placeholder=\"app\" data-testid=\"con-channel\"></label> <label>Prefetch <input name=\"prefetch\" inputmode=\"numeric\" data-testid=\"con-prefetch\"></label> <label class=\"check\"><input type=\"checkbox\" name=\"no-ack\" data-testid=\"con-noack\"> no-ack</label><div class=\"row\"><button type=\"submit\" name=\"mode\" value=\"consume\" data-testid=\"con-consume\">Consume</button> <button type=\"submit\" name=\"mode\" value=\"get\" data-testid=\"con-get\">Get one</button></div></form></details> <details><summary>Ack / nack / reject</summary><form class=\"cmd\" data-verb=\"ack\" data-testid=\"form-ack\"><label>Delivery tag <input name=\"tag\" value=\"last\" data-testid=\"ack-tag\"></label> <label>Channel <input name=\"channel\" placeholder=\"app\" data-testid=\"ack-channel\"></label> <label class=\"check\"><input type=\"checkbox\" name=\"multiple\" data-testid=\"ack-multiple\"> multiple</label> <label class=\"check\"><input type=\"checkbox\" name=\"requeue\" checked data-testid=\"ack-requeue\"> requeue (nack, reject)</label><div class=\"row\"><button type=\"submit\" name=\"mode\" value=\"ack\" data-testid=\"ack-ack\">Ack</button> <button type=\"submit\" name=\"mode\" value=\"nack\" data-testid=\"ack-nack\">Nack</button> <button type=\"submit\" name=\"mode\" value=\"reject\" data-testid=\"ack-reject\">Reject</button></div></form></details> <details><summary>Import definitions</summary><form id=\"import-form\" class=\"import\" data-testid=\"import-form\"><p class=\"hint\">A RabbitMQ definitions JSON (rabbitmqctl export_definitions, GET /api/definitions) becomes script lines: vhosts, exchanges, queues, bindings and policies.</p><label>Definitions file <input type=\"file\" id=\"import-file\" accept=\".json,application/json\" data-testid=\"import-file\"></label> <label for=\"import-text\">Or paste the JSON</label> <textarea id=\"import-text\" rows=\"6\" spellcheck=\"false\" data-testid=\"import-text\" placeholder=\"{&#34;exchanges&#34;: [], &#34;queues&#34;: [], &#34;bindings&#34;: []}\"></textarea> <button type=\"submit\" data-testid=\"import-button\">Import</button><p id=\"import-status\" class=\"import-status\" role=\"status\" data-testid=\"import-status\"></p></form></details></section></div><div class=\"col col-main\"><section class=\"panel topology\" aria-labelledby=\"topo-h\"><h2 id=\"topo-h\">Topology</h2><div id=\"topology\" data-testid=\"topology\"></div></section><section class=\"panel events\" aria-labelledby=\"events-h\"><h2 id=\"events-h\">Event log</h2><ol id=\"events\" class=\"events-list\" data-testid=\"events\"></ol></section></div><div class=\"col col-side\"><section class=\"panel inspector\" aria-labelledby=\"insp-h\"><h2 id=\"insp-h\">Message inspector</h2><div id=\"inspector\" data-testid=\"inspector\"><p class=\"hint\">Select a message to see its properties and headers.</p></div></section><section class=\"panel timeline\" aria-labelledby=\"timeline-h\"><h2 id=\"timeline-h\">Timeline</h2><label for=\"scrubber\">Replay the log up to line <output id=\"scrub-value\" data-testid=\"scrub-value\">0</output> of <span id=\"log-length\" data-testid=\"log-length\">0</span></label> <input type=\"range\" id=\"scrubber\" min=\"0\" max=\"0\" value=\"0\" data-testid=\"scrubber\"><div class=\"row\"><button type=\"button\" id=\"rewind\" data-testid=\"rewind\">Rewind to this line</button> <button type=\"button\" id=\"reset\" data-testid=\"reset\">Reset</button></div><ol id=\"log\" class=\"log-list\" data-testid=\"log\"></ol><h3>Share</h3><div class=\"row\"><button type=\"button\" id=\"share\" data-testid=\"share\">Make share link</button> <button type=\"button\" id=\"download\" data-testid=\"download\">Download script (.txt)</button></div><input id=\"share-url\" readonly class=\"grow\" aria-label=\"Share link\" data-testid=\"share-url\"></section></div></main><script src=\"/static/wasm_exec.js\"></script><script src=\"/static/playground.js\" type=\"module\"></script>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "\" data-testid=\"pol-definition\"></label> <label>Apply to <select name=\"apply-to\" data-testid=\"pol-apply-to\"><option>queues</option><option>exchanges</option><option>all</option><option>classic_queues</option><option>quorum_queues</option></select></label> <label>Priority <input name=\"priority\" data-testid=\"pol-priority\"></label> <label class=\"check\"><input type=\"checkbox\" name=\"operator\" data-testid=\"pol-operator\"> operator policy (caps limits; set_operator_policy)</label> <button type=\"submit\" data-testid=\"pol-submit\">Set policy</button></form></details> <details open><summary>Publish</summary><form class=\"cmd\" data-verb=\"publish\" data-testid=\"form-publish\"><label>Exchange <input name=\"exchange\" placeholder=\"(default)\" data-testid=\"pub-exchange\"></label> <label>Routing key <input name=\"key\" required data-testid=\"pub-key\"></label> <label>Body <input name=\"body\" data-testid=\"pub-body\"></label> <label>Expiration <input name=\"expiration\" placeholder=\"5s\" data-testid=\"pub-expiration\"></label> <label>Priority <input name=\"priority\" inputmode=\"numeric\" data-testid=\"pub-priority\"></label> <label>Headers <input name=\"headers\" placeholder=\"k=v k2=v2\" data-testid=\"pub-headers\"></label> <label class=\"check\"><input type=\"checkbox\" name=\"persistent\" data-testid=\"pub-persistent\"> persistent</label> <button type=\"submit\" data-testid=\"pub-submit\">Publish</button></form></details> <details><summary>Consume / get</summary><form class=\"cmd\" data-verb=\"consume\" data-testid=\"form-consume\"><label>Queue <input name=\"queue\" required data-testid=\"con-queue\"></label> <label>Channel <input name=\"channel\" placeholder=\"app\" data-testid=\"con-channel\"></label> <label>Prefetch <input name=\"prefetch\" inputmode=\"numeric\" data-testid=\"con-prefetch\"></label> <label class=\"check\"><input type=\"checkbox\" name=\"no-ack\" data-testid=\"con-noack\"> no-ack</label><div class=\"row\"><button type=\"submit\" name=\"mode\" value=\"consume\" data-testid=\"con-consume\">Consume</button> <button type=\"submit\" name=\"mode\" value=\"get\" data-testid=\"con-get\">Get one</button></div></form></details> <details><summary>Ack / nack / reject</summary><form class=\"cmd\" data-verb=\"ack\" data-testid=\"form-ack\"><label>Delivery tag <input name=\"tag\" value=\"last\" data-testid=\"ack-tag\"></label> <label>Channel <input name=\"channel\" placeholder=\"app\" data-testid=\"ack-channel\"></label> <label class=\"check\"><input type=\"checkbox\" name=\"multiple\" data-testid=\"ack-multiple\"> multiple</label> <label class=\"check\"><input type=\"checkbox\" name=\"requeue\" checked data-testid=\"ack-requeue\"> requeue (nack, reject)</label><div class=\"row\"><button type=\"submit\" name=\"mode\" value=\"ack\" data-testid=\"ack-ack\">Ack</button> <button type=\"submit\" name=\"mode\" value=\"nack\" data-testid=\"ack-nack\">Nack</button> <button type=\"submit\" name=\"mode\" value=\"reject\" data-testid=\"ack-reject\">Reject</button></div></form></details> <details><summary>Import definitions</summary><form id=\"import-form\" class=\"import\" data-testid=\"import-form\"><p class=\"hint\">A RabbitMQ definitions JSON (rabbitmqctl export_definitions, GET /api/definitions) becomes script lines: vhosts, exchanges, queues, bindings and policies.</p><label>Definitions file <input type=\"file\" id=\"import-file\" accept=\".json,application/json\" data-testid=\"import-file\"></label> <label for=\"import-text\">Or paste the JSON</label> <textarea id=\"import-text\" rows=\"6\" spellcheck=\"false\" data-testid=\"import-text\" placeholder=\"{&#34;exchanges&#34;: [], &#34;queues&#34;: [], &#34;bindings&#34;: []}\"></textarea> <button type=\"submit\" data-testid=\"import-button\">Import</button><p id=\"import-status\" class=\"import-status\" role=\"status\" data-testid=\"import-status\"></p></form></details></section></div><div class=\"col col-main\"><section class=\"panel topology\" aria-labelledby=\"topo-h\"><h2 id=\"topo-h\">Topology</h2><div id=\"topology\" data-testid=\"topology\"></div></section><section class=\"panel events\" aria-labelledby=\"events-h\"><h2 id=\"events-h\">Event log</h2><ol id=\"events\" class=\"events-list\" data-testid=\"events\"></ol></section></div><div class=\"col col-side\"><section class=\"panel inspector\" aria-labelledby=\"insp-h\"><h2 id=\"insp-h\">Message inspector</h2><div id=\"inspector\" data-testid=\"inspector\"><p class=\"hint\">Select a message to see its properties and headers.</p></div></section><section class=\"panel timeline\" aria-labelledby=\"timeline-h\"><h2 id=\"timeline-h\">Timeline</h2><label for=\"scrubber\">Replay the log up to line <output id=\"scrub-value\" data-testid=\"scrub-value\">0</output> of <span id=\"log-length\" data-testid=\"log-length\">0</span></label> <input type=\"range\" id=\"scrubber\" min=\"0\" max=\"0\" value=\"0\" data-testid=\"scrubber\"><div class=\"row\"><button type=\"button\" id=\"rewind\" data-testid=\"rewind\">Rewind to this line</button> <button type=\"button\" id=\"reset\" data-testid=\"reset\">Reset</button></div><ol id=\"log\" class=\"log-list\" data-testid=\"log\"></ol><h3>Share</h3><div class=\"row\"><button type=\"button\" id=\"share\" data-testid=\"share\">Make share link</button> <button type=\"button\" id=\"download\" data-testid=\"download\">Download script (.txt)</button></div><input id=\"share-url\" readonly class=\"grow\" aria-label=\"Share link\" data-testid=\"share-url\"></section></div></main><script src=\"/static/wasm_exec.js\"></script><script src=\"/static/playground.js\" type=\"module\"></script>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -269,7 +269,7 @@ func LessonsIndex(ls []*lessons.Lesson) templ.Component {
 				var templ_7745c5c3_Var11 templ.SafeURL
 				templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL("/lessons/" + l.Slug))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 276, Col: 55}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 277, Col: 55}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
 				if templ_7745c5c3_Err != nil {
@@ -282,7 +282,7 @@ func LessonsIndex(ls []*lessons.Lesson) templ.Component {
 				var templ_7745c5c3_Var12 string
 				templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs("lesson-link-" + l.Slug)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 276, Col: 95}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 277, Col: 95}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var12))
 				if templ_7745c5c3_Err != nil {
@@ -295,7 +295,7 @@ func LessonsIndex(ls []*lessons.Lesson) templ.Component {
 				var templ_7745c5c3_Var13 string
 				templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(l.Title)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 276, Col: 107}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 277, Col: 107}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var13))
 				if templ_7745c5c3_Err != nil {
@@ -308,7 +308,7 @@ func LessonsIndex(ls []*lessons.Lesson) templ.Component {
 				var templ_7745c5c3_Var14 string
 				templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(l.Summary)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 277, Col: 20}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 278, Col: 20}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var14))
 				if templ_7745c5c3_Err != nil {
@@ -321,7 +321,7 @@ func LessonsIndex(ls []*lessons.Lesson) templ.Component {
 				var templ_7745c5c3_Var15 string
 				templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(stepCount(len(l.Steps)))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 277, Col: 68}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 278, Col: 68}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var15))
 				if templ_7745c5c3_Err != nil {
@@ -429,7 +429,7 @@ func lessonPanel(l *lessons.Lesson) templ.Component {
 		var templ_7745c5c3_Var19 string
 		templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(l.Slug)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 297, Col: 97}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 298, Col: 97}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var19))
 		if templ_7745c5c3_Err != nil {
@@ -442,7 +442,7 @@ func lessonPanel(l *lessons.Lesson) templ.Component {
 		var templ_7745c5c3_Var20 string
 		templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(l.Title)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 299, Col: 29}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 300, Col: 29}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var20))
 		if templ_7745c5c3_Err != nil {
@@ -460,7 +460,7 @@ func lessonPanel(l *lessons.Lesson) templ.Component {
 			var templ_7745c5c3_Var21 string
 			templ_7745c5c3_Var21, templ_7745c5c3_Err = templ.JoinStringErrs(stepNumber(i))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 303, Col: 74}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 304, Col: 74}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var21))
 			if templ_7745c5c3_Err != nil {
@@ -473,7 +473,7 @@ func lessonPanel(l *lessons.Lesson) templ.Component {
 			var templ_7745c5c3_Var22 string
 			templ_7745c5c3_Var22, templ_7745c5c3_Err = templ.JoinStringErrs("lesson-goto-" + stepNumber(i))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 303, Col: 121}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 304, Col: 121}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var22))
 			if templ_7745c5c3_Err != nil {
@@ -486,7 +486,7 @@ func lessonPanel(l *lessons.Lesson) templ.Component {
 			var templ_7745c5c3_Var23 string
 			templ_7745c5c3_Var23, templ_7745c5c3_Err = templ.JoinStringErrs(s.Title)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 303, Col: 139}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 304, Col: 139}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var23))
 			if templ_7745c5c3_Err != nil {
@@ -499,7 +499,7 @@ func lessonPanel(l *lessons.Lesson) templ.Component {
 			var templ_7745c5c3_Var24 string
 			templ_7745c5c3_Var24, templ_7745c5c3_Err = templ.JoinStringErrs(stepNumber(i))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 303, Col: 157}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 304, Col: 157}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var24))
 			if templ_7745c5c3_Err != nil {
@@ -522,7 +522,7 @@ func lessonPanel(l *lessons.Lesson) templ.Component {
 			var templ_7745c5c3_Var25 string
 			templ_7745c5c3_Var25, templ_7745c5c3_Err = templ.JoinStringErrs(stepNumber(i))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 308, Col: 57}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 309, Col: 57}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var25))
 			if templ_7745c5c3_Err != nil {
@@ -535,7 +535,7 @@ func lessonPanel(l *lessons.Lesson) templ.Component {
 			var templ_7745c5c3_Var26 string
 			templ_7745c5c3_Var26, templ_7745c5c3_Err = templ.JoinStringErrs("lesson-step-" + stepNumber(i))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 308, Col: 104}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 309, Col: 104}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var26))
 			if templ_7745c5c3_Err != nil {
@@ -558,7 +558,7 @@ func lessonPanel(l *lessons.Lesson) templ.Component {
 			var templ_7745c5c3_Var27 string
 			templ_7745c5c3_Var27, templ_7745c5c3_Err = templ.JoinStringErrs(stepNumber(i))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 309, Col: 28}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 310, Col: 28}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var27))
 			if templ_7745c5c3_Err != nil {
@@ -571,7 +571,7 @@ func lessonPanel(l *lessons.Lesson) templ.Component {
 			var templ_7745c5c3_Var28 string
 			templ_7745c5c3_Var28, templ_7745c5c3_Err = templ.JoinStringErrs(stepNumber(len(l.Steps) - 1))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 309, Col: 64}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 310, Col: 64}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var28))
 			if templ_7745c5c3_Err != nil {
@@ -584,7 +584,7 @@ func lessonPanel(l *lessons.Lesson) templ.Component {
 			var templ_7745c5c3_Var29 string
 			templ_7745c5c3_Var29, templ_7745c5c3_Err = templ.JoinStringErrs(s.Title)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 309, Col: 77}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 310, Col: 77}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var29))
 			if templ_7745c5c3_Err != nil {
@@ -608,7 +608,7 @@ func lessonPanel(l *lessons.Lesson) templ.Component {
 						var templ_7745c5c3_Var30 string
 						templ_7745c5c3_Var30, templ_7745c5c3_Err = templ.JoinStringErrs(sp.Text)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 314, Col: 23}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 315, Col: 23}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var30))
 						if templ_7745c5c3_Err != nil {
@@ -622,7 +622,7 @@ func lessonPanel(l *lessons.Lesson) templ.Component {
 						var templ_7745c5c3_Var31 string
 						templ_7745c5c3_Var31, templ_7745c5c3_Err = templ.JoinStringErrs(sp.Text)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 316, Col: 17}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 317, Col: 17}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var31))
 						if templ_7745c5c3_Err != nil {
@@ -648,7 +648,7 @@ func lessonPanel(l *lessons.Lesson) templ.Component {
 					var templ_7745c5c3_Var32 string
 					templ_7745c5c3_Var32, templ_7745c5c3_Err = templ.JoinStringErrs(line)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 326, Col: 58}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 327, Col: 58}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var32))
 					if templ_7745c5c3_Err != nil {
@@ -661,7 +661,7 @@ func lessonPanel(l *lessons.Lesson) templ.Component {
 					var templ_7745c5c3_Var33 string
 					templ_7745c5c3_Var33, templ_7745c5c3_Err = templ.JoinStringErrs("lesson-try-" + stepNumber(j))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 326, Col: 104}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 327, Col: 104}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var33))
 					if templ_7745c5c3_Err != nil {
@@ -674,7 +674,7 @@ func lessonPanel(l *lessons.Lesson) templ.Component {
 					var templ_7745c5c3_Var34 string
 					templ_7745c5c3_Var34, templ_7745c5c3_Err = templ.JoinStringErrs(line)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 327, Col: 20}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 328, Col: 20}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var34))
 					if templ_7745c5c3_Err != nil {
@@ -703,7 +703,7 @@ func lessonPanel(l *lessons.Lesson) templ.Component {
 					var templ_7745c5c3_Var35 string
 					templ_7745c5c3_Var35, templ_7745c5c3_Err = templ.JoinStringErrs(line)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 337, Col: 24}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages.templ`, Line: 338, Col: 24}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var35))
 					if templ_7745c5c3_Err != nil {

@@ -71,6 +71,15 @@ await runTest("playground.mjs", {}, async (t) => {
   await consoleRun(page, "declare queue capped");
   const capped = await queue(page, "capped").locator(".args").textContent();
   assert.ok(capped.includes("max-length: 2"), `the policy applies to queue capped: ${capped}`);
+  t.step = "an operator policy through the form caps the user policy";
+  await tid(page, "pol-name").fill("ops");
+  await tid(page, "pol-definition").fill('{"max-length":1}');
+  await tid(page, "pol-operator").check();
+  await tid(page, "pol-submit").click();
+  assert.equal(await page.evaluate(() => warren.log().at(-1)), `set_operator_policy ops "^capped$" '{"max-length":1}' --apply-to queues`);
+  await page.waitForFunction(() => /max-length: 1/.test(document.querySelector('[data-testid="queue"][data-queue="capped"] .args')?.textContent ?? ""));
+  await tid(page, "pol-operator").uncheck();
+  await consoleRun(page, "clear_operator_policy ops");
   await consoleRun(page, "delete queue capped");
   await consoleRun(page, "clear_policy cap");
 
@@ -149,8 +158,8 @@ await runTest("playground.mjs", {}, async (t) => {
   const before = await snapshot(page);
   const topoBefore = await tid(page, "topology").innerText();
   const logLength = Number(await tid(page, "log-length").textContent());
-  assert.ok(logLength >= 9, `log length ${logLength}`);
-  await tid(page, "scrubber").fill("9"); // after the publish, before the step (4 form lines, 4 policy lines, the publish)
+  assert.ok(logLength >= 11, `log length ${logLength}`);
+  await tid(page, "scrubber").fill("11"); // after the publish, before the step (4 form lines, 6 policy lines, the publish)
   await tid(page, "rewind").click();
   assert.equal(await tid(page, "clock").textContent(), "0s");
   assert.equal(await queue(page, "work").locator('[data-testid="msg"]').count(), 1);

@@ -138,7 +138,8 @@ function lineFor(form, mode) {
       }
       if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new UserError('the definition must be a JSON object, such as {"message-ttl":60000}');
       if (def.includes("'")) throw new UserError("the definition cannot contain a single quote");
-      parts.push("set_policy", word(v("name")), word(v("pattern")), `'${def}'`, "--apply-to", v("apply-to") || "queues");
+      // An operator policy caps what applications declare (set_operator_policy).
+      parts.push(f.operator ? "set_operator_policy" : "set_policy", word(v("name")), word(v("pattern")), `'${def}'`, "--apply-to", v("apply-to") || "queues");
       if (v("priority")) parts.push("--priority", numberWord("Priority", v("priority")));
       break;
     }
