@@ -172,6 +172,17 @@ func (p *confirmingPublisher) publish(ctx context.Context, exchange, key string,
 	return p.ch.PublishWithContext(ctx, exchange, key, false, false, msg)
 }
 
+// publishAll publishes msg n times to the queue named key through the
+// default exchange and waits for every confirm.
+func (p *confirmingPublisher) publishAll(ctx context.Context, key string, msg amqp.Publishing, n int) error {
+	for i := 0; i < n; i++ {
+		if err := p.publish(ctx, "", key, msg); err != nil {
+			return fmt.Errorf("publish %d: %w", i, err)
+		}
+	}
+	return p.wait(ctx)
+}
+
 // wait returns when every expected confirm has arrived.
 func (p *confirmingPublisher) wait(ctx context.Context) error {
 	select {

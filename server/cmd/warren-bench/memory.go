@@ -55,12 +55,7 @@ func runMemory(ctx context.Context, e *env) (res Result, err error) {
 	}
 	msg := amqp.Publishing{Body: body(e.sizeBytes)}
 	start := time.Now()
-	for i := 0; i < e.messages; i++ {
-		if err := cp.publish(ctx, "", q, msg); err != nil {
-			return res, fmt.Errorf("publish %d: %w", i, err)
-		}
-	}
-	if err := cp.wait(ctx); err != nil {
+	if err := cp.publishAll(ctx, q, msg, e.messages); err != nil {
 		return res, err
 	}
 	elapsed := time.Since(start)
