@@ -102,6 +102,21 @@ CONFORMANCE_RABBIT_API ?= http://127.0.0.1:15672
 conformance:
 	$(GO) run ./server/conformance -rabbit '$(CONFORMANCE_RABBIT_URL)' -rabbit-api '$(CONFORMANCE_RABBIT_API)' -report server/conformance/REPORT.md $(CONFORMANCE_ARGS)
 
+# Real clients' own tests against a fresh Warren (not part of `make test`;
+# the README keeps the last result): amqp091-go's integration suite, from
+# the Go module proxy, and the RabbitMQ tutorials amqplib ships (both APIs).
+# warren-suites runs Warren inside a private network namespace (unshare -n,
+# as root) on 127.0.0.1:5672 and :15672, the addresses the suites
+# hard-code, so a RabbitMQ on this machine is untouched; SUITES_ARGS='--target
+# rabbitmq' runs the same tests against that RabbitMQ instead. About 2
+# minutes.
+.PHONY: client-suites
+client-suites: deps
+	@d="$$(mktemp -d)" && trap 'rm -rf "$$d"' EXIT && \
+	$(GO) build -o "$$d/warren" ./server/cmd/warren && \
+	$(GO) build -o "$$d/warren-suites" ./server/cmd/warren-suites && \
+	"$$d/warren-suites" --warren-bin "$$d/warren" --node-modules $(E2E_NODE)/node_modules $(SUITES_ARGS)
+
 # The browser playground: warren.wasm and the wasm_exec.js of the same Go in
 # wasm/playground/dist (gitignored), then smoke.mjs drives it in Node.
 # Prints the gzipped size (gzip -9); the budget is 3 MB, which
