@@ -250,3 +250,53 @@ func TestUserIDValidated(t *testing.T) {
 		t.Errorf("impersonator: %v", err)
 	}
 }
+
+// TestTopicPermissionsOverAMQP: with a topic permission on amq.topic, bob
+// may publish only with routing keys matching its write pattern and bind
+// only with keys matching its read pattern ({username} expanded); other
+// topic exchanges, with no topic permission, are not checked.
+func TestTopicPermissionsOverAMQP(t *testing.T) {
+	srv, users := permServer(t)
+	must(t, users.SetPermissions("bob", "/", ".*", ".*", ".*"))
+	must(t, users.SetTopicPermissions(auth.TopicPermission{User: "bob", Vhost: "/", Exchange: "amq.topic", Write: `^{username}\.`, Read: `^{username}\.`}))
+	pub := func(exchange, key string) func(ch *amqp.Channel) error {
+		return func(ch *amqp.Channel) error {
+			return ch.Publish(exchange, key, false, false, amqp.Publishing{Body: []byte("m")})
+		}
+	}
+	bind := func(key string) func(ch *amqp.Channel) error {
+		return func(ch *amqp.Channel) error { return ch.QueueBind("q", key, "amq.topic", false, nil) }
+	}
+	refused := func(perm, key string) string {
+		return "ACCESS_REFUSED - " + perm + " access to topic '" + key + "' in exchange 'amq.topic' in vhost '/' refused for user 'bob'"
+	}
+	cases := []struct {
+		name string
+		op   func(ch *amqp.Channel) error
+		want string
+	}{
+		{"publish allowed", pub("amq.topic", "bob.x"), ""},
+		{"publish refused", pub("amq.topic", "alice.x"), refused("write", "alice.x")},
+		{"no topic permission on this exchange", func(ch *amqp.Channel) error {
+			if err := ch.ExchangeDeclare("bob.t", "topic", false, false, false, false, nil); err != nil {
+				return err
+			}
+			return pub("bob.t", "alice.x")(ch)
+		}, ""},
+		{"bind allowed", bind("bob.#"), ""},
+		{"bind refused", bind("#"), refused("read", "#")},
+	}
+	for _, tc := range cases {
+		err := asBob(t, srv, tc.op)
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", tc.name, err)
+			}
+			continue
+		}
+		var e *amqp.Error
+		if !errors.As(err, &e) || e.Code != 403 || e.Reason != tc.want {
+			t.Errorf("%s: got %v\nwant 403 %s", tc.name, err, tc.want)
+		}
+	}
+}
