@@ -45,8 +45,26 @@ func (b *Broker) bindAction(id ChannelID, src, dst string, dstIsExchange bool, k
 		return err
 	}
 	v := ch.conn.vhost
+	// rabbit_channel:binding_action_with_checks/10: write on the
+	// destination, the default exchange refused, read on the source, then
+	// the topic permission on the binding key, all before the destination
+	// is looked up (access-control.md: "queue.bind | | | queue | exchange").
+	dkind := "exchange"
+	if !dstIsExchange {
+		dkind = "queue"
+		var e *Error
+		if dst, e = ch.queueName(dst, m); e != nil {
+			return b.fail(ch, e)
+		}
+	}
+	if e := ch.conn.permitted(accessWrite, dkind, dst, m); e != nil {
+		return b.fail(ch, e)
+	}
 	if src == "" || (dstIsExchange && dst == "") {
 		return b.fail(ch, channelErr(AccessRefused, m, "operation not permitted on the default exchange"))
+	}
+	if e := ch.conn.permitted(accessRead, "exchange", src, m); e != nil {
+		return b.fail(ch, e)
 	}
 	x, ok := v.exchanges[src]
 	if !ok {
@@ -54,6 +72,9 @@ func (b *Broker) bindAction(id ChannelID, src, dst string, dstIsExchange bool, k
 			return nil
 		}
 		return b.fail(ch, channelErr(NotFound, m, "no %s", rs("exchange", src, v.name)))
+	}
+	if e := ch.conn.permittedTopic(ch.conn.topicGrant(x), accessRead, x, key, m); e != nil {
+		return b.fail(ch, e)
 	}
 	var d dest
 	if dstIsExchange {
@@ -66,9 +87,10 @@ func (b *Broker) bindAction(id ChannelID, src, dst string, dstIsExchange bool, k
 		}
 		d.x = dx
 	} else {
-		if q, ok := v.queues[dst]; !add && dst != "" && (!ok || x.findBinding(dest{q: q}, key, args) == nil) {
-			// Unbinding nothing needs no access, even to another
-			// connection's exclusive queue (observed, RabbitMQ 3.10.8).
+		if q, ok := v.queues[dst]; !add && (!ok || x.findBinding(dest{q: q}, key, args) == nil) {
+			// Unbinding nothing needs no exclusive access, even to
+			// another connection's exclusive queue (observed, RabbitMQ
+			// 3.10.8); the permissions above it does need.
 			return nil
 		}
 		q, e := ch.lookupQueue(dst, m)

@@ -26,6 +26,8 @@ type channel struct {
 	// pubX is the exchange last published to: publishers mostly publish to
 	// one exchange, and this saves looking its name up every message.
 	pubX *exchange
+	// pubTopic is the topic permission that applies to pubX, if any.
+	pubTopic *topicGrant
 
 	lastQueue string // AMQP default queue: the last one declared on this channel
 

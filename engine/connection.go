@@ -10,6 +10,8 @@ type connection struct {
 	name     string
 	user     string
 	channels map[uint16]*channel
+	// grants are the user's permissions, nil for none checked.
+	grants *grants
 	// paused stops deliveries to the connection's consumers while its
 	// driver cannot keep up writing them (see PauseConnection).
 	paused bool
@@ -20,6 +22,9 @@ type ConnectionOpen struct {
 	Vhost string
 	User  string
 	Name  string // client-provided connection name, for display
+	// Perms are the user's permissions in Vhost, checked on every
+	// operation for the connection's life; nil checks none.
+	Perms *Permissions
 }
 
 // OpenConnection opens a connection to a vhost. An unknown vhost is the 530
@@ -30,7 +35,7 @@ func (b *Broker) OpenConnection(o ConnectionOpen) (ConnID, error) {
 		return 0, connectionErr(NotAllowed, MethodConnectionOpen, "vhost %s not found", o.Vhost)
 	}
 	b.nextCon++
-	c := &connection{id: b.nextCon, vhost: v, name: o.Name, user: o.User, channels: map[uint16]*channel{}}
+	c := &connection{id: b.nextCon, vhost: v, name: o.Name, user: o.User, channels: map[uint16]*channel{}, grants: compileGrants(o.Perms, o.User, o.Vhost)}
 	b.conns[c.id] = c
 	b.emit(Event{Kind: EvConnectionOpened, Vhost: v.name, Channel: ChannelID{Conn: c.id}, Name: o.Name})
 	return c.id, nil

@@ -48,7 +48,7 @@ func (b *Broker) BasicConsume(id ChannelID, c BasicConsume) (string, error) {
 		return "", err
 	}
 	m := MethodBasicConsume
-	q, e := ch.lookupQueue(c.Queue, m)
+	q, e := ch.permittedQueue(accessRead, c.Queue, m)
 	if e != nil {
 		return "", b.fail(ch, e)
 	}

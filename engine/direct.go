@@ -13,7 +13,15 @@ func (b *Broker) PublishDirect(from, to ChannelID, consumerTag string, p BasicPu
 	if err != nil {
 		return err
 	}
+	// A reply is a basic.publish to the default exchange: it needs write
+	// on amq.default and a truthful user-id like any other.
+	if e := ch.conn.permitted(accessWrite, "exchange", p.Exchange, MethodBasicPublish); e != nil {
+		return b.fail(ch, e)
+	}
 	msg, e := b.newMessage(p)
+	if e == nil {
+		e = ch.conn.checkUserID(p.Props)
+	}
 	if e != nil {
 		return b.fail(ch, e)
 	}

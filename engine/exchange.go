@@ -114,7 +114,8 @@ func checkExchangeType(t string, m Method) *Error {
 
 // ExchangeDeclare declares (or with Passive checks) an exchange, following
 // rabbit_channel's order of checks: type (503), default exchange (403),
-// reserved amq. prefix for new exchanges (403), then equivalence (406).
+// configure permission (403), reserved amq. prefix for new exchanges (403),
+// then equivalence (406).
 func (b *Broker) ExchangeDeclare(id ChannelID, d ExchangeDeclare) error {
 	ch, err := b.channelFor(id, MethodExchangeDeclare)
 	if err != nil {
@@ -132,6 +133,9 @@ func (b *Broker) exchangeDeclare(ch *channel, d ExchangeDeclare) *Error {
 		if d.Exchange == "" {
 			return channelErr(AccessRefused, m, "operation not permitted on the default exchange")
 		}
+		if e := ch.conn.permitted(accessAny, "exchange", d.Exchange, m); e != nil {
+			return e
+		}
 		if _, ok := v.exchanges[d.Exchange]; !ok {
 			return channelErr(NotFound, m, "no %s", rs("exchange", d.Exchange, v.name))
 		}
@@ -143,14 +147,27 @@ func (b *Broker) exchangeDeclare(ch *channel, d ExchangeDeclare) *Error {
 	if d.Exchange == "" {
 		return channelErr(AccessRefused, m, "operation not permitted on the default exchange")
 	}
+	if e := ch.conn.permitted(accessConfigure, "exchange", d.Exchange, m); e != nil {
+		return e
+	}
 	x, exists := v.exchanges[d.Exchange]
 	if !exists {
 		if strings.HasPrefix(d.Exchange, "amq.") {
 			return channelErr(AccessRefused, m, "exchange name '%s' contains reserved prefix 'amq.*'", d.Exchange)
 		}
 		if ae, ok := d.Args["alternate-exchange"]; ok {
-			if _, isStr := ae.(string); !isStr {
+			name, isStr := ae.(string)
+			if !isStr {
 				return channelErr(PreconditionFailed, m, "invalid type '%s' for arg 'alternate-exchange' in %s", TypeName(ae), rs("exchange", d.Exchange, v.name))
+			}
+			// access-control.md: exchange.declare with an AE needs read
+			// on the exchange and write on the AE; rabbit_channel checks
+			// them only when the exchange is being created.
+			if e := ch.conn.permitted(accessRead, "exchange", d.Exchange, m); e != nil {
+				return e
+			}
+			if e := ch.conn.permitted(accessWrite, "exchange", name, m); e != nil {
+				return e
 			}
 		}
 		route := d.Type
@@ -248,6 +265,9 @@ func (b *Broker) ExchangeDelete(id ChannelID, d ExchangeDelete) error {
 	}
 	if strings.HasPrefix(d.Exchange, "amq.") {
 		return b.fail(ch, channelErr(AccessRefused, m, "deletion of system %s not allowed", rs("exchange", d.Exchange, v.name)))
+	}
+	if e := ch.conn.permitted(accessConfigure, "exchange", d.Exchange, m); e != nil {
+		return b.fail(ch, e)
 	}
 	x, ok := v.exchanges[d.Exchange]
 	if !ok {

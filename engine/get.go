@@ -24,7 +24,7 @@ func (b *Broker) BasicGet(id ChannelID, g BasicGet) (GetOk, bool, error) {
 	if err != nil {
 		return GetOk{}, false, err
 	}
-	q, e := ch.lookupQueue(g.Queue, MethodBasicGet)
+	q, e := ch.permittedQueue(accessRead, g.Queue, MethodBasicGet)
 	if e != nil {
 		return GetOk{}, false, b.fail(ch, e)
 	}

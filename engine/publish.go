@@ -31,11 +31,18 @@ func (b *Broker) BasicPublish(id ChannelID, p BasicPublish) error {
 	}
 	x := ch.pubX
 	if x == nil || x.name != p.Exchange || x.deleted {
+		// Write permission comes before the exchange's existence
+		// (rabbit_channel). The connection's permissions are fixed, so
+		// an exchange in pubX has passed it: a publisher pays for the
+		// check once per exchange, as RabbitMQ's channel caches it.
+		if e := ch.conn.permitted(accessWrite, "exchange", p.Exchange, m); e != nil {
+			return b.fail(ch, e)
+		}
 		var ok bool
 		if x, ok = v.exchanges[p.Exchange]; !ok {
 			return b.fail(ch, channelErr(NotFound, m, "no %s", rs("exchange", p.Exchange, v.name)))
 		}
-		ch.pubX = x
+		ch.pubX, ch.pubTopic = x, ch.conn.topicGrant(x)
 	}
 	if x.internal {
 		return b.fail(ch, channelErr(AccessRefused, m, "cannot publish to internal %s", rs("exchange", x.name, v.name)))
@@ -45,6 +52,16 @@ func (b *Broker) BasicPublish(id ChannelID, p BasicPublish) error {
 	}
 	msg, e := b.newMessage(p)
 	if e != nil {
+		return b.fail(ch, e)
+	}
+	if ch.pubTopic != nil {
+		for _, k := range msg.RoutingKeys() {
+			if e := ch.conn.permittedTopic(ch.pubTopic, accessWrite, x, k, m); e != nil {
+				return b.fail(ch, e)
+			}
+		}
+	}
+	if e := ch.conn.checkUserID(p.Props); e != nil {
 		return b.fail(ch, e)
 	}
 	seq := ch.nextPublishSeq()

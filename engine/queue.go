@@ -94,7 +94,7 @@ func (b *Broker) queueDeclare(ch *channel, d QueueDeclare) (QueueDeclareOk, *Err
 	v := ch.conn.vhost
 	m := MethodQueueDeclare
 	if d.Passive {
-		q, e := ch.lookupQueue(d.Queue, m)
+		q, e := ch.permittedQueue(accessAny, d.Queue, m)
 		if e != nil {
 			return QueueDeclareOk{}, e
 		}
@@ -106,6 +106,11 @@ func (b *Broker) queueDeclare(ch *channel, d QueueDeclare) (QueueDeclareOk, *Err
 		name = b.genName("amq.gen-")
 	} else if strings.HasPrefix(name, "amq.") {
 		return QueueDeclareOk{}, channelErr(AccessRefused, m, "queue name '%s' contains reserved prefix 'amq.*'", name)
+	}
+	// The check sees the server-generated name (observed, RabbitMQ
+	// 3.10.8: "access to queue 'amq.gen-…' … refused").
+	if e := ch.conn.permitted(accessConfigure, "queue", name, m); e != nil {
+		return QueueDeclareOk{}, e
 	}
 	// rabbit_channel: "Durable = DurableDeclare andalso not
 	// ExclusiveDeclare" — an exclusive queue is never durable, whatever
@@ -121,6 +126,18 @@ func (b *Broker) queueDeclare(ch *channel, d QueueDeclare) (QueueDeclareOk, *Err
 		q.touchLease()
 		ch.lastQueue = q.name
 		return q.declareOk(), nil
+	}
+	if dlx, ok := d.Args["x-dead-letter-exchange"].(string); ok {
+		// access-control.md: queue.declare with a DLX needs read on the
+		// queue and write on the DLX; rabbit_channel checks them only
+		// when the queue is being created. A DLX of the wrong type is
+		// refused by validateNewQueue (406) before any such check.
+		if e := ch.conn.permitted(accessRead, "queue", name, m); e != nil {
+			return QueueDeclareOk{}, e
+		}
+		if e := ch.conn.permitted(accessWrite, "exchange", dlx, m); e != nil {
+			return QueueDeclareOk{}, e
+		}
 	}
 	quorum := d.Args["x-queue-type"] == "quorum"
 	if e := validateNewQueue(d, quorum, name, v.name); e != nil {
@@ -225,16 +242,40 @@ func (q *queue) lockedErr(m Method) *Error {
 	return channelErr(ResourceLocked, m, "cannot obtain exclusive access to locked %s. It could be originally declared on another connection or the exclusive property value does not match that of the original declaration.", rs("queue", q.name, q.vhost.name))
 }
 
+// queueName expands AMQP's default queue: "" names the channel's last
+// declared queue, and with none declared it is 404 (rabbit_channel expands
+// the shortcut before any permission check).
+func (ch *channel) queueName(name string, m Method) (string, *Error) {
+	if name != "" {
+		return name, nil
+	}
+	if ch.lastQueue == "" {
+		return "", channelErr(NotFound, m, "no previously declared queue")
+	}
+	return ch.lastQueue, nil
+}
+
+// permittedQueue is lookupQueue after the permission check the operation
+// needs on the queue, which comes before the queue's existence is known.
+func (ch *channel) permittedQueue(a access, name string, m Method) (*queue, *Error) {
+	name, e := ch.queueName(name, m)
+	if e != nil {
+		return nil, e
+	}
+	if e := ch.conn.permitted(a, "queue", name, m); e != nil {
+		return nil, e
+	}
+	return ch.lookupQueue(name, m)
+}
+
 // lookupQueue finds a queue for a command on ch: "" means the channel's last
 // declared queue (AMQP's default queue), a missing queue is 404, another
 // connection's exclusive queue is 405.
 func (ch *channel) lookupQueue(name string, m Method) (*queue, *Error) {
 	v := ch.conn.vhost
-	if name == "" {
-		if ch.lastQueue == "" {
-			return nil, channelErr(NotFound, m, "no previously declared queue")
-		}
-		name = ch.lastQueue
+	name, e := ch.queueName(name, m)
+	if e != nil {
+		return nil, e
 	}
 	q, ok := v.queues[name]
 	if !ok {
@@ -261,10 +302,17 @@ func (b *Broker) QueueDelete(id ChannelID, d QueueDelete) (int, error) {
 		return 0, err
 	}
 	m := MethodQueueDelete
-	if _, ok := ch.conn.vhost.queues[d.Queue]; !ok && d.Queue != "" {
+	name, e := ch.queueName(d.Queue, m)
+	if e == nil {
+		e = ch.conn.permitted(accessConfigure, "queue", name, m)
+	}
+	if e != nil {
+		return 0, b.fail(ch, e)
+	}
+	if _, ok := ch.conn.vhost.queues[name]; !ok {
 		return 0, nil
 	}
-	q, e := ch.lookupQueue(d.Queue, m)
+	q, e := ch.lookupQueue(name, m)
 	if e != nil {
 		return 0, b.fail(ch, e)
 	}
@@ -288,7 +336,7 @@ func (b *Broker) QueuePurge(id ChannelID, name string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	q, e := ch.lookupQueue(name, MethodQueuePurge)
+	q, e := ch.permittedQueue(accessRead, name, MethodQueuePurge)
 	if e != nil {
 		return 0, b.fail(ch, e)
 	}

@@ -15,12 +15,15 @@ import (
 //	           {"name": "ops", "password_hash": "…", "hashing_algorithm":
 //	            "rabbit_password_hashing_sha256", "tags": "administrator"}],
 //	 "permissions": [{"user": "app", "vhost": "/", "configure": "^app\\.",
-//	                  "write": ".*", "read": ".*"}]}
+//	                  "write": ".*", "read": ".*"}],
+//	 "topic_permissions": [{"user": "app", "vhost": "/", "exchange":
+//	                        "amq.topic", "write": "^app\\.", "read": ".*"}]}
 //
 // Other keys (vhosts, queues ...) are ignored here.
 type Definitions struct {
-	Users       []UserDef    `json:"users"`
-	Permissions []Permission `json:"permissions"`
+	Users            []UserDef         `json:"users"`
+	Permissions      []Permission      `json:"permissions"`
+	TopicPermissions []TopicPermission `json:"topic_permissions"`
 }
 
 // UserDef is a user as a definitions file holds it: a plain password
@@ -70,8 +73,8 @@ func (s *Store) LoadFile(path string) error {
 	return nil
 }
 
-// Import adds the users, then the permissions, of d, replacing users and
-// permissions of the same names. Everything is checked before anything
+// Import adds the users, then the permissions and topic permissions, of d,
+// replacing those of the same names. Everything is checked before anything
 // changes, so a bad entry leaves the store as it was.
 func (s *Store) Import(d Definitions) error {
 	users := make([]*user, 0, len(d.Users))
@@ -94,12 +97,25 @@ func (s *Store) Import(d Definitions) error {
 		}
 		perms = append(perms, p)
 	}
+	for _, tp := range d.TopicPermissions {
+		if err := checkTopic(tp); err != nil {
+			return fmt.Errorf("topic permissions of %q on %q in %q: %v", tp.User, tp.Exchange, tp.Vhost, err)
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	known := func(name string) bool {
+		_, existing := s.users[name]
+		return existing || slices.ContainsFunc(users, func(u *user) bool { return u.name == name })
+	}
 	for _, p := range perms {
-		_, existing := s.users[p.p.User]
-		if !existing && !slices.ContainsFunc(users, func(u *user) bool { return u.name == p.p.User }) {
+		if !known(p.p.User) {
 			return fmt.Errorf("permissions for unknown user %q", p.p.User)
+		}
+	}
+	for _, tp := range d.TopicPermissions {
+		if !known(tp.User) {
+			return fmt.Errorf("topic permissions for unknown user %q", tp.User)
 		}
 	}
 	for _, u := range users {
@@ -107,6 +123,9 @@ func (s *Store) Import(d Definitions) error {
 	}
 	for _, p := range perms {
 		s.perms[permKey{p.p.User, p.p.Vhost}] = p
+	}
+	for _, tp := range d.TopicPermissions {
+		s.topics[topicKey{tp.User, tp.Vhost, tp.Exchange}] = tp
 	}
 	return nil
 }

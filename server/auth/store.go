@@ -81,6 +81,7 @@ type Store struct {
 	mu       sync.RWMutex
 	users    map[string]*user
 	perms    map[permKey]*perm
+	topics   map[topicKey]TopicPermission
 	loopback []string
 }
 
@@ -88,7 +89,7 @@ type Store struct {
 // guest, tag administrator, full permissions on vhost "/", and allowed to
 // log in only from loopback addresses (loopback_users.guest = true).
 func NewStore() *Store {
-	s := &Store{users: map[string]*user{}, perms: map[permKey]*perm{}, loopback: []string{"guest"}}
+	s := &Store{users: map[string]*user{}, perms: map[permKey]*perm{}, topics: map[topicKey]TopicPermission{}, loopback: []string{"guest"}}
 	if err := s.AddUser("guest", "guest", []string{"administrator"}); err != nil {
 		panic(err)
 	}
@@ -216,7 +217,7 @@ func buildUser(u User) (*user, error) {
 	return nu, nil
 }
 
-// DeleteUser removes a user and all its permissions.
+// DeleteUser removes a user and all its permissions and topic permissions.
 func (s *Store) DeleteUser(name string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -229,6 +230,7 @@ func (s *Store) DeleteUser(name string) error {
 			delete(s.perms, k)
 		}
 	}
+	s.dropTopics(func(k topicKey) bool { return k.user == name })
 	return nil
 }
 
@@ -276,7 +278,8 @@ func (s *Store) ClearPermissions(name, vhost string) error {
 	return nil
 }
 
-// ClearVhost removes every permission on vhost, as deleting a vhost does.
+// ClearVhost removes every permission and topic permission on vhost, as
+// deleting a vhost does.
 func (s *Store) ClearVhost(vhost string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -285,6 +288,7 @@ func (s *Store) ClearVhost(vhost string) {
 			delete(s.perms, k)
 		}
 	}
+	s.dropTopics(func(k topicKey) bool { return k.vhost == vhost })
 }
 
 // Users lists the users by name.

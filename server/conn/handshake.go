@@ -122,9 +122,11 @@ func (c *conn) handshake(cmd command) (bool, error) {
 			c.connectionError(engine.NotAllowed, "NOT_ALLOWED - access to vhost '"+m.VirtualHost+"' refused for user '"+c.user+"': connection limit ("+itoa(max)+") is reached", engine.Method{Class: 10, ID: 40})
 			return false, nil
 		}
+		perms := c.cfg.Users.Grants(c.user, m.VirtualHost)
 		var openErr error
 		c.b.Do(func(e *engine.Broker) {
-			id, err := e.OpenConnection(engine.ConnectionOpen{Vhost: m.VirtualHost, User: c.user, Name: c.t.RemoteAddr().String() + " -> " + c.t.LocalAddr().String()})
+			id, err := e.OpenConnection(engine.ConnectionOpen{Vhost: m.VirtualHost, User: c.user, Name: c.t.RemoteAddr().String() + " -> " + c.t.LocalAddr().String(),
+				Perms: perms})
 			if err != nil {
 				openErr = err
 				return

@@ -84,3 +84,26 @@ func runSetPermissions(e *env) int {
 	}
 	return exitOK
 }
+
+// runSetTopicPermissions is set_topic_permissions, worded and checked as
+// runSetPermissions.
+func runSetTopicPermissions(e *env) int {
+	user, exchange, vhost := e.args[0], e.args[1], e.opts.vhost
+	e.info("Setting topic permissions on %s for user %s in vhost %s ...", quoted(exchange), quoted(user), quoted(vhost))
+	if _, err := e.c.do("GET", path("users", user), nil); err != nil {
+		if isStatus(err, http.StatusNotFound) {
+			return e.fail(exitNoUser, "User "+user+" does not exist")
+		}
+		return e.failed(err)
+	}
+	body := map[string]string{"exchange": exchange, "write": e.args[2], "read": e.args[3]}
+	_, err := e.c.do("PUT", path("topic-permissions", vhost, user), body)
+	var ae *apiError
+	if errors.As(err, &ae) && ae.reason == "vhost_or_user_not_found" {
+		return e.fail(exitUnavailable, "Virtual host "+vhost+" does not exist")
+	}
+	if err != nil {
+		return e.failed(err)
+	}
+	return exitOK
+}

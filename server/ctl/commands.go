@@ -43,6 +43,8 @@ func init() {
 
 		{name: "set_permissions", group: "Access Control", desc: "Sets user permissions for a vhost", usage: "[--vhost <vhost>] <username> <conf> <write> <read>", minArgs: 4, maxArgs: 4, run: runSetPermissions},
 		{name: "list_permissions", group: "Access Control", desc: "Lists user permissions in a virtual host", usage: "[--vhost <vhost>] [--no-table-headers]", maxArgs: 0, run: listCommand(permissionsList)},
+		{name: "set_topic_permissions", group: "Access Control", desc: "Sets user topic permissions for an exchange", usage: "[--vhost <vhost>] <username> <exchange> <write> <read>", minArgs: 4, maxArgs: 4, run: runSetTopicPermissions},
+		{name: "list_topic_permissions", group: "Access Control", desc: "Lists topic permissions in a virtual host", usage: "[--vhost <vhost>] [--no-table-headers]", maxArgs: 0, run: listCommand(topicPermissionsList)},
 		{name: "list_vhosts", group: "Access Control", desc: "Lists virtual hosts", usage: "[--no-table-headers] [<column> ...]", maxArgs: -1, run: listCommand(vhostsList)},
 
 		{name: "list_bindings", group: "Monitoring, observability and health checks", desc: "Lists all bindings on a vhost", usage: "[--vhost <vhost>] [--no-table-headers] [<column> ...]", maxArgs: -1, run: listCommand(bindingsList)},

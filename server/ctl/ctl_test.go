@@ -317,3 +317,20 @@ func TestUsageAndConnectionErrors(t *testing.T) {
 		t.Errorf("unreachable: %d %q", code, errb.String())
 	}
 }
+
+// TestTopicPermissionsCommands checks set_topic_permissions and
+// list_topic_permissions against rabbitmqctl 3.10.8's output and exit codes.
+func TestTopicPermissionsCommands(t *testing.T) {
+	s := newServer(t)
+	s.expect(s.ctl("add_user", "app", "pw1"), 0, `Adding user "app" ...`+"\nDone. Don't forget to grant the user permissions to some virtual hosts! See 'warren ctl help set_permissions' to learn more.\n", "")
+	s.expect(s.ctl("set_topic_permissions", "app", "amq.topic", "^{username}\\.", ".*"), 0, `Setting topic permissions on "amq.topic" for user "app" in vhost "/" ...`+"\n", "")
+	s.expect(s.ctl("set_topic_permissions", "-p", "/", "app", "events", "^w", "^r"), 0, `Setting topic permissions on "events" for user "app" in vhost "/" ...`+"\n", "")
+	s.expect(s.ctl("set_topic_permissions", "nouser", "events", "^w", "^r"), 67, `Setting topic permissions on "events" for user "nouser" in vhost "/" ...`+"\n", "Error:\nUser nouser does not exist\n")
+	s.expect(s.ctl("set_topic_permissions", "-p", "novh", "app", "events", "^w", "^r"), 69, `Setting topic permissions on "events" for user "app" in vhost "novh" ...`+"\n", "Error:\nVirtual host novh does not exist\n")
+	s.expect(s.ctl("list_topic_permissions"), 0, "Listing topic permissions for vhost \"/\" ...\nuser\texchange\twrite\tread\napp\tamq.topic\t^{username}\\.\t.*\napp\tevents\t^w\t^r\n", "")
+	s.expect(s.ctl("list_topic_permissions", "-p", "novh"), 65, "Listing topic permissions for vhost \"novh\" ...\n", "Virtual host 'novh' does not exist\n")
+	g := s.users.Grants("app", "/")
+	if len(g.Topics) != 2 {
+		t.Errorf("grants %+v", g)
+	}
+}

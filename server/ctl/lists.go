@@ -231,3 +231,14 @@ var permissionsList = &list{
 	columns:  fields("user", "configure", "write", "read"),
 	notFound: emptyList,
 }
+
+var topicPermissionsList = &list{
+	heading:  func(e *env) { e.info("Listing topic permissions for vhost %s ...", quoted(e.opts.vhost)) },
+	path:     func(e *env) string { return path("vhosts", e.opts.vhost, "topic-permissions") },
+	defaults: []string{"user", "exchange", "write", "read"},
+	columns:  fields("user", "exchange", "write", "read"),
+	notFound: func(e *env) int {
+		fmt.Fprintf(e.stderr, "Virtual host '%s' does not exist\n", e.opts.vhost)
+		return exitDataErr
+	},
+}

@@ -71,20 +71,20 @@ type topology struct {
 }
 
 type definitions struct {
-	RabbitVersion    string            `json:"rabbit_version"`
-	RabbitMQVersion  string            `json:"rabbitmq_version"`
-	ProductName      string            `json:"product_name"`
-	ProductVersion   string            `json:"product_version"`
-	Users            []userJSON        `json:"users"`
-	Vhosts           []vhostDef        `json:"vhosts"`
-	Permissions      []auth.Permission `json:"permissions"`
-	TopicPermissions []any             `json:"topic_permissions"`
-	Parameters       []parameterDef    `json:"parameters"`
-	GlobalParameters []any             `json:"global_parameters"`
-	Policies         []policyJSON      `json:"policies"`
-	Queues           []queueDef        `json:"queues"`
-	Exchanges        []exchangeDef     `json:"exchanges"`
-	Bindings         []bindingDef      `json:"bindings"`
+	RabbitVersion    string                 `json:"rabbit_version"`
+	RabbitMQVersion  string                 `json:"rabbitmq_version"`
+	ProductName      string                 `json:"product_name"`
+	ProductVersion   string                 `json:"product_version"`
+	Users            []userJSON             `json:"users"`
+	Vhosts           []vhostDef             `json:"vhosts"`
+	Permissions      []auth.Permission      `json:"permissions"`
+	TopicPermissions []auth.TopicPermission `json:"topic_permissions"`
+	Parameters       []parameterDef         `json:"parameters"`
+	GlobalParameters []any                  `json:"global_parameters"`
+	Policies         []policyJSON           `json:"policies"`
+	Queues           []queueDef             `json:"queues"`
+	Exchanges        []exchangeDef          `json:"exchanges"`
+	Bindings         []bindingDef           `json:"bindings"`
 }
 
 type vhostDefinitions struct {
@@ -150,7 +150,7 @@ func (a *api) exportDefinitions(c *call) (int, any, error) {
 	}
 	t := newTopology()
 	d := definitions{RabbitVersion: rabbitVersion, RabbitMQVersion: rabbitVersion, ProductName: productName, ProductVersion: productVersion,
-		Users: []userJSON{}, Vhosts: []vhostDef{}, Permissions: a.users.Permissions(), TopicPermissions: []any{}, GlobalParameters: []any{}}
+		Users: []userJSON{}, Vhosts: []vhostDef{}, Permissions: a.users.Permissions(), TopicPermissions: a.users.TopicPermissions(), GlobalParameters: []any{}}
 	for _, u := range a.users.Users() {
 		d.Users = append(d.Users, toUserJSON(u))
 	}
@@ -165,10 +165,11 @@ func (a *api) exportDefinitions(c *call) (int, any, error) {
 // importDoc is a definitions document as read: numbers stay json.Number
 // until toTable turns them into int64 or float64.
 type importDoc struct {
-	Users       []auth.UserDef    `json:"users"`
-	Vhosts      []vhostDef        `json:"vhosts"`
-	Permissions []auth.Permission `json:"permissions"`
-	Parameters  []struct {
+	Users            []auth.UserDef         `json:"users"`
+	Vhosts           []vhostDef             `json:"vhosts"`
+	Permissions      []auth.Permission      `json:"permissions"`
+	TopicPermissions []auth.TopicPermission `json:"topic_permissions"`
+	Parameters       []struct {
 		Value     map[string]any `json:"value"`
 		Vhost     string         `json:"vhost"`
 		Component string         `json:"component"`
@@ -189,10 +190,10 @@ type importDoc struct {
 
 // importDefinitions is POST /api/definitions (or /api/definitions/{vhost},
 // whose items need not name their vhost). Objects are created in
-// RabbitMQ's order: users, vhosts, permissions, parameters, policies,
-// queues, exchanges, bindings. As in RabbitMQ, a queue or exchange that
-// already exists is left as it is, and the first error stops the import
-// (what came before it stays).
+// RabbitMQ's order: users, vhosts, permissions and topic permissions,
+// parameters, policies, queues, exchanges, bindings. As in RabbitMQ, a
+// queue or exchange that already exists is left as it is, and the first
+// error stops the import (what came before it stays).
 func (a *api) importDefinitions(c *call) (int, any, error) {
 	if err := c.requireAdmin(); err != nil {
 		return 0, nil, err
@@ -209,7 +210,7 @@ func (a *api) importDefinitions(c *call) (int, any, error) {
 	}
 	pathVhost, one := c.pathVhost()
 	if one {
-		doc.Users, doc.Vhosts, doc.Permissions = nil, nil, nil
+		doc.Users, doc.Vhosts, doc.Permissions, doc.TopicPermissions = nil, nil, nil, nil
 	}
 	vhostOf := func(v string) string {
 		if one {
@@ -220,7 +221,7 @@ func (a *api) importDefinitions(c *call) (int, any, error) {
 	if err := a.users.Import(auth.Definitions{Users: doc.Users}); err != nil {
 		return 0, nil, badRequest(err.Error())
 	}
-	err = a.do(c.user.Name, func(s *session) error {
+	err = a.doUnchecked(c.user.Name, func(s *session) error {
 		if one && !s.hasVhost(pathVhost) {
 			return errNotFound
 		}
@@ -240,7 +241,12 @@ func (a *api) importDefinitions(c *call) (int, any, error) {
 				return err
 			}
 		}
-		if err := a.users.Import(auth.Definitions{Permissions: doc.Permissions}); err != nil {
+		for _, p := range doc.TopicPermissions {
+			if err := noVhost(p.Vhost); err != nil {
+				return err
+			}
+		}
+		if err := a.users.Import(auth.Definitions{Permissions: doc.Permissions, TopicPermissions: doc.TopicPermissions}); err != nil {
 			return badRequest(err.Error())
 		}
 		for _, p := range doc.Parameters {

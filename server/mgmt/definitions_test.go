@@ -13,6 +13,7 @@ func populate(f *fixture) {
 	f.must(201, "PUT", "/api/vhosts/v1", "")
 	f.must(201, "PUT", "/api/users/app", `{"password":"s3cret","tags":["management"]}`)
 	f.must(201, "PUT", "/api/permissions/v1/app", `{"configure":"^app\\.","write":".*","read":".*"}`)
+	f.must(201, "PUT", "/api/topic-permissions/v1/app", `{"exchange":"app.events","write":"^{username}\\.","read":".*"}`)
 	f.must(201, "PUT", "/api/policies/v1/ttl", `{"pattern":"^app\\.","definition":{"message-ttl":60000,"dead-letter-exchange":"dlx"},"priority":3,"apply-to":"queues"}`)
 	f.must(201, "PUT", "/api/operator-policies/v1/cap", `{"pattern":".*","definition":{"max-length":1000},"apply-to":"queues"}`)
 	f.must(201, "PUT", "/api/exchanges/v1/app.events", `{"type":"topic","durable":true,"arguments":{"alternate-exchange":"app.unrouted"}}`)
@@ -40,7 +41,7 @@ func TestDefinitionsRoundTrip(t *testing.T) {
 			t.Errorf("export contains %s:\n%s", absent, exported)
 		}
 	}
-	for _, present := range []string{`"component":"operator_policy"`, `"x-max-priority":5`, `"rabbit_version":"3.10.8"`, `"destination_type":"exchange"`} {
+	for _, present := range []string{`"topic_permissions":[{"user":"app","vhost":"v1","exchange":"app.events","write":"^{username}\\.","read":".*"}]`, `"component":"operator_policy"`, `"x-max-priority":5`, `"rabbit_version":"3.10.8"`, `"destination_type":"exchange"`} {
 		if !strings.Contains(exported, present) {
 			t.Errorf("export lacks %s:\n%s", present, exported)
 		}

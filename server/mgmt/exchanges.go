@@ -63,9 +63,10 @@ func (a *api) getExchange(c *call) (int, any, error) {
 	return 0, nil, errNotFound
 }
 
-// exchangeExists probes with a passive declare, which changes nothing.
+// exchangeExists probes with a passive declare, which changes nothing and
+// needs no permission.
 func (s *session) exchangeExists(vhost, name string) (bool, error) {
-	err := s.run(vhost, func(ch engine.ChannelID) error {
+	err := s.probe(vhost, func(ch engine.ChannelID) error {
 		return s.e.ExchangeDeclare(ch, engine.ExchangeDeclare{Exchange: name, Passive: true})
 	})
 	if isEngineCode(err, engine.NotFound) {

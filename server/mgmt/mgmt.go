@@ -78,6 +78,12 @@ func (a *api) routes() {
 	a.handle("/api/users/{user}", methods{"GET": a.getUser, "PUT": a.putUser, "DELETE": a.deleteUser})
 	a.handle("/api/permissions", methods{"GET": a.listPermissions})
 	a.handle("/api/permissions/{vhost}/{user}", methods{"GET": a.getPermission, "PUT": a.putPermission, "DELETE": a.deletePermission})
+	topic := methods{"GET": a.getTopicPermission, "PUT": a.putTopicPermission, "DELETE": a.deleteTopicPermission}
+	a.handle("/api/topic-permissions", methods{"GET": a.listTopicPermissions})
+	a.handle("/api/topic-permissions/{vhost}/{user}", topic)
+	a.handle("/api/topic-permissions/{vhost}/{user}/{exchange}", topic)
+	a.handle("/api/users/{user}/topic-permissions", methods{"GET": a.userTopicPermissions})
+	a.handle("/api/vhosts/{vhost}/topic-permissions", methods{"GET": a.vhostTopicPermissions})
 
 	for _, p := range []*policies{{a: a, path: "policies"}, {a: a, path: "operator-policies", operator: true}} {
 		base := "/api/" + p.path

@@ -15,10 +15,19 @@ import (
 // connection and channel per vhost on first use and closes them all when
 // the Do ends: no management connection outlives its request or shows in
 // /api/connections.
+//
+// The connections carry the requesting user's permissions, so the engine
+// refuses over HTTP exactly what it refuses over AMQP (RabbitMQ's
+// management plugin also acts through a connection as the user). Probes
+// that only ask whether something exists use unchecked connections:
+// RabbitMQ answers those from its database, 404 before any permission.
 type session struct {
-	e     *engine.Broker
-	user  string
-	chans map[string]engine.ChannelID
+	e    *engine.Broker
+	user string
+	// perms gives the user's permissions in a vhost; nil checks none.
+	perms  func(vhost string) *engine.Permissions
+	chans  map[string]engine.ChannelID
+	probes map[string]engine.ChannelID // unchecked, for probes
 }
 
 // internalConnName names the management's internal connections in events.
@@ -26,11 +35,23 @@ const internalConnName = "management"
 
 var errUnavailable = &apiError{status: http.StatusServiceUnavailable, kind: "service_unavailable", reason: "the broker has stopped"}
 
-// do runs f on the broker goroutine with a fresh session.
+// do runs f on the broker goroutine with a fresh session acting for user.
 func (a *api) do(user string, f func(s *session) error) error {
+	return a.doWith(user, func(vhost string) *engine.Permissions { return a.users.Grants(user, vhost) }, f)
+}
+
+// doUnchecked runs f with a session whose connections check no
+// permissions: for the API's own look-ups, and for the definitions import,
+// which RabbitMQ applies without per-resource checks (only administrators
+// may import).
+func (a *api) doUnchecked(user string, f func(s *session) error) error {
+	return a.doWith(user, nil, f)
+}
+
+func (a *api) doWith(user string, perms func(string) *engine.Permissions, f func(s *session) error) error {
 	var err error
 	derr := a.b.Do(func(e *engine.Broker) {
-		s := &session{e: e, user: user, chans: map[string]engine.ChannelID{}}
+		s := &session{e: e, user: user, perms: perms, chans: map[string]engine.ChannelID{}, probes: map[string]engine.ChannelID{}}
 		defer s.close()
 		err = f(s)
 	})
@@ -45,7 +66,7 @@ func (a *api) do(user string, f func(s *session) error) error {
 // queue of a million would otherwise be copied on every GET.
 func (a *api) snapshot() (engine.Snapshot, error) {
 	var snap engine.Snapshot
-	err := a.do("", func(s *session) error {
+	err := a.doUnchecked("", func(s *session) error {
 		snap = s.e.SnapshotLimit(1)
 		return nil
 	})
@@ -60,26 +81,43 @@ func (s *session) hasVhost(name string) bool {
 // run runs a channel command in vhost. An engine exception closes the
 // channel, so the session forgets it and the next command gets a new one.
 func (s *session) run(vhost string, f func(ch engine.ChannelID) error) error {
-	ch, err := s.channel(vhost)
+	return s.runOn(true, vhost, f)
+}
+
+// probe is run on a channel that checks no permissions.
+func (s *session) probe(vhost string, f func(ch engine.ChannelID) error) error {
+	return s.runOn(false, vhost, f)
+}
+
+func (s *session) runOn(checked bool, vhost string, f func(ch engine.ChannelID) error) error {
+	chans := s.probes
+	if checked {
+		chans = s.chans
+	}
+	ch, err := s.channel(chans, vhost, checked)
 	if err != nil {
 		return err
 	}
 	if err := f(ch); err != nil {
 		s.e.CloseConnection(ch.Conn)
-		delete(s.chans, vhost)
+		delete(chans, vhost)
 		return err
 	}
 	return nil
 }
 
-func (s *session) channel(vhost string) (engine.ChannelID, error) {
-	if ch, ok := s.chans[vhost]; ok {
+func (s *session) channel(chans map[string]engine.ChannelID, vhost string, checked bool) (engine.ChannelID, error) {
+	if ch, ok := chans[vhost]; ok {
 		return ch, nil
 	}
 	if !s.hasVhost(vhost) {
 		return engine.ChannelID{}, errNotFound
 	}
-	id, err := s.e.OpenConnection(engine.ConnectionOpen{Vhost: vhost, User: s.user, Name: internalConnName})
+	o := engine.ConnectionOpen{Vhost: vhost, User: s.user, Name: internalConnName}
+	if checked && s.perms != nil {
+		o.Perms = s.perms(vhost)
+	}
+	id, err := s.e.OpenConnection(o)
 	if err != nil {
 		return engine.ChannelID{}, err
 	}
@@ -87,15 +125,17 @@ func (s *session) channel(vhost string) (engine.ChannelID, error) {
 	if err != nil {
 		return engine.ChannelID{}, err
 	}
-	s.chans[vhost] = ch
+	chans[vhost] = ch
 	return ch, nil
 }
 
 func (s *session) close() {
-	for _, ch := range s.chans {
-		s.e.CloseConnection(ch.Conn)
+	for _, chans := range []map[string]engine.ChannelID{s.chans, s.probes} {
+		for _, ch := range chans {
+			s.e.CloseConnection(ch.Conn)
+		}
+		clear(chans)
 	}
-	clear(s.chans)
 }
 
 // vhostView finds a vhost in a snapshot.

@@ -189,7 +189,7 @@ func (a *api) deletePermission(c *call) (int, any, error) {
 // vhostExists reports whether the engine has vhost.
 func (a *api) vhostExists(vhost string) (bool, error) {
 	ok := false
-	err := a.do("", func(s *session) error {
+	err := a.doUnchecked("", func(s *session) error {
 		ok = s.hasVhost(vhost)
 		return nil
 	})
