@@ -73,8 +73,14 @@ func parseGoTest(out []byte, r *suiteResult) {
 		case strings.HasPrefix(line, "--- FAIL: "):
 			name, _, _ := strings.Cut(strings.TrimPrefix(line, "--- FAIL: "), " ")
 			r.failed = append(r.failed, name)
-		case strings.HasPrefix(line, "panic: "):
-			r.failed = append(r.failed, running+" (panicked: "+strings.TrimPrefix(line, "panic: ")+")")
+		case strings.HasPrefix(line, "panic: ") && r.note == "":
+			what := running + " (panicked: " + strings.TrimPrefix(line, "panic: ") + ")"
+			if n := len(r.failed); n > 0 && r.failed[n-1] == running {
+				r.failed[n-1] = what
+			} else {
+				r.failed = append(r.failed, what)
+			}
+			r.note = "the test binary panicked, so the tests after " + running + " did not run"
 		}
 	}
 }
