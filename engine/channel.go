@@ -312,6 +312,9 @@ func (ch *channel) close(code int, text string, m Method) {
 	for _, c := range append([]*consumer(nil), ch.consumerOrder...) {
 		c.q.removeConsumer(c, false)
 	}
+	// touched lists each queue a copy went back to once, in the order
+	// first met, so that each dispatches once however many came back.
+	var seen queueSet
 	var touched []*queue
 	for i := ch.unackedHead; i < len(ch.unacked); i++ {
 		d := &ch.unacked[i]
@@ -322,13 +325,17 @@ func (ch *channel) close(code int, text string, m Method) {
 		// ends it with a Discarded event, so no copy vanishes silently.
 		v := ch.settle(d)
 		v.q.requeue(v.e, ch.id, v.tag, returnOnClose)
-		touched = append(touched, v.q)
+		if seen.add(v.q) {
+			touched = append(touched, v.q)
+		}
 	}
 	for _, a := range ch.txAcks {
 		a.d.q.unacked--
 		a.d.q.unackedBytes -= int64(len(a.d.e.msg.Body))
 		a.d.q.requeue(a.d.e, ch.id, a.d.tag, returnOnClose)
-		touched = append(touched, a.d.q)
+		if seen.add(a.d.q) {
+			touched = append(touched, a.d.q)
+		}
 	}
 	ch.txAcks, ch.txPubs = nil, nil
 	b.emit(Event{Kind: EvChannelClosed, Vhost: ch.conn.vhost.name, Channel: ch.id, Code: code, Text: text, Method: m})

@@ -209,13 +209,11 @@ func (q *queue) requeue(e entry, ch ChannelID, tag uint64, how returnHow) {
 	b.emit(Event{Kind: EvRequeued, Vhost: q.vhost.name, Channel: ch, Queue: q.name, MsgID: e.msg.ID, Msg: e.msg, DeliveryTag: tag})
 	switch {
 	case !q.quorum:
-		q.ready.insertBySeq(e)
+		q.ready.returnBySeq(e)
 	case how == returnByClient && q.set.deliveryLimit < 0:
-		e.returned = false
 		q.ready.push(e)
 	default:
-		e.returned = true
-		q.ready.insertReturned(e)
+		q.ready.returnInOrder(e)
 	}
 	if !q.quorum {
 		// A requeue is not refused by reject-publish, but a classic queue
