@@ -10,6 +10,10 @@ type connection struct {
 	name     string
 	user     string
 	channels map[uint16]*channel
+	// exclusives are the exclusive queues the connection owns, by name,
+	// deleted when it closes: looking them up among all the vhost's
+	// queues would make every connection close cost O(queues).
+	exclusives map[string]*queue
 	// grants are the user's permissions, nil for none checked.
 	grants *grants
 	// paused stops deliveries to the connection's consumers while its
@@ -60,10 +64,13 @@ func (b *Broker) closeConnection(c *connection, code int, text string, m Method)
 	for _, n := range nums {
 		c.channels[uint16(n)].close(ReplySuccess, "", Method{})
 	}
-	for _, q := range c.vhost.sortedQueues() {
-		if q.exclusive && q.owner == c {
-			q.delete("owner-closed")
-		}
+	names := make([]string, 0, len(c.exclusives))
+	for name := range c.exclusives {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		c.exclusives[name].delete("owner-closed")
 	}
 	delete(b.conns, c.id)
 	b.emit(Event{Kind: EvConnectionClosed, Vhost: c.vhost.name, Channel: ChannelID{Conn: c.id}, Code: code, Text: text, Method: m})

@@ -160,6 +160,10 @@ func (b *Broker) queueDeclare(ch *channel, d QueueDeclare) (QueueDeclareOk, *Err
 	}
 	if d.Exclusive {
 		q.owner = ch.conn
+		if q.owner.exclusives == nil {
+			q.owner.exclusives = map[string]*queue{}
+		}
+		q.owner.exclusives[name] = q
 	}
 	q.expiryTimer.Value = timerRef{kind: timerQueueExpiry, q: q}
 	q.leaseTimer.Value = timerRef{kind: timerQueueLease, q: q}
@@ -362,6 +366,9 @@ func (q *queue) delete(reason string) {
 	}
 	b := q.vhost.b
 	q.deleted = true
+	if q.owner != nil {
+		delete(q.owner.exclusives, q.name)
+	}
 	for _, e := range q.ready.drain() {
 		b.emit(Event{Kind: EvDiscarded, Vhost: q.vhost.name, Queue: q.name, MsgID: e.msg.ID, Msg: e.msg, Reason: reason})
 	}
