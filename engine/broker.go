@@ -58,6 +58,10 @@ type Broker struct {
 	// sends runs of commands on one channel, and this saves the map lookup.
 	lastChan *channel
 	timers   deadline.Heap[timerRef]
+	// connRefs and chanRefs list the open connections and channels for
+	// the management API (see listing).
+	connRefs listing[ConnRef]
+	chanRefs listing[ChannelRef]
 	nextCon  ConnID
 	nextMsg  uint64
 

@@ -45,6 +45,8 @@ type channel struct {
 	txPubs   []txPublish
 	txAcks   []txAck
 	ackTimer deadline.Timer[timerRef]
+	// listed is the channel's index in Broker.chanRefs.
+	listed int
 	// ackIdle says the ack timer is still in the heap but the channel has
 	// nothing unacked: it is ignored, and removed lazily (see armAckTimer).
 	ackIdle bool
@@ -86,8 +88,7 @@ func (ch *channel) deliver(q *queue, e entry, c *consumer, noAck bool) uint64 {
 	}
 	ch.unacked = append(ch.unacked, delivery{tag: tag, q: q, e: e, c: c, atMs: ch.b.now, ctag: ctag})
 	ch.unackedLive++
-	q.unacked++
-	q.unackedBytes += int64(len(e.msg.Body))
+	q.addUnacked(1, int64(len(e.msg.Body)))
 	if c != nil {
 		c.unacked++
 		ch.consumerLive++
@@ -197,8 +198,7 @@ func (ch *channel) settle(d *delivery) delivery {
 	d.done = true
 	d.e = entry{}
 	ch.unackedLive--
-	v.q.unacked--
-	v.q.unackedBytes -= int64(len(v.e.msg.Body))
+	v.q.addUnacked(-1, -int64(len(v.e.msg.Body)))
 	if v.c != nil {
 		v.c.unacked--
 		ch.consumerLive--
@@ -305,6 +305,7 @@ func (ch *channel) close(code int, text string, m Method) {
 	b := ch.b
 	delete(b.chans, ch.id)
 	delete(ch.conn.channels, ch.id.Num)
+	b.dropChannel(ch)
 	b.timers.Remove(&ch.ackTimer)
 	ch.ackIdle = false
 	// Cancel consumers first so that requeued messages are not handed
@@ -330,8 +331,7 @@ func (ch *channel) close(code int, text string, m Method) {
 		}
 	}
 	for _, a := range ch.txAcks {
-		a.d.q.unacked--
-		a.d.q.unackedBytes -= int64(len(a.d.e.msg.Body))
+		a.d.q.addUnacked(-1, -int64(len(a.d.e.msg.Body)))
 		a.d.q.requeue(a.d.e, ch.id, a.d.tag, returnOnClose)
 		if seen.add(a.d.q) {
 			touched = append(touched, a.d.q)

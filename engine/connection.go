@@ -16,6 +16,8 @@ type connection struct {
 	exclusives map[string]*queue
 	// grants are the user's permissions, nil for none checked.
 	grants *grants
+	// listed is the connection's index in Broker.connRefs.
+	listed int
 	// paused stops deliveries to the connection's consumers while its
 	// driver cannot keep up writing them (see PauseConnection).
 	paused bool
@@ -41,6 +43,7 @@ func (b *Broker) OpenConnection(o ConnectionOpen) (ConnID, error) {
 	b.nextCon++
 	c := &connection{id: b.nextCon, vhost: v, name: o.Name, user: o.User, channels: map[uint16]*channel{}, grants: compileGrants(o.Perms, o.User, o.Vhost)}
 	b.conns[c.id] = c
+	b.addConnection(c)
 	b.emit(Event{Kind: EvConnectionOpened, Vhost: v.name, Channel: ChannelID{Conn: c.id}, Name: o.Name})
 	return c.id, nil
 }
@@ -73,6 +76,7 @@ func (b *Broker) closeConnection(c *connection, code int, text string, m Method)
 		c.exclusives[name].delete("owner-closed")
 	}
 	delete(b.conns, c.id)
+	b.dropConnection(c)
 	b.emit(Event{Kind: EvConnectionClosed, Vhost: c.vhost.name, Channel: ChannelID{Conn: c.id}, Code: code, Text: text, Method: m})
 }
 
@@ -97,6 +101,7 @@ func (b *Broker) OpenChannel(conn ConnID, num uint16) (ChannelID, error) {
 	ch.ackTimer.Value = timerRef{kind: timerAckTimeout, ch: ch}
 	c.channels[num] = ch
 	b.chans[id] = ch
+	b.addChannel(ch)
 	b.emit(Event{Kind: EvChannelOpened, Vhost: c.vhost.name, Channel: id})
 	return id, nil
 }

@@ -90,6 +90,7 @@ func (b *Broker) BasicConsume(id ChannelID, c BasicConsume) (string, error) {
 	ch.consumers[tag] = con
 	ch.consumerOrder = append(ch.consumerOrder, con)
 	q.consumers = append(q.consumers, con)
+	q.vhost.counts.consumers++
 	q.hadConsumers = true
 	if c.Exclusive {
 		q.exclusiveC = con
@@ -141,6 +142,7 @@ func (q *queue) removeConsumer(c *consumer, byClient bool) {
 	for i, o := range q.consumers {
 		if o == c {
 			q.consumers = append(q.consumers[:i], q.consumers[i+1:]...)
+			q.vhost.counts.consumers--
 			break
 		}
 	}

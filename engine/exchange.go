@@ -39,6 +39,8 @@ type exchange struct {
 	topic      topic.Trie[*binding]
 
 	visit uint64 // routing generation, for loop detection without a map
+	// listed is the exchange's index in its vhost's counts.exchangeNames.
+	listed int
 
 	// held lists a delayed-message exchange's waiting messages in publish
 	// order; a released one leaves a nil (see unhold).
@@ -188,7 +190,7 @@ func (b *Broker) exchangeDeclare(ch *channel, d ExchangeDeclare) *Error {
 		}
 		x = newExchange(v, d.Exchange, d.Type)
 		x.durable, x.autoDelete, x.internal, x.args, x.route = d.Durable, d.AutoDelete, d.Internal, d.Args.Clone(), route
-		v.exchanges[x.name] = x
+		v.addExchange(x)
 		b.emit(Event{Kind: EvExchangeDeclared, Vhost: v.name, Channel: ch.id, Exchange: x.name, Reason: x.kind, Text: x.describe()})
 		return nil
 	}
@@ -290,7 +292,7 @@ func (x *exchange) delete() {
 	for _, bd := range append([]*binding(nil), x.bindings...) {
 		v.removeBinding(bd)
 	}
-	delete(v.exchanges, x.name)
+	v.dropExchange(x)
 	v.b.emit(Event{Kind: EvExchangeDeleted, Vhost: v.name, Exchange: x.name})
 	// Removing the bindings to x may auto-delete their sources in turn.
 	v.unbindDestination(dest{x: x})

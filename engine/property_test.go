@@ -135,6 +135,9 @@ func runProperties(t *testing.T, seed uint64, steps int, tally *eventTally) {
 		w.post = w.b.Snapshot()
 		w.m.applyAll(w, events)
 		w.m.afterStep(w)
+		if d := readsDisagree(w.b, &w.post); d != "" {
+			w.m.violations = append(w.m.violations, d)
+		}
 		if len(w.m.violations) > 0 {
 			var sb strings.Builder
 			for _, e := range events {

@@ -40,6 +40,8 @@ type queue struct {
 	leaseTimer  deadline.Timer[timerRef]
 
 	visit uint64 // routing generation, for de-duplication without a map
+	// listed is the queue's index in its vhost's counts.queueNames.
+	listed int
 }
 
 // queueSettings are a queue's effective limits; -1 means unset.
@@ -169,7 +171,7 @@ func (b *Broker) queueDeclare(ch *channel, d QueueDeclare) (QueueDeclareOk, *Err
 	q.leaseTimer.Value = timerRef{kind: timerQueueLease, q: q}
 	q.set = q.resolveSettings()
 	q.ready = newStore(q.set.maxPriority, &v.ready, &b.ready)
-	v.queues[name] = q
+	v.addQueue(q)
 	v.queueMemo.forget()
 	ch.lastQueue = name
 	b.emit(Event{Kind: EvQueueDeclared, Vhost: v.name, Channel: ch.id, Queue: name, Text: q.describe()})
@@ -369,6 +371,9 @@ func (q *queue) delete(reason string) {
 	if q.owner != nil {
 		delete(q.owner.exclusives, q.name)
 	}
+	q.vhost.counts.consumers -= len(q.consumers)
+	q.vhost.counts.unacked.msgs -= int64(q.unacked)
+	q.vhost.counts.unacked.bytes -= q.unackedBytes
 	for _, e := range q.ready.drain() {
 		b.emit(Event{Kind: EvDiscarded, Vhost: q.vhost.name, Queue: q.name, MsgID: e.msg.ID, Msg: e.msg, Reason: reason})
 	}
@@ -379,7 +384,7 @@ func (q *queue) delete(reason string) {
 	q.consumers = nil
 	b.timers.Remove(&q.expiryTimer)
 	b.timers.Remove(&q.leaseTimer)
-	delete(q.vhost.queues, q.name)
+	q.vhost.dropQueue(q)
 	q.vhost.queueMemo.forget()
 	q.vhost.unbindDestination(dest{q: q})
 	b.emit(Event{Kind: EvQueueDeleted, Vhost: q.vhost.name, Queue: q.name, Reason: reason})

@@ -168,12 +168,11 @@ func (v *vhost) view(n int) VhostView {
 	b := v.b
 	out := VhostView{Name: v.name, Policies: b.Policies(v.name, false), OperatorPolicies: b.Policies(v.name, true)}
 	for _, x := range v.sortedExchanges() {
-		xv := ExchangeView{Name: x.name, Type: x.kind, Durable: x.durable, AutoDelete: x.autoDelete, Internal: x.internal, Args: x.args.Clone(), Alternate: x.alternate()}
+		xv := x.summary()
 		for _, d := range x.held {
 			if d == nil {
 				continue // released
 			}
-			xv.HeldCount++
 			if room(len(xv.Held), n) {
 				xv.Held = append(xv.Held, HeldView{Msg: d.msg, ReleaseAt: Time(d.timer.At)})
 			}
@@ -205,8 +204,8 @@ func (v *vhost) view(n int) VhostView {
 	return out
 }
 
-func (q *queue) view(n int) QueueView {
-	now := q.vhost.b.now
+// summary is the queue's view without its messages (see QueueSummaries).
+func (q *queue) summary() QueueView {
 	typ := "classic"
 	if q.quorum {
 		typ = "quorum"
@@ -216,19 +215,7 @@ func (q *queue) view(n int) QueueView {
 		Effective: Settings{MessageTTLMs: s.ttlMs, ExpiresMs: s.expiresMs, MaxLength: s.maxLen, MaxLengthBytes: s.maxBytes, Overflow: s.overflow,
 			DeadLetterExchange: s.dlx, HasDeadLetterExchange: s.hasDLX, DeadLetterRoutingKey: s.dlrk, HasDeadLetterRoutingKey: s.hasDLRK,
 			DeliveryLimit: s.deliveryLimit, MaxPriority: s.maxPriority, Policy: s.policy, OperatorPolicy: s.opPolicy},
-		ReadyBytes: q.ready.bytes, Unacked: q.unacked, UnackedBytes: q.unackedBytes}
-	q.ready.each(func(e *entry) {
-		exp := e.expiresAt <= now
-		if exp {
-			qv.Expired++
-		}
-		qv.ReadyCount++
-		if !room(len(qv.Ready), n) {
-			return
-		}
-		qv.Ready = append(qv.Ready, ReadyView{Msg: e.msg, EnqueuedAt: e.enqueuedAt, ExpiresAt: e.expiresAt, Priority: e.priority,
-			Redelivered: e.redelivered, Deliveries: int(e.deliveries), Expired: exp})
-	})
+		ReadyCount: q.ready.len(), ReadyBytes: q.ready.bytes, Unacked: q.unacked, UnackedBytes: q.unackedBytes}
 	for _, c := range q.consumers {
 		qv.Consumers = append(qv.Consumers, ConsumerView{Tag: c.tag, Channel: c.ch.id, NoAck: c.noAck, Exclusive: c.exclusive, Priority: c.priority,
 			Prefetch: c.prefetch, Unacked: c.unacked, Active: !q.sac || q.active == c, HasCredit: c.hasCredit()})
@@ -237,18 +224,50 @@ func (q *queue) view(n int) QueueView {
 	return qv
 }
 
-func (ch *channel) view(n int) ChannelView {
+// view is the queue's summary with its first n ready messages (all for n
+// <= 0) and the count of expired ones, which visits every message.
+func (q *queue) view(n int) QueueView {
+	now := q.vhost.b.now
+	qv := q.summary()
+	q.ready.each(func(e *entry) {
+		exp := e.expiresAt <= now
+		if exp {
+			qv.Expired++
+		}
+		if !room(len(qv.Ready), n) {
+			return
+		}
+		qv.Ready = append(qv.Ready, ReadyView{Msg: e.msg, EnqueuedAt: e.enqueuedAt, ExpiresAt: e.expiresAt, Priority: e.priority,
+			Redelivered: e.redelivered, Deliveries: int(e.deliveries), Expired: exp})
+	})
+	return qv
+}
+
+// summary is the exchange's view without its held messages.
+func (x *exchange) summary() ExchangeView {
+	return ExchangeView{Name: x.name, Type: x.kind, Durable: x.durable, AutoDelete: x.autoDelete, Internal: x.internal,
+		Args: x.args.Clone(), Alternate: x.alternate(), HeldCount: len(x.held) - x.heldGone}
+}
+
+// summary is the channel's view without its unacknowledged deliveries.
+func (ch *channel) summary() ChannelView {
 	cv := ChannelView{ID: ch.id, Confirm: ch.confirm, Tx: ch.tx, Prefetch: ch.prefetch, GlobalPrefetch: ch.globalPrefetch,
-		PendingTx: len(ch.txPubs) + len(ch.txAcks)}
+		UnackedCount: ch.unackedLive, PendingTx: len(ch.txPubs) + len(ch.txAcks)}
 	for _, c := range ch.consumerOrder {
 		cv.Consumers = append(cv.Consumers, c.tag)
 	}
+	return cv
+}
+
+// view is the channel's summary with its first n unacknowledged
+// deliveries (all for n <= 0).
+func (ch *channel) view(n int) ChannelView {
+	cv := ch.summary()
 	for i := ch.unackedHead; i < len(ch.unacked); i++ {
 		d := ch.unacked[i]
 		if d.done {
 			continue
 		}
-		cv.UnackedCount++
 		if !room(len(cv.Unacked), n) {
 			continue
 		}

@@ -14,6 +14,7 @@ type vhost struct {
 	policies   map[string]*Policy
 	opPolicies map[string]*Policy
 	ready      tally // ready messages in all the vhost's queues
+	counts     vhostCounts
 }
 
 // predeclared lists the exchanges every vhost has, as RabbitMQ creates them.
@@ -43,7 +44,7 @@ func (b *Broker) addVhost(name string) *vhost {
 		x := newExchange(v, p.name, p.kind)
 		x.durable = true
 		x.internal = p.internal
-		v.exchanges[p.name] = x
+		v.addExchange(x)
 	}
 	b.vhosts[name] = v
 	b.emit(Event{Kind: EvVhostAdded, Vhost: name})
