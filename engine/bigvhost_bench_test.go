@@ -37,3 +37,44 @@ func BenchmarkConnectionCycle(b *testing.B) {
 		br.DrainEvents(nil)
 	}
 }
+
+// BenchmarkManagementReads measures, with 100,000 queues of which one
+// holds 400,000 messages, the engine calls one management request makes
+// on the broker goroutine: VhostTotals for /api/overview; QueueNames, the
+// index a queue list copies; QueueSummaries of one page (100) and of one
+// batch (500, what a request may build per turn). SnapshotLimit(1) is what
+// every request cost before.
+func BenchmarkManagementReads(b *testing.B) {
+	const queues, messages = 100_000, 400_000
+	br, ch := bigVhost(b, queues)
+	body := []byte("0123456789abcdef")
+	for i := 0; i < messages; i++ {
+		must(b, br.BasicPublish(ch, BasicPublish{RoutingKey: "q0", Body: body}))
+		if i%1024 == 0 {
+			br.DrainEvents(nil)
+		}
+	}
+	br.DrainEvents(nil)
+	page := make([]string, 500)
+	for i := range page {
+		page[i] = "q" + strconv.Itoa(i*199)
+	}
+	for _, tc := range []struct {
+		name string
+		read func()
+	}{
+		{"VhostTotals", func() { br.VhostTotals("/") }},
+		{"QueueNames", func() { br.QueueNames("/") }},
+		{"QueueSummaries/100", func() { br.QueueSummaries("/", page[:100]) }},
+		{"QueueSummaries/500", func() { br.QueueSummaries("/", page) }},
+		{"SnapshotLimit(1)", func() { br.SnapshotLimit(1) }},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				tc.read()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/read")
+		})
+	}
+}

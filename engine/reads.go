@@ -4,9 +4,9 @@ package engine
 // broker holds. Snapshot copies everything (each queue's messages
 // counted, every connection's deliveries walked), which a UI drawing a
 // small broker wants; a management request against 100,000 queues must
-// not hold the broker goroutine for that. A list request copies a name
-// index (one memmove), sorts and filters it elsewhere, then asks for the
-// views of the page it shows.
+// not hold the broker goroutine for that. A list request borrows a name
+// index (see listing) in O(n/1024), sorts and filters it elsewhere, then
+// asks for the views of the page it shows.
 
 // VhostTotals are a vhost's object and message counts, kept as things
 // change, so reading them is O(1).
@@ -49,19 +49,23 @@ func (b *Broker) UserTotals(vhost, user string) (connections, channels int) {
 	return 0, 0
 }
 
-// QueueNames returns the names of a vhost's queues, unordered.
-func (b *Broker) QueueNames(vhost string) []string {
+// The index reads below return the engine's own lists in chunks, which
+// costs O(n/1024): the caller may read them on any goroutine, and must not
+// change them; the engine copies a chunk before it next changes it.
+
+// QueueNames returns the names of a vhost's queues, unordered, in chunks.
+func (b *Broker) QueueNames(vhost string) [][]string {
 	if v, ok := b.vhosts[vhost]; ok {
-		return v.counts.queueNames.copy()
+		return v.counts.queueNames.borrow()
 	}
 	return nil
 }
 
-// ExchangeNames returns the names of a vhost's exchanges, unordered; the
-// default exchange is "".
-func (b *Broker) ExchangeNames(vhost string) []string {
+// ExchangeNames returns the names of a vhost's exchanges, unordered, in
+// chunks; the default exchange is "".
+func (b *Broker) ExchangeNames(vhost string) [][]string {
 	if v, ok := b.vhosts[vhost]; ok {
-		return v.counts.exchangeNames.copy()
+		return v.counts.exchangeNames.borrow()
 	}
 	return nil
 }
@@ -82,11 +86,11 @@ type ChannelRef struct {
 	Vhost      string
 }
 
-// ConnectionRefs returns every open connection, unordered.
-func (b *Broker) ConnectionRefs() []ConnRef { return b.connRefs.copy() }
+// ConnectionRefs returns every open connection, unordered, in chunks.
+func (b *Broker) ConnectionRefs() [][]ConnRef { return b.connRefs.borrow() }
 
-// ChannelRefs returns every open channel, unordered.
-func (b *Broker) ChannelRefs() []ChannelRef { return b.chanRefs.copy() }
+// ChannelRefs returns every open channel, unordered, in chunks.
+func (b *Broker) ChannelRefs() [][]ChannelRef { return b.chanRefs.borrow() }
 
 // QueueSummaries returns the views of the named queues of a vhost that
 // exist, in the order named, without their messages: Ready is empty and
@@ -133,7 +137,7 @@ func (b *Broker) ConnectionSummaries(ids []ConnID) []ConnectionView {
 		if !ok {
 			continue
 		}
-		cv := ConnectionView{ID: id, Name: c.name, User: c.user}
+		cv := c.summary()
 		for _, num := range sortedChannelNums(c) {
 			cv.Channels = append(cv.Channels, c.channels[num].summary())
 		}

@@ -58,10 +58,10 @@ func readsDisagree(b *engine.Broker, snap *engine.Snapshot) string {
 			x.Held = nil
 			exchanges = append(exchanges, x)
 		}
-		if got := sorted(b.QueueNames(v.Name)); !reflect.DeepEqual(got, qnames) {
+		if got := sorted(concat(b.QueueNames(v.Name))); !reflect.DeepEqual(got, qnames) {
 			return fmt.Sprintf("QueueNames(%q) = %q, the snapshot has %q", v.Name, got, qnames)
 		}
-		if got := sorted(b.ExchangeNames(v.Name)); !reflect.DeepEqual(got, xnames) {
+		if got := sorted(concat(b.ExchangeNames(v.Name))); !reflect.DeepEqual(got, xnames) {
 			return fmt.Sprintf("ExchangeNames(%q) = %q, the snapshot has %q", v.Name, got, xnames)
 		}
 		if got := b.QueueSummaries(v.Name, qnames); len(got)+len(queues) > 0 && !reflect.DeepEqual(got, queues) {
@@ -84,13 +84,13 @@ func readsDisagree(b *engine.Broker, snap *engine.Snapshot) string {
 			return fmt.Sprintf("ConnectionSummaries = %+v, the snapshot has %+v", got, conns)
 		}
 	}
-	gotRefs := b.ConnectionRefs()
+	gotRefs := concat(b.ConnectionRefs())
 	sort.Slice(gotRefs, func(i, j int) bool { return gotRefs[i].ID < gotRefs[j].ID })
 	sort.Slice(refs, func(i, j int) bool { return refs[i].ID < refs[j].ID })
 	if len(gotRefs)+len(refs) > 0 && !reflect.DeepEqual(gotRefs, refs) {
 		return fmt.Sprintf("ConnectionRefs = %+v, the snapshot has %+v", gotRefs, refs)
 	}
-	gotCh := b.ChannelRefs()
+	gotCh := concat(b.ChannelRefs())
 	byID := func(s []engine.ChannelRef) func(i, j int) bool {
 		return func(i, j int) bool {
 			a, c := s[i].ID, s[j].ID
@@ -103,6 +103,14 @@ func readsDisagree(b *engine.Broker, snap *engine.Snapshot) string {
 		return fmt.Sprintf("ChannelRefs = %+v, the snapshot has %+v", gotCh, chRefs)
 	}
 	return ""
+}
+
+func concat[T any](chunks [][]T) []T {
+	var out []T
+	for _, c := range chunks {
+		out = append(out, c...)
+	}
+	return out
 }
 
 func sorted(s []string) []string {

@@ -190,14 +190,9 @@ func (v *vhost) view(n int) VhostView {
 		if c.vhost != v {
 			continue
 		}
-		cv := ConnectionView{ID: id, Name: c.name, User: c.user}
-		nums := make([]int, 0, len(c.channels))
-		for num := range c.channels {
-			nums = append(nums, int(num))
-		}
-		sort.Ints(nums)
-		for _, num := range nums {
-			cv.Channels = append(cv.Channels, c.channels[uint16(num)].view(n))
+		cv := c.summary()
+		for _, num := range sortedChannelNums(c) {
+			cv.Channels = append(cv.Channels, c.channels[num].view(n))
 		}
 		out.Connections = append(out.Connections, cv)
 	}
@@ -247,6 +242,11 @@ func (q *queue) view(n int) QueueView {
 func (x *exchange) summary() ExchangeView {
 	return ExchangeView{Name: x.name, Type: x.kind, Durable: x.durable, AutoDelete: x.autoDelete, Internal: x.internal,
 		Args: x.args.Clone(), Alternate: x.alternate(), HeldCount: len(x.held) - x.heldGone}
+}
+
+// summary is the connection's view without its channels.
+func (c *connection) summary() ConnectionView {
+	return ConnectionView{ID: c.id, Name: c.name, User: c.user}
 }
 
 // summary is the channel's view without its unacknowledged deliveries.
