@@ -137,48 +137,16 @@ func (c *call) seesConnection(cv engine.ConnectionView) bool {
 	return c.seesAll() || cv.User == c.user.Name
 }
 
-// connections visits the connections the user may see, in the path's
-// vhost if it names one.
-func (a *api) connections(c *call, f func(v *engine.VhostView, cv *engine.ConnectionView)) error {
-	snap, err := a.snapshot()
-	if err != nil {
-		return err
-	}
-	vhosts, err := c.scope(&snap)
-	if err != nil {
-		return err
-	}
-	if _, one := c.pathVhost(); !one {
-		// Users see their own connections in any vhost.
-		vhosts = vhosts[:0]
-		for i := range snap.Vhosts {
-			vhosts = append(vhosts, &snap.Vhosts[i])
-		}
-	}
-	for _, v := range vhosts {
-		for i := range v.Connections {
-			if c.seesConnection(v.Connections[i]) {
-				f(v, &v.Connections[i])
-			}
-		}
-	}
-	return nil
-}
-
 func (a *api) listConnections(c *call) (int, any, error) {
-	out := []connectionJSON{}
-	err := a.connections(c, func(v *engine.VhostView, cv *engine.ConnectionView) {
-		out = append(out, a.toConnectionJSON(v.Name, cv))
-	})
-	return http.StatusOK, out, err
+	_, one := c.pathVhost()
+	return list(c, connectionLister, !one)
 }
 
 func (a *api) getConnection(c *call) (int, any, error) {
-	name := c.r.PathValue("name")
 	var found *connectionJSON
-	err := a.connections(c, func(v *engine.VhostView, cv *engine.ConnectionView) {
-		if cv.Name == name && found == nil {
-			j := a.toConnectionJSON(v.Name, cv)
+	err := a.connections(c, c.r.PathValue("name"), func(vhost string, cv *engine.ConnectionView) {
+		if found == nil {
+			j := a.toConnectionJSON(vhost, cv)
 			found = &j
 		}
 	})
@@ -192,10 +160,9 @@ func (a *api) getConnection(c *call) (int, any, error) {
 // connection as if its socket dropped, and the connection's driver sees
 // the connection.closed event.
 func (a *api) deleteConnection(c *call) (int, any, error) {
-	name := c.r.PathValue("name")
 	var id engine.ConnID
-	err := a.connections(c, func(_ *engine.VhostView, cv *engine.ConnectionView) {
-		if cv.Name == name && id == 0 {
+	err := a.connections(c, c.r.PathValue("name"), func(_ string, cv *engine.ConnectionView) {
+		if id == 0 {
 			id = cv.ID
 		}
 	})
@@ -243,30 +210,14 @@ type channelJSON struct {
 }
 
 func (a *api) listChannels(c *call) (int, any, error) {
-	out := []channelJSON{}
-	err := a.connections(c, func(v *engine.VhostView, cv *engine.ConnectionView) {
-		peerHost, peerPort, _, _ := endpoints(cv.Name)
-		for _, ch := range cv.Channels {
-			out = append(out, channelJSON{Confirm: ch.Confirm, ConnectionDetails: connectionDetails{cv.Name, peerHost, peerPort},
-				ConsumerCount: len(ch.Consumers), GlobalPrefetchCount: ch.GlobalPrefetch, MessagesUnacknowledged: ch.UnackedCount,
-				Name: channelName(cv.Name, ch.ID.Num), Node: a.node, Number: int(ch.ID.Num), PrefetchCount: ch.Prefetch,
-				State: "running", Transactional: ch.Tx, User: cv.User, Vhost: v.Name})
-		}
-	})
-	return http.StatusOK, out, err
+	_, one := c.pathVhost()
+	return list(c, channelLister, !one)
 }
 
-func (a *api) listConsumers(c *call) (int, any, error) {
-	vhosts, err := a.scoped(c)
-	if err != nil {
-		return 0, nil, err
-	}
-	out := []consumerJSON{}
-	for _, v := range vhosts {
-		ix := newVhostIndex(v, a.node)
-		for i := range v.Queues {
-			out = append(out, ix.consumers(&v.Queues[i])...)
-		}
-	}
-	return http.StatusOK, out, nil
+func (a *api) toChannelJSON(r engine.ChannelRef, ch *engine.ChannelView) channelJSON {
+	peerHost, peerPort, _, _ := endpoints(r.Connection)
+	return channelJSON{Confirm: ch.Confirm, ConnectionDetails: connectionDetails{r.Connection, peerHost, peerPort},
+		ConsumerCount: len(ch.Consumers), GlobalPrefetchCount: ch.GlobalPrefetch, MessagesUnacknowledged: ch.UnackedCount,
+		Name: channelName(r.Connection, ch.ID.Num), Node: a.node, Number: int(ch.ID.Num), PrefetchCount: ch.Prefetch,
+		State: "running", Transactional: ch.Tx, User: r.User, Vhost: r.Vhost}
 }

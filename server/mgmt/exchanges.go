@@ -31,36 +31,67 @@ func exchangeName(c *call) string {
 	return n
 }
 
-func (a *api) listExchanges(c *call) (int, any, error) {
-	vhosts, err := a.scoped(c)
-	if err != nil {
-		return 0, nil, err
-	}
-	out := []exchangeJSON{}
-	for _, v := range vhosts {
-		for i := range v.Exchanges {
-			out = append(out, toExchangeJSON(v.Name, &v.Exchanges[i]))
+func (a *api) listExchanges(c *call) (int, any, error) { return list(c, exchangeLister, true) }
+
+// exchangeItem is an exchange's view with its vhost.
+type exchangeItem struct {
+	vhost string
+	x     engine.ExchangeView
+}
+
+var exchangeLister = lister[inVhost, exchangeItem]{
+	index: func(c *call, e *engine.Broker) (func() []inVhost, error) {
+		vhosts, err := c.scopeNames(e.Vhosts())
+		if err != nil {
+			return nil, err
 		}
-	}
-	return http.StatusOK, out, nil
+		names := make([][][]string, len(vhosts))
+		for i, v := range vhosts {
+			names[i] = e.ExchangeNames(v)
+		}
+		return func() []inVhost { return flatten(vhosts, names) }, nil
+	},
+	name: func(r inVhost) string { return r.name },
+	key:  func(r inVhost, k string) (term, bool) { return vhostNameKey(r.vhost, r.name, k) },
+	ref:  func(it exchangeItem) inVhost { return inVhost{it.vhost, it.x.Name} },
+	views: func(_ *call, e *engine.Broker, rs []inVhost) []exchangeItem {
+		var out []exchangeItem
+		for len(rs) > 0 {
+			n := sameVhost(rs, func(r inVhost) string { return r.vhost })
+			for _, x := range e.ExchangeSummaries(rs[0].vhost, names(rs[:n])) {
+				out = append(out, exchangeItem{rs[0].vhost, x})
+			}
+			rs = rs[n:]
+		}
+		return out
+	},
+	render: func(_ *call, it exchangeItem) any { return toExchangeJSON(it.vhost, &it.x) },
 }
 
 func (a *api) getExchange(c *call) (int, any, error) {
-	vhosts, err := a.scoped(c)
+	vhost, name := c.r.PathValue("vhost"), exchangeName(c)
+	var xs []engine.ExchangeView
+	var err error
+	rerr := a.read(func(e *engine.Broker) {
+		if _, err = c.scopeNames(e.Vhosts()); err == nil {
+			xs = e.ExchangeSummaries(vhost, []string{name})
+		}
+	})
+	if rerr != nil {
+		return 0, nil, rerr
+	}
 	if err != nil {
 		return 0, nil, err
 	}
-	name := exchangeName(c)
-	for i, x := range vhosts[0].Exchanges {
-		if x.Name == name {
-			return http.StatusOK, struct {
-				exchangeJSON
-				Incoming []any `json:"incoming"`
-				Outgoing []any `json:"outgoing"`
-			}{toExchangeJSON(vhosts[0].Name, &vhosts[0].Exchanges[i]), []any{}, []any{}}, nil
-		}
+	if len(xs) == 0 {
+		return 0, nil, errNotFound
 	}
-	return 0, nil, errNotFound
+	a.reads.views.Add(1)
+	return http.StatusOK, struct {
+		exchangeJSON
+		Incoming []any `json:"incoming"`
+		Outgoing []any `json:"outgoing"`
+	}{toExchangeJSON(vhost, &xs[0]), []any{}, []any{}}, nil
 }
 
 // exchangeExists probes with a passive declare, which changes nothing and

@@ -4,8 +4,11 @@
 // against it.
 //
 // Every handler is thin: it authorises the caller against the auth.Store,
-// then runs its reads and changes on the broker goroutine with one
-// broker.Do (never touching the engine anywhere else), then writes JSON.
+// then runs its changes on the broker goroutine with one broker.Do (never
+// touching the engine anywhere else), then writes JSON. Reads cost the
+// broker goroutine what they show, not what the broker holds: totals the
+// engine keeps, an index it lends, and views of at most readBatch objects
+// per turn (see list.go).
 // Queue, exchange and binding actions need an AMQP channel in the engine,
 // so they run on an internal connection opened and closed inside that same
 // Do, as RabbitMQ's management plugin uses an internal direct connection.
@@ -35,6 +38,7 @@ type api struct {
 	users *auth.Store
 	node  string
 	mux   *router
+	reads readStats
 }
 
 // call is one authenticated request.
@@ -167,6 +171,13 @@ func (a *api) handle(pattern string, ms methods) {
 func writeJSON(w http.ResponseWriter, status int, body any) {
 	if body == nil {
 		w.WriteHeader(status)
+		return
+	}
+	if s, ok := body.(streamedList); ok {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-cache")
+		w.WriteHeader(status)
+		s.write(w) // a failure part way can only cut the reply short
 		return
 	}
 	data, err := marshal(body)

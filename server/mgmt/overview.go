@@ -26,10 +26,10 @@ type messageTotals struct {
 	MessagesUnacknowledged int `json:"messages_unacknowledged"`
 }
 
-func (t *messageTotals) add(q *engine.QueueView) {
-	t.Messages += q.ReadyCount + q.Unacked
-	t.MessagesReady += q.ReadyCount
-	t.MessagesUnacknowledged += q.Unacked
+func (t *messageTotals) addTotals(v engine.VhostTotals) {
+	t.Messages += int(v.Ready + v.Unacked)
+	t.MessagesReady += int(v.Ready)
+	t.MessagesUnacknowledged += int(v.Unacked)
 }
 
 type objectTotals struct {
@@ -54,29 +54,35 @@ type overview struct {
 }
 
 // overview is GET /api/overview. Warren keeps no message rates
-// (rates_mode "none"); totals cover the vhosts the user can see.
+// (rates_mode "none"); totals cover the vhosts the user can see, and
+// connections and channels those the user sees (all, or their own). The
+// engine keeps the totals as things change, so this reads O(vhosts).
 func (a *api) overview(c *call) (int, any, error) {
-	snap, err := a.snapshot()
-	if err != nil {
-		return 0, nil, err
-	}
 	o := overview{ManagementVersion: rabbitVersion, RatesMode: "none", ExchangeTypes: exchangeTypes,
 		ProductVersion: productVersion, ProductName: productName, RabbitMQVersion: rabbitVersion,
 		ClusterName: a.node, Node: a.node}
-	vhosts, _ := c.scope(&snap)
-	for _, v := range vhosts {
-		o.ObjectTotals.Exchanges += len(v.Exchanges)
-		o.ObjectTotals.Queues += len(v.Queues)
-		for i := range v.Queues {
-			o.QueueTotals.add(&v.Queues[i])
-			o.ObjectTotals.Consumers += len(v.Queues[i].Consumers)
-		}
-		for _, cv := range v.Connections {
-			if c.seesConnection(cv) {
-				o.ObjectTotals.Connections++
-				o.ObjectTotals.Channels += len(cv.Channels)
+	err := a.read(func(e *engine.Broker) {
+		for _, v := range e.Vhosts() {
+			if !c.canSee(v) {
+				continue
+			}
+			t, _ := e.VhostTotals(v)
+			o.ObjectTotals.Exchanges += t.Exchanges
+			o.ObjectTotals.Queues += t.Queues
+			o.ObjectTotals.Consumers += t.Consumers
+			o.QueueTotals.addTotals(t)
+			if c.seesAll() {
+				o.ObjectTotals.Connections += t.Connections
+				o.ObjectTotals.Channels += t.Channels
+			} else {
+				conns, chans := e.UserTotals(v, c.user.Name)
+				o.ObjectTotals.Connections += conns
+				o.ObjectTotals.Channels += chans
 			}
 		}
+	})
+	if err != nil {
+		return 0, nil, err
 	}
 	return http.StatusOK, o, nil
 }

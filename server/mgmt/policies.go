@@ -28,27 +28,26 @@ func toPolicyJSON(p engine.Policy) policyJSON {
 	return policyJSON{Vhost: p.Vhost, Name: p.Name, Pattern: p.Pattern, ApplyTo: p.ApplyTo, Definition: fromTable(p.Definition), Priority: p.Priority}
 }
 
-func (p *policies) of(v *engine.VhostView) []engine.Policy {
-	if p.operator {
-		return v.OperatorPolicies
-	}
-	return v.Policies
-}
-
 func (p *policies) list(c *call) (int, any, error) {
-	snap, err := p.a.snapshot()
-	if err != nil {
-		return 0, nil, err
+	var pols []engine.Policy
+	var err error
+	if rerr := p.a.read(func(e *engine.Broker) {
+		var vhosts []string
+		if vhosts, err = c.scopeNames(e.Vhosts()); err != nil {
+			return
+		}
+		for _, v := range vhosts {
+			pols = append(pols, e.Policies(v, p.operator)...)
+		}
+	}); rerr != nil {
+		return 0, nil, rerr
 	}
-	vhosts, err := c.scope(&snap)
 	if err != nil {
 		return 0, nil, err
 	}
 	out := []policyJSON{}
-	for _, v := range vhosts {
-		for _, pol := range p.of(v) {
-			out = append(out, toPolicyJSON(pol))
-		}
+	for _, pol := range pols {
+		out = append(out, toPolicyJSON(pol))
 	}
 	return http.StatusOK, out, nil
 }

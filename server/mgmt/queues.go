@@ -88,41 +88,80 @@ func (ix *vhostIndex) effectiveDefinition(s engine.Settings) map[string]any {
 	return fromTable(def)
 }
 
-func (a *api) listQueues(c *call) (int, any, error) {
-	vhosts, err := a.scoped(c)
-	if err != nil {
-		return 0, nil, err
-	}
-	out := []queueJSON{}
-	for _, v := range vhosts {
-		ix := newVhostIndex(v, a.node)
-		for i := range v.Queues {
-			out = append(out, ix.queueJSON(&v.Queues[i]))
+func (a *api) listQueues(c *call) (int, any, error) { return list(c, queueLister, true) }
+
+// queueItem is a queue's view with its vhost's policies.
+type queueItem struct {
+	q  engine.QueueView
+	ix *vhostIndex
+}
+
+var queueLister = lister[inVhost, queueItem]{
+	index: func(c *call, e *engine.Broker) (func() []inVhost, error) {
+		vhosts, err := c.scopeNames(e.Vhosts())
+		if err != nil {
+			return nil, err
 		}
-	}
-	return http.StatusOK, out, nil
+		names := make([][][]string, len(vhosts))
+		for i, v := range vhosts {
+			names[i] = e.QueueNames(v)
+		}
+		return func() []inVhost { return flatten(vhosts, names) }, nil
+	},
+	name: func(r inVhost) string { return r.name },
+	key:  func(r inVhost, k string) (term, bool) { return vhostNameKey(r.vhost, r.name, k) },
+	ref:  func(it queueItem) inVhost { return inVhost{it.ix.v.Name, it.q.Name} },
+	views: func(c *call, e *engine.Broker, rs []inVhost) []queueItem {
+		var out []queueItem
+		for len(rs) > 0 {
+			n := sameVhost(rs, func(r inVhost) string { return r.vhost })
+			ix := newVhostIndex(policyViews(e, rs[0].vhost), c.api.node)
+			for _, q := range e.QueueSummaries(rs[0].vhost, names(rs[:n])) {
+				out = append(out, queueItem{q, ix})
+			}
+			rs = rs[n:]
+		}
+		return out
+	},
+	render: func(_ *call, it queueItem) any { return it.ix.queueJSON(&it.q) },
 }
 
 func (a *api) getQueue(c *call) (int, any, error) {
-	vhosts, err := a.scoped(c)
+	vhost, name := c.r.PathValue("vhost"), c.r.PathValue("name")
+	var qs []engine.QueueView
+	var ix *vhostIndex
+	var err error
+	rerr := a.read(func(e *engine.Broker) {
+		if _, err = c.scopeNames(e.Vhosts()); err != nil {
+			return
+		}
+		if qs = e.QueueSummaries(vhost, []string{name}); len(qs) == 0 {
+			return
+		}
+		v := policyViews(e, vhost)
+		var ids []engine.ConnID
+		for _, cv := range qs[0].Consumers {
+			ids = append(ids, cv.Channel.Conn)
+		}
+		v.Connections = e.ConnectionSummaries(ids)
+		ix = newVhostIndex(v, a.node)
+	})
+	if rerr != nil {
+		return 0, nil, rerr
+	}
 	if err != nil {
 		return 0, nil, err
 	}
-	name := c.r.PathValue("name")
-	v := vhosts[0]
-	for i := range v.Queues {
-		if v.Queues[i].Name != name {
-			continue
-		}
-		ix := newVhostIndex(v, a.node)
-		return http.StatusOK, struct {
-			ConsumerDetails []consumerJSON `json:"consumer_details"`
-			queueJSON
-			Deliveries []any `json:"deliveries"`
-			Incoming   []any `json:"incoming"`
-		}{ix.consumers(&v.Queues[i]), ix.queueJSON(&v.Queues[i]), []any{}, []any{}}, nil
+	if len(qs) == 0 {
+		return 0, nil, errNotFound
 	}
-	return 0, nil, errNotFound
+	a.reads.views.Add(1)
+	return http.StatusOK, struct {
+		ConsumerDetails []consumerJSON `json:"consumer_details"`
+		queueJSON
+		Deliveries []any `json:"deliveries"`
+		Incoming   []any `json:"incoming"`
+	}{ix.consumers(&qs[0]), ix.queueJSON(&qs[0]), []any{}, []any{}}, nil
 }
 
 // queueExists probes with a passive declare, needing no permission. That

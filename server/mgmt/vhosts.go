@@ -21,39 +21,69 @@ type vhostJSON struct {
 	messageTotals
 }
 
-func (a *api) vhostJSON(v *engine.VhostView) vhostJSON {
+func (a *api) vhostJSON(name string, t engine.VhostTotals) vhostJSON {
 	desc := ""
-	if v.Name == "/" {
+	if name == "/" {
 		desc = "Default virtual host"
 	}
-	j := vhostJSON{Name: v.Name, Description: desc, Tags: []string{}, Metadata: vhostMetadata{desc, []string{}},
+	j := vhostJSON{Name: name, Description: desc, Tags: []string{}, Metadata: vhostMetadata{desc, []string{}},
 		ClusterState: map[string]string{a.node: "running"}}
-	for i := range v.Queues {
-		j.add(&v.Queues[i])
-	}
+	j.addTotals(t)
 	return j
 }
 
 // listVhosts is GET /api/vhosts: the vhosts the user can see.
-func (a *api) listVhosts(c *call) (int, any, error) {
-	snap, err := a.snapshot()
-	if err != nil {
-		return 0, nil, err
-	}
-	vhosts, _ := c.scope(&snap)
-	out := make([]vhostJSON, 0, len(vhosts))
-	for _, v := range vhosts {
-		out = append(out, a.vhostJSON(v))
-	}
-	return http.StatusOK, out, nil
+func (a *api) listVhosts(c *call) (int, any, error) { return list(c, vhostLister, true) }
+
+// vhostItem is a vhost's totals.
+type vhostItem struct {
+	name string
+	t    engine.VhostTotals
+}
+
+var vhostLister = lister[string, vhostItem]{
+	index: func(c *call, e *engine.Broker) (func() []string, error) {
+		vhosts, err := c.scopeNames(e.Vhosts())
+		return func() []string { return vhosts }, err
+	},
+	name: func(v string) string { return v },
+	key: func(v, k string) (term, bool) {
+		switch k {
+		case "name":
+			return stringTerm(v), true
+		case "vhost":
+			return numberTerm(0), true // vhosts have no vhost field
+		}
+		return term{}, false
+	},
+	ref: func(v vhostItem) string { return v.name },
+	views: func(_ *call, e *engine.Broker, vhosts []string) []vhostItem {
+		var out []vhostItem
+		for _, v := range vhosts {
+			if t, ok := e.VhostTotals(v); ok {
+				out = append(out, vhostItem{v, t})
+			}
+		}
+		return out
+	},
+	render: func(c *call, v vhostItem) any { return c.api.vhostJSON(v.name, v.t) },
 }
 
 func (a *api) getVhost(c *call) (int, any, error) {
-	vhosts, err := a.scoped(c)
+	name := c.r.PathValue("vhost")
+	var t engine.VhostTotals
+	var err error
+	if rerr := a.read(func(e *engine.Broker) {
+		if _, err = c.scopeNames(e.Vhosts()); err == nil {
+			t, _ = e.VhostTotals(name)
+		}
+	}); rerr != nil {
+		return 0, nil, rerr
+	}
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, a.vhostJSON(vhosts[0]), nil
+	return http.StatusOK, a.vhostJSON(name, t), nil
 }
 
 // putVhost is PUT /api/vhosts/{vhost}: 201 when created, 204 when it
