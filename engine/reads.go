@@ -158,3 +158,12 @@ func (b *Broker) ChannelSummaries(ids []ChannelID) []ChannelView {
 	}
 	return out
 }
+
+// Bindings returns a vhost's declared bindings as the snapshot lists them:
+// O(exchanges log exchanges + bindings), without the queues' views.
+func (b *Broker) Bindings(vhost string) []BindingView {
+	if v, ok := b.vhosts[vhost]; ok {
+		return v.bindingViews()
+	}
+	return nil
+}

@@ -70,6 +70,9 @@ func readsDisagree(b *engine.Broker, snap *engine.Snapshot) string {
 		if got := b.ExchangeSummaries(v.Name, xnames); !reflect.DeepEqual(got, exchanges) {
 			return fmt.Sprintf("ExchangeSummaries(%q) = %+v, the snapshot has %+v", v.Name, got, exchanges)
 		}
+		if got := b.Bindings(v.Name); len(got)+len(v.Bindings) > 0 && !reflect.DeepEqual(got, v.Bindings) {
+			return fmt.Sprintf("Bindings(%q) = %+v, the snapshot has %+v", v.Name, got, v.Bindings)
+		}
 		var ids []engine.ConnID
 		var conns []engine.ConnectionView
 		for _, c := range v.Connections {

@@ -178,10 +178,8 @@ func (v *vhost) view(n int) VhostView {
 			}
 		}
 		out.Exchanges = append(out.Exchanges, xv)
-		for _, bd := range x.bindings {
-			out.Bindings = append(out.Bindings, BindingView{Source: x.name, Destination: bd.dst.name(), DestinationIsExchange: bd.dst.x != nil, RoutingKey: bd.key, Args: bd.args.Clone()})
-		}
 	}
+	out.Bindings = v.bindingViews()
 	for _, q := range v.sortedQueues() {
 		out.Queues = append(out.Queues, q.view(n))
 	}
@@ -242,6 +240,18 @@ func (q *queue) view(n int) QueueView {
 func (x *exchange) summary() ExchangeView {
 	return ExchangeView{Name: x.name, Type: x.kind, Durable: x.durable, AutoDelete: x.autoDelete, Internal: x.internal,
 		Args: x.args.Clone(), Alternate: x.alternate(), HeldCount: len(x.held) - x.heldGone}
+}
+
+// bindingViews lists the vhost's declared bindings by source exchange
+// name, each exchange's in creation order.
+func (v *vhost) bindingViews() []BindingView {
+	var out []BindingView
+	for _, x := range v.sortedExchanges() {
+		for _, bd := range x.bindings {
+			out = append(out, BindingView{Source: x.name, Destination: bd.dst.name(), DestinationIsExchange: bd.dst.x != nil, RoutingKey: bd.key, Args: bd.args.Clone()})
+		}
+	}
+	return out
 }
 
 // summary is the connection's view without its channels.

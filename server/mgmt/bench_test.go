@@ -103,6 +103,7 @@ func BenchmarkManagementRead(b *testing.B) {
 		"/api/queues?page=1000&page_size=100",
 		"/api/queues?page=1&page_size=100&name=q9999",
 		"/api/queues/%2F/q0",
+		"/api/queues/%2F/q0/bindings",
 		"/api/queues?page=1&page_size=100&sort=messages",
 		"/api/queues",
 		"/api/exchanges?page=1&page_size=100",

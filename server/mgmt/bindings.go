@@ -57,12 +57,12 @@ func toBindingJSON(vhost string, b engine.BindingView) bindingJSON {
 // vhostBindings lists a vhost's bindings as RabbitMQ does: the default
 // exchange's implicit binding of every queue by its name, then the
 // declared ones, ordered by source, destination and routing key.
-func vhostBindings(v *engine.VhostView) []engine.BindingView {
-	out := make([]engine.BindingView, 0, len(v.Queues)+len(v.Bindings))
-	for _, q := range v.Queues {
-		out = append(out, engine.BindingView{Destination: q.Name, RoutingKey: q.Name})
+func vhostBindings(queues []string, declared []engine.BindingView) []engine.BindingView {
+	out := make([]engine.BindingView, 0, len(queues)+len(declared))
+	for _, q := range queues {
+		out = append(out, engine.BindingView{Destination: q, RoutingKey: q})
 	}
-	out = append(out, v.Bindings...)
+	out = append(out, declared...)
 	slices.SortStableFunc(out, func(a, b engine.BindingView) int {
 		return cmp.Or(cmp.Compare(a.Source, b.Source), cmp.Compare(a.Destination, b.Destination),
 			cmp.Compare(boolInt(a.DestinationIsExchange), boolInt(b.DestinationIsExchange)), cmp.Compare(a.RoutingKey, b.RoutingKey))
@@ -78,17 +78,34 @@ func boolInt(b bool) int {
 }
 
 // bindings lists the bindings in the request's scope that keep returns
-// true for.
+// true for. The broker goroutine lends the queue-name index and copies the
+// declared bindings, O(bindings); the rest happens here.
 func (a *api) bindings(c *call, keep func(b engine.BindingView) bool) ([]bindingJSON, error) {
-	vhosts, err := a.scoped(c)
+	var vhosts []string
+	var queues [][][]string
+	var declared [][]engine.BindingView
+	var err error
+	if rerr := a.read(func(e *engine.Broker) {
+		if vhosts, err = c.scopeNames(e.Vhosts()); err != nil {
+			return
+		}
+		for _, v := range vhosts {
+			queues = append(queues, e.QueueNames(v))
+			declared = append(declared, e.Bindings(v))
+		}
+	}); rerr != nil {
+		return nil, rerr
+	}
 	if err != nil {
 		return nil, err
 	}
 	out := []bindingJSON{}
-	for _, v := range vhosts {
-		for _, b := range vhostBindings(v) {
+	for i, v := range vhosts {
+		names := concat(queues[i])
+		slices.Sort(names)
+		for _, b := range vhostBindings(names, declared[i]) {
 			if keep(b) {
-				out = append(out, toBindingJSON(v.Name, b))
+				out = append(out, toBindingJSON(v, b))
 			}
 		}
 	}
@@ -205,9 +222,7 @@ func (a *api) deleteBinding(kind string) endpoint {
 			if err := c.writeTo(s, vhost); err != nil {
 				return err
 			}
-			snap := s.e.SnapshotLimit(1)
-			v, _ := vhostView(&snap, vhost)
-			for _, b := range v.Bindings {
+			for _, b := range s.e.Bindings(vhost) {
 				if !keep(b) || propertiesKey(b.RoutingKey, b.Args) != props {
 					continue
 				}

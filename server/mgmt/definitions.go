@@ -118,10 +118,7 @@ func (t *topology) add(v *engine.VhostView, withVhost bool) {
 			t.Exchanges = append(t.Exchanges, exchangeDef{x.Name, vh, x.Type, x.Durable, x.AutoDelete, x.Internal, fromTable(x.Args)})
 		}
 	}
-	for _, b := range vhostBindings(v) {
-		if b.Source == "" {
-			continue
-		}
+	for _, b := range vhostBindings(nil, v.Bindings) { // the default exchange's implicit bindings are not exported
 		j := toBindingJSON(v.Name, b)
 		t.Bindings = append(t.Bindings, bindingDef{b.Source, vh, b.Destination, j.DestinationType, b.RoutingKey, j.Arguments})
 	}

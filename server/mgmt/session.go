@@ -148,18 +148,8 @@ func vhostView(snap *engine.Snapshot, name string) (*engine.VhostView, bool) {
 	return nil, false
 }
 
-// scope is the vhosts a listing covers: the one in the path, which must
-// exist and be visible, or every vhost the user can see.
-// scoped takes a snapshot and returns the vhosts the request's path names
-// (all of them when it names none).
-func (a *api) scoped(c *call) ([]*engine.VhostView, error) {
-	snap, err := a.snapshot()
-	if err != nil {
-		return nil, err
-	}
-	return c.scope(&snap)
-}
-
+// scope is the vhosts a snapshot's listing covers: the one in the path,
+// which must exist and be visible, or every vhost the user can see.
 func (c *call) scope(snap *engine.Snapshot) ([]*engine.VhostView, error) {
 	name, one := c.pathVhost()
 	if one {
