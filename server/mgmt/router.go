@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 )
 
 // router matches paths segment by segment on the escaped path, unescaping
@@ -27,7 +28,7 @@ func (rt *router) handle(pattern string, h http.HandlerFunc) {
 
 // ServeHTTP runs the first route whose segments match, with the wildcards
 // set as path values (r.PathValue) and r.Pattern set; no match is
-// RabbitMQ's JSON 404.
+// RabbitMQ's JSON 404, and a segment that is not UTF-8 a 400.
 func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	raw := strings.Split(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/")
 	segs := make([]string, len(raw))
@@ -35,6 +36,12 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		u, err := url.PathUnescape(s)
 		if err != nil {
 			writeError(w, errNotFound)
+			return
+		}
+		if !utf8.ValidString(u) {
+			// No name can hold such bytes (see names.go): say so,
+			// rather than look for it.
+			writeError(w, badRequest("path segment is not valid UTF-8"))
 			return
 		}
 		segs[i] = u
