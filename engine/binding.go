@@ -45,6 +45,11 @@ func (b *Broker) bindAction(id ChannelID, src, dst string, dstIsExchange bool, k
 		return err
 	}
 	v := ch.conn.vhost
+	if add {
+		if p := ShortStringProblem(key); p != "" {
+			return b.fail(ch, badName(m, "binding key", key, p))
+		}
+	}
 	// rabbit_channel:binding_action_with_checks/10: write on the
 	// destination, the default exchange refused, read on the source, then
 	// the topic permission on the binding key, all before the destination

@@ -5,11 +5,13 @@ import "sort"
 // connection owns channels and exclusive queues. Authentication and the wire
 // protocol live in the server; the engine only needs the vhost and a name.
 type connection struct {
-	id       ConnID
-	vhost    *vhost
-	name     string
-	user     string
-	channels map[uint16]*channel
+	id    ConnID
+	vhost *vhost
+	name  string
+	user  string
+	// clientProps are the client's own properties, kept to be shown.
+	clientProps Table
+	channels    map[uint16]*channel
 	// grants are the user's permissions, nil for none checked.
 	grants *grants
 	// paused stops deliveries to the connection's consumers while its
@@ -21,7 +23,13 @@ type connection struct {
 type ConnectionOpen struct {
 	Vhost string
 	User  string
-	Name  string // client-provided connection name, for display
+	Name  string // the connection's name, for display and lookup
+	// ClientProperties are the client-properties of connection.start-ok
+	// (product, version, platform, capabilities, connection_name, ...),
+	// kept only to be shown, as RabbitMQ's management API does. They
+	// are plain data: a command log can hold them and a replay gets the
+	// same connection.
+	ClientProperties Table
 	// Perms are the user's permissions in Vhost, checked on every
 	// operation for the connection's life; nil checks none.
 	Perms *Permissions
@@ -35,7 +43,8 @@ func (b *Broker) OpenConnection(o ConnectionOpen) (ConnID, error) {
 		return 0, connectionErr(NotAllowed, MethodConnectionOpen, "vhost %s not found", o.Vhost)
 	}
 	b.nextCon++
-	c := &connection{id: b.nextCon, vhost: v, name: o.Name, user: o.User, channels: map[uint16]*channel{}, grants: compileGrants(o.Perms, o.User, o.Vhost)}
+	c := &connection{id: b.nextCon, vhost: v, name: o.Name, user: o.User, clientProps: o.ClientProperties.Clone(), channels: map[uint16]*channel{},
+		grants: compileGrants(o.Perms, o.User, o.Vhost)}
 	b.conns[c.id] = c
 	b.emit(Event{Kind: EvConnectionOpened, Vhost: v.name, Channel: ChannelID{Conn: c.id}, Name: o.Name})
 	return c.id, nil

@@ -74,15 +74,22 @@ func (b *Broker) BasicPublish(id ChannelID, p BasicPublish) error {
 	return nil
 }
 
-// newMessage validates a publish's properties and builds the Message:
+// newMessage validates a publish's properties and builds the Message: the
+// routing key and the short-string properties must fit (see shortstr.go),
 // expiration must be a non-negative integer string (RabbitMQ's
 // parse_expiration), CC and BCC must be arrays, and BCC is removed so that
 // no consumer ever sees it.
 func (b *Broker) newMessage(p BasicPublish) (*Message, *Error) {
+	if problem := shortStringLength(p.RoutingKey); problem != "" {
+		return nil, badName(MethodBasicPublish, "routing key", p.RoutingKey, problem)
+	}
 	msg := &Message{Exchange: p.Exchange, RoutingKey: p.RoutingKey, Props: p.Props, Body: p.Body}
 	if p.Props == nil {
 		msg.ID = b.newMsgID()
 		return msg, nil
+	}
+	if e := checkPropertyLengths(p.Props); e != nil {
+		return nil, e
 	}
 	if p.Props.Expiration != "" {
 		if _, term := parseExpiration(p.Props.Expiration); term != "" {

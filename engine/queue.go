@@ -112,6 +112,9 @@ func (b *Broker) queueDeclare(ch *channel, d QueueDeclare) (QueueDeclareOk, *Err
 		return q.declareOk(), nil
 	}
 	name := d.Queue
+	if p := ShortStringProblem(name); p != "" {
+		return QueueDeclareOk{}, badName(m, "queue name", name, p)
+	}
 	if name == "" {
 		name = b.genName("amq.gen-")
 	} else if strings.HasPrefix(name, "amq.") {

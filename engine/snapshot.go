@@ -116,10 +116,13 @@ type ConsumerView struct {
 
 // ConnectionView describes a connection and its channels.
 type ConnectionView struct {
-	ID       ConnID
-	Name     string
-	User     string
-	Channels []ChannelView
+	ID   ConnID
+	Name string
+	User string
+	// ClientProperties are the client's, as ConnectionOpen gave them (a
+	// copy; nil when there were none).
+	ClientProperties Table
+	Channels         []ChannelView
 }
 
 // ChannelView describes a channel's modes, limits and unacked deliveries.
@@ -191,7 +194,7 @@ func (v *vhost) view(n int) VhostView {
 		if c.vhost != v {
 			continue
 		}
-		cv := ConnectionView{ID: id, Name: c.name, User: c.user}
+		cv := ConnectionView{ID: id, Name: c.name, User: c.user, ClientProperties: c.clientProps.Clone()}
 		nums := make([]int, 0, len(c.channels))
 		for num := range c.channels {
 			nums = append(nums, int(num))

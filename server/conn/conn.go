@@ -115,6 +115,9 @@ type conn struct {
 	user  string
 	vhost string
 	caps  amqp.Table // client capabilities
+	// clientProps are start-ok's client-properties, for the engine to
+	// show in the management API.
+	clientProps engine.Table
 
 	// Broker-goroutine state: touched only in Do closures and the sink.
 	id      engine.ConnID

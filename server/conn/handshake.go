@@ -92,6 +92,7 @@ func (c *conn) handshake(cmd command) (bool, error) {
 			return true, nil
 		}
 		c.user = user
+		c.clientProps = toEngineTable(m.ClientProperties)
 		if caps, ok := m.ClientProperties["capabilities"].(amqp.Table); ok {
 			c.caps = caps
 		}
@@ -126,7 +127,7 @@ func (c *conn) handshake(cmd command) (bool, error) {
 		var openErr error
 		c.b.Do(func(e *engine.Broker) {
 			id, err := e.OpenConnection(engine.ConnectionOpen{Vhost: m.VirtualHost, User: c.user, Name: c.t.RemoteAddr().String() + " -> " + c.t.LocalAddr().String(),
-				Perms: perms})
+				ClientProperties: c.clientProps, Perms: perms})
 			if err != nil {
 				openErr = err
 				return

@@ -2,6 +2,7 @@ package conn
 
 import (
 	"time"
+	"unicode/utf8"
 
 	"warren/engine"
 	"warren/server/amqp"
@@ -229,10 +230,15 @@ func (c *conn) encodeEvent(b []byte, ch uint16, ev *engine.Event) ([]byte, error
 }
 
 // shortText fits a reply text in a shortstr (255 bytes), as RabbitMQ
-// truncates long ones.
+// truncates long ones; the cut falls between characters, so that a text
+// naming a queue in UTF-8 stays UTF-8.
 func shortText(s string) string {
 	if len(s) <= 255 {
 		return s
 	}
-	return s[:252] + "..."
+	n := 252
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"warren/engine"
 	"warren/server/auth"
@@ -205,8 +206,13 @@ func (a *api) importDefinitions(c *call) (int, any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var doc importDoc
-	if err := dec.Decode(&doc); err != nil {
+	// JSON is UTF-8 (RFC 8259); Go's decoder would quietly turn bad
+	// bytes into U+FFFD, and so rename what the document names.
+	if err := dec.Decode(&doc); err != nil || !utf8.Valid(data) {
 		return 0, nil, badRequest("failed_to_parse_json")
+	}
+	if e := doc.checkNames(); e != nil {
+		return 0, nil, e
 	}
 	pathVhost, one := c.pathVhost()
 	if one {

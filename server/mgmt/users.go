@@ -56,6 +56,9 @@ func (a *api) putUser(c *call) (int, any, error) {
 		return 0, nil, err
 	}
 	name := c.r.PathValue("user")
+	if e := checkName("user", name); e != nil {
+		return 0, nil, e
+	}
 	var tags []string
 	switch t := b["tags"].(type) {
 	case nil:
