@@ -33,8 +33,11 @@ type Config struct {
 	// connection.open.
 	HandshakeTimeout time.Duration
 	Product, Version string
-	// MaxConnections bounds open connections (0: unlimited); past it
-	// connection.open is refused with 530 NOT_ALLOWED.
+	// MaxConnections is RabbitMQ's connection_max (0: unlimited). Every
+	// connection counts from the moment its socket is accepted, logged in
+	// or not, as RabbitMQ counts its listener's active connections; a
+	// connection.open that finds more than MaxConnections is refused with
+	// 530 NOT_ALLOWED.
 	MaxConnections int
 	// Alarm, if set, blocks publishers while queued messages use too much
 	// memory. The server registers it as a broker observer.
@@ -46,7 +49,7 @@ type Config struct {
 // shared is the state every connection of a server shares.
 type shared struct {
 	replies *replyTargets // touched on the broker goroutine only
-	open    atomic.Int64  // open connections
+	conns   atomic.Int64  // connections being served, logged in or not
 }
 
 // Defaults fills unset fields with RabbitMQ's defaults.
@@ -147,6 +150,8 @@ type conn struct {
 func Serve(ctx context.Context, t Transport, cfg *Config) {
 	c := &conn{cfg: cfg, t: t, b: cfg.Broker, out: newOutbox(), closing: map[uint16]bool{}, replyChans: map[uint16]bool{}, done: make(chan struct{}), hbStart: make(chan uint16, 1),
 		frameMax: cfg.FrameMax, channelMax: cfg.ChannelMax}
+	cfg.shared.conns.Add(1)
+	defer cfg.shared.conns.Add(-1)
 	defer c.shutdown()
 	writerDone := make(chan struct{})
 	go func() {
@@ -193,9 +198,6 @@ func (c *conn) shutdown() {
 			}
 			delete(c.cfg.Alarm.conns, c)
 		})
-		if c.opened {
-			c.cfg.shared.open.Add(-1)
-		}
 		if c.id != 0 {
 			c.b.Detach(c.id)
 		}
