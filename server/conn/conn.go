@@ -144,6 +144,11 @@ type conn struct {
 
 	closeOnce sync.Once
 	done      chan struct{}
+	// writerGone closes when the writer has stopped: after the
+	// connection's last frame, or when a write failed (a heartbeat to a
+	// peer that went away). Nothing more can reach the peer, so a publish
+	// waiting for the memory alarm gives up and the connection ends.
+	writerGone chan struct{}
 }
 
 // Serve runs one connection until it ends. It closes t.
@@ -153,9 +158,9 @@ func Serve(ctx context.Context, t Transport, cfg *Config) {
 	cfg.shared.conns.Add(1)
 	defer cfg.shared.conns.Add(-1)
 	defer c.shutdown()
-	writerDone := make(chan struct{})
+	c.writerGone = make(chan struct{})
 	go func() {
-		defer close(writerDone)
+		defer close(c.writerGone)
 		c.writer()
 	}()
 	go func() {
@@ -170,7 +175,7 @@ func Serve(ctx context.Context, t Transport, cfg *Config) {
 		_ = err // the peer went away or broke the protocol; nothing to report to
 	}
 	c.out.close()
-	<-writerDone
+	<-c.writerGone
 }
 
 // forceClose sends connection.close 320 CONNECTION_FORCED (graceful

@@ -33,7 +33,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	maxMsg := fs.Uint64("max-message-size", 16<<20, "largest message body; larger ones get 406 PRECONDITION_FAILED")
 	maxQueues := fs.Int("max-queues", 0, "most queues per vhost (0: unlimited); past it queue.declare gets 406")
 	maxMsgs := fs.Int64("max-messages", 0, "most ready messages per vhost (0: unlimited); past it basic.publish gets 406")
-	watermark := fs.Int64("memory-high-watermark", server.DefaultMemoryHighWatermark(), "bytes of queued messages past which publishers are blocked (connection.blocked); default 40% of RAM")
+	watermark := fs.Int64("memory-high-watermark", server.DefaultMemoryHighWatermark(), "bytes of messages held (ready, unacknowledged, delayed) past which publishers are blocked (connection.blocked); default 40% of RAM")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
