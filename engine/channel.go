@@ -86,8 +86,7 @@ func (ch *channel) deliver(q *queue, e entry, c *consumer, noAck bool) uint64 {
 	}
 	ch.unacked = append(ch.unacked, delivery{tag: tag, q: q, e: e, c: c, atMs: ch.b.now, ctag: ctag})
 	ch.unackedLive++
-	q.unacked++
-	q.unackedBytes += int64(len(e.msg.Body))
+	q.accountUnacked(1, int64(len(e.msg.Body)))
 	if c != nil {
 		c.unacked++
 		ch.consumerLive++
@@ -197,8 +196,7 @@ func (ch *channel) settle(d *delivery) delivery {
 	d.done = true
 	d.e = entry{}
 	ch.unackedLive--
-	v.q.unacked--
-	v.q.unackedBytes -= int64(len(v.e.msg.Body))
+	v.q.accountUnacked(-1, -int64(len(v.e.msg.Body)))
 	if v.c != nil {
 		v.c.unacked--
 		ch.consumerLive--
@@ -325,8 +323,7 @@ func (ch *channel) close(code int, text string, m Method) {
 		touched = append(touched, v.q)
 	}
 	for _, a := range ch.txAcks {
-		a.d.q.unacked--
-		a.d.q.unackedBytes -= int64(len(a.d.e.msg.Body))
+		a.d.q.accountUnacked(-1, -int64(len(a.d.e.msg.Body)))
 		a.d.q.requeue(a.d.e, ch.id, a.d.tag, returnOnClose)
 		touched = append(touched, a.d.q)
 	}

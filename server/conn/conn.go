@@ -33,8 +33,11 @@ type Config struct {
 	// connection.open.
 	HandshakeTimeout time.Duration
 	Product, Version string
-	// MaxConnections bounds open connections (0: unlimited); past it
-	// connection.open is refused with 530 NOT_ALLOWED.
+	// MaxConnections is RabbitMQ's connection_max (0: unlimited). Every
+	// connection counts from the moment its socket is accepted, logged in
+	// or not, as RabbitMQ counts its listener's active connections; a
+	// connection.open that finds more than MaxConnections is refused with
+	// 530 NOT_ALLOWED.
 	MaxConnections int
 	// Alarm, if set, blocks publishers while queued messages use too much
 	// memory. The server registers it as a broker observer.
@@ -46,7 +49,7 @@ type Config struct {
 // shared is the state every connection of a server shares.
 type shared struct {
 	replies *replyTargets // touched on the broker goroutine only
-	open    atomic.Int64  // open connections
+	conns   atomic.Int64  // connections being served, logged in or not
 }
 
 // Defaults fills unset fields with RabbitMQ's defaults.
@@ -144,16 +147,23 @@ type conn struct {
 
 	closeOnce sync.Once
 	done      chan struct{}
+	// writerGone closes when the writer has stopped: after the
+	// connection's last frame, or when a write failed (a heartbeat to a
+	// peer that went away). Nothing more can reach the peer, so a publish
+	// waiting for the memory alarm gives up and the connection ends.
+	writerGone chan struct{}
 }
 
 // Serve runs one connection until it ends. It closes t.
 func Serve(ctx context.Context, t Transport, cfg *Config) {
 	c := &conn{cfg: cfg, t: t, b: cfg.Broker, out: newOutbox(), closing: map[uint16]bool{}, replyChans: map[uint16]bool{}, done: make(chan struct{}), hbStart: make(chan uint16, 1),
 		frameMax: cfg.FrameMax, channelMax: cfg.ChannelMax}
+	cfg.shared.conns.Add(1)
+	defer cfg.shared.conns.Add(-1)
 	defer c.shutdown()
-	writerDone := make(chan struct{})
+	c.writerGone = make(chan struct{})
 	go func() {
-		defer close(writerDone)
+		defer close(c.writerGone)
 		c.writer()
 	}()
 	go func() {
@@ -168,7 +178,7 @@ func Serve(ctx context.Context, t Transport, cfg *Config) {
 		_ = err // the peer went away or broke the protocol; nothing to report to
 	}
 	c.out.close()
-	<-writerDone
+	<-c.writerGone
 }
 
 // forceClose sends connection.close 320 CONNECTION_FORCED (graceful
@@ -196,9 +206,6 @@ func (c *conn) shutdown() {
 			}
 			delete(c.cfg.Alarm.conns, c)
 		})
-		if c.opened {
-			c.cfg.shared.open.Add(-1)
-		}
 		if c.id != 0 {
 			c.b.Detach(c.id)
 		}

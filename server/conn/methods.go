@@ -67,7 +67,9 @@ func pipelined(cmd command) bool {
 func (c *conn) handleBatch(batch []command) {
 	for _, cmd := range batch {
 		if _, isPublish := cmd.method.(*amqp.BasicPublish); isPublish {
-			c.cfg.Alarm.waitPublish(c.done)
+			if !c.cfg.Alarm.waitPublish(c.writerGone) {
+				return // the peer is gone; the connection is ending
+			}
 			break
 		}
 	}

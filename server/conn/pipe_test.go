@@ -259,7 +259,7 @@ func TestConnectionLimit(t *testing.T) {
 		second.method(0, &amqp.ConnectionTuneOk{ChannelMax: 2047, FrameMax: 131072})
 		second.method(0, &amqp.ConnectionOpen{VirtualHost: "/"})
 		cl := second.expect(&amqp.ConnectionClose{}).Method.(*amqp.ConnectionClose)
-		if cl.ReplyCode != 530 || cl.ReplyText != "NOT_ALLOWED - access to vhost '/' refused for user 'guest': connection limit (1) is reached" {
+		if cl.ReplyCode != 530 || cl.ReplyText != "NOT_ALLOWED - connection refused: node connection limit (1) is reached" {
 			t.Fatalf("close %+v", cl)
 		}
 	})

@@ -24,6 +24,9 @@ type reader struct {
 	fr  *amqp.FrameReader
 	asm *amqp.Assembler
 	buf []byte
+	// open is set once connection.open has succeeded; before that only
+	// channel 0 may carry frames (see next).
+	open bool
 }
 
 func newReader(src io.Reader, cfg *Config) *reader {
@@ -65,6 +68,9 @@ func (r *reader) protocolHeader() error {
 	}
 }
 
+// opened lets frames on channels other than 0 through.
+func (r *reader) opened() { r.open = true }
+
 // setFrameMax applies the negotiated frame_max.
 func (r *reader) setFrameMax(n uint32) { r.fr.SetFrameMax(n) }
 
@@ -80,6 +86,12 @@ func (r *reader) next() (command, error) {
 				return command{}, err
 			}
 			continue
+		}
+		if !r.open && f.Channel != 0 {
+			// rabbit_reader refuses any frame on a channel before
+			// connection.open, so nothing is assembled for a client
+			// that has not logged in.
+			return command{}, amqp.UnexpectedFrameError(f)
 		}
 		if f.Type == amqp.FrameHeartbeat {
 			return command{heartbeat: true}, nil
