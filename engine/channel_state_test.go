@@ -79,6 +79,9 @@ func TestChannelIsOpen(t *testing.T) {
 	if !b.ChannelIsOpen(other) {
 		t.Fatal("the other channel was closed too")
 	}
+	if _, err := b.OpenChannel(conn, ch.Num); err != nil || !b.ChannelIsOpen(ch) {
+		t.Fatalf("channel reopened after its error reported closed (%v)", err)
+	}
 	if b.ChannelIsOpen(engine.ChannelID{Conn: conn, Num: 9}) {
 		t.Fatal("a channel never opened reported open")
 	}

@@ -133,8 +133,8 @@ func (b *Broker) channelFor(id ChannelID, m Method) (*channel, *Error) {
 // discard the rest, as AMQP requires until the client's channel.close-ok,
 // before the ChannelClosed event reaches it at the end of the turn.
 func (b *Broker) ChannelIsOpen(id ChannelID) bool {
-	if ch := b.lastChan; ch != nil && ch.id == id {
-		return !ch.closed
+	if ch := b.lastChan; ch != nil && ch.id == id && !ch.closed {
+		return true
 	}
 	_, ok := b.chans[id]
 	return ok
