@@ -129,11 +129,7 @@ type conn struct {
 
 	pausedFlag atomic.Bool // paused, readable by the writer
 
-	// Owned by the connection goroutine: when the read deadline was last
-	// renewed (see renewReadDeadline).
-	deadlineSet     time.Time
-	deadlineCleared bool
-	hbStart         chan uint16 // the negotiated heartbeat, for the writer
+	hbStart chan uint16 // the negotiated heartbeat, for the writer
 
 	// Owned by the writer: method values reused for every event it
 	// encodes, so a delivery or a confirm allocates no method struct.
@@ -245,7 +241,6 @@ func (c *conn) run() error {
 				}
 			}
 			c.handleBatch(batch)
-			c.renewReadDeadline()
 			continue
 		}
 		if err != nil {
@@ -270,7 +265,6 @@ func (c *conn) run() error {
 		if err != nil || stop {
 			return err
 		}
-		c.renewReadDeadline()
 	}
 }
 
@@ -282,29 +276,6 @@ const maxBatch = 256
 type heldCommand struct {
 	cmd command
 	err error
-}
-
-// renewReadDeadline keeps the read deadline at two heartbeat intervals
-// from the last traffic (RabbitMQ closes after two missed heartbeats). It
-// renews at most every quarter interval, not on every command: a deadline
-// is a system call.
-func (c *conn) renewReadDeadline() {
-	if !c.opened {
-		return
-	}
-	if c.heartbeat == 0 {
-		if !c.deadlineCleared {
-			c.t.SetReadDeadline(time.Time{})
-			c.deadlineCleared = true
-		}
-		return
-	}
-	now := time.Now()
-	hb := time.Duration(c.heartbeat) * time.Second
-	if now.Sub(c.deadlineSet) >= hb/4 {
-		c.t.SetReadDeadline(now.Add(2 * hb))
-		c.deadlineSet = now
-	}
 }
 
 // connectionError sends connection.close and marks the connection dead in
