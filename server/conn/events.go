@@ -32,7 +32,7 @@ func (s sink) Events(e *engine.Broker, evs []engine.Event) {
 		case engine.EvConnectionClosed:
 			if ev.Code != engine.ReplySuccess && !c.dead {
 				c.dead = true
-				c.out.push(outItem{method: &amqp.ConnectionClose{ReplyCode: uint16(ev.Code), ReplyText: shortText(ev.Text), FailingClassID: ev.Method.Class, FailingMethodID: ev.Method.ID}})
+				c.sendClose(ev.Code, ev.Text, ev.Method)
 			}
 		}
 	}

@@ -109,6 +109,7 @@ func (c *conn) handshake(cmd command) (bool, error) {
 		}
 		c.r.setFrameMax(c.frameMax)
 		c.heartbeat = m.Heartbeat
+		c.closeWait = tunedCloseWait(m.Heartbeat)
 	case *amqp.ConnectionOpen:
 		if c.user == "" {
 			c.connectionError(engine.CommandInvalid, "COMMAND_INVALID - connection.open before connection.start-ok", engine.Method{Class: 10, ID: 40})

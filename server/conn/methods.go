@@ -19,16 +19,12 @@ func (c *conn) handle(cmd command) (bool, error) {
 	if cmd.channel == 0 {
 		switch cmd.method.(type) {
 		case *amqp.ConnectionClose:
-			c.b.Do(func(e *engine.Broker) {
-				if !c.dead {
-					c.dead = true
-					e.CloseConnection(c.id)
-				}
-			})
-			c.out.push(outItem{method: &amqp.ConnectionCloseOk{}, closeAfter: true})
-			return true, nil
+			c.clientClosed()
+			return false, nil
 		case *amqp.ConnectionCloseOk:
-			return true, nil
+			if c.closeSent.Load() {
+				return true, nil // the answer to the server's close
+			}
 		case *amqp.ConnectionUpdateSecret:
 			c.out.push(outItem{method: &amqp.ConnectionUpdateSecretOk{}})
 			return false, nil
@@ -124,10 +120,7 @@ func (c *conn) call(e *engine.Broker, id engine.ChannelID, cmd command) {
 		if c.channels >= int(c.channelMax) {
 			// rabbit_reader refuses a channel past the negotiated
 			// channel_max with a connection error.
-			c.dead = true
-			e.CloseConnection(c.id)
-			c.out.push(outItem{method: &amqp.ConnectionClose{ReplyCode: engine.NotAllowed, FailingClassID: 20, FailingMethodID: 10,
-				ReplyText: "NOT_ALLOWED - number of channels opened (" + itoa(c.channels) + ") has reached the negotiated channel_max (" + itoa(int(c.channelMax)) + ")"}})
+			c.failConnection(e, engine.NotAllowed, "NOT_ALLOWED - number of channels opened ("+itoa(c.channels)+") has reached the negotiated channel_max ("+itoa(int(c.channelMax))+")", engine.MethodChannelOpen)
 			return
 		}
 		if _, err := e.OpenChannel(c.id, n); err == nil {
@@ -233,10 +226,7 @@ func (c *conn) call(e *engine.Broker, id engine.ChannelID, cmd command) {
 		// A method a client must not send (a server-side method such as
 		// basic.deliver, or one on the wrong channel): RabbitMQ treats it
 		// as a connection error.
-		c.dead = true
-		e.CloseConnection(c.id)
-		c.out.push(outItem{method: &amqp.ConnectionClose{ReplyCode: engine.CommandInvalid,
-			ReplyText: "COMMAND_INVALID - unexpected method " + cmd.method.Name(), FailingClassID: cmd.method.ClassID(), FailingMethodID: cmd.method.MethodID()}})
+		c.failConnection(e, engine.CommandInvalid, "COMMAND_INVALID - unexpected method "+cmd.method.Name(), engine.Method{Class: cmd.method.ClassID(), ID: cmd.method.MethodID()})
 	}
 }
 
