@@ -117,11 +117,11 @@ type conn struct {
 	caps  amqp.Table // client capabilities
 
 	// Broker-goroutine state: touched only in Do closures and the sink.
-	id      engine.ConnID
-	opened  bool
-	closing map[uint16]bool // channels the server closed, awaiting close-ok
-	// channels counts open channels, for channel_max.
-	channels int
+	id     engine.ConnID
+	opened bool
+	// chans holds the open channels and those awaiting the client's
+	// close-ok; their number is what channel_max limits.
+	chans map[uint16]chanState
 	// replyChans are the channels with a direct reply-to consumer.
 	replyChans map[uint16]bool
 	paused     bool
@@ -149,7 +149,7 @@ type conn struct {
 
 // Serve runs one connection until it ends. It closes t.
 func Serve(ctx context.Context, t Transport, cfg *Config) {
-	c := &conn{cfg: cfg, t: t, b: cfg.Broker, out: newOutbox(), closing: map[uint16]bool{}, replyChans: map[uint16]bool{}, done: make(chan struct{}), hbStart: make(chan uint16, 1),
+	c := &conn{cfg: cfg, t: t, b: cfg.Broker, out: newOutbox(), chans: map[uint16]chanState{}, replyChans: map[uint16]bool{}, done: make(chan struct{}), hbStart: make(chan uint16, 1),
 		frameMax: cfg.FrameMax, channelMax: cfg.ChannelMax, closeWait: closeWaitBeforeTune}
 	defer c.shutdown()
 	writerDone := make(chan struct{})
@@ -266,7 +266,7 @@ func (c *conn) run() error {
 				continue
 			}
 			c.b.Do(func(e *engine.Broker) {
-				e.ChannelException(engine.ChannelID{Conn: c.id, Num: pe.Channel}, &engine.Error{Code: int(pe.Code), Text: pe.Text, Method: m})
+				c.channelException(e, pe.Channel, &engine.Error{Code: int(pe.Code), Text: pe.Text, Method: m})
 			})
 			continue
 		}

@@ -122,7 +122,7 @@ func (r *reader) next() (command, error) {
 			}
 			continue
 		}
-		if f.Type == amqp.FrameHeartbeat {
+		if f.Type == amqp.FrameHeartbeat && f.Channel == 0 {
 			return command{heartbeat: true}, nil
 		}
 		cmd, done, err := r.asm.Add(f)
@@ -143,7 +143,7 @@ func (r *reader) nextBuffered() (cmd command, ok bool, err error) {
 		if err != nil || !got {
 			return command{}, false, err
 		}
-		if f.Type == amqp.FrameHeartbeat {
+		if f.Type == amqp.FrameHeartbeat && f.Channel == 0 {
 			return command{heartbeat: true}, true, nil
 		}
 		c, done, err := r.asm.Add(f)
