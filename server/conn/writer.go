@@ -20,7 +20,8 @@ func (c *conn) startHeartbeats() {
 // writer drains the outbox into frames. It sends a heartbeat every half
 // negotiated interval whatever else goes out, so a client never waits
 // longer than that for one, and closes the transport after an item marked
-// closeAfter (a refused login, the protocol header, a server shutdown).
+// closeAfter (a refused login, the protocol header, a server shutdown, the
+// close-ok to a close before connection.open).
 func (c *conn) writer() {
 	var (
 		chunks []*outChunk
