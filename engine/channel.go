@@ -431,12 +431,26 @@ func (b *Broker) reject(id ChannelID, tag uint64, multiple, requeue bool, m Meth
 }
 
 // BasicRecover redelivers every unacked message of the channel. RabbitMQ
-// supports only requeue=true semantics for consumers: the messages are
-// requeued and may go to any consumer.
+// supports only requeue=true semantics: the messages are requeued and may
+// go to any consumer; requeue=false is refused with the connection
+// exception 540 "NOT_IMPLEMENTED - requeue=false" (rabbit_channel).
 func (b *Broker) BasicRecover(id ChannelID, requeue bool) error {
-	ch, err := b.channelFor(id, MethodBasicRecover)
+	return b.recover(id, requeue, MethodBasicRecover)
+}
+
+// BasicRecoverAsync is basic.recover-async, the deprecated form of
+// basic.recover without a reply; it behaves the same.
+func (b *Broker) BasicRecoverAsync(id ChannelID, requeue bool) error {
+	return b.recover(id, requeue, MethodBasicRecoverAsync)
+}
+
+func (b *Broker) recover(id ChannelID, requeue bool, m Method) error {
+	ch, err := b.channelFor(id, m)
 	if err != nil {
 		return err
+	}
+	if !requeue {
+		return b.fail(ch, connectionErr(NotImplemented, m, "requeue=false"))
 	}
 	var queues []*queue
 	for i := ch.unackedHead; i < len(ch.unacked); i++ {

@@ -87,8 +87,12 @@ func (b *Broker) OpenChannel(conn ConnID, num uint16) (ChannelID, error) {
 	}
 	id := ChannelID{Conn: conn, Num: num}
 	if num == 0 {
-		b.closeConnection(c, ChannelError, "", MethodChannelOpen)
-		return id, connectionErr(ChannelError, MethodChannelOpen, "channel 0 is reserved")
+		// Channel 0 is the connection's own: rabbit_reader answers any
+		// channel method on it with this connection exception.
+		err := connectionErr(ChannelError, MethodChannelOpen, "unexpected method in connection state running")
+		b.closeConnection(c, err.Code, err.Text, err.Method)
+		b.flush()
+		return id, err
 	}
 	if _, dup := c.channels[num]; dup {
 		b.closeConnection(c, ChannelError, "CHANNEL_ERROR - second 'channel.open' seen", MethodChannelOpen)
@@ -112,21 +116,37 @@ func (b *Broker) CloseChannel(id ChannelID) {
 }
 
 // channelFor finds an open channel; a command on a channel that is not open
-// is the 504 CHANNEL_ERROR connection exception.
+// is the 504 CHANNEL_ERROR connection exception rabbit_channel raises for
+// any method but channel.open on a channel not yet opened, naming the
+// method.
 func (b *Broker) channelFor(id ChannelID, m Method) (*channel, *Error) {
 	if ch := b.lastChan; ch != nil && ch.id == id && !ch.closed {
 		return ch, nil
 	}
 	ch, ok := b.chans[id]
 	if !ok {
+		err := connectionErr(ChannelError, m, "expected 'channel.open'")
 		if c, ok := b.conns[id.Conn]; ok {
-			b.closeConnection(c, ChannelError, "", MethodChannelOpen)
+			b.closeConnection(c, err.Code, err.Text, err.Method)
 			b.flush()
 		}
-		return nil, connectionErr(ChannelError, m, "expected 'channel.open'")
+		return nil, err
 	}
 	b.lastChan = ch
 	return ch, nil
+}
+
+// ChannelIsOpen reports whether a channel is open. A driver that hands the
+// engine several commands in one turn (pipelined publishes and acks) asks
+// after each one: a command that closed its channel must make the driver
+// discard the rest, as AMQP requires until the client's channel.close-ok,
+// before the ChannelClosed event reaches it at the end of the turn.
+func (b *Broker) ChannelIsOpen(id ChannelID) bool {
+	if ch := b.lastChan; ch != nil && ch.id == id && !ch.closed {
+		return true
+	}
+	_, ok := b.chans[id]
+	return ok
 }
 
 // fail turns an exception into its effect: a channel exception closes the

@@ -123,23 +123,27 @@ type conn struct {
 	clientProps engine.Table
 
 	// Broker-goroutine state: touched only in Do closures and the sink.
-	id      engine.ConnID
-	opened  bool
-	closing map[uint16]bool // channels the server closed, awaiting close-ok
-	// channels counts open channels, for channel_max.
-	channels int
+	id     engine.ConnID
+	opened bool
+	// chans holds the open channels and those awaiting the client's
+	// close-ok; their number is what channel_max limits.
+	chans map[uint16]chanState
 	// replyChans are the channels with a direct reply-to consumer.
 	replyChans map[uint16]bool
 	paused     bool
-	dead       bool // the engine closed the connection
+	dead       bool // the connection is closing (see closing.go)
 
 	pausedFlag atomic.Bool // paused, readable by the writer
 
-	// Owned by the connection goroutine: when the read deadline was last
-	// renewed (see renewReadDeadline).
-	deadlineSet     time.Time
-	deadlineCleared bool
-	hbStart         chan uint16 // the negotiated heartbeat, for the writer
+	hbStart chan uint16 // the negotiated heartbeat, for the writer
+
+	// The closing state (closing.go). closeWait is set by the
+	// connection goroutine before the connection opens.
+	closeSent atomic.Bool
+	closeWait time.Duration
+	endMu     sync.Mutex
+	terminate *time.Timer // ends a closing connection the client does not close
+	ended     bool
 
 	// Owned by the writer: method values reused for every event it
 	// encodes, so a delivery or a confirm allocates no method struct.
@@ -156,8 +160,8 @@ type conn struct {
 
 // Serve runs one connection until it ends. It closes t.
 func Serve(ctx context.Context, t Transport, cfg *Config) {
-	c := &conn{cfg: cfg, t: t, b: cfg.Broker, out: newOutbox(), closing: map[uint16]bool{}, replyChans: map[uint16]bool{}, done: make(chan struct{}), hbStart: make(chan uint16, 1),
-		frameMax: cfg.FrameMax, channelMax: cfg.ChannelMax}
+	c := &conn{cfg: cfg, t: t, b: cfg.Broker, out: newOutbox(), chans: map[uint16]chanState{}, replyChans: map[uint16]bool{}, done: make(chan struct{}), hbStart: make(chan uint16, 1),
+		frameMax: cfg.FrameMax, channelMax: cfg.ChannelMax, closeWait: closeWaitBeforeTune}
 	cfg.shared.conns.Add(1)
 	defer cfg.shared.conns.Add(-1)
 	defer c.shutdown()
@@ -196,6 +200,7 @@ func (c *conn) forceClose() {
 func (c *conn) shutdown() {
 	c.closeOnce.Do(func() {
 		close(c.done)
+		c.stopClosingTimer()
 		c.b.Do(func(e *engine.Broker) {
 			if c.opened && !c.dead {
 				c.dead = true
@@ -228,6 +233,9 @@ func (c *conn) run() error {
 	c.sendStart()
 	var held []heldCommand
 	for {
+		if c.closeSent.Load() {
+			return c.closed(r)
+		}
 		var cmd command
 		var err error
 		if len(held) > 0 {
@@ -255,7 +263,6 @@ func (c *conn) run() error {
 				}
 			}
 			c.handleBatch(batch)
-			c.renewReadDeadline()
 			continue
 		}
 		if err != nil {
@@ -266,10 +273,10 @@ func (c *conn) run() error {
 			m := engine.Method{Class: pe.ClassID, ID: pe.MethodID}
 			if pe.ConnectionError() || !c.opened {
 				c.connectionError(int(pe.Code), pe.Text, m)
-				return c.awaitCloseOk(r)
+				continue
 			}
 			c.b.Do(func(e *engine.Broker) {
-				e.ChannelException(engine.ChannelID{Conn: c.id, Num: pe.Channel}, &engine.Error{Code: int(pe.Code), Text: pe.Text, Method: m})
+				c.channelException(e, pe.Channel, &engine.Error{Code: int(pe.Code), Text: pe.Text, Method: m})
 			})
 			continue
 		}
@@ -280,7 +287,6 @@ func (c *conn) run() error {
 		if err != nil || stop {
 			return err
 		}
-		c.renewReadDeadline()
 	}
 }
 
@@ -292,60 +298,6 @@ const maxBatch = 256
 type heldCommand struct {
 	cmd command
 	err error
-}
-
-// renewReadDeadline keeps the read deadline at two heartbeat intervals
-// from the last traffic (RabbitMQ closes after two missed heartbeats). It
-// renews at most every quarter interval, not on every command: a deadline
-// is a system call.
-func (c *conn) renewReadDeadline() {
-	if !c.opened {
-		return
-	}
-	if c.heartbeat == 0 {
-		if !c.deadlineCleared {
-			c.t.SetReadDeadline(time.Time{})
-			c.deadlineCleared = true
-		}
-		return
-	}
-	now := time.Now()
-	hb := time.Duration(c.heartbeat) * time.Second
-	if now.Sub(c.deadlineSet) >= hb/4 {
-		c.t.SetReadDeadline(now.Add(2 * hb))
-		c.deadlineSet = now
-	}
-}
-
-// connectionError sends connection.close and marks the connection dead in
-// the engine; frames that follow are discarded until close-ok.
-func (c *conn) connectionError(code int, text string, m engine.Method) {
-	c.b.Do(func(e *engine.Broker) {
-		if c.opened && !c.dead {
-			c.dead = true
-			e.CloseConnection(c.id)
-		}
-	})
-	c.out.push(outItem{method: &amqp.ConnectionClose{ReplyCode: uint16(code), ReplyText: shortText(text), FailingClassID: m.Class, FailingMethodID: m.ID}})
-}
-
-// awaitCloseOk discards everything until the client's close-ok (or close),
-// as AMQP asks after a connection exception, for at most a few seconds.
-func (c *conn) awaitCloseOk(r *reader) error {
-	c.t.SetReadDeadline(time.Now().Add(3 * time.Second))
-	for {
-		cmd, err := r.next()
-		if err != nil {
-			return err
-		}
-		switch cmd.method.(type) {
-		case *amqp.ConnectionCloseOk:
-			return nil
-		case *amqp.ConnectionClose:
-			c.out.push(outItem{method: &amqp.ConnectionCloseOk{}, closeAfter: true})
-			return nil
-		}
-	}
 }
 
 func (c *conn) String() string { return fmt.Sprintf("conn %d (%s)", c.id, c.t.RemoteAddr()) }

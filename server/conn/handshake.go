@@ -2,6 +2,7 @@ package conn
 
 import (
 	"bytes"
+	"fmt"
 	"net"
 	"strconv"
 
@@ -103,18 +104,22 @@ func (c *conn) handshake(cmd command) (bool, error) {
 			// 4096 bytes that bound what an anonymous one can send.
 			return c.notLoggedIn(engine.Method{Class: 10, ID: 31})
 		}
-		if m.ChannelMax != 0 && m.ChannelMax < c.channelMax {
+		if text := negotiated("frame_max", 4096, uint32(c.frameMax), m.FrameMax); text != "" {
+			return c.handshakeError(engine.NotAllowed, text, engine.Method{Class: 10, ID: 30})
+		}
+		if text := negotiated("channel_max", 1, uint32(c.channelMax), uint32(m.ChannelMax)); text != "" {
+			return c.handshakeError(engine.NotAllowed, text, engine.Method{Class: 10, ID: 30})
+		}
+		if m.ChannelMax != 0 {
 			c.channelMax = m.ChannelMax
 		}
-		if m.FrameMax != 0 && m.FrameMax < c.frameMax {
-			if m.FrameMax < 4096 {
-				return c.handshakeError(engine.NotAllowed, "NOT_ALLOWED - frame_max=4096 is below the minimum", engine.Method{Class: 10, ID: 31})
-			}
+		if m.FrameMax != 0 {
 			c.frameMax = m.FrameMax
 		}
 		c.r.setFrameMax(c.frameMax)
 		boundMessages(c.t, c.frameMax, c.cfg.MaxMessageSize)
 		c.heartbeat = m.Heartbeat
+		c.closeWait = tunedCloseWait(m.Heartbeat)
 	case *amqp.ConnectionOpen:
 		if c.user == "" {
 			return c.notLoggedIn(engine.Method{Class: 10, ID: 40})
@@ -166,12 +171,33 @@ func (c *conn) notLoggedIn(m engine.Method) (bool, error) {
 	return c.handshakeError(engine.ChannelError, "CHANNEL_ERROR - unexpected method in connection state starting", m)
 }
 
-// handshakeError sends connection.close and ends the connection once the
-// client answers close-ok (or after awaitCloseOk's few seconds), so that a
-// refused connection does not hold its place until the handshake timeout.
+// handshakeError sends connection.close and puts the connection in the
+// closing state (closing.go), which ends it at the client's close-ok or
+// after the closing timeout, so that a refused connection does not hold
+// its place until the handshake timeout.
 func (c *conn) handshakeError(code int, text string, m engine.Method) (bool, error) {
 	c.connectionError(code, text, m)
-	return true, c.awaitCloseOk(c.r)
+	return false, nil
+}
+
+// negotiated checks a tune-ok value as rabbit_reader's
+// validate_negotiated_integer_value does: below min, or 0 ("no limit") or
+// above what the server proposed when the server has a limit, is refused
+// with its text (observed, RabbitMQ 3.10.8's log: "negotiated frame_max =
+// 0 is higher than the maximum allowed value (131072)"). It returns "" for
+// a value the server accepts.
+func negotiated(field string, min, server, client uint32) string {
+	if client != 0 && client < min {
+		return fmt.Sprintf("NOT_ALLOWED - negotiated %s = %d is lower than the minimum allowed value (%d)", field, client, min)
+	}
+	if server != 0 && (client == 0 || client > server) {
+		detail := ""
+		if field == "channel_max" && client == 0 {
+			detail = " (no limit)"
+		}
+		return fmt.Sprintf("NOT_ALLOWED - negotiated %s = %d%s is higher than the maximum allowed value (%d)", field, client, detail, server)
+	}
+	return ""
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
