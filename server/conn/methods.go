@@ -159,7 +159,16 @@ func (c *conn) call(e *engine.Broker, id engine.ChannelID, cmd command) {
 		err := e.BasicCancel(id, m.ConsumerTag)
 		c.ok(n, err, m.NoWait, &amqp.BasicCancelOk{ConsumerTag: m.ConsumerTag})
 	case *amqp.BasicPublish:
-		if p := cmd.props; p != nil && p.Has(amqp.FlagExpiration) && p.Expiration == "" {
+		// The checks made here come after the engine's permission,
+		// existence and internal checks in rabbit_channel's order, so
+		// those run first (a publish with reply_to set but no write
+		// permission is 403, not 406).
+		emptyExpiration := cmd.props != nil && cmd.props.Has(amqp.FlagExpiration) && cmd.props.Expiration == ""
+		asksReply := cmd.props != nil && cmd.props.ReplyTo == replyTo
+		if (emptyExpiration || asksReply) && e.PublishTarget(id, m.Exchange) != nil {
+			return
+		}
+		if emptyExpiration {
 			// An expiration property present but empty: the engine's
 			// Properties cannot say "present", so the check lives here
 			// (observed, RabbitMQ 3.10.8: 406 "invalid expiration '':

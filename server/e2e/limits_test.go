@@ -38,19 +38,26 @@ func TestDirectReplyTo(t *testing.T) {
 }
 
 // TestDirectReplyToNeedsConsumer: publishing with reply_to
-// amq.rabbitmq.reply-to without the consumer is RabbitMQ's 406.
+// amq.rabbitmq.reply-to without the consumer is RabbitMQ's 406, checked
+// after the exchange is found (observed, RabbitMQ 3.10.8: to a missing
+// exchange it is 404).
 func TestDirectReplyToNeedsConsumer(t *testing.T) {
 	srv := startServer(t)
-	ch := channel(t, dial(t, srv))
-	closed := ch.NotifyClose(make(chan *amqp.Error, 1))
-	publish(t, ch, "", "anything", amqp.Publishing{ReplyTo: "amq.rabbitmq.reply-to"})
-	select {
-	case e := <-closed:
-		if e == nil || e.Code != 406 || e.Reason != "PRECONDITION_FAILED - fast reply consumer does not exist" {
-			t.Fatalf("close %+v", e)
+	for _, tc := range []struct{ exchange, want string }{
+		{"", "PRECONDITION_FAILED - fast reply consumer does not exist"},
+		{"nope", "NOT_FOUND - no exchange 'nope' in vhost '/'"},
+	} {
+		ch := channel(t, dial(t, srv))
+		closed := ch.NotifyClose(make(chan *amqp.Error, 1))
+		publish(t, ch, tc.exchange, "anything", amqp.Publishing{ReplyTo: "amq.rabbitmq.reply-to"})
+		select {
+		case e := <-closed:
+			if e == nil || e.Reason != tc.want {
+				t.Fatalf("to %q: close %+v, want %q", tc.exchange, e, tc.want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("no channel.close")
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("no channel.close")
 	}
 }
 

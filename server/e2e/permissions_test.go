@@ -303,3 +303,18 @@ func TestTopicPermissionsOverAMQP(t *testing.T) {
 		}
 	}
 }
+
+// TestReplyToPublishNeedsWrite: a publish asking for a direct reply is
+// refused for want of write permission (403) before the missing reply
+// consumer is noticed (406), in rabbit_channel's order.
+func TestReplyToPublishNeedsWrite(t *testing.T) {
+	srv, users := permServer(t)
+	must(t, users.SetPermissions("bob", "/", ".*", "^$", ".*"))
+	err := asBob(t, srv, func(ch *amqp.Channel) error {
+		return ch.Publish("x", "bound", false, false, amqp.Publishing{ReplyTo: "amq.rabbitmq.reply-to"})
+	})
+	var e *amqp.Error
+	if !errors.As(err, &e) || e.Code != 403 || e.Reason != "ACCESS_REFUSED - write access to exchange 'x' in vhost '/' refused for user 'bob'" {
+		t.Fatalf("%v, want 403 write access to exchange 'x'", err)
+	}
+}
