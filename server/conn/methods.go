@@ -124,6 +124,10 @@ func (c *conn) call(e *engine.Broker, id engine.ChannelID, cmd command) {
 		err := e.ExchangeUnbind(id, engine.ExchangeBind{Destination: m.Destination, Source: m.Source, RoutingKey: m.RoutingKey, Args: toEngineTable(m.Arguments)})
 		c.ok(n, err, m.NoWait, &amqp.ExchangeUnbindOk{})
 	case *amqp.QueueDeclare:
+		if strings.HasPrefix(m.Queue, replyTo) {
+			c.declareReplyTo(e, id, m)
+			return
+		}
 		ok, err := e.QueueDeclare(id, engine.QueueDeclare{Queue: m.Queue, Passive: m.Passive, Durable: m.Durable, Exclusive: m.Exclusive,
 			AutoDelete: m.AutoDelete, Args: toEngineTable(m.Arguments)})
 		c.ok(n, err, m.NoWait, &amqp.QueueDeclareOk{Queue: ok.Queue, MessageCount: uint32(ok.MessageCount), ConsumerCount: uint32(ok.ConsumerCount)})
