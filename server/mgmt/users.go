@@ -118,6 +118,57 @@ func (a *api) listPermissions(c *call) (int, any, error) {
 	return http.StatusOK, a.users.Permissions(), nil
 }
 
+// userPermissions is GET /api/users/{user}/permissions: the user's
+// permissions in every vhost; an unknown user is 404.
+func (a *api) userPermissions(c *call) (int, any, error) {
+	if err := c.requireAdmin(); err != nil {
+		return 0, nil, err
+	}
+	user := c.r.PathValue("user")
+	if _, ok := a.users.User(user); !ok {
+		return 0, nil, errNotFound
+	}
+	out := []auth.Permission{}
+	for _, p := range a.users.Permissions() {
+		if p.User == user {
+			out = append(out, p)
+		}
+	}
+	return http.StatusOK, out, nil
+}
+
+// vhostPermission is a permission as /api/vhosts/{vhost}/permissions
+// lists it: RabbitMQ puts the vhost first there.
+type vhostPermission struct {
+	Vhost     string `json:"vhost"`
+	User      string `json:"user"`
+	Configure string `json:"configure"`
+	Write     string `json:"write"`
+	Read      string `json:"read"`
+}
+
+// vhostPermissions is GET /api/vhosts/{vhost}/permissions: every user's
+// permissions in the vhost; an unknown vhost is 404.
+func (a *api) vhostPermissions(c *call) (int, any, error) {
+	if err := c.requireAdmin(); err != nil {
+		return 0, nil, err
+	}
+	vhost := c.r.PathValue("vhost")
+	if ok, err := a.vhostExists(vhost); err != nil || !ok {
+		if err == nil {
+			err = errNotFound
+		}
+		return 0, nil, err
+	}
+	out := []vhostPermission{}
+	for _, p := range a.users.Permissions() {
+		if p.Vhost == vhost {
+			out = append(out, vhostPermission{Vhost: p.Vhost, User: p.User, Configure: p.Configure, Write: p.Write, Read: p.Read})
+		}
+	}
+	return http.StatusOK, out, nil
+}
+
 func (a *api) findPermission(vhost, user string) (auth.Permission, bool) {
 	for _, p := range a.users.Permissions() {
 		if p.Vhost == vhost && p.User == user {
