@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"errors"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -316,5 +317,28 @@ func TestReplyToPublishNeedsWrite(t *testing.T) {
 	var e *amqp.Error
 	if !errors.As(err, &e) || e.Code != 403 || e.Reason != "ACCESS_REFUSED - write access to exchange 'x' in vhost '/' refused for user 'bob'" {
 		t.Fatalf("%v, want 403 write access to exchange 'x'", err)
+	}
+}
+
+// TestDeletedUserIsDisconnected: deleting a user through the management
+// API closes the user's connections with RabbitMQ's 320 (observed,
+// RabbitMQ 3.10.8: "CONNECTION_FORCED - user 'app' is deleted").
+func TestDeletedUserIsDisconnected(t *testing.T) {
+	srv, users := permServer(t)
+	must(t, users.SetPermissions("bob", "/", ".*", ".*", ".*"))
+	c, err := amqp.Dial("amqp://bob:pw@" + srv.AMQPAddr() + "/")
+	must(t, err)
+	defer c.Close()
+	closed := c.NotifyClose(make(chan *amqp.Error, 1))
+	if status, body := mgmtDo(t, srv.HTTPAddr(), http.MethodDelete, "/api/users/bob", ""); status != http.StatusNoContent {
+		t.Fatalf("DELETE /api/users/bob: %d %s", status, body)
+	}
+	select {
+	case e := <-closed:
+		if e == nil || e.Code != 320 || e.Reason != "CONNECTION_FORCED - user 'bob' is deleted" {
+			t.Fatalf("close %+v", e)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("bob's connection is still open")
 	}
 }

@@ -105,8 +105,17 @@ func (a *api) deleteUser(c *call) (int, any, error) {
 	if err := c.requireAdmin(); err != nil {
 		return 0, nil, err
 	}
-	if err := a.users.DeleteUser(c.r.PathValue("user")); err != nil {
+	user := c.r.PathValue("user")
+	if err := a.users.DeleteUser(user); err != nil {
 		return 0, nil, errNotFound
+	}
+	// RabbitMQ closes a deleted user's connections (observed, 3.10.8).
+	err := a.doUnchecked("", func(s *session) error {
+		s.e.ForceCloseUserConnections(user, "user '"+user+"' is deleted")
+		return nil
+	})
+	if err != nil {
+		return 0, nil, err
 	}
 	return http.StatusNoContent, nil, nil
 }
