@@ -31,7 +31,7 @@ type ConnectionOpen struct {
 	// same connection.
 	ClientProperties Table
 	// Perms are the user's permissions in Vhost, checked on every
-	// operation for the connection's life; nil checks none.
+	// operation until SetPermissions replaces them; nil checks none.
 	Perms *Permissions
 }
 

@@ -255,6 +255,14 @@ func (a *api) importDefinitions(c *call) (int, any, error) {
 		if err := a.users.Import(auth.Definitions{Permissions: doc.Permissions, TopicPermissions: doc.TopicPermissions}); err != nil {
 			return badRequest(err.Error())
 		}
+		// Open connections are checked against what was imported (see
+		// regrant; this is already on the broker goroutine).
+		for _, p := range doc.Permissions {
+			s.e.SetPermissions(p.User, p.Vhost, a.users.Grants(p.User, p.Vhost))
+		}
+		for _, p := range doc.TopicPermissions {
+			s.e.SetPermissions(p.User, p.Vhost, a.users.Grants(p.User, p.Vhost))
+		}
 		for _, p := range doc.Parameters {
 			if p.Component != "operator_policy" {
 				continue // Warren has no other runtime parameters

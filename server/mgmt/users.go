@@ -95,6 +95,9 @@ func (a *api) putUser(c *call) (int, any, error) {
 	if err := a.users.PutUser(u); err != nil {
 		return 0, nil, badRequest(err.Error())
 	}
+	if err := a.regrantUser(name); err != nil {
+		return 0, nil, err
+	}
 	if existed {
 		return http.StatusNoContent, nil, nil
 	}
@@ -233,6 +236,9 @@ func (a *api) putPermission(c *call) (int, any, error) {
 		}
 		return 0, nil, badRequest(err.Error())
 	}
+	if err := a.regrant(userVhost{user, vhost}); err != nil {
+		return 0, nil, err
+	}
 	if existed {
 		return http.StatusNoContent, nil, nil
 	}
@@ -243,8 +249,12 @@ func (a *api) deletePermission(c *call) (int, any, error) {
 	if err := c.requireAdmin(); err != nil {
 		return 0, nil, err
 	}
-	if err := a.users.ClearPermissions(c.r.PathValue("user"), c.r.PathValue("vhost")); err != nil {
+	user, vhost := c.r.PathValue("user"), c.r.PathValue("vhost")
+	if err := a.users.ClearPermissions(user, vhost); err != nil {
 		return 0, nil, errNotFound
+	}
+	if err := a.regrant(userVhost{user, vhost}); err != nil {
+		return 0, nil, err
 	}
 	return http.StatusNoContent, nil, nil
 }
