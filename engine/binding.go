@@ -45,6 +45,11 @@ func (b *Broker) bindAction(id ChannelID, src, dst string, dstIsExchange bool, k
 		return err
 	}
 	v := ch.conn.vhost
+	if add {
+		if p := ShortStringProblem(key); p != "" {
+			return b.fail(ch, badName(m, "binding key", key, p))
+		}
+	}
 	// rabbit_channel:binding_action_with_checks/10: write on the
 	// destination, the default exchange refused, read on the source, then
 	// the topic permission on the binding key, all before the destination
@@ -53,8 +58,18 @@ func (b *Broker) bindAction(id ChannelID, src, dst string, dstIsExchange bool, k
 	if !dstIsExchange {
 		dkind = "queue"
 		var e *Error
+		// rabbit_channel:expand_shortcuts: with the queue name "" and
+		// the routing key "", both name the channel's last declared
+		// queue (amqp0-9-1.xml, queue.bind routing-key: "If the queue
+		// name is empty, the server uses the last queue declared on the
+		// channel. If the routing key is also empty, the server uses this
+		// queue name for the value of the routing key as well").
+		short := dst == "" && key == ""
 		if dst, e = ch.queueName(dst, m); e != nil {
 			return b.fail(ch, e)
+		}
+		if short {
+			key = dst
 		}
 	}
 	if e := ch.conn.permitted(accessWrite, dkind, dst, m); e != nil {

@@ -67,6 +67,8 @@ type Broker struct {
 
 	pendingDL []pendingDeadLetter
 	ready     tally // ready messages in every queue
+	unacked   tally // deliveries awaiting acknowledgement, on every channel
+	delayed   tally // messages held by delayed-message exchanges
 	// lastDLSource is shared by consecutive deaths from the same queue.
 	lastDLSource *deadLetterSource
 	// lastDeath is the last death history built, shared by the next
@@ -317,5 +319,5 @@ func deadlineLess(a, b *deadline.Timer[timerRef]) bool {
 }
 
 // ReadyTotals returns how many messages are ready in all queues, and their
-// body bytes: what a driver's memory alarm watches.
+// body bytes.
 func (b *Broker) ReadyTotals() (msgs, bytes int64) { return b.ready.msgs, b.ready.bytes }

@@ -88,7 +88,7 @@ func (ch *channel) deliver(q *queue, e entry, c *consumer, noAck bool) uint64 {
 	}
 	ch.unacked = append(ch.unacked, delivery{tag: tag, q: q, e: e, c: c, atMs: ch.b.now, ctag: ctag})
 	ch.unackedLive++
-	q.addUnacked(1, int64(len(e.msg.Body)))
+	q.accountUnacked(1, int64(len(e.msg.Body)))
 	if c != nil {
 		c.unacked++
 		ch.consumerLive++
@@ -198,7 +198,7 @@ func (ch *channel) settle(d *delivery) delivery {
 	d.done = true
 	d.e = entry{}
 	ch.unackedLive--
-	v.q.addUnacked(-1, -int64(len(v.e.msg.Body)))
+	v.q.accountUnacked(-1, -int64(len(v.e.msg.Body)))
 	if v.c != nil {
 		v.c.unacked--
 		ch.consumerLive--
@@ -331,7 +331,7 @@ func (ch *channel) close(code int, text string, m Method) {
 		}
 	}
 	for _, a := range ch.txAcks {
-		a.d.q.addUnacked(-1, -int64(len(a.d.e.msg.Body)))
+		a.d.q.accountUnacked(-1, -int64(len(a.d.e.msg.Body)))
 		a.d.q.requeue(a.d.e, ch.id, a.d.tag, returnOnClose)
 		if seen.add(a.d.q) {
 			touched = append(touched, a.d.q)
@@ -441,12 +441,26 @@ func (b *Broker) reject(id ChannelID, tag uint64, multiple, requeue bool, m Meth
 }
 
 // BasicRecover redelivers every unacked message of the channel. RabbitMQ
-// supports only requeue=true semantics for consumers: the messages are
-// requeued and may go to any consumer.
+// supports only requeue=true semantics: the messages are requeued and may
+// go to any consumer; requeue=false is refused with the connection
+// exception 540 "NOT_IMPLEMENTED - requeue=false" (rabbit_channel).
 func (b *Broker) BasicRecover(id ChannelID, requeue bool) error {
-	ch, err := b.channelFor(id, MethodBasicRecover)
+	return b.recover(id, requeue, MethodBasicRecover)
+}
+
+// BasicRecoverAsync is basic.recover-async, the deprecated form of
+// basic.recover without a reply; it behaves the same.
+func (b *Broker) BasicRecoverAsync(id ChannelID, requeue bool) error {
+	return b.recover(id, requeue, MethodBasicRecoverAsync)
+}
+
+func (b *Broker) recover(id ChannelID, requeue bool, m Method) error {
+	ch, err := b.channelFor(id, m)
 	if err != nil {
 		return err
+	}
+	if !requeue {
+		return b.fail(ch, connectionErr(NotImplemented, m, "requeue=false"))
 	}
 	var queues []*queue
 	for i := ch.unackedHead; i < len(ch.unacked); i++ {

@@ -5,11 +5,13 @@ import "sort"
 // connection owns channels and exclusive queues. Authentication and the wire
 // protocol live in the server; the engine only needs the vhost and a name.
 type connection struct {
-	id       ConnID
-	vhost    *vhost
-	name     string
-	user     string
-	channels map[uint16]*channel
+	id    ConnID
+	vhost *vhost
+	name  string
+	user  string
+	// clientProps are the client's own properties, kept to be shown.
+	clientProps Table
+	channels    map[uint16]*channel
 	// exclusives are the exclusive queues the connection owns, by name,
 	// deleted when it closes: looking them up among all the vhost's
 	// queues would make every connection close cost O(queues).
@@ -27,9 +29,15 @@ type connection struct {
 type ConnectionOpen struct {
 	Vhost string
 	User  string
-	Name  string // client-provided connection name, for display
+	Name  string // the connection's name, for display and lookup
+	// ClientProperties are the client-properties of connection.start-ok
+	// (product, version, platform, capabilities, connection_name, ...),
+	// kept only to be shown, as RabbitMQ's management API does. They
+	// are plain data: a command log can hold them and a replay gets the
+	// same connection.
+	ClientProperties Table
 	// Perms are the user's permissions in Vhost, checked on every
-	// operation for the connection's life; nil checks none.
+	// operation until SetPermissions replaces them; nil checks none.
 	Perms *Permissions
 }
 
@@ -41,7 +49,8 @@ func (b *Broker) OpenConnection(o ConnectionOpen) (ConnID, error) {
 		return 0, connectionErr(NotAllowed, MethodConnectionOpen, "vhost %s not found", o.Vhost)
 	}
 	b.nextCon++
-	c := &connection{id: b.nextCon, vhost: v, name: o.Name, user: o.User, channels: map[uint16]*channel{}, grants: compileGrants(o.Perms, o.User, o.Vhost)}
+	c := &connection{id: b.nextCon, vhost: v, name: o.Name, user: o.User, clientProps: o.ClientProperties.Clone(), channels: map[uint16]*channel{},
+		grants: compileGrants(o.Perms, o.User, o.Vhost)}
 	b.conns[c.id] = c
 	b.addConnection(c)
 	b.emit(Event{Kind: EvConnectionOpened, Vhost: v.name, Channel: ChannelID{Conn: c.id}, Name: o.Name})
@@ -89,8 +98,12 @@ func (b *Broker) OpenChannel(conn ConnID, num uint16) (ChannelID, error) {
 	}
 	id := ChannelID{Conn: conn, Num: num}
 	if num == 0 {
-		b.closeConnection(c, ChannelError, "", MethodChannelOpen)
-		return id, connectionErr(ChannelError, MethodChannelOpen, "channel 0 is reserved")
+		// Channel 0 is the connection's own: rabbit_reader answers any
+		// channel method on it with this connection exception.
+		err := connectionErr(ChannelError, MethodChannelOpen, "unexpected method in connection state running")
+		b.closeConnection(c, err.Code, err.Text, err.Method)
+		b.flush()
+		return id, err
 	}
 	if _, dup := c.channels[num]; dup {
 		b.closeConnection(c, ChannelError, "CHANNEL_ERROR - second 'channel.open' seen", MethodChannelOpen)
@@ -115,21 +128,37 @@ func (b *Broker) CloseChannel(id ChannelID) {
 }
 
 // channelFor finds an open channel; a command on a channel that is not open
-// is the 504 CHANNEL_ERROR connection exception.
+// is the 504 CHANNEL_ERROR connection exception rabbit_channel raises for
+// any method but channel.open on a channel not yet opened, naming the
+// method.
 func (b *Broker) channelFor(id ChannelID, m Method) (*channel, *Error) {
 	if ch := b.lastChan; ch != nil && ch.id == id && !ch.closed {
 		return ch, nil
 	}
 	ch, ok := b.chans[id]
 	if !ok {
+		err := connectionErr(ChannelError, m, "expected 'channel.open'")
 		if c, ok := b.conns[id.Conn]; ok {
-			b.closeConnection(c, ChannelError, "", MethodChannelOpen)
+			b.closeConnection(c, err.Code, err.Text, err.Method)
 			b.flush()
 		}
-		return nil, connectionErr(ChannelError, m, "expected 'channel.open'")
+		return nil, err
 	}
 	b.lastChan = ch
 	return ch, nil
+}
+
+// ChannelIsOpen reports whether a channel is open. A driver that hands the
+// engine several commands in one turn (pipelined publishes and acks) asks
+// after each one: a command that closed its channel must make the driver
+// discard the rest, as AMQP requires until the client's channel.close-ok,
+// before the ChannelClosed event reaches it at the end of the turn.
+func (b *Broker) ChannelIsOpen(id ChannelID) bool {
+	if ch := b.lastChan; ch != nil && ch.id == id && !ch.closed {
+		return true
+	}
+	_, ok := b.chans[id]
+	return ok
 }
 
 // fail turns an exception into its effect: a channel exception closes the
@@ -194,6 +223,25 @@ func (b *Broker) ChannelException(id ChannelID, err *Error) {
 	if ch, ok := b.chans[id]; ok && !err.Connection {
 		b.fail(ch, err)
 	}
+}
+
+// ForceCloseUserConnections force-closes every connection of user, in the
+// order they were opened, as RabbitMQ does when the user is deleted
+// (observed, RabbitMQ 3.10.8: 320 "CONNECTION_FORCED - user 'app' is
+// deleted"). It reports how many it closed.
+func (b *Broker) ForceCloseUserConnections(user, reason string) int {
+	var ids []ConnID
+	for id, c := range b.conns {
+		if c.user == user {
+			ids = append(ids, id)
+		}
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	for _, id := range ids {
+		b.closeConnection(b.conns[id], ConnectionForced, "CONNECTION_FORCED - "+reason, Method{})
+	}
+	b.flush()
+	return len(ids)
 }
 
 // ForceCloseConnection closes a connection from the server side, as the

@@ -53,6 +53,9 @@ func (b *Broker) BasicConsume(id ChannelID, c BasicConsume) (string, error) {
 		return "", b.fail(ch, e)
 	}
 	tag := c.ConsumerTag
+	if p := ShortStringProblem(tag); p != "" {
+		return "", b.fail(ch, badName(m, "consumer tag", tag, p))
+	}
 	if tag == "" {
 		tag = b.genName("amq.ctag-")
 	}

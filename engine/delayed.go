@@ -75,6 +75,7 @@ func (b *Broker) delay(x *exchange, m *Message, delayMs int64) {
 	d.heldAt = len(x.held)
 	x.held = append(x.held, d)
 	b.delayedCount++
+	b.delayed.add(1, int64(len(m.Body)))
 	b.emit(Event{Kind: EvDelayed, Vhost: x.vhost.name, Exchange: x.name, RoutingKey: m.RoutingKey, MsgID: m.ID, Msg: m, At: b.now + Time(delayMs)})
 }
 
@@ -112,6 +113,7 @@ func (b *Broker) releaseDelayed(d *delayedMsg) {
 // whatever the order messages are released in: its slot is set to nil and
 // the list is compacted once half of it is nil.
 func (x *exchange) unhold(d *delayedMsg) {
+	x.vhost.b.delayed.add(-1, -int64(len(d.msg.Body)))
 	x.held[d.heldAt] = nil
 	x.heldGone++
 	if x.heldGone*2 < len(x.held) {
@@ -156,6 +158,7 @@ func (v *vhost) dropDelayed(x *exchange) {
 			continue
 		}
 		v.b.timers.Remove(&d.timer)
+		v.b.delayed.add(-1, -int64(len(d.msg.Body)))
 		v.b.emit(Event{Kind: EvDropped, Vhost: v.name, Exchange: x.name, MsgID: d.msg.ID, Msg: d.msg, Text: "vhost deleted"})
 	}
 	x.held, x.heldGone = nil, 0

@@ -52,30 +52,31 @@ type Method struct{ Class, ID uint16 }
 
 // The methods the engine implements, by AMQP class and method id.
 var (
-	MethodConnectionOpen  = Method{10, 40}
-	MethodChannelOpen     = Method{20, 10}
-	MethodExchangeDeclare = Method{40, 10}
-	MethodExchangeDelete  = Method{40, 20}
-	MethodExchangeBind    = Method{40, 30}
-	MethodExchangeUnbind  = Method{40, 40}
-	MethodQueueDeclare    = Method{50, 10}
-	MethodQueueBind       = Method{50, 20}
-	MethodQueuePurge      = Method{50, 30}
-	MethodQueueDelete     = Method{50, 40}
-	MethodQueueUnbind     = Method{50, 50}
-	MethodBasicQos        = Method{60, 10}
-	MethodBasicConsume    = Method{60, 20}
-	MethodBasicCancel     = Method{60, 30}
-	MethodBasicPublish    = Method{60, 40}
-	MethodBasicGet        = Method{60, 70}
-	MethodBasicAck        = Method{60, 80}
-	MethodBasicReject     = Method{60, 90}
-	MethodBasicRecover    = Method{60, 110}
-	MethodBasicNack       = Method{60, 120}
-	MethodTxSelect        = Method{90, 10}
-	MethodTxCommit        = Method{90, 20}
-	MethodTxRollback      = Method{90, 30}
-	MethodConfirmSelect   = Method{85, 10}
+	MethodConnectionOpen    = Method{10, 40}
+	MethodChannelOpen       = Method{20, 10}
+	MethodExchangeDeclare   = Method{40, 10}
+	MethodExchangeDelete    = Method{40, 20}
+	MethodExchangeBind      = Method{40, 30}
+	MethodExchangeUnbind    = Method{40, 40}
+	MethodQueueDeclare      = Method{50, 10}
+	MethodQueueBind         = Method{50, 20}
+	MethodQueuePurge        = Method{50, 30}
+	MethodQueueDelete       = Method{50, 40}
+	MethodQueueUnbind       = Method{50, 50}
+	MethodBasicQos          = Method{60, 10}
+	MethodBasicConsume      = Method{60, 20}
+	MethodBasicCancel       = Method{60, 30}
+	MethodBasicPublish      = Method{60, 40}
+	MethodBasicGet          = Method{60, 70}
+	MethodBasicAck          = Method{60, 80}
+	MethodBasicReject       = Method{60, 90}
+	MethodBasicRecoverAsync = Method{60, 100}
+	MethodBasicRecover      = Method{60, 110}
+	MethodBasicNack         = Method{60, 120}
+	MethodTxSelect          = Method{90, 10}
+	MethodTxCommit          = Method{90, 20}
+	MethodTxRollback        = Method{90, 30}
+	MethodConfirmSelect     = Method{85, 10}
 )
 
 // Error is an AMQP exception. A channel exception (Connection false) has

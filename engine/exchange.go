@@ -154,6 +154,9 @@ func (b *Broker) exchangeDeclare(ch *channel, d ExchangeDeclare) *Error {
 	}
 	x, exists := v.exchanges[d.Exchange]
 	if !exists {
+		if p := ShortStringProblem(d.Exchange); p != "" {
+			return badName(m, "exchange name", d.Exchange, p)
+		}
 		if strings.HasPrefix(d.Exchange, "amq.") {
 			return channelErr(AccessRefused, m, "exchange name '%s' contains reserved prefix 'amq.*'", d.Exchange)
 		}
@@ -161,6 +164,12 @@ func (b *Broker) exchangeDeclare(ch *channel, d ExchangeDeclare) *Error {
 			name, isStr := ae.(string)
 			if !isStr {
 				return channelErr(PreconditionFailed, m, "invalid type '%s' for arg 'alternate-exchange' in %s", TypeName(ae), rs("exchange", d.Exchange, v.name))
+			}
+			// It names an exchange, and no exchange can have a name
+			// that is not a short string: say so now rather than
+			// route to nothing.
+			if p := ShortStringProblem(name); p != "" {
+				return channelErr(PreconditionFailed, m, "invalid arg 'alternate-exchange' for %s: %s", rs("exchange", d.Exchange, v.name), p)
 			}
 			// access-control.md: exchange.declare with an AE needs read
 			// on the exchange and write on the AE; rabbit_channel checks

@@ -25,6 +25,10 @@ type Policy struct {
 // policies; 3.10.8 still refused it).
 // Each names what the value must be, as rabbit_policies's validation
 // errors do: "-1 is not a valid message TTL".
+//
+// The exchange names and the routing key must be short names (see
+// shortstr.go): RabbitMQ takes any string, but a message dead-lettered with
+// a routing key over 255 bytes could never be delivered.
 var policyKeys = map[string]struct {
 	check argCheck
 	op    bool
@@ -36,9 +40,9 @@ var policyKeys = map[string]struct {
 	"max-length-bytes":        {policyInts.nonNegative, true, "maximum length in bytes"},
 	"delivery-limit":          {policyInts.integer, true, "delivery limit"},
 	"overflow":                {checkOverflow, true, "overflow value"},
-	"dead-letter-exchange":    {checkLongstr, false, "dead letter exchange name"},
-	"dead-letter-routing-key": {checkLongstr, false, "dead letter routing key"},
-	"alternate-exchange":      {checkLongstr, false, "alternate exchange name"},
+	"dead-letter-exchange":    {checkShortName, false, "dead letter exchange name"},
+	"dead-letter-routing-key": {checkShortName, false, "dead letter routing key"},
+	"alternate-exchange":      {checkShortName, false, "alternate exchange name"},
 }
 
 // erlangTerm prints a policy value as Erlang's ~p does in RabbitMQ's
@@ -103,6 +107,9 @@ func (b *Broker) validatePolicy(p *Policy, operator bool) *Error {
 			continue
 		}
 		if term := spec.check(p.Definition[k], p.Definition); term != "" {
+			if s, isStr := p.Definition[k].(string); isStr && term == ShortStringProblem(s) {
+				return bad("%s is not a valid %s: %s", erlangTerm(clip(s)), spec.what, term)
+			}
 			return bad("%s is not a valid %s", erlangTerm(p.Definition[k]), spec.what)
 		}
 	}

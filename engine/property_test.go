@@ -773,6 +773,7 @@ func (w *world) cmdVhost(engine.ChannelID) (string, error) {
 type model struct {
 	copies    map[copyKey][]*msgCopy // one message can have two copies in a queue (see EvEnqueued)
 	delayed   map[uint64]bool        // messages a delayed-message exchange held
+	held      map[uint64]int         // body sizes of the messages held now
 	queueInc  map[queueKey]int
 	nextInc   int
 	consumers map[consumerKey]*modelConsumer
@@ -839,7 +840,7 @@ type modelChannel struct {
 
 func newModel() *model {
 	return &model{copies: map[copyKey][]*msgCopy{}, queueInc: map[queueKey]int{}, consumers: map[consumerKey]*modelConsumer{},
-		active: map[int]int{}, delayed: map[uint64]bool{}, msgIDs: map[uint64]bool{}, channels: map[engine.ChannelID]*modelChannel{}, deaths: map[copyKey]int{}}
+		active: map[int]int{}, delayed: map[uint64]bool{}, held: map[uint64]int{}, msgIDs: map[uint64]bool{}, channels: map[engine.ChannelID]*modelChannel{}, deaths: map[copyKey]int{}}
 }
 
 func (m *model) fail(format string, args ...any) {
@@ -965,8 +966,12 @@ func (m *model) apply(w *world, events []engine.Event, i int) {
 		if e.Reason == "" {
 			m.freshID(i, e, e.MsgID)
 		}
+		if e.Reason == "delay-elapsed" {
+			delete(m.held, e.MsgID)
+		}
 	case engine.EvDelayed:
 		m.delayed[e.MsgID] = true
+		m.held[e.MsgID] = len(e.Msg.Body)
 	case engine.EvEnqueued:
 		if len(m.copies[key]) > 0 && !m.delayed[e.MsgID] {
 			// Only a delayed message can reach a queue twice: once through
@@ -1138,6 +1143,9 @@ func (m *model) apply(w *world, events []engine.Event, i int) {
 	case engine.EvDropped:
 		if strings.HasPrefix(e.Text, "dead-letter exchange") {
 			m.consumeDeath(i, e, key)
+		}
+		if e.Text == "vhost deleted" && e.Exchange != "" {
+			delete(m.held, e.MsgID) // a delayed exchange's held message
 		}
 	case engine.EvConsumerAdded:
 		ck := consumerKey{e.Channel, e.ConsumerTag}
@@ -1537,7 +1545,33 @@ func (m *model) afterStep(w *world) {
 			m.fail("channel %s: %d publishes accepted in confirm mode, %d confirmed", id, ch.publishSeq, ch.lastConfirm)
 		}
 	}
+	m.checkTotals(w)
 	if len(m.violations) > 0 {
 		sort.Strings(m.violations)
+	}
+}
+
+// checkTotals compares the broker's running message totals, which a memory
+// alarm reads, with the copies the model holds: every ready copy, every
+// unacked one (acks buffered in a transaction included) and every message
+// a delayed exchange holds.
+func (m *model) checkTotals(w *world) {
+	var want engine.MessageTotals
+	for _, cs := range m.copies {
+		for _, c := range cs {
+			t := &want.Unacked
+			if c.ready {
+				t = &want.Ready
+			}
+			t.Msgs++
+			t.Bytes += int64(c.body)
+		}
+	}
+	for _, body := range m.held {
+		want.Delayed.Msgs++
+		want.Delayed.Bytes += int64(body)
+	}
+	if got := w.b.MessageTotals(); got != want {
+		m.fail("message totals %+v, model %+v", got, want)
 	}
 }

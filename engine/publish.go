@@ -29,23 +29,9 @@ func (b *Broker) BasicPublish(id ChannelID, p BasicPublish) error {
 	if p.Immediate {
 		return b.fail(ch, connectionErr(NotImplemented, m, "immediate=true"))
 	}
-	x := ch.pubX
-	if x == nil || x.name != p.Exchange || x.deleted {
-		// Write permission comes before the exchange's existence
-		// (rabbit_channel). The connection's permissions are fixed, so
-		// an exchange in pubX has passed it: a publisher pays for the
-		// check once per exchange, as RabbitMQ's channel caches it.
-		if e := ch.conn.permitted(accessWrite, "exchange", p.Exchange, m); e != nil {
-			return b.fail(ch, e)
-		}
-		var ok bool
-		if x, ok = v.exchanges[p.Exchange]; !ok {
-			return b.fail(ch, channelErr(NotFound, m, "no %s", rs("exchange", p.Exchange, v.name)))
-		}
-		ch.pubX, ch.pubTopic = x, ch.conn.topicGrant(x)
-	}
-	if x.internal {
-		return b.fail(ch, channelErr(AccessRefused, m, "cannot publish to internal %s", rs("exchange", x.name, v.name)))
+	x, e := ch.publishTarget(p.Exchange)
+	if e != nil {
+		return b.fail(ch, e)
 	}
 	if lim := b.cfg.MaxMessagesPerVhost; lim > 0 && v.ready.msgs >= lim {
 		return b.fail(ch, channelErr(PreconditionFailed, m, "message limit in vhost '%s' (%d) is reached", v.name, lim))
@@ -74,15 +60,64 @@ func (b *Broker) BasicPublish(id ChannelID, p BasicPublish) error {
 	return nil
 }
 
-// newMessage validates a publish's properties and builds the Message:
+// PublishTarget runs basic.publish's first checks on channel id — write
+// permission on the exchange, its existence, and that it is not internal —
+// and fails the channel as BasicPublish would when one does not pass. A
+// driver that handles part of a publish itself (direct reply-to) calls it
+// first, so that its own errors come after these, in rabbit_channel's
+// order.
+func (b *Broker) PublishTarget(id ChannelID, exchange string) error {
+	ch, err := b.channelFor(id, MethodBasicPublish)
+	if err != nil {
+		return err
+	}
+	if _, e := ch.publishTarget(exchange); e != nil {
+		return b.fail(ch, e)
+	}
+	return nil
+}
+
+// publishTarget is the exchange a publish on ch goes to, after the checks
+// rabbit_channel makes first: write permission before the exchange's
+// existence, then internal. The connection's permissions are fixed, so an
+// exchange in pubX has passed them: a publisher pays for the check once
+// per exchange, as RabbitMQ's channel caches it.
+func (ch *channel) publishTarget(name string) (*exchange, *Error) {
+	m := MethodBasicPublish
+	v := ch.conn.vhost
+	x := ch.pubX
+	if x == nil || x.name != name || x.deleted {
+		if e := ch.conn.permitted(accessWrite, "exchange", name, m); e != nil {
+			return nil, e
+		}
+		var ok bool
+		if x, ok = v.exchanges[name]; !ok {
+			return nil, channelErr(NotFound, m, "no %s", rs("exchange", name, v.name))
+		}
+		ch.pubX, ch.pubTopic = x, ch.conn.topicGrant(x)
+	}
+	if x.internal {
+		return nil, channelErr(AccessRefused, m, "cannot publish to internal %s", rs("exchange", x.name, v.name))
+	}
+	return x, nil
+}
+
+// newMessage validates a publish's properties and builds the Message: the
+// routing key and the short-string properties must fit (see shortstr.go),
 // expiration must be a non-negative integer string (RabbitMQ's
 // parse_expiration), CC and BCC must be arrays, and BCC is removed so that
 // no consumer ever sees it.
 func (b *Broker) newMessage(p BasicPublish) (*Message, *Error) {
+	if problem := shortStringLength(p.RoutingKey); problem != "" {
+		return nil, badName(MethodBasicPublish, "routing key", p.RoutingKey, problem)
+	}
 	msg := &Message{Exchange: p.Exchange, RoutingKey: p.RoutingKey, Props: p.Props, Body: p.Body}
 	if p.Props == nil {
 		msg.ID = b.newMsgID()
 		return msg, nil
+	}
+	if e := checkPropertyLengths(p.Props); e != nil {
+		return nil, e
 	}
 	if p.Props.Expiration != "" {
 		if _, term := parseExpiration(p.Props.Expiration); term != "" {

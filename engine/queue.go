@@ -96,6 +96,16 @@ func (b *Broker) queueDeclare(ch *channel, d QueueDeclare) (QueueDeclareOk, *Err
 	v := ch.conn.vhost
 	m := MethodQueueDeclare
 	if d.Passive {
+		// queue.declare has no "" shortcut: rabbit_channel expands it
+		// only for get, consume, delete, purge, bind and unbind, so a
+		// passive declare of "" looks for a queue named "" (observed,
+		// RabbitMQ 3.10.8: 404 "no queue '' in vhost '/'").
+		if d.Queue == "" {
+			if e := ch.conn.permitted(accessAny, "queue", "", m); e != nil {
+				return QueueDeclareOk{}, e
+			}
+			return QueueDeclareOk{}, channelErr(NotFound, m, "no %s", rs("queue", "", v.name))
+		}
 		q, e := ch.permittedQueue(accessAny, d.Queue, m)
 		if e != nil {
 			return QueueDeclareOk{}, e
@@ -104,6 +114,9 @@ func (b *Broker) queueDeclare(ch *channel, d QueueDeclare) (QueueDeclareOk, *Err
 		return q.declareOk(), nil
 	}
 	name := d.Queue
+	if p := ShortStringProblem(name); p != "" {
+		return QueueDeclareOk{}, badName(m, "queue name", name, p)
+	}
 	if name == "" {
 		name = b.genName("amq.gen-")
 	} else if strings.HasPrefix(name, "amq.") {

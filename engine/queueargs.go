@@ -29,7 +29,7 @@ var queueArgChecks = []struct {
 	{"x-queue-type", checkQueueType},
 	{"x-expires", queueArgInts.expires},
 	{"x-message-ttl", queueArgInts.messageTTL},
-	{"x-dead-letter-exchange", checkLongstr},
+	{"x-dead-letter-exchange", checkShortName},
 	{"x-dead-letter-routing-key", checkDLRK},
 	{"x-max-length", queueArgInts.nonNegative},
 	{"x-max-length-bytes", queueArgInts.nonNegative},
@@ -135,8 +135,21 @@ func checkLongstr(v any, _ Table) string {
 	return ""
 }
 
-func checkDLRK(v any, args Table) string {
+// checkShortName accepts a string that can later be sent as an AMQP short
+// string (see shortstr.go): a dead-letter exchange's name becomes the
+// exchange of every message dead-lettered through it.
+func checkShortName(v any, args Table) string {
 	if e := checkLongstr(v, args); e != "" {
+		return e
+	}
+	return ShortStringProblem(v.(string))
+}
+
+// checkDLRK accepts a dead-letter routing key: a short name, and only with
+// a dead-letter exchange. The length is checked first: it is what would
+// break every consumer of the dead letters.
+func checkDLRK(v any, args Table) string {
+	if e := checkShortName(v, args); e != "" {
 		return e
 	}
 	if _, ok := args["x-dead-letter-exchange"]; !ok {

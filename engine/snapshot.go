@@ -116,10 +116,13 @@ type ConsumerView struct {
 
 // ConnectionView describes a connection and its channels.
 type ConnectionView struct {
-	ID       ConnID
-	Name     string
-	User     string
-	Channels []ChannelView
+	ID   ConnID
+	Name string
+	User string
+	// ClientProperties are the client's, as ConnectionOpen gave them (a
+	// copy; nil when there were none).
+	ClientProperties Table
+	Channels         []ChannelView
 }
 
 // ChannelView describes a channel's modes, limits and unacked deliveries.
@@ -256,7 +259,7 @@ func (v *vhost) bindingViews() []BindingView {
 
 // summary is the connection's view without its channels.
 func (c *connection) summary() ConnectionView {
-	return ConnectionView{ID: c.id, Name: c.name, User: c.user}
+	return ConnectionView{ID: c.id, Name: c.name, User: c.user, ClientProperties: c.clientProps.Clone()}
 }
 
 // summary is the channel's view without its unacknowledged deliveries.

@@ -94,10 +94,16 @@ func (l *level) front() *entry {
 	return l.fresh.front()
 }
 
-// tally is a running count of ready messages and their body bytes.
+// tally is a running count of messages and their body bytes.
 type tally struct {
 	msgs  int64
 	bytes int64
+}
+
+// add records a change of dn messages and db bytes.
+func (t *tally) add(dn int, db int64) {
+	t.msgs += int64(dn)
+	t.bytes += db
 }
 
 func newStore(maxPriority int, vhostTotal, brokerTotal *tally) store {

@@ -1,112 +1,42 @@
 package engine
 
-// vhostCounts are what the management API reads on every request about a
-// vhost, kept up to date where things change so that reading them costs
-// nothing per object: with 100,000 queues, counting them for /api/overview
-// held the broker for a tenth of a second.
-type vhostCounts struct {
-	queueNames    listing[string]
-	exchangeNames listing[string]
-	consumers     int
-	// unacked sums the unacknowledged deliveries of the vhost's existing
-	// queues (a deleted queue's copies stop counting when it goes).
-	unacked     tally
-	connections int
-	channels    int
-	// byUser counts connections and channels per user, for the overview
-	// of a user who sees only their own connections.
-	byUser map[string]*userCounts
+// MessageTotals counts the message copies the broker holds, and their body
+// bytes, by where they wait. Each is kept up to date as messages move, so
+// reading them costs nothing whatever the broker holds.
+type MessageTotals struct {
+	Ready   Tally // in queues, waiting for a consumer
+	Unacked Tally // delivered, waiting for an ack (including acks buffered in a transaction)
+	Delayed Tally // held by delayed-message exchanges until their delay elapses
 }
 
-type userCounts struct{ connections, channels int }
+// Tally is a count of messages and their body bytes.
+type Tally struct{ Msgs, Bytes int64 }
 
-func (v *vhost) addQueue(q *queue) {
-	v.queues[q.name] = q
-	q.listed = v.counts.queueNames.add(q.name)
+// All is every message the broker holds: what a driver's memory alarm
+// must watch, since a consumer that never acks, or a delayed exchange,
+// holds messages just as a queue does.
+func (t MessageTotals) All() Tally {
+	return Tally{Msgs: t.Ready.Msgs + t.Unacked.Msgs + t.Delayed.Msgs, Bytes: t.Ready.Bytes + t.Unacked.Bytes + t.Delayed.Bytes}
 }
 
-func (v *vhost) dropQueue(q *queue) {
-	delete(v.queues, q.name)
-	if moved, ok := v.counts.queueNames.remove(q.listed); ok {
-		v.queues[moved].listed = q.listed
+// MessageTotals returns the broker's message totals.
+func (b *Broker) MessageTotals() MessageTotals {
+	return MessageTotals{
+		Ready:   Tally{b.ready.msgs, b.ready.bytes},
+		Unacked: Tally{b.unacked.msgs, b.unacked.bytes},
+		Delayed: Tally{b.delayed.msgs, b.delayed.bytes},
 	}
 }
 
-func (v *vhost) addExchange(x *exchange) {
-	v.exchanges[x.name] = x
-	x.listed = v.counts.exchangeNames.add(x.name)
-}
-
-func (v *vhost) dropExchange(x *exchange) {
-	delete(v.exchanges, x.name)
-	if moved, ok := v.counts.exchangeNames.remove(x.listed); ok {
-		v.exchanges[moved].listed = x.listed
-	}
-}
-
-// addUnacked changes the queue's unacknowledged count and bytes, and its
-// vhost's while the queue exists.
-func (q *queue) addUnacked(n int, bytes int64) {
-	q.unacked += n
-	q.unackedBytes += bytes
+// accountUnacked records dn deliveries from q, of db body bytes in all,
+// becoming unacked (dn > 0) or settled (dn < 0): the queue's counts, which
+// the management API shows, the broker's total, and the vhost's while the
+// queue exists (a deleted queue's copies leave the vhost's counts with it).
+func (q *queue) accountUnacked(dn int, db int64) {
+	q.unacked += dn
+	q.unackedBytes += db
+	q.vhost.b.unacked.add(dn, db)
 	if !q.deleted {
-		q.vhost.counts.unacked.msgs += int64(n)
-		q.vhost.counts.unacked.bytes += bytes
-	}
-}
-
-func (v *vhost) user(name string) *userCounts {
-	if v.counts.byUser == nil {
-		v.counts.byUser = map[string]*userCounts{}
-	}
-	u := v.counts.byUser[name]
-	if u == nil {
-		u = &userCounts{}
-		v.counts.byUser[name] = u
-	}
-	return u
-}
-
-// userGone forgets a user's counts once they reach zero, so that the map
-// does not grow with every user ever connected.
-func (v *vhost) userGone(name string, u *userCounts) {
-	if u.connections == 0 && u.channels == 0 {
-		delete(v.counts.byUser, name)
-	}
-}
-
-func (b *Broker) addConnection(c *connection) {
-	v := c.vhost
-	v.counts.connections++
-	v.user(c.user).connections++
-	c.listed = b.connRefs.add(ConnRef{ID: c.id, Name: c.name, User: c.user, Vhost: v.name})
-}
-
-func (b *Broker) dropConnection(c *connection) {
-	v := c.vhost
-	v.counts.connections--
-	u := v.user(c.user)
-	u.connections--
-	v.userGone(c.user, u)
-	if moved, ok := b.connRefs.remove(c.listed); ok {
-		b.conns[moved.ID].listed = c.listed
-	}
-}
-
-func (b *Broker) addChannel(ch *channel) {
-	v := ch.conn.vhost
-	v.counts.channels++
-	v.user(ch.conn.user).channels++
-	ch.listed = b.chanRefs.add(ChannelRef{ID: ch.id, Connection: ch.conn.name, User: ch.conn.user, Vhost: v.name})
-}
-
-func (b *Broker) dropChannel(ch *channel) {
-	v := ch.conn.vhost
-	v.counts.channels--
-	u := v.user(ch.conn.user)
-	u.channels--
-	v.userGone(ch.conn.user, u)
-	if moved, ok := b.chanRefs.remove(ch.listed); ok {
-		b.chans[moved.ID].listed = ch.listed
+		q.vhost.counts.unacked.add(dn, db)
 	}
 }

@@ -82,7 +82,7 @@ func (b *Broker) TxCommit(id ChannelID) error {
 	var queues []*queue
 	for _, a := range acks {
 		d := a.d
-		d.q.addUnacked(-1, -int64(len(d.e.msg.Body)))
+		d.q.accountUnacked(-1, -int64(len(d.e.msg.Body)))
 		if d.c != nil {
 			d.c.unacked--
 			ch.consumerLive--

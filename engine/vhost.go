@@ -57,6 +57,9 @@ func (b *Broker) AddVhost(name string) error {
 	if name == "" {
 		return &Error{Code: PreconditionFailed, Text: "PRECONDITION_FAILED - vhost name must not be empty"}
 	}
+	if p := ShortStringProblem(name); p != "" {
+		return badName(Method{}, "vhost name", name, p)
+	}
 	if _, ok := b.vhosts[name]; ok {
 		return nil
 	}

@@ -148,14 +148,15 @@
 //	ack TAG|last|all [multiple]
 //	nack TAG|last|all [multiple] [requeue=false]
 //	reject TAG|last [requeue=false]
-//	recover
+//	recover [requeue=false]
 //
 // consume without tag= lets the server name the consumer (amq.ctag-…);
 // prefetch=N sends basic.qos first and priority=N is the x-priority
 // argument. A delivery TAG is a number, last (the latest delivery that
 // needs an acknowledgement, on any channel) or all (every unacknowledged
 // delivery on the channel: tag 0 with multiple). nack and reject requeue
-// unless requeue=false. recover is basic.recover with requeue.
+// unless requeue=false. recover is basic.recover, with requeue unless
+// requeue=false (which RabbitMQ refuses with 540).
 //
 // Confirms and transactions:
 //

@@ -24,7 +24,7 @@ func init() {
 	register(&verbSpec{name: "ack", minArgs: 1, maxArgs: 1, flags: []string{"multiple"}, usage: "ack TAG|last|all [multiple]", run: runAck})
 	register(&verbSpec{name: "nack", minArgs: 1, maxArgs: 1, flags: []string{"multiple"}, opts: []string{"requeue"}, usage: "nack TAG|last|all [multiple] [requeue=false]", run: runNack})
 	register(&verbSpec{name: "reject", minArgs: 1, maxArgs: 1, opts: []string{"requeue"}, usage: "reject TAG|last [requeue=false]", run: runReject})
-	register(&verbSpec{name: "recover", maxArgs: 0, usage: "recover", run: runRecover})
+	register(&verbSpec{name: "recover", maxArgs: 0, opts: []string{"requeue"}, usage: "recover [requeue=false]", run: runRecover})
 	register(&verbSpec{name: "confirm", maxArgs: 0, usage: "confirm   (confirm.select on the channel)", run: runConfirm})
 	register(&verbSpec{name: "tx select", maxArgs: 0, usage: "tx select|commit|rollback", run: runTx("select")})
 	register(&verbSpec{name: "tx commit", maxArgs: 0, usage: "tx commit", run: runTx("commit")})
@@ -289,7 +289,11 @@ func runRecover(r *Runner, c *Command) error {
 	if err != nil {
 		return err
 	}
-	return r.B.BasicRecover(id, true)
+	rq, err := requeueOpt(c)
+	if err != nil {
+		return err
+	}
+	return r.B.BasicRecover(id, rq)
 }
 
 func runConfirm(r *Runner, c *Command) error {

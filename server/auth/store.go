@@ -15,6 +15,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"warren/engine"
 )
 
 // User is a user as listed: the password only as its hash.
@@ -161,8 +163,8 @@ func (s *Store) User(name string) (User, bool) {
 // add_user: "User \"x\" already exists"). An empty password disables
 // password login.
 func (s *Store) AddUser(name, password string, tags []string) error {
-	if name == "" {
-		return ErrInvalidUserName
+	if err := checkUserName(name); err != nil {
+		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -170,6 +172,20 @@ func (s *Store) AddUser(name, password string, tags []string) error {
 		return ErrUserExists
 	}
 	s.users[name] = newUser(name, password, tags)
+	return nil
+}
+
+// checkUserName refuses an empty user name, and one that does not fit an
+// AMQP short string (engine.ShortStringProblem), as every name the broker
+// keeps must: a publisher's user-id property, a short string, has to
+// equal it.
+func checkUserName(name string) error {
+	if name == "" {
+		return ErrInvalidUserName
+	}
+	if p := engine.ShortStringProblem(name); p != "" {
+		return fmt.Errorf("user name is %s", p)
+	}
 	return nil
 }
 
@@ -197,8 +213,8 @@ func (s *Store) PutUser(u User) error {
 }
 
 func buildUser(u User) (*user, error) {
-	if u.Name == "" {
-		return nil, ErrInvalidUserName
+	if err := checkUserName(u.Name); err != nil {
+		return nil, err
 	}
 	nu := &user{name: u.Name, tags: cleanTags(u.Tags), algorithm: u.HashingAlgorithm}
 	if nu.algorithm == "" {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -196,5 +197,34 @@ func TestConcurrentUse(t *testing.T) {
 	wg.Wait()
 	if len(s.Users()) != 1 {
 		t.Errorf("users left: %v", s.Users())
+	}
+}
+
+// TestUserNamesAreShortStrings: a user name must fit an AMQP short string,
+// whichever way the user is created.
+func TestUserNamesAreShortStrings(t *testing.T) {
+	s := NewStore()
+	long := strings.Repeat("u", 256)
+	for _, c := range []struct {
+		name, want string
+	}{
+		{long, "user name is 256 bytes long, more than the 255 an AMQP short string holds"},
+		{"u\xff", "user name is not valid UTF-8"},
+	} {
+		if err := s.AddUser(c.name, "pw", nil); err == nil || err.Error() != c.want {
+			t.Errorf("AddUser(%.8q...): %v, want %q", c.name, err, c.want)
+		}
+		if err := s.PutUser(User{Name: c.name}); err == nil || err.Error() != c.want {
+			t.Errorf("PutUser(%.8q...): %v, want %q", c.name, err, c.want)
+		}
+		if err := s.Import(Definitions{Users: []UserDef{{Name: c.name, Tags: Tags{"administrator"}}}}); err == nil || err.Error() != c.want {
+			t.Errorf("Import(%.8q...): %v, want %q", c.name, err, c.want)
+		}
+		if _, ok := s.User(c.name); ok {
+			t.Errorf("user %.8q... exists", c.name)
+		}
+	}
+	if err := s.AddUser(long[:255], "pw", nil); err != nil {
+		t.Fatalf("255-byte name: %v", err)
 	}
 }

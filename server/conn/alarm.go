@@ -8,17 +8,21 @@ import (
 )
 
 // Alarm is the server's memory alarm, RabbitMQ's vm_memory_high_watermark
-// for queued messages: when the ready messages' estimated memory passes
-// HighWatermark, publishing connections are blocked (their next
-// basic.publish waits, so the socket stops being read) and clients that
-// announced the connection.blocked capability are told why; consumers keep
-// draining, and when memory falls back under the watermark everyone is
-// unblocked. Nothing is dropped.
+// for the messages the broker holds: ready in queues, delivered and not yet
+// acknowledged, and held by delayed-message exchanges (a consumer that
+// never acks holds messages as surely as a queue does). When their
+// estimated memory passes HighWatermark, publishing connections are
+// blocked (their next basic.publish waits, so the socket stops being read)
+// and clients that announced the connection.blocked capability are told
+// why; consumers keep draining, and when memory falls back under the
+// watermark everyone is unblocked. Nothing is dropped. A blocked
+// connection whose peer goes away (a heartbeat to it fails) ends.
 type Alarm struct {
 	// HighWatermark is the limit in bytes; zero disables the alarm.
 	HighWatermark int64
-	// PerMessageBytes is the estimated engine overhead of a queued message
-	// beyond its body (see BENCHMARKS.md: about 123 bytes measured).
+	// PerMessageBytes is the estimated engine overhead of a held message
+	// beyond its body (see BENCHMARKS.md: about 123 bytes measured for a
+	// queued one).
 	PerMessageBytes int64
 
 	mu    sync.Mutex
@@ -38,13 +42,13 @@ func (a *Alarm) init() {
 }
 
 // Events is the broker observer: after every batch of events it compares
-// the engine's ready totals with the watermark.
+// the engine's message totals, kept as messages move, with the watermark.
 func (a *Alarm) Events(e *engine.Broker, _ []engine.Event) {
 	if a.HighWatermark <= 0 {
 		return
 	}
-	msgs, bytes := e.ReadyTotals()
-	over := bytes+msgs*a.PerMessageBytes > a.HighWatermark
+	held := e.MessageTotals().All()
+	over := held.Bytes+held.Msgs*a.PerMessageBytes > a.HighWatermark
 	a.mu.Lock()
 	changed := over != a.on
 	a.on = over
@@ -69,19 +73,21 @@ func (a *Alarm) Events(e *engine.Broker, _ []engine.Event) {
 }
 
 // waitPublish blocks the caller (a connection goroutine about to process a
-// publish) while the alarm is on, or until done closes.
-func (a *Alarm) waitPublish(done <-chan struct{}) {
+// publish) while the alarm is on. It reports false if gone closes first:
+// the connection lost its peer while blocked, and must end rather than
+// publish.
+func (a *Alarm) waitPublish(gone <-chan struct{}) bool {
 	for {
 		a.mu.Lock()
 		on, wake := a.on, a.wake
 		a.mu.Unlock()
 		if !on {
-			return
+			return true
 		}
 		select {
 		case <-wake:
-		case <-done:
-			return
+		case <-gone:
+			return false
 		}
 	}
 }

@@ -33,8 +33,11 @@ type Config struct {
 	// connection.open.
 	HandshakeTimeout time.Duration
 	Product, Version string
-	// MaxConnections bounds open connections (0: unlimited); past it
-	// connection.open is refused with 530 NOT_ALLOWED.
+	// MaxConnections is RabbitMQ's connection_max (0: unlimited). Every
+	// connection counts from the moment its socket is accepted, logged in
+	// or not, as RabbitMQ counts its listener's active connections; a
+	// connection.open that finds more than MaxConnections is refused with
+	// 530 NOT_ALLOWED.
 	MaxConnections int
 	// Alarm, if set, blocks publishers while queued messages use too much
 	// memory. The server registers it as a broker observer.
@@ -46,7 +49,7 @@ type Config struct {
 // shared is the state every connection of a server shares.
 type shared struct {
 	replies *replyTargets // touched on the broker goroutine only
-	open    atomic.Int64  // open connections
+	conns   atomic.Int64  // connections being served, logged in or not
 }
 
 // Defaults fills unset fields with RabbitMQ's defaults.
@@ -115,25 +118,32 @@ type conn struct {
 	user  string
 	vhost string
 	caps  amqp.Table // client capabilities
+	// clientProps are start-ok's client-properties, for the engine to
+	// show in the management API.
+	clientProps engine.Table
 
 	// Broker-goroutine state: touched only in Do closures and the sink.
-	id      engine.ConnID
-	opened  bool
-	closing map[uint16]bool // channels the server closed, awaiting close-ok
-	// channels counts open channels, for channel_max.
-	channels int
+	id     engine.ConnID
+	opened bool
+	// chans holds the open channels and those awaiting the client's
+	// close-ok; their number is what channel_max limits.
+	chans map[uint16]chanState
 	// replyChans are the channels with a direct reply-to consumer.
 	replyChans map[uint16]bool
 	paused     bool
-	dead       bool // the engine closed the connection
+	dead       bool // the connection is closing (see closing.go)
 
 	pausedFlag atomic.Bool // paused, readable by the writer
 
-	// Owned by the connection goroutine: when the read deadline was last
-	// renewed (see renewReadDeadline).
-	deadlineSet     time.Time
-	deadlineCleared bool
-	hbStart         chan uint16 // the negotiated heartbeat, for the writer
+	hbStart chan uint16 // the negotiated heartbeat, for the writer
+
+	// The closing state (closing.go). closeWait is set by the
+	// connection goroutine before the connection opens.
+	closeSent atomic.Bool
+	closeWait time.Duration
+	endMu     sync.Mutex
+	terminate *time.Timer // ends a closing connection the client does not close
+	ended     bool
 
 	// Owned by the writer: method values reused for every event it
 	// encodes, so a delivery or a confirm allocates no method struct.
@@ -141,16 +151,23 @@ type conn struct {
 
 	closeOnce sync.Once
 	done      chan struct{}
+	// writerGone closes when the writer has stopped: after the
+	// connection's last frame, or when a write failed (a heartbeat to a
+	// peer that went away). Nothing more can reach the peer, so a publish
+	// waiting for the memory alarm gives up and the connection ends.
+	writerGone chan struct{}
 }
 
 // Serve runs one connection until it ends. It closes t.
 func Serve(ctx context.Context, t Transport, cfg *Config) {
-	c := &conn{cfg: cfg, t: t, b: cfg.Broker, out: newOutbox(), closing: map[uint16]bool{}, replyChans: map[uint16]bool{}, done: make(chan struct{}), hbStart: make(chan uint16, 1),
-		frameMax: cfg.FrameMax, channelMax: cfg.ChannelMax}
+	c := &conn{cfg: cfg, t: t, b: cfg.Broker, out: newOutbox(), chans: map[uint16]chanState{}, replyChans: map[uint16]bool{}, done: make(chan struct{}), hbStart: make(chan uint16, 1),
+		frameMax: cfg.FrameMax, channelMax: cfg.ChannelMax, closeWait: closeWaitBeforeTune}
+	cfg.shared.conns.Add(1)
+	defer cfg.shared.conns.Add(-1)
 	defer c.shutdown()
-	writerDone := make(chan struct{})
+	c.writerGone = make(chan struct{})
 	go func() {
-		defer close(writerDone)
+		defer close(c.writerGone)
 		c.writer()
 	}()
 	go func() {
@@ -165,7 +182,7 @@ func Serve(ctx context.Context, t Transport, cfg *Config) {
 		_ = err // the peer went away or broke the protocol; nothing to report to
 	}
 	c.out.close()
-	<-writerDone
+	<-c.writerGone
 }
 
 // forceClose sends connection.close 320 CONNECTION_FORCED (graceful
@@ -183,6 +200,7 @@ func (c *conn) forceClose() {
 func (c *conn) shutdown() {
 	c.closeOnce.Do(func() {
 		close(c.done)
+		c.stopClosingTimer()
 		c.b.Do(func(e *engine.Broker) {
 			if c.opened && !c.dead {
 				c.dead = true
@@ -193,9 +211,6 @@ func (c *conn) shutdown() {
 			}
 			delete(c.cfg.Alarm.conns, c)
 		})
-		if c.opened {
-			c.cfg.shared.open.Add(-1)
-		}
 		if c.id != 0 {
 			c.b.Detach(c.id)
 		}
@@ -218,6 +233,9 @@ func (c *conn) run() error {
 	c.sendStart()
 	var held []heldCommand
 	for {
+		if c.closeSent.Load() {
+			return c.closed(r)
+		}
 		var cmd command
 		var err error
 		if len(held) > 0 {
@@ -245,7 +263,6 @@ func (c *conn) run() error {
 				}
 			}
 			c.handleBatch(batch)
-			c.renewReadDeadline()
 			continue
 		}
 		if err != nil {
@@ -256,10 +273,10 @@ func (c *conn) run() error {
 			m := engine.Method{Class: pe.ClassID, ID: pe.MethodID}
 			if pe.ConnectionError() || !c.opened {
 				c.connectionError(int(pe.Code), pe.Text, m)
-				return c.awaitCloseOk(r)
+				continue
 			}
 			c.b.Do(func(e *engine.Broker) {
-				e.ChannelException(engine.ChannelID{Conn: c.id, Num: pe.Channel}, &engine.Error{Code: int(pe.Code), Text: pe.Text, Method: m})
+				c.channelException(e, pe.Channel, &engine.Error{Code: int(pe.Code), Text: pe.Text, Method: m})
 			})
 			continue
 		}
@@ -270,7 +287,6 @@ func (c *conn) run() error {
 		if err != nil || stop {
 			return err
 		}
-		c.renewReadDeadline()
 	}
 }
 
@@ -282,60 +298,6 @@ const maxBatch = 256
 type heldCommand struct {
 	cmd command
 	err error
-}
-
-// renewReadDeadline keeps the read deadline at two heartbeat intervals
-// from the last traffic (RabbitMQ closes after two missed heartbeats). It
-// renews at most every quarter interval, not on every command: a deadline
-// is a system call.
-func (c *conn) renewReadDeadline() {
-	if !c.opened {
-		return
-	}
-	if c.heartbeat == 0 {
-		if !c.deadlineCleared {
-			c.t.SetReadDeadline(time.Time{})
-			c.deadlineCleared = true
-		}
-		return
-	}
-	now := time.Now()
-	hb := time.Duration(c.heartbeat) * time.Second
-	if now.Sub(c.deadlineSet) >= hb/4 {
-		c.t.SetReadDeadline(now.Add(2 * hb))
-		c.deadlineSet = now
-	}
-}
-
-// connectionError sends connection.close and marks the connection dead in
-// the engine; frames that follow are discarded until close-ok.
-func (c *conn) connectionError(code int, text string, m engine.Method) {
-	c.b.Do(func(e *engine.Broker) {
-		if c.opened && !c.dead {
-			c.dead = true
-			e.CloseConnection(c.id)
-		}
-	})
-	c.out.push(outItem{method: &amqp.ConnectionClose{ReplyCode: uint16(code), ReplyText: shortText(text), FailingClassID: m.Class, FailingMethodID: m.ID}})
-}
-
-// awaitCloseOk discards everything until the client's close-ok (or close),
-// as AMQP asks after a connection exception, for at most a few seconds.
-func (c *conn) awaitCloseOk(r *reader) error {
-	c.t.SetReadDeadline(time.Now().Add(3 * time.Second))
-	for {
-		cmd, err := r.next()
-		if err != nil {
-			return err
-		}
-		switch cmd.method.(type) {
-		case *amqp.ConnectionCloseOk:
-			return nil
-		case *amqp.ConnectionClose:
-			c.out.push(outItem{method: &amqp.ConnectionCloseOk{}, closeAfter: true})
-			return nil
-		}
-	}
 }
 
 func (c *conn) String() string { return fmt.Sprintf("conn %d (%s)", c.id, c.t.RemoteAddr()) }

@@ -24,15 +24,13 @@ func (s sink) Events(e *engine.Broker, evs []engine.Event) {
 			}
 		case engine.EvChannelClosed:
 			c.dropReplyTo(ev.Channel)
-			if ev.Code != engine.ReplySuccess && ev.Channel.Num != 0 && !c.dead {
-				c.channels--
-				c.closing[ev.Channel.Num] = true
-				c.push(ev.Channel.Num, &amqp.ChannelClose{ReplyCode: uint16(ev.Code), ReplyText: shortText(ev.Text), FailingClassID: ev.Method.Class, FailingMethodID: ev.Method.ID})
+			if ev.Code != engine.ReplySuccess && ev.Channel.Num != 0 {
+				c.serverClosedChannel(ev)
 			}
 		case engine.EvConnectionClosed:
 			if ev.Code != engine.ReplySuccess && !c.dead {
 				c.dead = true
-				c.out.push(outItem{method: &amqp.ConnectionClose{ReplyCode: uint16(ev.Code), ReplyText: shortText(ev.Text), FailingClassID: ev.Method.Class, FailingMethodID: ev.Method.ID}})
+				c.sendClose(ev.Code, ev.Text, ev.Method)
 			}
 		}
 	}

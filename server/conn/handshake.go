@@ -2,6 +2,7 @@ package conn
 
 import (
 	"bytes"
+	"fmt"
 	"net"
 	"strconv"
 
@@ -92,41 +93,51 @@ func (c *conn) handshake(cmd command) (bool, error) {
 			return true, nil
 		}
 		c.user = user
+		c.clientProps = toEngineTable(m.ClientProperties)
 		if caps, ok := m.ClientProperties["capabilities"].(amqp.Table); ok {
 			c.caps = caps
 		}
 		c.out.push(outItem{method: &amqp.ConnectionTune{ChannelMax: c.cfg.ChannelMax, FrameMax: c.cfg.FrameMax, Heartbeat: c.cfg.Heartbeat}})
 	case *amqp.ConnectionTuneOk:
-		if m.ChannelMax != 0 && m.ChannelMax < c.channelMax {
+		if c.user == "" {
+			// Only a logged-in client may raise frame_max above the
+			// 4096 bytes that bound what an anonymous one can send.
+			return c.notLoggedIn(engine.Method{Class: 10, ID: 31})
+		}
+		if text := negotiated("frame_max", 4096, uint32(c.frameMax), m.FrameMax); text != "" {
+			return c.handshakeError(engine.NotAllowed, text, engine.Method{Class: 10, ID: 30})
+		}
+		if text := negotiated("channel_max", 1, uint32(c.channelMax), uint32(m.ChannelMax)); text != "" {
+			return c.handshakeError(engine.NotAllowed, text, engine.Method{Class: 10, ID: 30})
+		}
+		if m.ChannelMax != 0 {
 			c.channelMax = m.ChannelMax
 		}
-		if m.FrameMax != 0 && m.FrameMax < c.frameMax {
-			if m.FrameMax < 4096 {
-				c.connectionError(engine.NotAllowed, "NOT_ALLOWED - frame_max=4096 is below the minimum", engine.Method{Class: 10, ID: 31})
-				return false, nil
-			}
+		if m.FrameMax != 0 {
 			c.frameMax = m.FrameMax
 		}
 		c.r.setFrameMax(c.frameMax)
+		boundMessages(c.t, c.frameMax, c.cfg.MaxMessageSize)
 		c.heartbeat = m.Heartbeat
+		c.closeWait = tunedCloseWait(m.Heartbeat)
 	case *amqp.ConnectionOpen:
 		if c.user == "" {
-			c.connectionError(engine.CommandInvalid, "COMMAND_INVALID - connection.open before connection.start-ok", engine.Method{Class: 10, ID: 40})
-			return false, nil
+			return c.notLoggedIn(engine.Method{Class: 10, ID: 40})
+		}
+		// rabbit_reader's is_over_node_connection_limit, checked before
+		// vhost access: the count includes this connection and every
+		// other accepted socket, logged in or not.
+		if max := c.cfg.MaxConnections; max > 0 && c.cfg.shared.conns.Load() > int64(max) {
+			return c.handshakeError(engine.NotAllowed, "NOT_ALLOWED - connection refused: node connection limit ("+itoa(max)+") is reached", engine.Method{Class: 10, ID: 40})
 		}
 		if !c.cfg.Users.CanAccessVhost(c.user, m.VirtualHost) {
-			c.connectionError(engine.NotAllowed, "NOT_ALLOWED - access to vhost '"+m.VirtualHost+"' refused for user '"+c.user+"'", engine.Method{Class: 10, ID: 40})
-			return false, nil
-		}
-		if max := c.cfg.MaxConnections; max > 0 && c.cfg.shared.open.Load() >= int64(max) {
-			c.connectionError(engine.NotAllowed, "NOT_ALLOWED - access to vhost '"+m.VirtualHost+"' refused for user '"+c.user+"': connection limit ("+itoa(max)+") is reached", engine.Method{Class: 10, ID: 40})
-			return false, nil
+			return c.handshakeError(engine.NotAllowed, "NOT_ALLOWED - access to vhost '"+m.VirtualHost+"' refused for user '"+c.user+"'", engine.Method{Class: 10, ID: 40})
 		}
 		perms := c.cfg.Users.Grants(c.user, m.VirtualHost)
 		var openErr error
 		c.b.Do(func(e *engine.Broker) {
 			id, err := e.OpenConnection(engine.ConnectionOpen{Vhost: m.VirtualHost, User: c.user, Name: c.t.RemoteAddr().String() + " -> " + c.t.LocalAddr().String(),
-				Perms: perms})
+				ClientProperties: c.clientProps, Perms: perms})
 			if err != nil {
 				openErr = err
 				return
@@ -137,11 +148,11 @@ func (c *conn) handshake(cmd command) (bool, error) {
 		if openErr != nil {
 			var ee *engine.Error
 			if errorsAs(openErr, &ee) {
-				c.connectionError(ee.Code, ee.Text, ee.Method)
+				return c.handshakeError(ee.Code, ee.Text, ee.Method)
 			}
-			return false, nil
+			return true, openErr
 		}
-		c.cfg.shared.open.Add(1)
+		c.r.opened()
 		c.b.Attach(c.id, sink{c})
 		c.out.push(outItem{method: &amqp.ConnectionOpenOk{}})
 		c.startHeartbeats()
@@ -149,9 +160,44 @@ func (c *conn) handshake(cmd command) (bool, error) {
 		c.out.push(outItem{method: &amqp.ConnectionCloseOk{}, closeAfter: true})
 		return true, nil
 	default:
-		c.connectionError(engine.ChannelError, "CHANNEL_ERROR - expected 'connection.open'", engine.Method{Class: cmd.method.ClassID(), ID: cmd.method.MethodID()})
+		return c.handshakeError(engine.ChannelError, "CHANNEL_ERROR - expected 'connection.open'", engine.Method{Class: cmd.method.ClassID(), ID: cmd.method.MethodID()})
 	}
 	return false, nil
+}
+
+// notLoggedIn refuses a method that needs a successful connection.start-ok
+// first, with rabbit_reader's text for a method out of its state.
+func (c *conn) notLoggedIn(m engine.Method) (bool, error) {
+	return c.handshakeError(engine.ChannelError, "CHANNEL_ERROR - unexpected method in connection state starting", m)
+}
+
+// handshakeError sends connection.close and puts the connection in the
+// closing state (closing.go), which ends it at the client's close-ok or
+// after the closing timeout, so that a refused connection does not hold
+// its place until the handshake timeout.
+func (c *conn) handshakeError(code int, text string, m engine.Method) (bool, error) {
+	c.connectionError(code, text, m)
+	return false, nil
+}
+
+// negotiated checks a tune-ok value as rabbit_reader's
+// validate_negotiated_integer_value does: below min, or 0 ("no limit") or
+// above what the server proposed when the server has a limit, is refused
+// with its text (observed, RabbitMQ 3.10.8's log: "negotiated frame_max =
+// 0 is higher than the maximum allowed value (131072)"). It returns "" for
+// a value the server accepts.
+func negotiated(field string, min, server, client uint32) string {
+	if client != 0 && client < min {
+		return fmt.Sprintf("NOT_ALLOWED - negotiated %s = %d is lower than the minimum allowed value (%d)", field, client, min)
+	}
+	if server != 0 && (client == 0 || client > server) {
+		detail := ""
+		if field == "channel_max" && client == 0 {
+			detail = " (no limit)"
+		}
+		return fmt.Sprintf("NOT_ALLOWED - negotiated %s = %d%s is higher than the maximum allowed value (%d)", field, client, detail, server)
+	}
+	return ""
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -19,30 +19,27 @@ func (c *conn) handle(cmd command) (bool, error) {
 	if cmd.channel == 0 {
 		switch cmd.method.(type) {
 		case *amqp.ConnectionClose:
-			c.b.Do(func(e *engine.Broker) {
-				if !c.dead {
-					c.dead = true
-					e.CloseConnection(c.id)
-				}
-			})
-			c.out.push(outItem{method: &amqp.ConnectionCloseOk{}, closeAfter: true})
-			return true, nil
+			c.clientClosed()
+			return false, nil
 		case *amqp.ConnectionCloseOk:
-			return true, nil
+			if c.closeSent.Load() {
+				return true, nil // the answer to the server's close
+			}
 		case *amqp.ConnectionUpdateSecret:
 			c.out.push(outItem{method: &amqp.ConnectionUpdateSecretOk{}})
 			return false, nil
 		}
-		c.connectionError(engine.CommandInvalid, "COMMAND_INVALID - unexpected method on channel 0: "+cmd.method.Name(), engine.Method{Class: cmd.method.ClassID(), ID: cmd.method.MethodID()})
+		// rabbit_reader's handle_method0 for any other method while
+		// the connection runs.
+		c.connectionError(engine.ChannelError, "CHANNEL_ERROR - unexpected method in connection state running", methodOf(cmd.method))
 		return false, nil
 	}
 	if pipelined(cmd) {
 		c.handleBatch([]command{cmd})
 		return false, nil
 	}
-	var stop bool
-	c.b.Do(func(e *engine.Broker) { stop = c.apply(e, cmd) })
-	return stop, nil
+	c.b.Do(func(e *engine.Broker) { c.apply(e, cmd) })
+	return false, nil
 }
 
 // pipelined reports whether a command has no synchronous reply, so the
@@ -67,7 +64,9 @@ func pipelined(cmd command) bool {
 func (c *conn) handleBatch(batch []command) {
 	for _, cmd := range batch {
 		if _, isPublish := cmd.method.(*amqp.BasicPublish); isPublish {
-			c.cfg.Alarm.waitPublish(c.done)
+			if !c.cfg.Alarm.waitPublish(c.writerGone) {
+				return // the peer is gone; the connection is ending
+			}
 			break
 		}
 	}
@@ -76,39 +75,6 @@ func (c *conn) handleBatch(batch []command) {
 			c.apply(e, cmd)
 		}
 	})
-}
-
-// apply runs one channel command on the broker goroutine. It reports
-// whether the connection is over (a close-ok after a connection exception).
-func (c *conn) apply(e *engine.Broker, cmd command) (stop bool) {
-	if c.dead {
-		// After a connection exception everything but close-ok is
-		// discarded.
-		_, stop = cmd.method.(*amqp.ConnectionCloseOk)
-		return stop
-	}
-	id := engine.ChannelID{Conn: c.id, Num: cmd.channel}
-	switch cmd.method.(type) {
-	case *amqp.ChannelCloseOk:
-		delete(c.closing, cmd.channel)
-		return false
-	case *amqp.ChannelClose:
-		if c.closing[cmd.channel] {
-			// Both sides closed at once: answer and forget.
-			delete(c.closing, cmd.channel)
-		} else {
-			e.CloseChannel(id)
-			c.channels--
-		}
-		c.dropReplyTo(id)
-		c.push(cmd.channel, &amqp.ChannelCloseOk{})
-		return false
-	}
-	if c.closing[cmd.channel] {
-		return false // discarded until the client's close-ok
-	}
-	c.call(e, id, cmd)
-	return false
 }
 
 func (c *conn) push(ch uint16, m amqp.Method) { c.out.push(outItem{channel: ch, method: m}) }
@@ -121,21 +87,29 @@ func (c *conn) call(e *engine.Broker, id engine.ChannelID, cmd command) {
 	n := cmd.channel
 	switch m := cmd.method.(type) {
 	case *amqp.ChannelOpen:
-		if c.channels >= int(c.channelMax) {
+		if len(c.chans) >= int(c.channelMax) && c.chans[n] == 0 {
 			// rabbit_reader refuses a channel past the negotiated
-			// channel_max with a connection error.
-			c.dead = true
-			e.CloseConnection(c.id)
-			c.out.push(outItem{method: &amqp.ConnectionClose{ReplyCode: engine.NotAllowed, FailingClassID: 20, FailingMethodID: 10,
-				ReplyText: "NOT_ALLOWED - number of channels opened (" + itoa(c.channels) + ") has reached the negotiated channel_max (" + itoa(int(c.channelMax)) + ")"}})
+			// channel_max with a connection error that names no
+			// method; channels awaiting close-ok still count.
+			c.failConnection(e, engine.NotAllowed, "NOT_ALLOWED - number of channels opened ("+itoa(len(c.chans))+") has reached the negotiated channel_max ("+itoa(int(c.channelMax))+")", engine.Method{})
 			return
 		}
 		if _, err := e.OpenChannel(c.id, n); err == nil {
-			c.channels++
+			c.chans[n] = chanOpen
 			c.push(n, &amqp.ChannelOpenOk{})
 		}
 	case *amqp.ChannelFlow:
-		c.push(n, &amqp.ChannelFlowOk{Active: m.Active})
+		if !m.Active {
+			// RabbitMQ never implemented a client stopping the
+			// server's deliveries this way (rabbit_channel).
+			c.failConnection(e, engine.NotImplemented, "NOT_IMPLEMENTED - active=false", methodOf(m))
+			return
+		}
+		c.push(n, &amqp.ChannelFlowOk{Active: true})
+	case *amqp.AccessRequest:
+		// Access tickets are long gone from AMQP; RabbitMQ still
+		// answers with ticket 1.
+		c.push(n, &amqp.AccessRequestOk{Ticket: 1})
 	case *amqp.ExchangeDeclare:
 		err := e.ExchangeDeclare(id, engine.ExchangeDeclare{Exchange: m.Exchange, Type: m.Type, Passive: m.Passive, Durable: m.Durable,
 			AutoDelete: m.AutoDelete, Internal: m.Internal, Args: toEngineTable(m.Arguments)})
@@ -150,6 +124,10 @@ func (c *conn) call(e *engine.Broker, id engine.ChannelID, cmd command) {
 		err := e.ExchangeUnbind(id, engine.ExchangeBind{Destination: m.Destination, Source: m.Source, RoutingKey: m.RoutingKey, Args: toEngineTable(m.Arguments)})
 		c.ok(n, err, m.NoWait, &amqp.ExchangeUnbindOk{})
 	case *amqp.QueueDeclare:
+		if strings.HasPrefix(m.Queue, replyTo) {
+			c.declareReplyTo(e, id, m)
+			return
+		}
 		ok, err := e.QueueDeclare(id, engine.QueueDeclare{Queue: m.Queue, Passive: m.Passive, Durable: m.Durable, Exclusive: m.Exclusive,
 			AutoDelete: m.AutoDelete, Args: toEngineTable(m.Arguments)})
 		c.ok(n, err, m.NoWait, &amqp.QueueDeclareOk{Queue: ok.Queue, MessageCount: uint32(ok.MessageCount), ConsumerCount: uint32(ok.ConsumerCount)})
@@ -185,7 +163,16 @@ func (c *conn) call(e *engine.Broker, id engine.ChannelID, cmd command) {
 		err := e.BasicCancel(id, m.ConsumerTag)
 		c.ok(n, err, m.NoWait, &amqp.BasicCancelOk{ConsumerTag: m.ConsumerTag})
 	case *amqp.BasicPublish:
-		if p := cmd.props; p != nil && p.Has(amqp.FlagExpiration) && p.Expiration == "" {
+		// The checks made here come after the engine's permission,
+		// existence and internal checks in rabbit_channel's order, so
+		// those run first (a publish with reply_to set but no write
+		// permission is 403, not 406).
+		emptyExpiration := cmd.props != nil && cmd.props.Has(amqp.FlagExpiration) && cmd.props.Expiration == ""
+		asksReply := cmd.props != nil && cmd.props.ReplyTo == replyTo
+		if (emptyExpiration || asksReply) && e.PublishTarget(id, m.Exchange) != nil {
+			return
+		}
+		if emptyExpiration {
 			// An expiration property present but empty: the engine's
 			// Properties cannot say "present", so the check lives here
 			// (observed, RabbitMQ 3.10.8: 406 "invalid expiration '':
@@ -219,7 +206,7 @@ func (c *conn) call(e *engine.Broker, id engine.ChannelID, cmd command) {
 		err := e.BasicRecover(id, m.Requeue)
 		c.ok(n, err, false, &amqp.BasicRecoverOk{})
 	case *amqp.BasicRecoverAsync:
-		e.BasicRecover(id, m.Requeue)
+		e.BasicRecoverAsync(id, m.Requeue)
 	case *amqp.ConfirmSelect:
 		err := e.ConfirmSelect(id)
 		c.ok(n, err, m.NoWait, &amqp.ConfirmSelectOk{})
@@ -231,12 +218,9 @@ func (c *conn) call(e *engine.Broker, id engine.ChannelID, cmd command) {
 		c.ok(n, e.TxRollback(id), false, &amqp.TxRollbackOk{})
 	default:
 		// A method a client must not send (a server-side method such as
-		// basic.deliver, or one on the wrong channel): RabbitMQ treats it
-		// as a connection error.
-		c.dead = true
-		e.CloseConnection(c.id)
-		c.out.push(outItem{method: &amqp.ConnectionClose{ReplyCode: engine.CommandInvalid,
-			ReplyText: "COMMAND_INVALID - unexpected method " + cmd.method.Name(), FailingClassID: cmd.method.ClassID(), FailingMethodID: cmd.method.MethodID()}})
+		// basic.deliver, or channel.close-ok on an open channel):
+		// rabbit_channel's last handle_method clause.
+		c.failConnection(e, engine.CommandInvalid, "COMMAND_INVALID - unimplemented method", methodOf(cmd.method))
 	}
 }
 

@@ -121,13 +121,14 @@ func (c *client) expect(want amqp.Method) amqp.Command {
 }
 
 // handshake opens a connection with PLAIN guest/guest and the given
-// heartbeat.
+// heartbeat, taking the channel_max and frame_max the server proposes, as
+// clients do.
 func (c *client) handshake(heartbeat uint16) {
 	c.send(amqp.ProtocolHeader[:])
 	c.expect(&amqp.ConnectionStart{})
 	c.method(0, &amqp.ConnectionStartOk{Mechanism: "PLAIN", Response: "\x00guest\x00guest", Locale: "en_US"})
-	c.expect(&amqp.ConnectionTune{})
-	c.method(0, &amqp.ConnectionTuneOk{ChannelMax: 2047, FrameMax: 131072, Heartbeat: heartbeat})
+	tune := c.expect(&amqp.ConnectionTune{}).Method.(*amqp.ConnectionTune)
+	c.method(0, &amqp.ConnectionTuneOk{ChannelMax: tune.ChannelMax, FrameMax: tune.FrameMax, Heartbeat: heartbeat})
 	c.method(0, &amqp.ConnectionOpen{VirtualHost: "/"})
 	c.expect(&amqp.ConnectionOpenOk{})
 }
@@ -259,7 +260,7 @@ func TestConnectionLimit(t *testing.T) {
 		second.method(0, &amqp.ConnectionTuneOk{ChannelMax: 2047, FrameMax: 131072})
 		second.method(0, &amqp.ConnectionOpen{VirtualHost: "/"})
 		cl := second.expect(&amqp.ConnectionClose{}).Method.(*amqp.ConnectionClose)
-		if cl.ReplyCode != 530 || cl.ReplyText != "NOT_ALLOWED - access to vhost '/' refused for user 'guest': connection limit (1) is reached" {
+		if cl.ReplyCode != 530 || cl.ReplyText != "NOT_ALLOWED - connection refused: node connection limit (1) is reached" {
 			t.Fatalf("close %+v", cl)
 		}
 	})

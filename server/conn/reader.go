@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"time"
 
 	"warren/server/amqp"
 )
@@ -24,6 +25,16 @@ type reader struct {
 	fr  *amqp.FrameReader
 	asm *amqp.Assembler
 	buf []byte
+	// open is set once connection.open has succeeded; before that only
+	// channel 0 may carry frames (see next).
+	open bool
+
+	// Heartbeat detection, once the connection is open (see
+	// watchLiveness): the transport's read deadline, pushed forward by
+	// every read that brings bytes.
+	deadline  Transport
+	timeout   time.Duration // silence after which the client is gone
+	renewedAt time.Time
 }
 
 func newReader(src io.Reader, cfg *Config) *reader {
@@ -40,6 +51,7 @@ func (r *reader) fill() error {
 	n, err := r.src.Read(r.buf)
 	if n > 0 {
 		r.fr.Feed(r.buf[:n])
+		r.alive()
 		return nil
 	}
 	if err == nil {
@@ -49,6 +61,38 @@ func (r *reader) fill() error {
 		err = io.EOF
 	}
 	return err
+}
+
+// watchLiveness starts heartbeat detection for the negotiated interval:
+// the client is taken as gone when nothing at all (a heartbeat or any
+// other frame) has arrived for two intervals, as RabbitMQ's receiver
+// decides. Heartbeats off (0) clear the handshake's deadline.
+func (r *reader) watchLiveness(t Transport, heartbeatSec uint16) {
+	if heartbeatSec == 0 {
+		t.SetReadDeadline(time.Time{})
+		return
+	}
+	r.deadline = t
+	r.timeout = 2 * time.Duration(heartbeatSec) * time.Second
+	r.renewedAt = time.Time{}
+	r.alive()
+}
+
+// alive pushes the read deadline forward after bytes arrived. Setting a
+// deadline is a system call, so it is renewed at most every sixteenth of
+// the timeout, and set that much later than the timeout: the client always
+// has at least two whole intervals.
+func (r *reader) alive() {
+	if r.deadline == nil {
+		return
+	}
+	slack := r.timeout / 16
+	now := time.Now()
+	if now.Sub(r.renewedAt) < slack {
+		return
+	}
+	r.deadline.SetReadDeadline(now.Add(r.timeout + slack))
+	r.renewedAt = now
 }
 
 // protocolHeader reads the 8-byte "AMQP\x00\x00\x09\x01"; any other bytes
@@ -64,6 +108,9 @@ func (r *reader) protocolHeader() error {
 		}
 	}
 }
+
+// opened lets frames on channels other than 0 through.
+func (r *reader) opened() { r.open = true }
 
 // setFrameMax applies the negotiated frame_max.
 func (r *reader) setFrameMax(n uint32) { r.fr.SetFrameMax(n) }
@@ -81,7 +128,13 @@ func (r *reader) next() (command, error) {
 			}
 			continue
 		}
-		if f.Type == amqp.FrameHeartbeat {
+		if !r.open && f.Channel != 0 {
+			// rabbit_reader refuses any frame on a channel before
+			// connection.open, so nothing is assembled for a client
+			// that has not logged in.
+			return command{}, amqp.UnexpectedFrameError(f)
+		}
+		if f.Type == amqp.FrameHeartbeat && f.Channel == 0 {
 			return command{heartbeat: true}, nil
 		}
 		cmd, done, err := r.asm.Add(f)
@@ -102,7 +155,7 @@ func (r *reader) nextBuffered() (cmd command, ok bool, err error) {
 		if err != nil || !got {
 			return command{}, false, err
 		}
-		if f.Type == amqp.FrameHeartbeat {
+		if f.Type == amqp.FrameHeartbeat && f.Channel == 0 {
 			return command{heartbeat: true}, true, nil
 		}
 		c, done, err := r.asm.Add(f)

@@ -92,3 +92,20 @@ func (c *conn) dropReplyTo(id engine.ChannelID) {
 	}
 	delete(c.replyChans, id.Num)
 }
+
+// declareReplyTo answers queue.declare of the pseudo-queue, passive or
+// not and with no permission check, as rabbit_channel (3.10.8) does:
+// "amq.rabbitmq.reply-to" always exists with 0 messages and 1 consumer,
+// "amq.rabbitmq.reply-to.<token>" while the token's reply consumer does,
+// and any other name under the prefix is 404.
+func (c *conn) declareReplyTo(e *engine.Broker, id engine.ChannelID, m *amqp.QueueDeclare) {
+	_, live := c.cfg.shared.replies.byToken[strings.TrimPrefix(m.Queue, replyTo+".")]
+	if m.Queue != replyTo && !(strings.HasPrefix(m.Queue, replyTo+".") && live) {
+		e.ChannelException(id, &engine.Error{Code: engine.NotFound, Method: engine.MethodQueueDeclare,
+			Text: "NOT_FOUND - no queue '" + m.Queue + "' in vhost '" + c.vhost + "'"})
+		return
+	}
+	if !m.NoWait {
+		c.push(id.Num, &amqp.QueueDeclareOk{Queue: m.Queue, MessageCount: 0, ConsumerCount: 1})
+	}
+}

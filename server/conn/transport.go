@@ -6,9 +6,12 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
+
+	"warren/server/amqp"
 )
 
 // tcpTransport is a plain socket; frames are coalesced in one write.
@@ -34,20 +37,26 @@ func (t *tcpTransport) WriteFrames(frames [][]byte) error {
 	return t.w.Flush()
 }
 
-// wsTransport carries AMQP in binary WebSocket messages: client messages
-// are one byte stream (several frames per message and frames split across
-// messages are both fine), and each server frame goes in a message of its
+// wsTransport carries AMQP in binary WebSocket messages. Client messages
+// are read as one byte stream (websocket.NetConn), never whole: several
+// frames per message and frames split across messages are both fine, and
+// the connection's frame reader checks every frame against frame-max at
+// its header, before its payload is read, exactly as for TCP. Messages are
+// bounded too (see bound), so that a client cannot keep the server reading
+// one message that never ends. Each server frame goes in a message of its
 // own, as @cloudamqp/amqp-client needs.
 type wsTransport struct {
 	ws     *websocket.Conn
+	in     net.Conn // ws's reading side as a stream, with read deadlines
 	remote net.Addr
 	local  net.Addr
 	ctx    context.Context
 	cancel context.CancelFunc
-
-	mu       sync.Mutex
-	pending  []byte
-	deadline time.Time
+	// readFailed is set when a read failed (an over-long message, a text
+	// message, a broken socket): Close then drops the socket at once
+	// rather than wait for the client's close frame while draining the
+	// rest of its message.
+	readFailed atomic.Bool
 }
 
 // WebSocket accepts an upgrade for AMQP over WebSocket. No subprotocol is
@@ -57,7 +66,6 @@ func WebSocket(w http.ResponseWriter, r *http.Request, originPatterns []string) 
 	if err != nil {
 		return nil, err
 	}
-	ws.SetReadLimit(-1)
 	ctx, cancel := context.WithCancel(context.Background())
 	addr, _ := net.ResolveTCPAddr("tcp", r.RemoteAddr)
 	var remote net.Addr = addr
@@ -68,7 +76,48 @@ func WebSocket(w http.ResponseWriter, r *http.Request, originPatterns []string) 
 	if local == nil {
 		local = stringAddr(r.Host)
 	}
-	return &wsTransport{ws: ws, remote: remote, local: local, ctx: ctx, cancel: cancel}, nil
+	t := &wsTransport{ws: ws, in: websocket.NetConn(ctx, ws, websocket.MessageBinary), remote: remote, local: local, ctx: ctx, cancel: cancel}
+	t.ws.SetReadLimit(amqp.FrameMinSize + 8) // NetConn lifted the limit
+	return t, nil
+}
+
+// bound sets the largest client message once the client has logged in
+// and tuned: the largest publish a client sends in one message, with its
+// method and content header frames and a body of maxMessageSize bytes cut
+// into frames of frameMax. Until then a message may hold one frame of
+// RabbitMQ's pre-tune frame-max, 4096 bytes plus 8 of frame overhead,
+// which is all a client sends at a time during the handshake. The bound is
+// not the frame-max itself because @cloudamqp/amqp-client 4 sends a whole
+// publish, body frames and all, in one message. A longer message ends the
+// connection with close 1009 (message too big) as soon as its bytes pass
+// the bound, whatever length its header announced. It applies from the
+// next message.
+func (t *wsTransport) bound(frameMax uint32, maxMessageSize uint64) {
+	t.ws.SetReadLimit(largestPublish(frameMax, maxMessageSize))
+}
+
+// largestPublish is the size in bytes of a publish with a body of
+// maxMessageSize bytes framed under frameMax: a method frame and a content
+// header frame of at most frameMax+8 bytes each, and body frames carrying
+// frameMax-8 bytes each plus 8 of overhead.
+func largestPublish(frameMax uint32, maxMessageSize uint64) int64 {
+	chunk := uint64(frameMax - 8)
+	bodyFrames := (maxMessageSize + chunk - 1) / chunk
+	return int64(2*(uint64(frameMax)+8) + maxMessageSize + 8*bodyFrames)
+}
+
+// messageBounder is a transport with messages of its own (WebSocket) that
+// must be bounded once the connection is tuned.
+type messageBounder interface {
+	bound(frameMax uint32, maxMessageSize uint64)
+}
+
+// boundMessages applies the negotiated frame-max and the largest message
+// body to t's messages, if t has any.
+func boundMessages(t Transport, frameMax uint32, maxMessageSize uint64) {
+	if mb, ok := t.(messageBounder); ok {
+		mb.bound(frameMax, maxMessageSize)
+	}
 }
 
 type stringAddr string
@@ -76,31 +125,14 @@ type stringAddr string
 func (a stringAddr) Network() string { return "ws" }
 func (a stringAddr) String() string  { return string(a) }
 
+// Read reads the client's messages as one stream. A text message ends the
+// connection (close 1003, unsupported data).
 func (t *wsTransport) Read(p []byte) (int, error) {
-	for len(t.pending) == 0 {
-		ctx := t.ctx
-		t.mu.Lock()
-		dl := t.deadline
-		t.mu.Unlock()
-		var cancel context.CancelFunc
-		if !dl.IsZero() {
-			ctx, cancel = context.WithDeadline(ctx, dl)
-		}
-		typ, data, err := t.ws.Read(ctx)
-		if cancel != nil {
-			cancel()
-		}
-		if err != nil {
-			return 0, err
-		}
-		if typ != websocket.MessageBinary {
-			continue
-		}
-		t.pending = data
+	n, err := t.in.Read(p)
+	if err != nil {
+		t.readFailed.Store(true)
 	}
-	n := copy(p, t.pending)
-	t.pending = t.pending[n:]
-	return n, nil
+	return n, err
 }
 
 func (t *wsTransport) WriteFrames(frames [][]byte) error {
@@ -113,7 +145,12 @@ func (t *wsTransport) WriteFrames(frames [][]byte) error {
 }
 
 func (t *wsTransport) Close() error {
-	err := t.ws.Close(websocket.StatusNormalClosure, "")
+	var err error
+	if t.readFailed.Load() {
+		err = t.ws.CloseNow()
+	} else {
+		err = t.in.Close() // closes ws with 1000, normal closure
+	}
 	t.cancel()
 	return err
 }
@@ -122,9 +159,4 @@ func (t *wsTransport) RemoteAddr() net.Addr { return t.remote }
 
 func (t *wsTransport) LocalAddr() net.Addr { return t.local }
 
-func (t *wsTransport) SetReadDeadline(d time.Time) error {
-	t.mu.Lock()
-	t.deadline = d
-	t.mu.Unlock()
-	return nil
-}
+func (t *wsTransport) SetReadDeadline(d time.Time) error { return t.in.SetReadDeadline(d) }

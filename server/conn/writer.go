@@ -2,31 +2,34 @@ package conn
 
 import (
 	"time"
+	"unicode/utf8"
 
 	"warren/engine"
 	"warren/server/amqp"
 )
 
-// startHeartbeats tells the writer the negotiated heartbeat interval.
+// startHeartbeats starts both halves of heartbeating once the connection
+// is open: the writer sends, the reader watches for the client's.
 func (c *conn) startHeartbeats() {
+	c.r.watchLiveness(c.t, c.heartbeat)
 	select {
 	case c.hbStart <- c.heartbeat:
 	default:
 	}
 }
 
-// writer drains the outbox into frames. It sends a heartbeat when nothing
-// else went out for half the negotiated interval, and closes the transport
-// after an item marked closeAfter (a connection.close or close-ok).
+// writer drains the outbox into frames. It sends a heartbeat every half
+// negotiated interval whatever else goes out, so a client never waits
+// longer than that for one, and closes the transport after an item marked
+// closeAfter (a refused login, the protocol header, a server shutdown, the
+// close-ok to a close before connection.open).
 func (c *conn) writer() {
 	var (
-		chunks  []*outChunk
-		frames  [][]byte
-		buf     []byte
-		hb      *time.Ticker
-		hbC     <-chan time.Time
-		lastOut = time.Now()
-		hbEvery time.Duration
+		chunks []*outChunk
+		frames [][]byte
+		buf    []byte
+		hb     *time.Ticker
+		hbC    <-chan time.Time
 	)
 	defer func() {
 		if hb != nil {
@@ -38,17 +41,13 @@ func (c *conn) writer() {
 		case <-c.out.notify:
 		case sec := <-c.hbStart:
 			if sec > 0 {
-				hbEvery = time.Duration(sec) * time.Second / 2
-				hb = time.NewTicker(hbEvery)
+				hb = time.NewTicker(time.Duration(sec) * time.Second / 2)
 				hbC = hb.C
 			}
 			continue
 		case <-hbC:
-			if time.Since(lastOut) >= hbEvery {
-				if err := c.t.WriteFrames([][]byte{amqp.AppendFrame(nil, amqp.FrameHeartbeat, 0, nil)}); err != nil {
-					return
-				}
-				lastOut = time.Now()
+			if err := c.t.WriteFrames([][]byte{heartbeatFrame}); err != nil {
+				return
 			}
 			continue
 		}
@@ -65,7 +64,6 @@ func (c *conn) writer() {
 				return false
 			}
 			frames, buf = frames[:0], buf[:0]
-			lastOut = time.Now()
 			return true
 		}
 	items:
@@ -143,6 +141,9 @@ func coalesceConfirms(chunks []*outChunk) {
 		}
 	}
 }
+
+// heartbeatFrame is the heartbeat frame: type 8 on channel 0, no payload.
+var heartbeatFrame = amqp.AppendFrame(nil, amqp.FrameHeartbeat, 0, nil)
 
 // writeBatch is about how many bytes the writer encodes before it writes.
 const writeBatch = 128 << 10
@@ -229,10 +230,15 @@ func (c *conn) encodeEvent(b []byte, ch uint16, ev *engine.Event) ([]byte, error
 }
 
 // shortText fits a reply text in a shortstr (255 bytes), as RabbitMQ
-// truncates long ones.
+// truncates long ones; the cut falls between characters, so that a text
+// naming a queue in UTF-8 stays UTF-8.
 func shortText(s string) string {
 	if len(s) <= 255 {
 		return s
 	}
-	return s[:252] + "..."
+	n := 252
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
 }

@@ -107,3 +107,56 @@ func runSetTopicPermissions(e *env) int {
 	}
 	return exitOK
 }
+
+// runClearPermissions is clear_permissions: like rabbitmqctl it succeeds
+// when the user has no permissions in the vhost, and words an unknown user
+// or vhost as set_permissions does.
+func runClearPermissions(e *env) int {
+	user, vhost := e.args[0], e.opts.vhost
+	e.info("Clearing permissions for user %s in vhost %s ...", quoted(user), quoted(vhost))
+	if code, ok := e.userAndVhostExist(user, vhost); !ok {
+		return code
+	}
+	if _, err := e.c.do("DELETE", path("permissions", vhost, user), nil); err != nil && !isStatus(err, http.StatusNotFound) {
+		return e.failed(err)
+	}
+	return exitOK
+}
+
+// runClearTopicPermissions is clear_topic_permissions: all the user's
+// topic permissions in the vhost, or one exchange's.
+func runClearTopicPermissions(e *env) int {
+	user, vhost := e.args[0], e.opts.vhost
+	target := path("topic-permissions", vhost, user)
+	if len(e.args) == 2 {
+		e.info("Clearing topic permissions on %s for user %s in vhost %s ...", quoted(e.args[1]), quoted(user), quoted(vhost))
+		target = path("topic-permissions", vhost, user, e.args[1])
+	} else {
+		e.info("Clearing topic permissions for user %s in vhost %s ...", quoted(user), quoted(vhost))
+	}
+	if code, ok := e.userAndVhostExist(user, vhost); !ok {
+		return code
+	}
+	if _, err := e.c.do("DELETE", target, nil); err != nil && !isStatus(err, http.StatusNotFound) {
+		return e.failed(err)
+	}
+	return exitOK
+}
+
+// userAndVhostExist looks the user up, then the vhost, and fails with
+// rabbitmqctl's words and exit code for the first that is missing.
+func (e *env) userAndVhostExist(user, vhost string) (int, bool) {
+	if _, err := e.c.do("GET", path("users", user), nil); err != nil {
+		if isStatus(err, http.StatusNotFound) {
+			return e.fail(exitNoUser, "User "+user+" does not exist"), false
+		}
+		return e.failed(err), false
+	}
+	if _, err := e.c.do("GET", path("vhosts", vhost), nil); err != nil {
+		if isStatus(err, http.StatusNotFound) {
+			return e.fail(exitUnavailable, "Virtual host "+vhost+" does not exist"), false
+		}
+		return e.failed(err), false
+	}
+	return exitOK, true
+}

@@ -42,6 +42,8 @@ func init() {
 		{name: "list_users", group: "Users", desc: "List user names and tags", usage: "[--no-table-headers] [<column> ...]", maxArgs: -1, run: listCommand(usersList)},
 
 		{name: "set_permissions", group: "Access Control", desc: "Sets user permissions for a vhost", usage: "[--vhost <vhost>] <username> <conf> <write> <read>", minArgs: 4, maxArgs: 4, run: runSetPermissions},
+		{name: "clear_permissions", group: "Access Control", desc: "Revokes user permissions for a vhost", usage: "[--vhost <vhost>] <username>", minArgs: 1, maxArgs: 1, run: runClearPermissions},
+		{name: "clear_topic_permissions", group: "Access Control", desc: "Clears user topic permissions for a vhost or exchange", usage: "[--vhost <vhost>] <username> [<exchange>]", minArgs: 1, maxArgs: 2, run: runClearTopicPermissions},
 		{name: "list_permissions", group: "Access Control", desc: "Lists user permissions in a virtual host", usage: "[--vhost <vhost>] [--no-table-headers]", maxArgs: 0, run: listCommand(permissionsList)},
 		{name: "set_topic_permissions", group: "Access Control", desc: "Sets user topic permissions for an exchange", usage: "[--vhost <vhost>] <username> <exchange> <write> <read>", minArgs: 4, maxArgs: 4, run: runSetTopicPermissions},
 		{name: "list_topic_permissions", group: "Access Control", desc: "Lists topic permissions in a virtual host", usage: "[--vhost <vhost>] [--no-table-headers]", maxArgs: 0, run: listCommand(topicPermissionsList)},

@@ -334,3 +334,35 @@ func TestTopicPermissionsCommands(t *testing.T) {
 		t.Errorf("grants %+v", g)
 	}
 }
+
+// TestClearPermissionsCommands checks clear_permissions and
+// clear_topic_permissions against rabbitmqctl 3.10.8's output and exit
+// codes: clearing what is not there succeeds, an unknown user is 67 and an
+// unknown vhost 69.
+func TestClearPermissionsCommands(t *testing.T) {
+	s := newServer(t)
+	s.expect(s.ctl("add_user", "app", "pw1"), 0, `Adding user "app" ...`+"\nDone. Don't forget to grant the user permissions to some virtual hosts! See 'warren ctl help set_permissions' to learn more.\n", "")
+	s.expect(s.ctl("set_permissions", "app", ".*", ".*", ".*"), 0, `Setting permissions for user "app" in vhost "/" ...`+"\n", "")
+	s.expect(s.ctl("set_topic_permissions", "app", "amq.topic", "^a", "^b"), 0, `Setting topic permissions on "amq.topic" for user "app" in vhost "/" ...`+"\n", "")
+	s.expect(s.ctl("set_topic_permissions", "app", "events", "^a", "^b"), 0, `Setting topic permissions on "events" for user "app" in vhost "/" ...`+"\n", "")
+
+	s.expect(s.ctl("clear_permissions", "app"), 0, `Clearing permissions for user "app" in vhost "/" ...`+"\n", "")
+	s.expect(s.ctl("clear_permissions", "app"), 0, `Clearing permissions for user "app" in vhost "/" ...`+"\n", "")
+	s.expect(s.ctl("clear_permissions", "nouser"), 67, `Clearing permissions for user "nouser" in vhost "/" ...`+"\n", "Error:\nUser nouser does not exist\n")
+	s.expect(s.ctl("clear_permissions", "-p", "novh", "app"), 69, `Clearing permissions for user "app" in vhost "novh" ...`+"\n", "Error:\nVirtual host novh does not exist\n")
+	if g := s.users.Grants("app", "/"); g.Configure != "" || g.Write != "" || g.Read != "" {
+		t.Errorf("after clear_permissions: %+v", g)
+	}
+
+	s.expect(s.ctl("clear_topic_permissions", "app", "amq.topic"), 0, `Clearing topic permissions on "amq.topic" for user "app" in vhost "/" ...`+"\n", "")
+	if g := s.users.Grants("app", "/"); len(g.Topics) != 1 {
+		t.Errorf("after clearing amq.topic's: %+v", g)
+	}
+	s.expect(s.ctl("clear_topic_permissions", "app"), 0, `Clearing topic permissions for user "app" in vhost "/" ...`+"\n", "")
+	s.expect(s.ctl("clear_topic_permissions", "app", "amq.topic"), 0, `Clearing topic permissions on "amq.topic" for user "app" in vhost "/" ...`+"\n", "")
+	s.expect(s.ctl("clear_topic_permissions", "nouser"), 67, `Clearing topic permissions for user "nouser" in vhost "/" ...`+"\n", "Error:\nUser nouser does not exist\n")
+	s.expect(s.ctl("clear_topic_permissions", "-p", "novh", "app"), 69, `Clearing topic permissions for user "app" in vhost "novh" ...`+"\n", "Error:\nVirtual host novh does not exist\n")
+	if g := s.users.Grants("app", "/"); len(g.Topics) != 0 {
+		t.Errorf("after clear_topic_permissions: %+v", g)
+	}
+}

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -37,20 +38,54 @@ func TestDirectReplyTo(t *testing.T) {
 	}
 }
 
+// TestDeclareReplyTo: queue.declare of the pseudo-queue answers 0
+// messages and 1 consumer, and of a reply address while its consumer
+// lives; an unknown address is 404 (observed, RabbitMQ 3.10.8).
+func TestDeclareReplyTo(t *testing.T) {
+	srv := startServer(t)
+	c := dial(t, srv)
+	req, resp := channel(t, c), channel(t, c)
+	_, err := resp.QueueDeclare("rpc", false, false, false, false, nil)
+	must(t, err)
+	_, err = req.Consume("amq.rabbitmq.reply-to", "", true, false, false, false, nil)
+	must(t, err)
+	publish(t, req, "", "rpc", amqp.Publishing{Body: []byte("ping"), ReplyTo: "amq.rabbitmq.reply-to"})
+	m, _, err := resp.Get("rpc", true)
+	must(t, err)
+	for _, name := range []string{"amq.rabbitmq.reply-to", m.ReplyTo} {
+		q, err := resp.QueueDeclarePassive(name, false, false, false, false, nil)
+		if err != nil || q.Name != name || q.Messages != 0 || q.Consumers != 1 {
+			t.Fatalf("passive declare %q: %+v %v, want 0 messages 1 consumer", name, q, err)
+		}
+	}
+	_, err = resp.QueueDeclarePassive("amq.rabbitmq.reply-to.nope", false, false, false, false, nil)
+	var e *amqp.Error
+	if !errors.As(err, &e) || e.Code != 404 || e.Reason != "NOT_FOUND - no queue 'amq.rabbitmq.reply-to.nope' in vhost '/'" {
+		t.Fatalf("unknown reply address: %v", err)
+	}
+}
+
 // TestDirectReplyToNeedsConsumer: publishing with reply_to
-// amq.rabbitmq.reply-to without the consumer is RabbitMQ's 406.
+// amq.rabbitmq.reply-to without the consumer is RabbitMQ's 406, checked
+// after the exchange is found (observed, RabbitMQ 3.10.8: to a missing
+// exchange it is 404).
 func TestDirectReplyToNeedsConsumer(t *testing.T) {
 	srv := startServer(t)
-	ch := channel(t, dial(t, srv))
-	closed := ch.NotifyClose(make(chan *amqp.Error, 1))
-	publish(t, ch, "", "anything", amqp.Publishing{ReplyTo: "amq.rabbitmq.reply-to"})
-	select {
-	case e := <-closed:
-		if e == nil || e.Code != 406 || e.Reason != "PRECONDITION_FAILED - fast reply consumer does not exist" {
-			t.Fatalf("close %+v", e)
+	for _, tc := range []struct{ exchange, want string }{
+		{"", "PRECONDITION_FAILED - fast reply consumer does not exist"},
+		{"nope", "NOT_FOUND - no exchange 'nope' in vhost '/'"},
+	} {
+		ch := channel(t, dial(t, srv))
+		closed := ch.NotifyClose(make(chan *amqp.Error, 1))
+		publish(t, ch, tc.exchange, "anything", amqp.Publishing{ReplyTo: "amq.rabbitmq.reply-to"})
+		select {
+		case e := <-closed:
+			if e == nil || e.Reason != tc.want {
+				t.Fatalf("to %q: close %+v, want %q", tc.exchange, e, tc.want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("no channel.close")
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("no channel.close")
 	}
 }
 

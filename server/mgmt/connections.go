@@ -109,32 +109,36 @@ func (ix *vhostIndex) consumers(q *engine.QueueView) []consumerJSON {
 	return out
 }
 
+// connectionJSON is a connection as RabbitMQ lists it. client_properties
+// are the client's own, from connection.start-ok; user_provided_name is
+// their connection_name, present only when the client gave one as a
+// string (rabbit_reader:user_provided_connection_name/1). The name itself
+// stays "PEER -> LOCAL", as in RabbitMQ.
 type connectionJSON struct {
-	Channels int    `json:"channels"`
-	Host     string `json:"host"`
-	Name     string `json:"name"`
-	Node     string `json:"node"`
-	PeerHost string `json:"peer_host"`
-	PeerPort int    `json:"peer_port"`
-	Port     int    `json:"port"`
-	Protocol string `json:"protocol"`
-	State    string `json:"state"`
-	Type     string `json:"type"`
-	User     string `json:"user"`
-	Vhost    string `json:"vhost"`
+	Channels         int            `json:"channels"`
+	ClientProperties map[string]any `json:"client_properties"`
+	Host             string         `json:"host"`
+	Name             string         `json:"name"`
+	Node             string         `json:"node"`
+	PeerHost         string         `json:"peer_host"`
+	PeerPort         int            `json:"peer_port"`
+	Port             int            `json:"port"`
+	Protocol         string         `json:"protocol"`
+	State            string         `json:"state"`
+	Type             string         `json:"type"`
+	User             string         `json:"user"`
+	UserProvidedName *string        `json:"user_provided_name,omitempty"`
+	Vhost            string         `json:"vhost"`
 }
 
 func (a *api) toConnectionJSON(vhost string, cv *engine.ConnectionView) connectionJSON {
-	j := connectionJSON{Channels: len(cv.Channels), Name: cv.Name, Node: a.node, Protocol: "AMQP 0-9-1",
-		State: "running", Type: "network", User: cv.User, Vhost: vhost}
+	j := connectionJSON{Channels: len(cv.Channels), ClientProperties: fromTable(cv.ClientProperties), Name: cv.Name, Node: a.node,
+		Protocol: "AMQP 0-9-1", State: "running", Type: "network", User: cv.User, Vhost: vhost}
+	if name, ok := cv.ClientProperties["connection_name"].(string); ok {
+		j.UserProvidedName = &name
+	}
 	j.PeerHost, j.PeerPort, j.Host, j.Port = endpoints(cv.Name)
 	return j
-}
-
-// seesConnection: monitoring and administrators see every connection,
-// other users their own (as in RabbitMQ).
-func (c *call) seesConnection(cv engine.ConnectionView) bool {
-	return c.seesAll() || cv.User == c.user.Name
 }
 
 func (a *api) listConnections(c *call) (int, any, error) {

@@ -1,6 +1,7 @@
 package mgmt
 
 import (
+	"strings"
 	"testing"
 
 	"warren/engine"
@@ -71,4 +72,39 @@ func TestConnectionsChannelsConsumers(t *testing.T) {
 		t.Errorf("after close: %v", q)
 	}
 	f.wantError(f.do("DELETE", "/api/connections/nope", ""), 404, `{"error":"Object Not Found","reason":"Not Found"}`)
+}
+
+// TestConnectionClientProperties: a connection shows the client properties
+// it opened with, and user_provided_name from their connection_name, in
+// the list and on its own page; without connection_name there is no
+// user_provided_name.
+func TestConnectionClientProperties(t *testing.T) {
+	f := newFixture(t)
+	props := engine.Table{
+		"product": "amqp091-go", "version": "β", "platform": "golang",
+		"capabilities":    engine.Table{"connection.blocked": true, "consumer_cancel_notify": true},
+		"connection_name": "orders-worker",
+	}
+	f.engine(func(e *engine.Broker) {
+		if _, err := e.OpenConnection(engine.ConnectionOpen{Vhost: "/", User: "guest", Name: "127.0.0.1:1 -> 127.0.0.1:5672", ClientProperties: props}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.OpenConnection(engine.ConnectionOpen{Vhost: "/", User: "guest", Name: "127.0.0.1:2 -> 127.0.0.1:5672"}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	props["product"] = "changed after the open" // the engine keeps its own copy
+	wantProps := `"client_properties":{"capabilities":{"connection.blocked":true,"consumer_cancel_notify":true},` +
+		`"connection_name":"orders-worker","platform":"golang","product":"amqp091-go","version":"β"}`
+	list := f.must(200, "GET", "/api/connections/", "").body
+	one := f.must(200, "GET", "/api/connections/127.0.0.1%3A1%20-%3E%20127.0.0.1%3A5672", "").body
+	for _, body := range []string{list, one} {
+		if !strings.Contains(body, wantProps) || !strings.Contains(body, `"user":"guest","user_provided_name":"orders-worker","vhost":"/"`) {
+			t.Errorf("connection with client properties: %s", body)
+		}
+	}
+	other := f.must(200, "GET", "/api/connections/127.0.0.1%3A2%20-%3E%20127.0.0.1%3A5672", "").body
+	if !strings.Contains(other, `"client_properties":{}`) || strings.Contains(other, "user_provided_name") {
+		t.Errorf("connection without client properties: %s", other)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"warren/engine"
 	"warren/server/auth"
@@ -202,8 +203,13 @@ func (a *api) importDefinitions(c *call) (int, any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var doc importDoc
-	if err := dec.Decode(&doc); err != nil {
+	// JSON is UTF-8 (RFC 8259); Go's decoder would quietly turn bad
+	// bytes into U+FFFD, and so rename what the document names.
+	if err := dec.Decode(&doc); err != nil || !utf8.Valid(data) {
 		return 0, nil, badRequest("failed_to_parse_json")
+	}
+	if e := doc.checkNames(); e != nil {
+		return 0, nil, e
 	}
 	pathVhost, one := c.pathVhost()
 	if one {
@@ -245,6 +251,14 @@ func (a *api) importDefinitions(c *call) (int, any, error) {
 		}
 		if err := a.users.Import(auth.Definitions{Permissions: doc.Permissions, TopicPermissions: doc.TopicPermissions}); err != nil {
 			return badRequest(err.Error())
+		}
+		// Open connections are checked against what was imported (see
+		// regrant; this is already on the broker goroutine).
+		for _, p := range doc.Permissions {
+			s.e.SetPermissions(p.User, p.Vhost, a.users.Grants(p.User, p.Vhost))
+		}
+		for _, p := range doc.TopicPermissions {
+			s.e.SetPermissions(p.User, p.Vhost, a.users.Grants(p.User, p.Vhost))
 		}
 		for _, p := range doc.Parameters {
 			if p.Component != "operator_policy" {

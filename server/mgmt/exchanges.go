@@ -115,6 +115,9 @@ func (a *api) putExchange(c *call) (int, any, error) {
 		return 0, nil, err
 	}
 	d := engine.ExchangeDeclare{Exchange: exchangeName(c)}
+	if e := checkName("exchange", d.Exchange); e != nil {
+		return 0, nil, e
+	}
 	if d.Type, err = b.str("type", engine.KindDirect); err != nil {
 		return 0, nil, err
 	}

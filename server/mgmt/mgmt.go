@@ -82,6 +82,8 @@ func (a *api) routes() {
 	a.handle("/api/users/{user}", methods{"GET": a.getUser, "PUT": a.putUser, "DELETE": a.deleteUser})
 	a.handle("/api/permissions", methods{"GET": a.listPermissions})
 	a.handle("/api/permissions/{vhost}/{user}", methods{"GET": a.getPermission, "PUT": a.putPermission, "DELETE": a.deletePermission})
+	a.handle("/api/users/{user}/permissions", methods{"GET": a.userPermissions})
+	a.handle("/api/vhosts/{vhost}/permissions", methods{"GET": a.vhostPermissions})
 	topic := methods{"GET": a.getTopicPermission, "PUT": a.putTopicPermission, "DELETE": a.deleteTopicPermission}
 	a.handle("/api/topic-permissions", methods{"GET": a.listTopicPermissions})
 	a.handle("/api/topic-permissions/{vhost}/{user}", topic)

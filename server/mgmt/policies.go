@@ -91,6 +91,9 @@ func (p *policies) put(c *call) (int, any, error) {
 	if err := c.requirePolicyTags(p.operator); err != nil {
 		return 0, nil, err
 	}
+	if e := checkName("policy", name); e != nil {
+		return 0, nil, e
+	}
 	b, err := readBody(c.r)
 	if err != nil {
 		return 0, nil, err

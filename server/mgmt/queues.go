@@ -188,6 +188,9 @@ func (a *api) putQueue(c *call) (int, any, error) {
 		return 0, nil, err
 	}
 	d := engine.QueueDeclare{Queue: c.r.PathValue("name")}
+	if e := checkName("queue", d.Queue); e != nil {
+		return 0, nil, e
+	}
 	if d.Durable, err = b.boolean("durable", false); err != nil {
 		return 0, nil, err
 	}

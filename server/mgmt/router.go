@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 )
 
 // router matches paths segment by segment on the escaped path, unescaping
@@ -26,8 +27,9 @@ func (rt *router) handle(pattern string, h http.HandlerFunc) {
 }
 
 // ServeHTTP runs the first route whose segments match, with the wildcards
-// set as path values (r.PathValue) and r.Pattern set; no match is
-// RabbitMQ's JSON 404.
+// set as path values (r.PathValue) and r.Pattern set; a trailing slash is
+// ignored. No match is RabbitMQ's JSON 404, and a segment that is not
+// UTF-8 a 400.
 func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	raw := strings.Split(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/")
 	segs := make([]string, len(raw))
@@ -37,7 +39,18 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, errNotFound)
 			return
 		}
+		if !utf8.ValidString(u) {
+			// No name can hold such bytes (see names.go): say so,
+			// rather than look for it.
+			writeError(w, badRequest("path segment is not valid UTF-8"))
+			return
+		}
 		segs[i] = u
+	}
+	// Cowboy, RabbitMQ's HTTP server, routes "/path/" as "/path"
+	// (observed, RabbitMQ 3.10.8: GET /api/connections/ is 200).
+	if n := len(segs); n > 1 && segs[n-1] == "" {
+		segs = segs[:n-1]
 	}
 next:
 	for _, rte := range rt.routes {

@@ -146,6 +146,9 @@ func (a *api) putTopicPermission(c *call) (int, any, error) {
 		}
 		return 0, nil, badRequest(err.Error())
 	}
+	if err := a.regrant(userVhost{tp.User, tp.Vhost}); err != nil {
+		return 0, nil, err
+	}
 	if len(tps) > 0 {
 		return http.StatusNoContent, nil, nil
 	}
@@ -167,6 +170,10 @@ func (a *api) deleteTopicPermission(c *call) (int, any, error) {
 	if len(tps) == 0 {
 		return 0, nil, errNotFound
 	}
-	a.users.ClearTopicPermissions(c.r.PathValue("user"), c.r.PathValue("vhost"), c.r.PathValue("exchange"))
+	user, vhost := c.r.PathValue("user"), c.r.PathValue("vhost")
+	a.users.ClearTopicPermissions(user, vhost, c.r.PathValue("exchange"))
+	if err := a.regrant(userVhost{user, vhost}); err != nil {
+		return 0, nil, err
+	}
 	return http.StatusNoContent, nil, nil
 }

@@ -56,6 +56,9 @@ func (a *api) putUser(c *call) (int, any, error) {
 		return 0, nil, err
 	}
 	name := c.r.PathValue("user")
+	if e := checkName("user", name); e != nil {
+		return 0, nil, e
+	}
 	var tags []string
 	switch t := b["tags"].(type) {
 	case nil:
@@ -92,6 +95,9 @@ func (a *api) putUser(c *call) (int, any, error) {
 	if err := a.users.PutUser(u); err != nil {
 		return 0, nil, badRequest(err.Error())
 	}
+	if err := a.regrantUser(name); err != nil {
+		return 0, nil, err
+	}
 	if existed {
 		return http.StatusNoContent, nil, nil
 	}
@@ -102,8 +108,17 @@ func (a *api) deleteUser(c *call) (int, any, error) {
 	if err := c.requireAdmin(); err != nil {
 		return 0, nil, err
 	}
-	if err := a.users.DeleteUser(c.r.PathValue("user")); err != nil {
+	user := c.r.PathValue("user")
+	if err := a.users.DeleteUser(user); err != nil {
 		return 0, nil, errNotFound
+	}
+	// RabbitMQ closes a deleted user's connections (observed, 3.10.8).
+	err := a.doUnchecked("", func(s *session) error {
+		s.e.ForceCloseUserConnections(user, "user '"+user+"' is deleted")
+		return nil
+	})
+	if err != nil {
+		return 0, nil, err
 	}
 	return http.StatusNoContent, nil, nil
 }
@@ -113,6 +128,57 @@ func (a *api) listPermissions(c *call) (int, any, error) {
 		return 0, nil, err
 	}
 	return http.StatusOK, a.users.Permissions(), nil
+}
+
+// userPermissions is GET /api/users/{user}/permissions: the user's
+// permissions in every vhost; an unknown user is 404.
+func (a *api) userPermissions(c *call) (int, any, error) {
+	if err := c.requireAdmin(); err != nil {
+		return 0, nil, err
+	}
+	user := c.r.PathValue("user")
+	if _, ok := a.users.User(user); !ok {
+		return 0, nil, errNotFound
+	}
+	out := []auth.Permission{}
+	for _, p := range a.users.Permissions() {
+		if p.User == user {
+			out = append(out, p)
+		}
+	}
+	return http.StatusOK, out, nil
+}
+
+// vhostPermission is a permission as /api/vhosts/{vhost}/permissions
+// lists it: RabbitMQ puts the vhost first there.
+type vhostPermission struct {
+	Vhost     string `json:"vhost"`
+	User      string `json:"user"`
+	Configure string `json:"configure"`
+	Write     string `json:"write"`
+	Read      string `json:"read"`
+}
+
+// vhostPermissions is GET /api/vhosts/{vhost}/permissions: every user's
+// permissions in the vhost; an unknown vhost is 404.
+func (a *api) vhostPermissions(c *call) (int, any, error) {
+	if err := c.requireAdmin(); err != nil {
+		return 0, nil, err
+	}
+	vhost := c.r.PathValue("vhost")
+	if ok, err := a.vhostExists(vhost); err != nil || !ok {
+		if err == nil {
+			err = errNotFound
+		}
+		return 0, nil, err
+	}
+	out := []vhostPermission{}
+	for _, p := range a.users.Permissions() {
+		if p.Vhost == vhost {
+			out = append(out, vhostPermission{Vhost: p.Vhost, User: p.User, Configure: p.Configure, Write: p.Write, Read: p.Read})
+		}
+	}
+	return http.StatusOK, out, nil
 }
 
 func (a *api) findPermission(vhost, user string) (auth.Permission, bool) {
@@ -170,6 +236,9 @@ func (a *api) putPermission(c *call) (int, any, error) {
 		}
 		return 0, nil, badRequest(err.Error())
 	}
+	if err := a.regrant(userVhost{user, vhost}); err != nil {
+		return 0, nil, err
+	}
 	if existed {
 		return http.StatusNoContent, nil, nil
 	}
@@ -180,8 +249,12 @@ func (a *api) deletePermission(c *call) (int, any, error) {
 	if err := c.requireAdmin(); err != nil {
 		return 0, nil, err
 	}
-	if err := a.users.ClearPermissions(c.r.PathValue("user"), c.r.PathValue("vhost")); err != nil {
+	user, vhost := c.r.PathValue("user"), c.r.PathValue("vhost")
+	if err := a.users.ClearPermissions(user, vhost); err != nil {
 		return 0, nil, errNotFound
+	}
+	if err := a.regrant(userVhost{user, vhost}); err != nil {
+		return 0, nil, err
 	}
 	return http.StatusNoContent, nil, nil
 }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"unicode/utf8"
 
 	"warren/engine"
 )
@@ -35,6 +36,11 @@ func readBody(r *http.Request) (body, error) {
 func decodeObject(data []byte) (body, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return body{}, nil
+	}
+	// JSON is UTF-8 (RFC 8259), and RabbitMQ's decoder refuses anything
+	// else; Go's would quietly turn bad bytes into U+FFFD.
+	if !utf8.Valid(data) {
+		return nil, errNotJSON
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()

@@ -97,6 +97,9 @@ func (a *api) putVhost(c *call) (int, any, error) {
 		return 0, nil, err
 	}
 	name := c.r.PathValue("vhost")
+	if e := checkName("vhost", name); e != nil {
+		return 0, nil, e
+	}
 	created := false
 	err := a.do(c.user.Name, func(s *session) error {
 		if s.hasVhost(name) {

@@ -290,7 +290,7 @@ await runTest("playground.mjs", {}, async (t) => {
   const noTokens = () => anim.waitForFunction(() => !document.querySelector('[data-testid="token"]'), null, { timeout: 5000 });
   for (const line of ["declare exchange orders direct", "declare exchange dlx fanout", "declare queue dead", "bind dead dlx", "declare queue jobs ttl=1s dlx=dlx", "bind jobs orders new"]) await consoleRun(anim, line);
   await consoleRun(anim, "publish orders new hello");
-  await tokenIn("enqueued").first().waitFor({ state: "attached", timeout: 2000 });
+  await tokenIn("enqueued").first().waitFor({ state: "attached", timeout: 10000 });
   assert.match(await tokenIn("enqueued").first().locator("title").textContent(), /^enqueued: message #1: hello$/);
   // The state is drawn before the tokens start: the box already counts it.
   assert.match(await tid(anim, "diagram-queue-jobs").textContent(), /1 ready/);
@@ -299,7 +299,7 @@ await runTest("playground.mjs", {}, async (t) => {
 
   t.step = "message tokens: expired and dead-lettered on a step";
   await tid(anim, "step").click();
-  await tokenIn("dead-lettered").first().waitFor({ state: "attached", timeout: 2000 });
+  await tokenIn("dead-lettered").first().waitFor({ state: "attached", timeout: 10000 });
   // Hold every token half way through its leg for the screenshot.
   await anim.evaluate(() => {
     for (const a of document.getAnimations()) {
@@ -319,7 +319,7 @@ await runTest("playground.mjs", {}, async (t) => {
   // after the last animated one gets none.)
   for (const [line, kind] of [["consume dead", "delivered"], ["ack last", "acked"], ["publish orders nowhere lost mandatory", "returned"]]) {
     await consoleRun(anim, line);
-    await tokenIn(kind).first().waitFor({ state: "attached", timeout: 2000 });
+    await tokenIn(kind).first().waitFor({ state: "attached", timeout: 10000 });
     await noTokens();
   }
   const seen = await tokensSeen();
@@ -329,7 +329,7 @@ await runTest("playground.mjs", {}, async (t) => {
 
   t.step = "message tokens: at most 30 for a call, the console keeps to 40 lines";
   await consoleRun(anim, "publish orders new bulk count=30");
-  await tokenIn("enqueued").first().waitFor({ state: "attached", timeout: 2000 });
+  await tokenIn("enqueued").first().waitFor({ state: "attached", timeout: 10000 });
   await noTokens();
   const bulk = await tokensSeen();
   assert.ok(bulk.length > 0 && bulk.length <= 30, `tokens: ${bulk}`);

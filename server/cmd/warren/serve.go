@@ -27,13 +27,13 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	httpAddr := fs.String("http", "127.0.0.1:8080", "address for HTTP: AMQP over WebSocket at /amqp, the management API at /api/")
 	usersFile := fs.String("users", "", "JSON file of users and permissions (RabbitMQ definitions shape); guest/guest exists by default, loopback only")
 	seed := fs.Uint64("seed", 0, "seed for server-chosen names (amq.gen-…)")
-	maxConns := fs.Int("max-connections", 10000, "most open connections; past it connection.open gets 530 NOT_ALLOWED")
+	maxConns := fs.Int("max-connections", 10000, "most connections, each counted from accept whether logged in or not (RabbitMQ's connection_max); a connection.open that finds more gets 530 NOT_ALLOWED")
 	channelMax := fs.Uint("channel-max", 2047, "channel_max proposed in connection.tune; past it channel.open gets 530")
 	frameMax := fs.Uint("frame-max", 131072, "frame_max proposed in connection.tune; larger frames get 501 FRAME_ERROR")
 	maxMsg := fs.Uint64("max-message-size", 16<<20, "largest message body; larger ones get 406 PRECONDITION_FAILED")
 	maxQueues := fs.Int("max-queues", 0, "most queues per vhost (0: unlimited); past it queue.declare gets 406")
 	maxMsgs := fs.Int64("max-messages", 0, "most ready messages per vhost (0: unlimited); past it basic.publish gets 406")
-	watermark := fs.Int64("memory-high-watermark", server.DefaultMemoryHighWatermark(), "bytes of queued messages past which publishers are blocked (connection.blocked); default 40% of RAM")
+	watermark := fs.Int64("memory-high-watermark", server.DefaultMemoryHighWatermark(), "bytes of messages held (ready, unacknowledged, delayed) past which publishers are blocked (connection.blocked); default 40% of RAM")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

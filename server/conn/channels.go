@@ -1,0 +1,96 @@
+package conn
+
+import (
+	"warren/engine"
+	"warren/server/amqp"
+)
+
+// chanState is what the connection knows of one channel number. A number
+// with no entry in conn.chans is closed: never opened, or closed and
+// forgotten.
+type chanState uint8
+
+const (
+	chanOpen chanState = iota + 1
+	// chanClosing: the server sent channel.close (a channel exception)
+	// and awaits the client's close-ok. AMQP 0-9-1 (channel.close): "After
+	// sending this method, any received methods except Close and Close-OK
+	// MUST be discarded." The publishes and acks a client pipelined before
+	// it saw the close are dropped here, not taken for errors.
+	chanClosing
+)
+
+// apply runs one channel command on the broker goroutine, as
+// rabbit_reader and rabbit_channel would for the channel's state.
+func (c *conn) apply(e *engine.Broker, cmd command) {
+	if c.dead {
+		return // the connection is closing: everything is discarded
+	}
+	n := cmd.channel
+	id := engine.ChannelID{Conn: c.id, Num: n}
+	switch c.chans[n] {
+	case chanClosing:
+		switch cmd.method.(type) {
+		case *amqp.ChannelCloseOk:
+			delete(c.chans, n) // the number may be opened again
+		case *amqp.ChannelClose:
+			// Both sides closed at once: answer, and still wait for
+			// the close-ok (rabbit_channel in state closing).
+			c.push(n, &amqp.ChannelCloseOk{})
+		}
+		return
+	case chanOpen:
+		if _, ok := cmd.method.(*amqp.ChannelClose); ok {
+			e.CloseChannel(id)
+			delete(c.chans, n)
+			c.dropReplyTo(id)
+			c.push(n, &amqp.ChannelCloseOk{})
+			return
+		}
+	default:
+		if _, ok := cmd.method.(*amqp.ChannelOpen); !ok {
+			// rabbit_channel in state starting.
+			c.failConnection(e, engine.ChannelError, "CHANNEL_ERROR - expected 'channel.open'", methodOf(cmd.method))
+			return
+		}
+	}
+	c.call(e, id, cmd)
+	if c.chans[n] == chanOpen && !e.ChannelIsOpen(id) {
+		// The command raised a channel exception (or closed the
+		// connection): its ChannelClosed event reaches the sink only at
+		// the end of this turn, and the commands after it in the batch
+		// must already be discarded.
+		c.chans[n] = chanClosing
+	}
+}
+
+// channelException closes a channel for an error the codec found in its
+// frames (a message over the size limit). A channel not open is
+// rabbit_channel's "expected 'channel.open'"; a closing one discards it.
+func (c *conn) channelException(e *engine.Broker, n uint16, err *engine.Error) {
+	switch c.chans[n] {
+	case chanOpen:
+		e.ChannelException(engine.ChannelID{Conn: c.id, Num: n}, err)
+		c.chans[n] = chanClosing
+	case chanClosing:
+	default:
+		c.failConnection(e, engine.ChannelError, "CHANNEL_ERROR - expected 'channel.open'", err.Method)
+	}
+}
+
+// serverClosedChannel records a channel exception the engine raised, from
+// its ChannelClosed event, and tells the client.
+func (c *conn) serverClosedChannel(ev *engine.Event) {
+	n := ev.Channel.Num
+	if _, known := c.chans[n]; !known {
+		return
+	}
+	c.chans[n] = chanClosing
+	if !c.dead {
+		c.push(n, &amqp.ChannelClose{ReplyCode: uint16(ev.Code), ReplyText: shortText(ev.Text), FailingClassID: ev.Method.Class, FailingMethodID: ev.Method.ID})
+	}
+}
+
+func methodOf(m amqp.Method) engine.Method {
+	return engine.Method{Class: m.ClassID(), ID: m.MethodID()}
+}
