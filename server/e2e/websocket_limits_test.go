@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
@@ -161,7 +160,9 @@ func TestWebSocketMessageBoundAfterLogin(t *testing.T) {
 	if ok := c.expect(&wire.QueueDeclareOk{}).Method.(*wire.QueueDeclareOk); ok.MessageCount != 1 {
 		t.Fatalf("%d messages in the queue after the publish, want 1", ok.MessageCount)
 	}
-	must(t, c.send(append(pub, pub...)))
+	// The server closes as soon as the bound is passed, so the write of
+	// the rest may fail; what it sent before closing is what counts.
+	_ = c.send(append(pub, pub...))
 	c.expectTooBig()
 }
 
@@ -176,10 +177,8 @@ func TestWebSocketCountsAgainstMaxConnections(t *testing.T) {
 	if c, err := amqp.Dial("amqp://guest:guest@" + srv.AMQPAddr() + "/"); err == nil {
 		c.Close()
 		t.Fatal("connection.open succeeded past the limit while an anonymous socket was open")
-	} else if !errors.Is(err, amqp.ErrVhost) {
-		// amqp091-go reports any refusal of connection.open as ErrVhost;
-		// the 530 text is checked in server/conn's tests.
-		t.Fatalf("dial: %v, want the open refused", err)
+	} else if e, ok := err.(*amqp.Error); !ok || e.Code != 530 || e.Reason != "NOT_ALLOWED - connection refused: node connection limit (1) is reached" {
+		t.Fatalf("dial: %v, want 530 node connection limit", err)
 	}
 	anon.ws.CloseNow()
 	deadline := time.Now().Add(5 * time.Second)
