@@ -14,7 +14,11 @@
 //  2. Before each command, call AdvanceTo(now) with a non-decreasing now, so
 //     that everything due fires first, in (deadline, arming order) order.
 //  3. Arm one timer for NextDeadline() and call AdvanceTo when it is
-//     reached. In the browser, Step() jumps straight to it.
+//     reached. In the browser, Step() jumps straight to it. A deadline no
+//     later than Now() is a continuation: a large backlog is worked off a
+//     batch per call (backlog.go), and AdvanceTo returns short of its
+//     target when the next batch is due; call it again, serving other
+//     commands in between, or call Settle to finish at once.
 //  4. After every command and every AdvanceTo, drain the events with
 //     DrainEvents and act on each, in order: deliver Delivered messages to
 //     consumers, send Returned before Confirmed, send basic.cancel for
