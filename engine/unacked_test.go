@@ -20,7 +20,7 @@ func TestUnackedListMatchesASlice(t *testing.T) {
 		for step := 0; step < 400; step++ {
 			switch op := r.IntN(10); {
 			case op < 5:
-				for k := r.IntN(3 * unackedChunk); k > 0; k-- {
+				for k := r.IntN(3 * chunkLen); k > 0; k-- {
 					tag++
 					d := delivery{tag: tag}
 					l.push(d)
@@ -89,13 +89,13 @@ func TestUnackedListNeverMovesFullChunks(t *testing.T) {
 	var first []*delivery // the first delivery of each full chunk
 	for tag := uint64(1); tag <= 400_000; tag++ {
 		l.push(delivery{tag: tag})
-		if l.len()%unackedChunk == 0 {
-			first = append(first, l.at(l.len()-unackedChunk))
+		if l.len()%chunkLen == 0 {
+			first = append(first, l.at(l.len()-chunkLen))
 		}
 	}
 	for k, p := range first {
-		if p != l.at(k*unackedChunk) || p.tag != uint64(k*unackedChunk+1) {
-			t.Fatalf("the delivery with tag %d moved", k*unackedChunk+1)
+		if p != l.at(k*chunkLen) || p.tag != uint64(k*chunkLen+1) {
+			t.Fatalf("the delivery with tag %d moved", k*chunkLen+1)
 		}
 	}
 }
