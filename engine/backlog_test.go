@@ -335,3 +335,60 @@ func only(evs []engine.Event, k engine.EventKind) []engine.Event {
 	}
 	return out
 }
+
+// TestPurgeAndDeleteEndInBatches: queue.purge and queue.delete let go of
+// every ready message in the command, counts and all, but the per-message
+// events after the first batch follow in later calls, in the same order
+// as one unbounded call makes them.
+func TestPurgeAndDeleteEndInBatches(t *testing.T) {
+	const n, batch = 35, 10
+	for _, tc := range []struct {
+		name    string
+		command func(q backlog) (int, error)
+		kind    engine.EventKind
+	}{
+		{"purge", func(q backlog) (int, error) { return q.b.QueuePurge(q.pub, "q") }, engine.EvPurged},
+		{"delete", func(q backlog) (int, error) { return q.b.QueueDelete(q.pub, engine.QueueDelete{Queue: "q"}) }, engine.EvDiscarded},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := func(cfg engine.Config) []engine.Event {
+				q := newBacklog(t, cfg, n, 0, false)
+				got, err := tc.command(q)
+				ok(t, err)
+				if got != n {
+					t.Fatalf("the reply counts %d, want %d", got, n)
+				}
+				first := q.b.DrainEvents(nil)
+				if c := count(first, tc.kind); c != min(n, cfg.MaxBatch) {
+					t.Fatalf("the command made %d %s events, want %d", c, tc.kind, min(n, cfg.MaxBatch))
+				}
+				// The messages are gone at once: from the broker's totals,
+				// and from a queue of that name.
+				if msgs, _ := q.b.ReadyTotals(); msgs != 0 {
+					t.Fatalf("%d messages still counted ready", msgs)
+				}
+				ok(t, q.b.BasicPublish(q.pub, engine.BasicPublish{RoutingKey: "q", Body: []byte("new")}))
+				d, err := q.b.QueueDeclare(q.pub, engine.QueueDeclare{Queue: "q", Passive: tc.name == "purge"})
+				ok(t, err)
+				if d.MessageCount != 1 && tc.name == "purge" {
+					t.Fatalf("after the purge and a publish the queue counts %d, want 1", d.MessageCount)
+				}
+				all, _ := workOff(t, q.b, append(first, q.b.DrainEvents(nil)...), tc.kind, batch)
+				if c := count(all, tc.kind); c != n {
+					t.Fatalf("%d %s events in all, want %d", c, tc.kind, n)
+				}
+				return all
+			}
+			want := run(engine.Config{Seed: 1, MaxBatch: n + 1})
+			got := run(engine.Config{Seed: 1, MaxBatch: batch})
+			// One call ended them all before the publish after it; in
+			// batches the rest come after it. Per kind, the same order.
+			for _, k := range []engine.EventKind{tc.kind, engine.EvQueueDeleted, engine.EvEnqueued, engine.EvQueueDeclared} {
+				sameTrace(t, only(got, k), only(want, k))
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%d events, want %d", len(got), len(want))
+			}
+		})
+	}
+}

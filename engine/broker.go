@@ -71,6 +71,10 @@ type Broker struct {
 	nextMsg  uint64
 
 	pendingDL []pendingDeadLetter
+	// ends are purged or deleted queues' messages whose events are still
+	// to come, oldest first (bulkend.go); endsTimer continues them.
+	ends      []bulkEnd
+	endsTimer deadline.Timer[timerRef]
 	ready     tally // ready messages in every queue
 	unacked   tally // deliveries awaiting acknowledgement, on every channel
 	delayed   tally // messages held by delayed-message exchanges
@@ -194,6 +198,7 @@ const (
 	timerDelayed                            // delayed-exchange release
 	timerAckTimeout                         // consumer_timeout on a channel
 	timerQueueDispatch                      // deliveries left over by a batch
+	timerBulkEnd                            // purged or discarded messages' events left over
 )
 
 // timerRef is a timer's payload: which rule and whose.
@@ -287,6 +292,8 @@ func (b *Broker) fire(r timerRef) {
 	case timerQueueDispatch:
 		r.q.dispatch()
 		b.flush()
+	case timerBulkEnd:
+		b.continueEnds()
 	case timerQueueLease:
 		r.q.leaseLapsed()
 	case timerDelayed:
@@ -299,7 +306,7 @@ func (b *Broker) fire(r timerRef) {
 // PendingTimer is one armed timer, for snapshots and "what happens next".
 type PendingTimer struct {
 	At      Time
-	Kind    string // "message-ttl", "queue-expires", "delayed-release", "consumer-timeout", "dispatch"
+	Kind    string // "message-ttl", "queue-expires", "delayed-release", "consumer-timeout", "dispatch", "bulk-end"
 	Vhost   string
 	Queue   string
 	Channel ChannelID
@@ -330,6 +337,8 @@ func (b *Broker) Timers() []PendingTimer {
 			p.Kind, p.Vhost, p.Queue = "queue-expires", r.q.vhost.name, r.q.name
 		case timerQueueDispatch:
 			p.Kind, p.Vhost, p.Queue = "dispatch", r.q.vhost.name, r.q.name
+		case timerBulkEnd:
+			p.Kind, p.Vhost, p.Queue = "bulk-end", b.ends[0].vhost, b.ends[0].queue
 		case timerDelayed:
 			p.Kind, p.Vhost, p.MsgID = "delayed-release", r.d.x.vhost.name, r.d.msg.ID
 			p.Queue = r.d.x.name

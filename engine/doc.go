@@ -31,7 +31,9 @@
 // A message copy's life in a queue is told by its events: Enqueued creates
 // it; Delivered hands it out (ending it at once when NoAck); Requeued brings
 // an unacked copy back; and exactly one of Acked, Expired, Rejected,
-// Overflowed, DeliveryLimited, Purged or Discarded ends it. A death with a
+// Overflowed, DeliveryLimited, Purged or Discarded ends it. (A purge or
+// deletion of more than a batch ends the copies at once but reports the
+// rest of them in the calls that follow; see bulkend.go.) A death with a
 // dead-letter exchange is followed by DeadLettered (naming the new message)
 // or Dropped (saying why not).
 //

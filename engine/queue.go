@@ -371,12 +371,9 @@ func (b *Broker) QueuePurge(id ChannelID, name string) (int, error) {
 
 func (q *queue) purge() int {
 	q.catchUp()
-	es := q.ready.drain()
-	for _, e := range es {
-		q.vhost.b.emit(Event{Kind: EvPurged, Vhost: q.vhost.name, Queue: q.name, MsgID: e.msg.ID, Msg: e.msg})
-	}
+	n := q.letGo(EvPurged, "")
 	q.rearmExpiry()
-	return len(es)
+	return n
 }
 
 // delete removes the queue: ready messages are discarded (never
@@ -396,9 +393,7 @@ func (q *queue) delete(reason string) {
 	q.vhost.counts.consumers -= len(q.consumers)
 	q.vhost.counts.unacked.msgs -= int64(q.unacked)
 	q.vhost.counts.unacked.bytes -= q.unackedBytes
-	for _, e := range q.ready.drain() {
-		b.emit(Event{Kind: EvDiscarded, Vhost: q.vhost.name, Queue: q.name, MsgID: e.msg.ID, Msg: e.msg, Reason: reason})
-	}
+	q.letGo(EvDiscarded, reason)
 	for _, c := range append([]*consumer(nil), q.consumers...) {
 		c.ch.dropConsumer(c)
 		b.emit(Event{Kind: EvConsumerCancelled, Vhost: q.vhost.name, Channel: c.ch.id, Queue: q.name, ConsumerTag: c.tag, Reason: "queue-deleted"})

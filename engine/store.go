@@ -186,14 +186,3 @@ func (s *store) each(fn func(*entry)) {
 		}
 	}
 }
-
-// drain removes everything and returns the entries in delivery order.
-func (s *store) drain() []entry {
-	out := make([]entry, 0, s.n)
-	s.each(func(e *entry) { out = append(out, *e) })
-	for l := range s.levels {
-		s.levels[l] = level{}
-	}
-	s.account(-s.n, -s.bytes)
-	return out
-}
