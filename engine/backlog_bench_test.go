@@ -39,8 +39,10 @@ func backlogBench(tb testing.TB, n int, dlx bool) (*Broker, ChannelID) {
 // 400,000-message backlog is worked off: a consumer with unlimited
 // prefetch attaching to it (basic.consume, then the deliveries), and all of
 // it expiring at once (AdvanceTo past the message TTL), without and with a
-// dead-letter exchange; and, for comparison, queue.purge and queue.delete
-// of it, one call each. After the first call it calls AdvanceTo(Now())
+// dead-letter exchange; queue.purge and queue.delete of it; and, done in
+// one command still, basic.ack of all 400,000 delivered, basic.nack of
+// them all to a dead-letter exchange, and a max-length policy of 0
+// dropping them all. After the first call it calls AdvanceTo(Now())
 // while a timer is due, as the server's broker goroutine does, draining
 // the events in place after every call, as the server does (not timed).
 //
@@ -49,7 +51,7 @@ func backlogBench(tb testing.TB, n int, dlx bool) (*Broker, ChannelID) {
 // iteration); total-ms their sum.
 func BenchmarkBacklog(b *testing.B) {
 	const n = 400_000
-	for _, op := range []string{"consume", "expire", "expire-dlx", "purge", "delete"} {
+	for _, op := range []string{"consume", "expire", "expire-dlx", "purge", "delete", "ack-all", "nack-all-dlx", "max-length"} {
 		b.Run(op+"/queued="+strconv.Itoa(n), func(b *testing.B) {
 			var longest, total time.Duration
 			calls := 0
@@ -61,7 +63,14 @@ func BenchmarkBacklog(b *testing.B) {
 				if i == 0 {
 					longest, total, calls = 0, 0, 0
 				}
-				br, c := backlogBench(b, n, op == "expire-dlx")
+				br, c := backlogBench(b, n, op == "expire-dlx" || op == "nack-all-dlx")
+				if op == "ack-all" || op == "nack-all-dlx" {
+					// The deliveries to settle, before anything is timed.
+					_, err := br.BasicConsume(c, BasicConsume{Queue: "q", ConsumerTag: "c"})
+					must(b, err)
+					br.Settle(br.Now())
+					br.DrainEventsTo(func([]Event) {})
+				}
 				runtime.GC()
 				done := 0
 				timed := func(call func()) {
@@ -74,7 +83,7 @@ func BenchmarkBacklog(b *testing.B) {
 					br.DrainEventsTo(func(evs []Event) {
 						for i := range evs {
 							switch evs[i].Kind {
-							case EvDelivered, EvExpired, EvPurged, EvDiscarded:
+							case EvDelivered, EvExpired, EvPurged, EvDiscarded, EvAcked, EvRejected, EvOverflowed:
 								done++
 							}
 						}
@@ -96,6 +105,14 @@ func BenchmarkBacklog(b *testing.B) {
 						_, err := br.QueueDelete(c, QueueDelete{Queue: "q"})
 						must(b, err)
 					})
+				case "ack-all":
+					timed(func() { must(b, br.BasicAck(c, 0, true)) })
+				case "nack-all-dlx":
+					timed(func() { must(b, br.BasicNack(c, 0, true, false)) })
+				case "max-length":
+					timed(func() {
+						must(b, br.SetPolicy(Policy{Vhost: "/", Name: "p", Pattern: "^q$", ApplyTo: "queues", Definition: Table{"max-length": int64(0)}}))
+					})
 				default:
 					timed(func() { br.AdvanceTo(1000) })
 				}
@@ -107,7 +124,7 @@ func BenchmarkBacklog(b *testing.B) {
 					timed(func() { br.AdvanceTo(br.Now()) })
 				}
 				if done != n {
-					b.Fatalf("%d messages delivered, expired, purged or discarded, want %d", done, n)
+					b.Fatalf("%d messages ended or delivered, want %d", done, n)
 				}
 			}
 			b.ReportMetric(float64(longest.Microseconds())/1000, "max-call-ms")
