@@ -55,18 +55,27 @@ func (c *chunked[T]) push(v T) {
 }
 
 // dropFront removes the oldest value; there must be one.
-func (c *chunked[T]) dropFront() {
-	var zero T
-	*c.at(0) = zero
-	c.head++
-	c.n--
-	if c.head == chunkLen {
-		if cap(c.chunks[0]) == chunkLen {
-			c.spare = c.chunks[0][:0]
+func (c *chunked[T]) dropFront() { c.dropFrontN(1) }
+
+// dropFrontN removes the k oldest values; there must be as many. The
+// values are cleared a chunk's worth at a time, so that a channel acking
+// all of 400,000 deliveries clears them as fast as one slice's would be.
+func (c *chunked[T]) dropFrontN(k int) {
+	for k > 0 {
+		first := c.chunks[0]
+		end := min(c.head+k, len(first))
+		clear(first[c.head:end])
+		k -= end - c.head
+		c.n -= end - c.head
+		c.head = end
+		if c.head == chunkLen {
+			if cap(first) == chunkLen {
+				c.spare = first[:0]
+			}
+			c.chunks[0] = nil
+			c.chunks = c.chunks[1:]
+			c.head = 0
 		}
-		c.chunks[0] = nil
-		c.chunks = c.chunks[1:]
-		c.head = 0
 	}
 	if c.n == 0 && len(c.chunks) == 1 {
 		c.chunks[0] = c.chunks[0][:0]

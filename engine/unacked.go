@@ -12,9 +12,11 @@ type unackedList struct{ chunked[delivery] }
 
 // trim drops settled deliveries from the front.
 func (l *unackedList) trim() {
-	for l.n > 0 && l.at(0).done {
-		l.dropFront()
+	k := 0
+	for k < l.n && l.at(k).done {
+		k++
 	}
+	l.dropFrontN(k)
 }
 
 // find returns the index of the delivery with this tag, or -1.
