@@ -55,27 +55,41 @@ func (c *chunked[T]) push(v T) {
 }
 
 // dropFront removes the oldest value; there must be one.
-func (c *chunked[T]) dropFront() { c.dropFrontN(1) }
+func (c *chunked[T]) dropFront() {
+	var zero T
+	c.chunks[0][c.head] = zero
+	c.head++
+	c.n--
+	if c.head == chunkLen || c.n == 0 {
+		c.settleFront()
+	}
+}
 
 // dropFrontN removes the k oldest values; there must be as many. The
-// values are cleared a chunk's worth at a time, so that a channel acking
-// all of 400,000 deliveries clears them as fast as one slice's would be.
+// values are cleared a chunk's run at a time, so that a channel acking
+// all of 400,000 deliveries clears them as fast as one slice would.
 func (c *chunked[T]) dropFrontN(k int) {
 	for k > 0 {
-		first := c.chunks[0]
-		end := min(c.head+k, len(first))
-		clear(first[c.head:end])
-		k -= end - c.head
-		c.n -= end - c.head
-		c.head = end
-		if c.head == chunkLen {
-			if cap(first) == chunkLen {
-				c.spare = first[:0]
-			}
-			c.chunks[0] = nil
-			c.chunks = c.chunks[1:]
-			c.head = 0
+		run := min(k, len(c.chunks[0])-c.head)
+		clear(c.chunks[0][c.head : c.head+run])
+		c.head += run
+		c.n -= run
+		k -= run
+		c.settleFront()
+	}
+}
+
+// settleFront lets go of a first chunk that has been dropped entirely,
+// keeping it as the spare, and starts an emptied FIFO from the front of
+// its one chunk.
+func (c *chunked[T]) settleFront() {
+	if c.head == chunkLen {
+		if cap(c.chunks[0]) == chunkLen {
+			c.spare = c.chunks[0][:0]
 		}
+		c.chunks[0] = nil
+		c.chunks = c.chunks[1:]
+		c.head = 0
 	}
 	if c.n == 0 && len(c.chunks) == 1 {
 		c.chunks[0] = c.chunks[0][:0]
