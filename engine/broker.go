@@ -31,9 +31,10 @@ type Config struct {
 	// cycles are cut by the x-death rule first). Zero means 1000.
 	MaxDeadLetterHops int
 	// MaxBatch bounds how many messages one engine call delivers from a
-	// queue to its consumers, or expires from it when its message-TTL
-	// timer fires; more continue in later calls (see backlog.go). Zero
-	// means DefaultMaxBatch.
+	// queue to its consumers, expires from it when its message-TTL timer
+	// fires, or reports purged or discarded when it is purged or
+	// deleted; more continue in later calls (see backlog.go). Zero means
+	// DefaultMaxBatch.
 	MaxBatch int
 }
 
