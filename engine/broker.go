@@ -30,6 +30,12 @@ type Config struct {
 	// re-dead-letter the same message in a chain (a limit, not a rule: real
 	// cycles are cut by the x-death rule first). Zero means 1000.
 	MaxDeadLetterHops int
+	// MaxBatch bounds how many messages one engine call delivers from a
+	// queue to its consumers, expires from it when its message-TTL timer
+	// fires, or reports purged or discarded when it is purged or
+	// deleted; more continue in later calls (see backlog.go). Zero means
+	// DefaultMaxBatch.
+	MaxBatch int
 }
 
 // DefaultConsumerTimeoutMs is RabbitMQ's default consumer_timeout (30 min).
@@ -66,6 +72,10 @@ type Broker struct {
 	nextMsg  uint64
 
 	pendingDL []pendingDeadLetter
+	// ends are purged or deleted queues' messages whose events are still
+	// to come, oldest first (bulkend.go); endsTimer continues them.
+	ends      []bulkEnd
+	endsTimer deadline.Timer[timerRef]
 	ready     tally // ready messages in every queue
 	unacked   tally // deliveries awaiting acknowledgement, on every channel
 	delayed   tally // messages held by delayed-message exchanges
@@ -95,6 +105,9 @@ func New(cfg Config) *Broker {
 	}
 	if cfg.MaxDeadLetterHops == 0 {
 		cfg.MaxDeadLetterHops = 1000
+	}
+	if cfg.MaxBatch <= 0 {
+		cfg.MaxBatch = DefaultMaxBatch
 	}
 	b := &Broker{
 		cfg:    cfg,
@@ -181,10 +194,12 @@ func (b *Broker) newMsgID() uint64 {
 type timerKind uint8
 
 const (
-	timerQueueExpiry timerKind = iota + 1 // message TTL at a queue head
-	timerQueueLease                       // x-expires
-	timerDelayed                          // delayed-exchange release
-	timerAckTimeout                       // consumer_timeout on a channel
+	timerQueueExpiry   timerKind = iota + 1 // message TTL at a queue head
+	timerQueueLease                         // x-expires
+	timerDelayed                            // delayed-exchange release
+	timerAckTimeout                         // consumer_timeout on a channel
+	timerQueueDispatch                      // deliveries left over by a batch
+	timerBulkEnd                            // purged or discarded messages' events left over
 )
 
 // timerRef is a timer's payload: which rule and whose.
@@ -193,6 +208,9 @@ type timerRef struct {
 	q    *queue
 	ch   *channel
 	d    *delayedMsg
+	// armedDue says the timer was armed at or before the current time:
+	// it is a continuation (see AdvanceTo), not a deadline.
+	armedDue bool
 }
 
 // NextDeadline returns when the next timer fires, and false if none is armed.
@@ -221,11 +239,23 @@ func (b *Broker) peekLive() *deadline.Timer[timerRef] {
 // (deadline, arming order) order; each fires with the clock at its own
 // deadline. Time never moves backwards: an earlier t only fires what is due
 // now.
+//
+// A timer armed already due is a continuation: a queue with more to
+// deliver or expire than one call does (backlog.go). When the next timer
+// is a continuation this call armed, AdvanceTo returns, leaving it armed
+// and the clock where it is, short of t: NextDeadline then reports a
+// deadline no later than Now, and the driver calls AdvanceTo again, after
+// serving other commands if it has any. Settle does that until nothing is
+// due.
 func (b *Broker) AdvanceTo(t Time) {
+	armedBefore := b.timers.LastSeq()
 	for {
 		top := b.peekLive()
 		if top == nil || Time(top.At) > t {
 			break
+		}
+		if top.Value.armedDue && top.Seq() > armedBefore {
+			return // a continuation: the next call fires it
 		}
 		if Time(top.At) > b.now {
 			b.now = Time(top.At)
@@ -254,9 +284,17 @@ func (b *Broker) Step() (Time, bool) {
 func (b *Broker) fire(r timerRef) {
 	switch r.kind {
 	case timerQueueExpiry:
-		r.q.expireDue()
+		if r.q.expireDue() {
+			// Deliveries wait until every due message has gone: no
+			// consumer may receive one that expired before it.
+			r.q.dispatch()
+		}
+		b.flush()
+	case timerQueueDispatch:
 		r.q.dispatch()
 		b.flush()
+	case timerBulkEnd:
+		b.continueEnds()
 	case timerQueueLease:
 		r.q.leaseLapsed()
 	case timerDelayed:
@@ -269,7 +307,7 @@ func (b *Broker) fire(r timerRef) {
 // PendingTimer is one armed timer, for snapshots and "what happens next".
 type PendingTimer struct {
 	At      Time
-	Kind    string // "message-ttl", "queue-expires", "delayed-release", "consumer-timeout"
+	Kind    string // "message-ttl", "queue-expires", "delayed-release", "consumer-timeout", "dispatch", "bulk-end"
 	Vhost   string
 	Queue   string
 	Channel ChannelID
@@ -298,6 +336,10 @@ func (b *Broker) Timers() []PendingTimer {
 			}
 		case timerQueueLease:
 			p.Kind, p.Vhost, p.Queue = "queue-expires", r.q.vhost.name, r.q.name
+		case timerQueueDispatch:
+			p.Kind, p.Vhost, p.Queue = "dispatch", r.q.vhost.name, r.q.name
+		case timerBulkEnd:
+			p.Kind, p.Vhost, p.Queue = "bulk-end", b.ends[0].vhost, b.ends[0].queue
 		case timerDelayed:
 			p.Kind, p.Vhost, p.MsgID = "delayed-release", r.d.x.vhost.name, r.d.msg.ID
 			p.Queue = r.d.x.name

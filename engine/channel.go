@@ -1,10 +1,6 @@
 package engine
 
-import (
-	"sort"
-
-	"warren/engine/deadline"
-)
+import "warren/engine/deadline"
 
 // channel owns consumers, unacknowledged deliveries, prefetch limits and
 // confirm/tx state, so that closing it requeues exactly what RabbitMQ would.
@@ -17,8 +13,7 @@ type channel struct {
 	nextTag uint64
 	// unacked holds deliveries awaiting acknowledgement in delivery-tag
 	// order; acknowledged ones are marked done and trimmed from the front.
-	unacked     []delivery
-	unackedHead int
+	unacked     unackedList
 	unackedLive int
 	// one is what collect returns for a single tag, so that acknowledging
 	// one delivery does not allocate; trim clears it.
@@ -86,7 +81,7 @@ func (ch *channel) deliver(q *queue, e entry, c *consumer, noAck bool) uint64 {
 	if noAck {
 		return tag
 	}
-	ch.unacked = append(ch.unacked, delivery{tag: tag, q: q, e: e, c: c, atMs: ch.b.now, ctag: ctag})
+	ch.unacked.push(delivery{tag: tag, q: q, e: e, c: c, atMs: ch.b.now, ctag: ctag})
 	ch.unackedLive++
 	q.accountUnacked(1, int64(len(e.msg.Body)))
 	if c != nil {
@@ -129,9 +124,9 @@ func (ch *channel) armAckTimer() {
 func idleTimer(r timerRef) bool { return r.kind == timerAckTimeout && r.ch.ackIdle }
 
 func (ch *channel) oldestUnacked() *delivery {
-	for i := ch.unackedHead; i < len(ch.unacked); i++ {
-		if !ch.unacked[i].done {
-			return &ch.unacked[i]
+	for i := 0; i < ch.unacked.len(); i++ {
+		if d := ch.unacked.at(i); !d.done {
+			return d
 		}
 	}
 	return nil
@@ -148,13 +143,13 @@ func (ch *channel) ackTimedOut() {
 
 // find returns the live unacked delivery with this tag, or nil.
 func (ch *channel) find(tag uint64) *delivery {
-	live := ch.unacked[ch.unackedHead:]
-	if len(live) > 0 && live[0].tag == tag && !live[0].done {
-		return &live[0] // the oldest delivery: the usual case
+	if ch.unacked.len() > 0 {
+		if d := ch.unacked.at(0); d.tag == tag && !d.done {
+			return d // the oldest delivery: the usual case
+		}
 	}
-	i := sort.Search(len(live), func(i int) bool { return live[i].tag >= tag })
-	if i < len(live) && live[i].tag == tag && !live[i].done {
-		return &live[i]
+	if i := ch.unacked.find(tag); i >= 0 && !ch.unacked.at(i).done {
+		return ch.unacked.at(i)
 	}
 	return nil
 }
@@ -172,8 +167,8 @@ func (ch *channel) collect(tag uint64, multiple bool, m Method) ([]*delivery, *E
 	}
 	if multiple {
 		var out []*delivery
-		for i := ch.unackedHead; i < len(ch.unacked); i++ {
-			d := &ch.unacked[i]
+		for i := 0; i < ch.unacked.len(); i++ {
+			d := ch.unacked.at(i)
 			if tag != 0 && d.tag > tag {
 				break
 			}
@@ -211,19 +206,7 @@ func (ch *channel) settle(d *delivery) delivery {
 // callers hold pointers into the list.
 func (ch *channel) trim() {
 	ch.one[0] = nil
-	for ch.unackedHead < len(ch.unacked) && ch.unacked[ch.unackedHead].done {
-		ch.unackedHead++
-	}
-	if ch.unackedHead == len(ch.unacked) {
-		clear(ch.unacked)
-		ch.unacked = ch.unacked[:0]
-		ch.unackedHead = 0
-	} else if ch.unackedHead > 1024 && ch.unackedHead*2 > len(ch.unacked) {
-		n := copy(ch.unacked, ch.unacked[ch.unackedHead:])
-		clear(ch.unacked[n:])
-		ch.unacked = ch.unacked[:n]
-		ch.unackedHead = 0
-	}
+	ch.unacked.trim()
 }
 
 // ackOne acknowledges a delivery: the message copy ends.
@@ -317,8 +300,8 @@ func (ch *channel) close(code int, text string, m Method) {
 	// first met, so that each dispatches once however many came back.
 	var seen queueSet
 	var touched []*queue
-	for i := ch.unackedHead; i < len(ch.unacked); i++ {
-		d := &ch.unacked[i]
+	for i := 0; i < ch.unacked.len(); i++ {
+		d := ch.unacked.at(i)
 		if d.done {
 			continue
 		}
@@ -463,8 +446,8 @@ func (b *Broker) recover(id ChannelID, requeue bool, m Method) error {
 		return b.fail(ch, connectionErr(NotImplemented, m, "requeue=false"))
 	}
 	var queues []*queue
-	for i := ch.unackedHead; i < len(ch.unacked); i++ {
-		d := &ch.unacked[i]
+	for i := 0; i < ch.unacked.len(); i++ {
+		d := ch.unacked.at(i)
 		if d.done {
 			continue
 		}

@@ -14,7 +14,11 @@
 //  2. Before each command, call AdvanceTo(now) with a non-decreasing now, so
 //     that everything due fires first, in (deadline, arming order) order.
 //  3. Arm one timer for NextDeadline() and call AdvanceTo when it is
-//     reached. In the browser, Step() jumps straight to it.
+//     reached. In the browser, Step() jumps straight to it. A deadline no
+//     later than Now() is a continuation: a large backlog is worked off a
+//     batch per call (backlog.go), and AdvanceTo returns short of its
+//     target when the next batch is due; call it again, serving other
+//     commands in between, or call Settle to finish at once.
 //  4. After every command and every AdvanceTo, drain the events with
 //     DrainEvents and act on each, in order: deliver Delivered messages to
 //     consumers, send Returned before Confirmed, send basic.cancel for
@@ -27,7 +31,9 @@
 // A message copy's life in a queue is told by its events: Enqueued creates
 // it; Delivered hands it out (ending it at once when NoAck); Requeued brings
 // an unacked copy back; and exactly one of Acked, Expired, Rejected,
-// Overflowed, DeliveryLimited, Purged or Discarded ends it. A death with a
+// Overflowed, DeliveryLimited, Purged or Discarded ends it. (A purge or
+// deletion of more than a batch ends the copies at once but reports the
+// rest of them in the calls that follow; see bulkend.go.) A death with a
 // dead-letter exchange is followed by DeadLettered (naming the new message)
 // or Dropped (saying why not).
 //

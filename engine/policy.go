@@ -383,6 +383,8 @@ func (q *queue) resolveDeliveryLimit(pol, op *Policy) int64 {
 // lease starts now.
 func (v *vhost) reapplyPolicies() {
 	for _, q := range v.sortedQueues() {
+		// What expired under the old settings dies by them (backlog.go).
+		q.catchUp()
 		old := q.set
 		q.set = q.resolveSettings()
 		q.set.maxPriority = old.maxPriority

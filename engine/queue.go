@@ -38,6 +38,8 @@ type queue struct {
 
 	expiryTimer deadline.Timer[timerRef]
 	leaseTimer  deadline.Timer[timerRef]
+	// dispatchTimer continues deliveries a batch left over (backlog.go).
+	dispatchTimer deadline.Timer[timerRef]
 
 	visit uint64 // routing generation, for de-duplication without a map
 	// listed is the queue's index in its vhost's counts.queueNames.
@@ -182,6 +184,7 @@ func (b *Broker) queueDeclare(ch *channel, d QueueDeclare) (QueueDeclareOk, *Err
 	}
 	q.expiryTimer.Value = timerRef{kind: timerQueueExpiry, q: q}
 	q.leaseTimer.Value = timerRef{kind: timerQueueLease, q: q}
+	q.dispatchTimer.Value = timerRef{kind: timerQueueDispatch, q: q}
 	q.set = q.resolveSettings()
 	q.ready = newStore(q.set.maxPriority, &v.ready, &b.ready)
 	v.addQueue(q)
@@ -217,6 +220,7 @@ func (q *queue) describe() string {
 }
 
 func (q *queue) declareOk() QueueDeclareOk {
+	q.catchUp()
 	return QueueDeclareOk{Queue: q.name, MessageCount: q.ready.len(), ConsumerCount: len(q.consumers)}
 }
 
@@ -336,6 +340,7 @@ func (b *Broker) QueueDelete(id ChannelID, d QueueDelete) (int, error) {
 		return 0, b.fail(ch, e)
 	}
 	r := rs("queue", q.name, q.vhost.name)
+	q.catchUp()
 	if d.IfUnused && len(q.consumers) > 0 {
 		return 0, b.fail(ch, channelErr(PreconditionFailed, m, "%s in use", r))
 	}
@@ -365,12 +370,10 @@ func (b *Broker) QueuePurge(id ChannelID, name string) (int, error) {
 }
 
 func (q *queue) purge() int {
-	es := q.ready.drain()
-	for _, e := range es {
-		q.vhost.b.emit(Event{Kind: EvPurged, Vhost: q.vhost.name, Queue: q.name, MsgID: e.msg.ID, Msg: e.msg})
-	}
+	q.catchUp()
+	n := q.letGo(EvPurged, "")
 	q.rearmExpiry()
-	return len(es)
+	return n
 }
 
 // delete removes the queue: ready messages are discarded (never
@@ -380,6 +383,9 @@ func (q *queue) delete(reason string) {
 		return
 	}
 	b := q.vhost.b
+	// Messages that expired before the queue went are dead-lettered, not
+	// discarded with the rest.
+	q.catchUp()
 	q.deleted = true
 	if q.owner != nil {
 		delete(q.owner.exclusives, q.name)
@@ -387,9 +393,7 @@ func (q *queue) delete(reason string) {
 	q.vhost.counts.consumers -= len(q.consumers)
 	q.vhost.counts.unacked.msgs -= int64(q.unacked)
 	q.vhost.counts.unacked.bytes -= q.unackedBytes
-	for _, e := range q.ready.drain() {
-		b.emit(Event{Kind: EvDiscarded, Vhost: q.vhost.name, Queue: q.name, MsgID: e.msg.ID, Msg: e.msg, Reason: reason})
-	}
+	q.letGo(EvDiscarded, reason)
 	for _, c := range append([]*consumer(nil), q.consumers...) {
 		c.ch.dropConsumer(c)
 		b.emit(Event{Kind: EvConsumerCancelled, Vhost: q.vhost.name, Channel: c.ch.id, Queue: q.name, ConsumerTag: c.tag, Reason: "queue-deleted"})
@@ -397,6 +401,7 @@ func (q *queue) delete(reason string) {
 	q.consumers = nil
 	b.timers.Remove(&q.expiryTimer)
 	b.timers.Remove(&q.leaseTimer)
+	b.timers.Remove(&q.dispatchTimer)
 	q.vhost.dropQueue(q)
 	q.vhost.queueMemo.forget()
 	q.vhost.unbindDestination(dest{q: q})

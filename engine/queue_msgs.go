@@ -7,6 +7,11 @@ package engine
 // drop-head and expiry at the head.
 func (q *queue) offer(m *Message) bool {
 	b := q.vhost.b
+	if q.set.maxLen >= 0 || q.set.maxBytes >= 0 {
+		// Whether it fits is counted without the messages that expired
+		// (backlog.go).
+		q.catchUp()
+	}
 	if q.willOverflow(m) {
 		switch q.set.overflow {
 		case OverflowRejectPublish:
@@ -125,8 +130,14 @@ func (q *queue) pickConsumer() *consumer {
 	return best
 }
 
-// dispatch delivers ready messages while some consumer has credit. Expired
-// messages at the head are removed first, so no consumer ever receives one.
+// dispatch delivers ready messages while some consumer has credit.
+// Expired messages at the head are removed first, so no consumer ever
+// receives one, and right after every delivery: RabbitMQ drops expired
+// messages after every fetch, so a head that a delivery exposes goes now,
+// not when the timer next fires. One call delivers and expires at most a
+// batch (Config.MaxBatch) in all; a continuation does the rest
+// (backlog.go): the expiry timer if the head is expired, else the queue's
+// dispatch timer.
 func (q *queue) dispatch() {
 	if q.deleted {
 		return
@@ -134,37 +145,43 @@ func (q *queue) dispatch() {
 	// A quorum SAC queue may hand over to a higher-priority consumer now
 	// that the active one has settled its messages.
 	q.reviewActive()
+	b := q.vhost.b
 	if q.ready.len() == 0 && !q.expiryTimer.Armed() {
+		b.timers.Remove(&q.dispatchTimer)
 		return // nothing to deliver or expire: the usual case after an ack
 	}
-	q.expireDue()
-	for q.ready.len() > 0 {
+	left := b.cfg.MaxBatch
+	for ; q.ready.len() > 0 && left > 0; left-- {
+		if q.headExpired() {
+			q.expired(q.ready.pop().msg)
+			continue
+		}
 		c := q.pickConsumer()
 		if c == nil {
 			break
 		}
-		if q.headExpired() {
-			q.expireDue()
-			continue
-		}
 		q.handTo(c, q.ready.pop())
 	}
-	// RabbitMQ drops expired messages right after every fetch, so a head
-	// that a delivery exposed goes now, not when the timer next fires.
-	q.expireDue()
+	q.rearmExpiry()
+	if left == 0 && q.ready.len() > 0 && !q.headExpired() && q.pickConsumer() != nil {
+		q.continueDispatch()
+	} else {
+		b.timers.Remove(&q.dispatchTimer)
+	}
 }
 
 // takeForGet removes the next live message for basic.get. Expired messages
 // the fetch exposes at the head are removed at once, before basic.get-ok
 // reports how many messages remain (rabbit_amqqueue_process:fetch/2 calls
-// drop_expired_msgs after the fetch).
+// drop_expired_msgs after the fetch). It is not bounded by a batch:
+// basic.get-ok's count must be RabbitMQ's (backlog.go).
 func (q *queue) takeForGet() (entry, bool) {
-	q.expireDue()
+	q.catchUp()
 	if q.ready.len() == 0 {
 		return entry{}, false
 	}
 	e := q.ready.pop()
-	q.expireDue()
+	q.catchUp()
 	return e, true
 }
 

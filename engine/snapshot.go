@@ -276,8 +276,8 @@ func (ch *channel) summary() ChannelView {
 // deliveries (all for n <= 0).
 func (ch *channel) view(n int) ChannelView {
 	cv := ch.summary()
-	for i := ch.unackedHead; i < len(ch.unacked); i++ {
-		d := ch.unacked[i]
+	for i := 0; i < ch.unacked.len(); i++ {
+		d := ch.unacked.at(i)
 		if d.done {
 			continue
 		}

@@ -1,7 +1,7 @@
 package engine
 
 // entry is one message copy ready in a queue. Entries are stored by value in
-// ring-free slices, so a queued message costs its Message plus this.
+// chunks, so a queued message costs its Message plus this.
 type entry struct {
 	msg         *Message
 	seq         uint64 // queue-local arrival order; requeue restores by it
@@ -12,39 +12,20 @@ type entry struct {
 	redelivered bool
 }
 
-// deque is a FIFO of entries: a slice with a moving head.
-type deque struct {
-	buf  []entry
-	head int
-}
-
-func (d *deque) len() int { return len(d.buf) - d.head }
-
-func (d *deque) push(e entry) {
-	if d.head > 0 && len(d.buf) == cap(d.buf) && d.head*2 >= len(d.buf) {
-		n := copy(d.buf, d.buf[d.head:])
-		clear(d.buf[n:])
-		d.buf = d.buf[:n]
-		d.head = 0
-	}
-	d.buf = append(d.buf, e)
-}
+// deque is a FIFO of entries, in chunks (see chunked): a queue that
+// holds 400,000 messages is never copied to grow.
+type deque struct{ chunked[entry] }
 
 func (d *deque) front() *entry {
-	if d.head == len(d.buf) {
+	if d.n == 0 {
 		return nil
 	}
-	return &d.buf[d.head]
+	return d.at(0)
 }
 
 func (d *deque) pop() entry {
-	e := d.buf[d.head]
-	d.buf[d.head] = entry{}
-	d.head++
-	if d.head == len(d.buf) {
-		d.buf = d.buf[:0]
-		d.head = 0
-	}
+	e := *d.at(0)
+	d.dropFront()
 	return e
 }
 
@@ -200,20 +181,8 @@ func (s *store) each(fn func(*entry)) {
 		for i := range lv.returns {
 			fn(&lv.returns[i].e)
 		}
-		d := &lv.fresh
-		for i := d.head; i < len(d.buf); i++ {
-			fn(&d.buf[i])
+		for i := 0; i < lv.fresh.len(); i++ {
+			fn(lv.fresh.at(i))
 		}
 	}
-}
-
-// drain removes everything and returns the entries in delivery order.
-func (s *store) drain() []entry {
-	out := make([]entry, 0, s.n)
-	s.each(func(e *entry) { out = append(out, *e) })
-	for l := range s.levels {
-		s.levels[l] = level{}
-	}
-	s.account(-s.n, -s.bytes)
-	return out
 }

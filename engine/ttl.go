@@ -22,18 +22,30 @@ func (q *queue) headExpired() bool {
 }
 
 // expireDue removes the expired messages at the head of the queue, one
-// after another until the head is live. Each is dead-lettered with reason
-// expired (or just ends, without a DLX).
-func (q *queue) expireDue() {
+// after another until the head is live, but at most a batch of them
+// (Config.MaxBatch): with more due, the queue's expiry timer is left due,
+// a continuation, and the rest go when it fires (backlog.go). Each is
+// dead-lettered with reason expired (or just ends, without a DLX). It
+// reports whether the head is live (or the queue empty).
+func (q *queue) expireDue() bool { return q.expireUpTo(q.vhost.b.cfg.MaxBatch) }
+
+// expireUpTo is expireDue with a limit; a negative limit is none.
+func (q *queue) expireUpTo(limit int) bool {
 	now := q.vhost.b.now
-	for {
+	live := true
+	for n := 0; ; n++ {
 		e := q.ready.head()
 		if e == nil || e.expiresAt > now {
+			break
+		}
+		if n == limit {
+			live = false
 			break
 		}
 		q.expired(q.ready.pop().msg)
 	}
 	q.rearmExpiry()
+	return live
 }
 
 func (q *queue) expired(m *Message) {
@@ -59,6 +71,8 @@ func (q *queue) rearmExpiry() {
 		return
 	}
 	if !q.expiryTimer.Armed() || Time(q.expiryTimer.At) != e.expiresAt {
+		// A head already expired is left for later: a continuation.
+		q.expiryTimer.Value.armedDue = e.expiresAt <= b.now
 		b.timers.Reset(&q.expiryTimer, int64(e.expiresAt))
 	}
 }

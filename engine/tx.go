@@ -126,14 +126,6 @@ func (b *Broker) TxRollback(id ChannelID) error {
 
 // restoreUnacked puts a delivery back into the unacked list in tag order.
 func (ch *channel) restoreUnacked(d delivery) {
-	live := ch.unacked[ch.unackedHead:]
-	i := 0
-	for i < len(live) && live[i].tag < d.tag {
-		i++
-	}
-	pos := ch.unackedHead + i
-	ch.unacked = append(ch.unacked, delivery{})
-	copy(ch.unacked[pos+1:], ch.unacked[pos:])
-	ch.unacked[pos] = d
+	ch.unacked.insert(d)
 	ch.unackedLive++
 }

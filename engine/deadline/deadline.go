@@ -33,6 +33,10 @@ type Heap[V any] struct {
 	seq   uint64
 }
 
+// LastSeq returns the sequence number the latest arming (Reset) was given:
+// a timer whose Seq is larger was armed after this call.
+func (h *Heap[V]) LastSeq() uint64 { return h.seq }
+
 // Len returns the number of armed timers.
 func (h *Heap[V]) Len() int { return len(h.items) }
 

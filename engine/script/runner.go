@@ -65,6 +65,9 @@ func (r *Runner) ExecCommand(c *Command) (string, error) {
 	var out strings.Builder
 	spec := verbs[c.Verb]
 	runErr := spec.run(r, c)
+	// A script's next line sees this one's effects whole: the batches a
+	// large backlog is worked off in all run now (engine/backlog.go).
+	r.B.Settle(r.B.Now())
 	var amqpErr *engine.Error
 	if errors.As(runErr, &amqpErr) {
 		r.lastErr = amqpErr

@@ -191,6 +191,8 @@ func describeTimer(r *Runner, t engine.PendingTimer) string {
 		return fmt.Sprintf("@%s message-ttl q=%s msg=%d", engine.FormatDuration(int64(t.At)), t.Queue, t.MsgID)
 	case "queue-expires":
 		return fmt.Sprintf("@%s queue-expires q=%s", engine.FormatDuration(int64(t.At)), t.Queue)
+	case "dispatch", "bulk-end":
+		return fmt.Sprintf("@%s %s q=%s", engine.FormatDuration(int64(t.At)), t.Kind, t.Queue)
 	case "delayed-release":
 		return fmt.Sprintf("@%s delayed-release x=%s msg=%d", engine.FormatDuration(int64(t.At)), t.Queue, t.MsgID)
 	}

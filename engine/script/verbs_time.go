@@ -33,7 +33,7 @@ func runAdvance(r *Runner, c *Command) error {
 	default:
 		return fmt.Errorf("usage: %s", verbs["advance"].usage)
 	}
-	r.B.AdvanceTo(target)
+	r.B.Settle(target)
 	r.noteTime()
 	return nil
 }
@@ -54,7 +54,7 @@ func runStep(r *Runner, c *Command) error {
 		}
 	}
 	for i := 0; i < n; i++ {
-		if _, ok := r.B.Step(); !ok {
+		if !r.step() {
 			r.pendingOut += "nothing scheduled\n"
 			break
 		}
@@ -68,10 +68,21 @@ func runRun(r *Runner, c *Command) error {
 		if i >= r.MaxSteps {
 			return fmt.Errorf("run: still busy after %d steps (a timer keeps re-arming?)", r.MaxSteps)
 		}
-		if _, ok := r.B.Step(); !ok {
+		if !r.step() {
 			break
 		}
 	}
 	r.noteTime()
 	return nil
+}
+
+// step jumps to the next timer deadline and fires everything due then,
+// continuations included (engine.Broker.Settle), and reports whether
+// anything was scheduled. A backlog's batches are one step, not hundreds.
+func (r *Runner) step() bool {
+	t, ok := r.B.Step()
+	if ok {
+		r.B.Settle(t)
+	}
+	return ok
 }

@@ -162,12 +162,27 @@ func (b *Broker) engineNow() engine.Time {
 	return engine.Time(b.now().Sub(b.start) / time.Millisecond)
 }
 
+// maxServedBetweenBatches bounds how many waiting requests the loop runs
+// between two batches of a backlog, so that a flood of them cannot stall
+// it; each request is itself one bounded engine command.
+const maxServedBetweenBatches = 256
+
 func (b *Broker) loop() {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	for {
 		b.eng.AdvanceTo(b.engineNow())
 		b.dispatch()
+		if at, ok := b.eng.NextDeadline(); ok && at <= b.eng.Now() {
+			// A backlog is being worked off, a batch per AdvanceTo
+			// (engine/backlog.go): run the requests already waiting
+			// before the next batch. The clock stays where the
+			// backlog holds it, as AdvanceTo would leave it.
+			if !b.serveWaiting() {
+				return
+			}
+			continue
+		}
 		if at, ok := b.eng.NextDeadline(); ok {
 			d := time.Duration(at-b.engineNow()) * time.Millisecond
 			if d < 0 {
@@ -187,6 +202,23 @@ func (b *Broker) loop() {
 			return
 		}
 	}
+}
+
+// serveWaiting runs the requests waiting to be taken, up to
+// maxServedBetweenBatches, without waiting for more; it reports false when
+// the broker has stopped.
+func (b *Broker) serveWaiting() bool {
+	for i := 0; i < maxServedBetweenBatches; i++ {
+		select {
+		case req := <-b.reqs:
+			req()
+		case <-b.done:
+			return false
+		default:
+			return true
+		}
+	}
+	return true
 }
 
 // dispatch drains the engine's events and hands them to sinks: each

@@ -1,0 +1,79 @@
+package engine
+
+// Backlogs: work on one queue that is too large for one engine call.
+//
+// Every command and every AdvanceTo runs on the driver's one goroutine (or
+// the browser's one thread), so its time is a pause for every connection.
+// Some things a single event can set off grow with the queue: a consumer
+// with room for them all attaching to 400,000 ready messages, 400,000
+// messages expiring in the same millisecond, and the events of a purge or
+// deletion of them all (bulkend.go). One engine call does at most
+// Config.MaxBatch of each per queue, and leaves the rest to a
+// continuation: a timer armed already due, which AdvanceTo does not fire in
+// the call that armed it. The driver serves other commands before the next
+// call.
+//
+// The two differ in what a command in between may see.
+//
+// Deliveries in batches are RabbitMQ's own behaviour: a classic queue stops
+// sending to a channel that has 200 deliveries it has not yet passed on
+// (rabbit_queue_consumers, classic_queue_consumer_unsent_message_limit),
+// and serves other requests until the channel catches up. A passive
+// queue.declare in between counts the messages not yet delivered.
+//
+// Expiry is not: RabbitMQ's queue process drops every expired message at
+// the head in one go (drop_expired_msgs) before it reads its next request.
+// So a command that reads or changes what the queue holds first finishes
+// the expiry left for later (catchUp): queue.declare's and basic.get-ok's
+// message counts, queue.purge's and queue.delete's, and what a publish to a
+// queue with a length limit overflows, stay what RabbitMQ reports. Only
+// commands on other queues, and deliveries to this one, go between the
+// batches.
+
+// DefaultMaxBatch is Config.MaxBatch's default, chosen by measurement
+// (BenchmarkBacklog, BENCHMARKS.md): a batch of deliveries costs the engine
+// about 0.3 ms, of expiries about 0.06 ms, of expiries into a dead-letter
+// queue about 0.3 ms, and at most a few milliseconds with the garbage
+// collector running, well under the 10 ms any one operation may hold the
+// broker. It also keeps a batch's events (three per message dead-lettered)
+// within one reused event-log chunk (eventChunk): at 2048 they spilled into
+// fresh chunks every call, and the same work cost twice as much.
+const DefaultMaxBatch = 1024
+
+// Settle is AdvanceTo(t) repeated until the clock has reached t and nothing
+// is due: everything due by t, continuations included, completes in this
+// one call, as if there were no batches. Drivers that step time by hand
+// use it after every command (Settle(Now())) and to move time, so that a
+// command's effects are whole when the next line runs: the script runner,
+// and through it the playground, the lessons and the console. The server's
+// broker goroutine does not: it calls AdvanceTo, so that a backlog never
+// holds up other connections.
+func (b *Broker) Settle(t Time) {
+	t = max(t, b.now)
+	for {
+		b.AdvanceTo(t)
+		if b.now < t {
+			continue
+		}
+		if top := b.peekLive(); top == nil || Time(top.At) > b.now {
+			return
+		}
+	}
+}
+
+// continueDispatch leaves the deliveries a batch could not make to a
+// continuation (see the file comment). A continuation already armed by an
+// earlier call keeps its place.
+func (q *queue) continueDispatch() {
+	b := q.vhost.b
+	if !q.dispatchTimer.Armed() {
+		q.dispatchTimer.Value.armedDue = true
+		b.timers.Reset(&q.dispatchTimer, int64(b.now))
+	}
+}
+
+// catchUp finishes the expiry a batch left for later: every expired message
+// at the head goes now, however many. A command that reads or changes what
+// the queue holds calls it first (see the file comment). At other times
+// nothing at the head is expired, and it does nothing.
+func (q *queue) catchUp() { q.expireUpTo(-1) }

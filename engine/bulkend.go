@@ -1,0 +1,73 @@
+package engine
+
+// Bulk endings: every ready message of a queue ending at once.
+//
+// queue.purge and queue.delete end all of a queue's ready messages in one
+// command, and each copy's end is an event (Purged, or Discarded with the
+// deletion's reason): the playground animates them, scripts print them,
+// and the engine's contract is that every copy's life ends with one. At
+// 400,000 messages that is 93 MB of events made in one command. So the
+// queue lets go of its messages at once — its counts, the vhost's and the
+// broker's drop in the command, and the queue (or a new one of the same
+// name) holds nothing of them — but the events after the first batch
+// (Config.MaxBatch) follow in later calls, through a continuation
+// (backlog.go), in the same order. Drivers that settle (the script
+// runner) see every event before the next line, as before.
+
+// bulkEnd is a queue's ready messages let go of, whose events are still to
+// come, in delivery order.
+type bulkEnd struct {
+	vhost, queue string
+	kind         EventKind // EvPurged or EvDiscarded
+	reason       string
+	held         store // counted in no totals
+}
+
+// letGo ends every ready message of the queue with an event of kind k:
+// the first batch now, the rest through b.ends. It returns how many there
+// were.
+func (q *queue) letGo(k EventKind, reason string) int {
+	b := q.vhost.b
+	n := q.ready.len()
+	end := bulkEnd{vhost: q.vhost.name, queue: q.name, kind: k, reason: reason}
+	for i := 0; i < b.cfg.MaxBatch && q.ready.len() > 0; i++ {
+		b.emitEnd(&end, q.ready.pop())
+	}
+	if q.ready.len() == 0 {
+		return n
+	}
+	end.held = q.ready
+	end.held.vhostTotal, end.held.brokerTotal = nil, nil
+	q.ready.account(-q.ready.n, -q.ready.bytes)
+	q.ready = newStore(q.set.maxPriority, q.ready.vhostTotal, q.ready.brokerTotal)
+	b.ends = append(b.ends, end)
+	if !b.endsTimer.Armed() {
+		b.endsTimer.Value = timerRef{kind: timerBulkEnd, armedDue: true}
+		b.timers.Reset(&b.endsTimer, int64(b.now))
+	}
+	return n
+}
+
+// emitEnd emits the event that ends one of end's messages.
+func (b *Broker) emitEnd(end *bulkEnd, e entry) {
+	ev := b.emitted(end.kind)
+	ev.Vhost, ev.Queue, ev.MsgID, ev.Msg, ev.Reason = end.vhost, end.queue, e.msg.ID, e.msg, end.reason
+}
+
+// continueEnds emits the next batch of held endings, oldest first, and
+// continues if any are left.
+func (b *Broker) continueEnds() {
+	for budget := b.cfg.MaxBatch; budget > 0 && len(b.ends) > 0; budget-- {
+		end := &b.ends[0]
+		b.emitEnd(end, end.held.pop())
+		if end.held.len() == 0 {
+			b.ends[0] = bulkEnd{}
+			b.ends = b.ends[1:]
+		}
+	}
+	if len(b.ends) > 0 {
+		b.timers.Reset(&b.endsTimer, int64(b.now))
+	} else {
+		b.ends = nil
+	}
+}

@@ -1,0 +1,98 @@
+package engine
+
+// chunkLen is how many elements one chunk of a chunked FIFO holds (a power
+// of two; 256 unacked deliveries are about 28 KB, under Go's large-object
+// size, and 256 ready entries 10 KB).
+const chunkLen = 256
+
+// chunked is a FIFO of values kept in chunks of chunkLen, which never
+// copies itself. It holds a queue's ready messages (deque) and a channel's
+// unacked deliveries (unackedList).
+//
+// One slice grown by append is copied whole at every growth: a queue or a
+// channel holding 400,000 was copied tens of megabytes at a time, and the
+// large allocations drew the garbage collector in, pauses of 100-300 ms in
+// single commands (a publish, a batch of deliveries or dead letters;
+// backlog.go); and dropping the front moved the rest down. Here only the
+// newest chunk grows (to chunkLen at most), so a short FIFO costs what a
+// small slice does; an emptied chunk at the front is kept for the next one
+// at the back; nothing in a full chunk ever moves.
+//
+// Every chunk but the last is full and the first starts at head, so the
+// i-th value is at head+i counted across chunks.
+type chunked[T any] struct {
+	chunks [][]T
+	head   int // position of the first value in chunks[0]
+	n      int
+	spare  []T
+}
+
+// len returns the number of values held.
+func (c *chunked[T]) len() int { return c.n }
+
+// at returns the i-th value (0 is the oldest).
+func (c *chunked[T]) at(i int) *T {
+	j := uint(c.head + i)
+	return &c.chunks[j/chunkLen][j%chunkLen]
+}
+
+// push appends v.
+func (c *chunked[T]) push(v T) {
+	k := len(c.chunks) - 1
+	if k < 0 || len(c.chunks[k]) == chunkLen {
+		c.chunks = append(c.chunks, c.spare)
+		c.spare = nil
+		k++
+	}
+	last := c.chunks[k]
+	if len(last) == cap(last) {
+		grown := make([]T, len(last), min(max(2*cap(last), 4), chunkLen))
+		copy(grown, last)
+		last = grown
+	}
+	c.chunks[k] = append(last, v)
+	c.n++
+}
+
+// dropFront removes the oldest value; there must be one.
+func (c *chunked[T]) dropFront() {
+	var zero T
+	c.chunks[0][c.head] = zero
+	c.head++
+	c.n--
+	if c.head == chunkLen || c.n == 0 {
+		c.settleFront()
+	}
+}
+
+// dropFrontN removes the k oldest values; there must be as many. The
+// values are cleared a chunk's run at a time, so that a channel acking
+// all of 400,000 deliveries clears them as fast as one slice would.
+func (c *chunked[T]) dropFrontN(k int) {
+	for k > 0 {
+		run := min(k, len(c.chunks[0])-c.head)
+		clear(c.chunks[0][c.head : c.head+run])
+		c.head += run
+		c.n -= run
+		k -= run
+		c.settleFront()
+	}
+}
+
+// settleFront lets go of a first chunk that has been dropped entirely,
+// keeping it as the spare, and starts an emptied FIFO from the front of
+// its one chunk.
+func (c *chunked[T]) settleFront() {
+	if c.head == chunkLen {
+		if cap(c.chunks[0]) == chunkLen {
+			c.spare = c.chunks[0][:0]
+		}
+		c.chunks[0] = nil
+		c.chunks = c.chunks[1:]
+		c.head = 0
+	}
+	if c.n == 0 && len(c.chunks) == 1 {
+		c.chunks[0] = c.chunks[0][:0]
+		c.head = 0
+	}
+}

@@ -1,0 +1,101 @@
+package engine
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestUnackedListMatchesASlice runs random pushes, settles, trims and
+// roll-back inserts, across many chunks, against a plain slice.
+func TestUnackedListMatchesASlice(t *testing.T) {
+	for seed := uint64(1); seed <= 5; seed++ {
+		r := rand.New(rand.NewPCG(seed, 0))
+		var l unackedList
+		var want []delivery // the listed deliveries, settled ones included
+		var rolledBack []delivery
+		tag := uint64(0)
+		inserts := 0
+		for step := 0; step < 400; step++ {
+			switch op := r.IntN(10); {
+			case op < 5:
+				for k := r.IntN(3 * chunkLen); k > 0; k-- {
+					tag++
+					d := delivery{tag: tag}
+					l.push(d)
+					want = append(want, d)
+				}
+			case op < 8 && len(want) > 0:
+				// Settle the oldest few (ack multiple), or one anywhere.
+				at, n := 0, r.IntN(len(want))+1
+				if r.IntN(2) == 0 {
+					at, n = r.IntN(len(want)), 1
+				}
+				for i := at; i < at+n; i++ {
+					if !want[i].done {
+						if r.IntN(4) == 0 {
+							rolledBack = append(rolledBack, want[i])
+						}
+						want[i].done = true
+						l.at(i).done = true
+					}
+				}
+				l.trim()
+				for len(want) > 0 && want[0].done {
+					want = want[1:]
+				}
+			case op == 8:
+				// Roll back a settled delivery that trim has dropped.
+				for k, d := range rolledBack {
+					i, listed := slices.BinarySearchFunc(want, d.tag, func(x delivery, tag uint64) int { return cmp.Compare(x.tag, tag) })
+					if !listed {
+						rolledBack = slices.Delete(rolledBack, k, k+1)
+						want = slices.Insert(want, i, d)
+						l.insert(d)
+						inserts++
+						break
+					}
+				}
+			default:
+				if len(want) > 0 {
+					i := r.IntN(len(want))
+					if got := l.find(want[i].tag); got != i {
+						t.Fatalf("seed %d step %d: find(%d) = %d, want %d", seed, step, want[i].tag, got, i)
+					}
+				}
+			}
+			if l.len() != len(want) {
+				t.Fatalf("seed %d step %d: len %d, want %d", seed, step, l.len(), len(want))
+			}
+			for i := range want {
+				if got := *l.at(i); got.tag != want[i].tag || got.done != want[i].done {
+					t.Fatalf("seed %d step %d: at(%d) = tag %d done %t, want tag %d done %t", seed, step, i, got.tag, got.done, want[i].tag, want[i].done)
+				}
+			}
+		}
+		if inserts == 0 {
+			t.Fatalf("seed %d: no roll-back was inserted", seed)
+		}
+	}
+}
+
+// TestUnackedListNeverMovesFullChunks: growing the list to 400,000
+// deliveries never moves one that is already in a full chunk, so the list
+// is never copied whole (a slice grown by append was, again and again,
+// tens of megabytes at a time in one batch of deliveries).
+func TestUnackedListNeverMovesFullChunks(t *testing.T) {
+	var l unackedList
+	var first []*delivery // the first delivery of each full chunk
+	for tag := uint64(1); tag <= 400_000; tag++ {
+		l.push(delivery{tag: tag})
+		if l.len()%chunkLen == 0 {
+			first = append(first, l.at(l.len()-chunkLen))
+		}
+	}
+	for k, p := range first {
+		if p != l.at(k*chunkLen) || p.tag != uint64(k*chunkLen+1) {
+			t.Fatalf("the delivery with tag %d moved", k*chunkLen+1)
+		}
+	}
+}
