@@ -21,6 +21,21 @@ type bulkEnd struct {
 	kind         EventKind // EvPurged or EvDiscarded
 	reason       string
 	held         store // counted in no totals
+
+	// For a channel's acknowledgements (bulkack.go), kind EvAcked: the
+	// channel, its deliveries acknowledged (counted in no totals), and the
+	// queues to dispatch to once their events are out.
+	ch    *channel
+	acked unackedList
+	then  []*queue
+}
+
+// left returns how many of end's messages may still have events to come.
+func (end *bulkEnd) left() int {
+	if end.ch != nil {
+		return end.acked.len()
+	}
+	return end.held.len()
 }
 
 // letGo ends every ready message of the queue with an event of kind k:
@@ -40,12 +55,18 @@ func (q *queue) letGo(k EventKind, reason string) int {
 	end.held.vhostTotal, end.held.brokerTotal = nil, nil
 	q.ready.account(-q.ready.n, -q.ready.bytes)
 	q.ready = newStore(q.set.maxPriority, q.ready.vhostTotal, q.ready.brokerTotal)
+	b.holdEnd(end)
+	return n
+}
+
+// holdEnd leaves end's events to the continuation, after those already
+// waiting.
+func (b *Broker) holdEnd(end bulkEnd) {
 	b.ends = append(b.ends, end)
 	if !b.endsTimer.Armed() {
 		b.endsTimer.Value = timerRef{kind: timerBulkEnd, armedDue: true}
 		b.timers.Reset(&b.endsTimer, int64(b.now))
 	}
-	return n
 }
 
 // emitEnd emits the event that ends one of end's messages.
@@ -59,10 +80,18 @@ func (b *Broker) emitEnd(end *bulkEnd, e entry) {
 func (b *Broker) continueEnds() {
 	for budget := b.cfg.MaxBatch; budget > 0 && len(b.ends) > 0; budget-- {
 		end := &b.ends[0]
-		b.emitEnd(end, end.held.pop())
-		if end.held.len() == 0 {
+		if end.ch != nil {
+			b.emitNextAck(end)
+		} else {
+			b.emitEnd(end, end.held.pop())
+		}
+		if end.left() == 0 {
+			ch, then := end.ch, end.then
 			b.ends[0] = bulkEnd{}
 			b.ends = b.ends[1:]
+			if ch != nil {
+				ch.dispatchAfter(then)
+			}
 		}
 	}
 	if len(b.ends) > 0 {
