@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"strconv"
 	"testing"
 
 	"warren/engine"
@@ -389,6 +390,80 @@ func TestPurgeAndDeleteEndInBatches(t *testing.T) {
 			if len(got) != len(want) {
 				t.Fatalf("%d events, want %d", len(got), len(want))
 			}
+		})
+	}
+}
+
+// TestAckMultipleEndsInBatches: basic.ack multiple of many deliveries
+// changes the channel at once (the tags are no longer outstanding, the
+// unacked counts drop, the prefetch credit is back), but the Acked events
+// after the first batch follow in later calls, and the deliveries to the
+// credit regained after them: in all, the same events in the same order as
+// one unbounded call.
+func TestAckMultipleEndsInBatches(t *testing.T) {
+	const n, prefetch, batch = 35, 30, 10
+	run := func(cfg engine.Config, probe func(q *backlog)) []engine.Event {
+		q := newBacklog(t, cfg, n, 0, false)
+		ok(t, q.b.BasicQos(q.con, engine.BasicQos{PrefetchCount: prefetch}))
+		_, err := q.b.BasicConsume(q.con, engine.BasicConsume{Queue: "q", ConsumerTag: "c"})
+		ok(t, err)
+		q.b.Settle(q.b.Now())
+		// Tags 3 and 7 first, alone: acknowledged, but listed until
+		// the older ones go; tags 31 and 32 take their credit.
+		ok(t, q.b.BasicAck(q.con, 3, false))
+		ok(t, q.b.BasicAck(q.con, 7, false))
+		q.b.DrainEvents(nil)
+
+		ok(t, q.b.BasicAck(q.con, 25, true))
+		first := q.b.DrainEvents(nil)
+		if c := count(first, engine.EvAcked); c != min(23, cfg.MaxBatch) {
+			t.Fatalf("the ack made %d Acked events, want %d", c, min(23, cfg.MaxBatch))
+		}
+		// What is left unacked is tags 26 to 32, at once, in every count;
+		// the 3 still ready follow them once the Acked events are out.
+		unacked := int64(7)
+		if cfg.MaxBatch >= 23 {
+			unacked += n - prefetch - 2
+		}
+		if u := q.b.MessageTotals().Unacked; u.Msgs != unacked || u.Bytes != unacked {
+			t.Fatalf("the broker counts %+v unacked, want %d of 1 byte", u, unacked)
+		}
+		if v, _ := q.b.VhostTotals("/"); v.Unacked != unacked {
+			t.Fatalf("the vhost counts %d unacked, want %d", v.Unacked, unacked)
+		}
+		if qv := q.b.QueueSummaries("/", []string{"q"}); int64(qv[0].Unacked) != unacked {
+			t.Fatalf("the queue counts %d unacked, want %d", qv[0].Unacked, unacked)
+		}
+		if cv := q.b.ChannelSummaries([]engine.ChannelID{q.con}); int64(cv[0].UnackedCount) != unacked {
+			t.Fatalf("the channel counts %d unacked, want %d", cv[0].UnackedCount, unacked)
+		}
+		if probe != nil {
+			probe(&q)
+		}
+		all, _ := workOff(t, q.b, first, engine.EvAcked, batch)
+		ok(t, q.b.BasicAck(q.con, 0, true))
+		q.b.Settle(q.b.Now())
+		all = append(all, q.b.DrainEvents(nil)...)
+		if c := count(all, engine.EvAcked); c != n-2 && probe == nil {
+			t.Fatalf("%d Acked events in all, want %d", c, n-2)
+		}
+		return all
+	}
+	want := run(engine.Config{Seed: 1, MaxBatch: n + 1}, nil)
+	got := run(engine.Config{Seed: 1, MaxBatch: batch}, nil)
+	sameTrace(t, got, want)
+
+	// Between batches, a tag acknowledged in the bulk, or alone before
+	// it, is unknown at once, as RabbitMQ's channel has forgotten it.
+	for _, tag := range []uint64{7, 20} {
+		run(engine.Config{Seed: 1, MaxBatch: batch}, func(q *backlog) {
+			err := q.b.BasicAck(q.con, tag, false)
+			if e, isErr := err.(*engine.Error); !isErr || e.Code != 406 || e.Text != "PRECONDITION_FAILED - unknown delivery tag "+strconv.Itoa(int(tag)) {
+				t.Fatalf("ack of tag %d between batches: %v, want 406 unknown delivery tag", tag, err)
+			}
+			con, err := q.b.OpenChannel(q.con.Conn, 3)
+			ok(t, err)
+			q.con = con
 		})
 	}
 }
