@@ -467,3 +467,64 @@ func TestAckMultipleEndsInBatches(t *testing.T) {
 		})
 	}
 }
+
+// TestMaxLengthDropsInBatches: a max-length policy that leaves a queue
+// far over its limit drops the head at once, counts and all, and the
+// Overflowed events after the first batch follow in later calls, in the
+// order one unbounded call makes them; copies returned to the head (a
+// basic.get, then nack with requeue) go first, as they would be
+// delivered first.
+func TestMaxLengthDropsInBatches(t *testing.T) {
+	const n, batch = 35, 10
+	for _, tc := range []struct {
+		name    string
+		maxLen  int64
+		returns bool
+	}{
+		{"all", 0, false},
+		{"all but 5", 5, false},
+		{"all but 5, returned first", 5, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := func(cfg engine.Config) []engine.Event {
+				q := newBacklog(t, cfg, n, 0, false)
+				if tc.returns {
+					for range 3 {
+						_, _, err := q.b.BasicGet(q.con, engine.BasicGet{Queue: "q"})
+						ok(t, err)
+					}
+					ok(t, q.b.BasicNack(q.con, 0, true, true))
+				}
+				q.b.DrainEvents(nil)
+				ok(t, q.b.SetPolicy(engine.Policy{Vhost: "/", Name: "p", Pattern: "^q$", ApplyTo: "queues", Definition: engine.Table{"max-length": tc.maxLen}}))
+				first := q.b.DrainEvents(nil)
+				if c := count(first, engine.EvOverflowed); c != min(n-int(tc.maxLen), cfg.MaxBatch) {
+					t.Fatalf("the policy made %d Overflowed events, want %d", c, min(n-int(tc.maxLen), cfg.MaxBatch))
+				}
+				if msgs, bytes := q.b.ReadyTotals(); msgs != tc.maxLen || bytes != tc.maxLen {
+					t.Fatalf("%d messages of %d bytes still counted ready, want %d", msgs, bytes, tc.maxLen)
+				}
+				d, err := q.b.QueueDeclare(q.pub, engine.QueueDeclare{Queue: "q", Passive: true})
+				ok(t, err)
+				if int64(d.MessageCount) != tc.maxLen {
+					t.Fatalf("declare-ok counts %d, want %d", d.MessageCount, tc.maxLen)
+				}
+				all, _ := workOff(t, q.b, first, engine.EvOverflowed, batch)
+				// What stays is the tail, delivered in order.
+				for range tc.maxLen {
+					g, _, err := q.b.BasicGet(q.con, engine.BasicGet{Queue: "q", NoAck: true})
+					ok(t, err)
+					_ = g
+				}
+				all = append(all, q.b.DrainEvents(nil)...)
+				if c := count(all, engine.EvOverflowed); c != n-int(tc.maxLen) {
+					t.Fatalf("%d Overflowed events in all, want %d", c, n-int(tc.maxLen))
+				}
+				return all
+			}
+			want := run(engine.Config{Seed: 1, MaxBatch: n + 1})
+			got := run(engine.Config{Seed: 1, MaxBatch: batch})
+			sameTrace(t, got, want)
+		})
+	}
+}
