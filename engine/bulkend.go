@@ -23,16 +23,19 @@ package engine
 // come, in delivery order.
 type bulkEnd struct {
 	vhost, queue string
-	kind         EventKind // EvPurged or EvDiscarded
+	kind         EventKind // EvPurged, EvDiscarded or EvOverflowed
 	reason       string
 	held         store // counted in no totals
 
-	// For a channel's acknowledgements (bulkack.go), kind EvAcked: the
-	// channel, its deliveries acknowledged (counted in no totals), and the
-	// queues to dispatch to once their events are out.
+	// For a channel's acknowledgements or rejections (bulkack.go), kind
+	// EvAcked or EvRejected: the channel, the deliveries settled (counted
+	// in no totals), the queues to dispatch to once their events are out,
+	// and for rejections how far the events have got (the dead letters
+	// follow them).
 	ch    *channel
 	acked unackedList
 	then  []*queue
+	pos   int
 }
 
 // left returns how many of end's messages may still have events to come.
@@ -98,19 +101,16 @@ func (b *Broker) continueEnds() {
 	for budget := b.cfg.MaxBatch; budget > 0 && len(b.ends) > 0; budget-- {
 		end := &b.ends[0]
 		if end.ch != nil {
-			b.emitNextAck(end)
+			b.stepSettled(end)
 		} else {
 			b.emitEnd(end, end.held.pop())
 		}
 		if end.left() == 0 {
-			ch, then := end.ch, end.then
 			b.ends[0] = bulkEnd{}
 			b.ends = b.ends[1:]
-			if ch != nil {
-				ch.dispatchAfter(then)
-			}
 		}
 	}
+	b.flush()
 	if len(b.ends) > 0 {
 		b.timers.Reset(&b.endsTimer, int64(b.now))
 	} else {

@@ -387,7 +387,7 @@ func (b *Broker) BasicAck(id ChannelID, tag uint64, multiple bool) error {
 		if tag != 0 && ch.find(tag) == nil {
 			return b.fail(ch, unknownTag(tag, MethodBasicAck))
 		}
-		ch.ackUpTo(tag)
+		ch.settleUpTo(tag, false)
 		b.flush()
 		return nil
 	}
@@ -424,6 +424,14 @@ func (b *Broker) reject(id ChannelID, tag uint64, multiple, requeue bool, m Meth
 	ch, err := b.channelFor(id, m)
 	if err != nil {
 		return err
+	}
+	if multiple && !requeue && !ch.tx {
+		if tag != 0 && ch.find(tag) == nil {
+			return b.fail(ch, unknownTag(tag, m))
+		}
+		ch.settleUpTo(tag, true)
+		b.flush()
+		return nil
 	}
 	ds, e := ch.collect(tag, multiple, m)
 	if e != nil {
