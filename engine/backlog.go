@@ -6,8 +6,9 @@ package engine
 // the browser's one thread), so its time is a pause for every connection.
 // Some things a single event can set off grow with the queue: a consumer
 // with room for them all attaching to 400,000 ready messages, 400,000
-// messages expiring in the same millisecond, and the events of a purge or
-// deletion of them all (bulkend.go). One engine call does at most
+// messages expiring in the same millisecond, the events of a purge or
+// deletion of them all or of a length limit dropping them (bulkend.go),
+// and of a channel acknowledging or rejecting them all (bulkack.go). One engine call does at most
 // Config.MaxBatch of each per queue, and leaves the rest to a
 // continuation: a timer armed already due, which AdvanceTo does not fire in
 // the call that armed it. The driver serves other commands before the next

@@ -39,10 +39,9 @@ func backlogBench(tb testing.TB, n int, dlx bool) (*Broker, ChannelID) {
 // 400,000-message backlog is worked off: a consumer with unlimited
 // prefetch attaching to it (basic.consume, then the deliveries), and all of
 // it expiring at once (AdvanceTo past the message TTL), without and with a
-// dead-letter exchange; queue.purge and queue.delete of it; and, done in
-// one command still, basic.ack of all 400,000 delivered, basic.nack of
-// them all to a dead-letter exchange, and a max-length policy of 0
-// dropping them all. After the first call it calls AdvanceTo(Now())
+// dead-letter exchange; queue.purge and queue.delete of it; basic.ack of
+// all 400,000 delivered, basic.nack of them all to a dead-letter exchange
+// (bulkack.go), and a max-length policy of 0 dropping them all. After the first call it calls AdvanceTo(Now())
 // while a timer is due, as the server's broker goroutine does, draining
 // the events in place after every call, as the server does (not timed).
 //

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"strconv"
 	"testing"
 
 	"warren/engine"
@@ -389,6 +390,180 @@ func TestPurgeAndDeleteEndInBatches(t *testing.T) {
 			if len(got) != len(want) {
 				t.Fatalf("%d events, want %d", len(got), len(want))
 			}
+		})
+	}
+}
+
+// TestSettleMultipleEndsInBatches: basic.ack multiple of many deliveries,
+// or basic.nack multiple without requeue to a dead-letter exchange,
+// changes the channel at once (the tags are no longer outstanding, the
+// unacked counts drop, the prefetch credit is back), but the Acked or
+// Rejected events after the first batch follow in later calls, then the
+// deliveries to the credit regained, then the dead letters in batches: in
+// all, the same events in the same order as one unbounded call.
+func TestSettleMultipleEndsInBatches(t *testing.T) {
+	const n, prefetch, batch = 35, 30, 10
+	for _, tc := range []struct {
+		name   string
+		settle func(b *engine.Broker, ch engine.ChannelID, tag uint64) error
+		kind   engine.EventKind
+	}{
+		{"ack", func(b *engine.Broker, ch engine.ChannelID, tag uint64) error { return b.BasicAck(ch, tag, true) }, engine.EvAcked},
+		{"nack to a DLX", func(b *engine.Broker, ch engine.ChannelID, tag uint64) error {
+			return b.BasicNack(ch, tag, true, false)
+		}, engine.EvRejected},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dlx := tc.kind == engine.EvRejected
+			run := func(cfg engine.Config, probe func(q *backlog)) []engine.Event {
+				q := newBacklog(t, cfg, n, 0, dlx)
+				ok(t, q.b.BasicQos(q.con, engine.BasicQos{PrefetchCount: prefetch}))
+				_, err := q.b.BasicConsume(q.con, engine.BasicConsume{Queue: "q", ConsumerTag: "c"})
+				ok(t, err)
+				q.b.Settle(q.b.Now())
+				// Tags 3 and 7 first, alone: acknowledged, but listed
+				// until the older ones go; tags 31 and 32 take their
+				// credit.
+				ok(t, q.b.BasicAck(q.con, 3, false))
+				ok(t, q.b.BasicAck(q.con, 7, false))
+				q.b.DrainEvents(nil)
+
+				ok(t, tc.settle(q.b, q.con, 25))
+				first := q.b.DrainEvents(nil)
+				if c := count(first, tc.kind); c != min(23, cfg.MaxBatch) {
+					t.Fatalf("the command made %d %s events, want %d", c, tc.kind, min(23, cfg.MaxBatch))
+				}
+				// What is left unacked is tags 26 to 32, at once, in
+				// every count; the 3 still ready follow them once the
+				// events are out.
+				unacked := int64(7)
+				if cfg.MaxBatch >= 23 {
+					unacked += n - prefetch - 2
+				}
+				if u := q.b.MessageTotals().Unacked; u.Msgs != unacked || u.Bytes != unacked {
+					t.Fatalf("the broker counts %+v unacked, want %d of 1 byte", u, unacked)
+				}
+				if v, _ := q.b.VhostTotals("/"); v.Unacked != unacked {
+					t.Fatalf("the vhost counts %d unacked, want %d", v.Unacked, unacked)
+				}
+				if qv := q.b.QueueSummaries("/", []string{"q"}); int64(qv[0].Unacked) != unacked {
+					t.Fatalf("the queue counts %d unacked, want %d", qv[0].Unacked, unacked)
+				}
+				if cv := q.b.ChannelSummaries([]engine.ChannelID{q.con}); int64(cv[0].UnackedCount) != unacked {
+					t.Fatalf("the channel counts %d unacked, want %d", cv[0].UnackedCount, unacked)
+				}
+				if dlx {
+					// The dead-letter queue holds what has been
+					// dead-lettered so far.
+					d, err := q.b.QueueDeclare(q.pub, engine.QueueDeclare{Queue: "dead", Passive: true})
+					ok(t, err)
+					if c := count(first, engine.EvDeadLettered); d.MessageCount != c {
+						t.Fatalf("the dead-letter queue counts %d, want the %d dead-lettered", d.MessageCount, c)
+					}
+				}
+				if probe != nil {
+					probe(&q)
+				}
+				// No later call does more than a batch's work.
+				all := append([]engine.Event(nil), first...)
+				for due(q.b) {
+					q.b.AdvanceTo(q.b.Now())
+					evs := q.b.DrainEvents(nil)
+					if c := count(evs, tc.kind) + count(evs, engine.EvDeadLettered); c == 0 || c > batch {
+						t.Fatalf("a call made %d %s and dead-lettered events, want 1..%d", c, tc.kind, batch)
+					}
+					all = append(all, evs...)
+				}
+				ok(t, tc.settle(q.b, q.con, 0))
+				q.b.Settle(q.b.Now())
+				all = append(all, q.b.DrainEvents(nil)...)
+				if c := count(all, tc.kind); c != n-2 && probe == nil {
+					t.Fatalf("%d %s events in all, want %d", c, tc.kind, n-2)
+				}
+				if c := count(all, engine.EvDeadLettered); dlx && c != n-2 && probe == nil {
+					t.Fatalf("%d dead-lettered in all, want %d", c, n-2)
+				}
+				return all
+			}
+			want := run(engine.Config{Seed: 1, MaxBatch: n + 1}, nil)
+			got := run(engine.Config{Seed: 1, MaxBatch: batch}, nil)
+			sameTrace(t, got, want)
+
+			// Between batches, a tag settled in the bulk, or acknowledged
+			// alone before it, is unknown at once, as RabbitMQ's channel
+			// has forgotten it.
+			for _, tag := range []uint64{7, 20} {
+				run(engine.Config{Seed: 1, MaxBatch: batch}, func(q *backlog) {
+					err := q.b.BasicAck(q.con, tag, false)
+					if e, isErr := err.(*engine.Error); !isErr || e.Code != 406 || e.Text != "PRECONDITION_FAILED - unknown delivery tag "+strconv.Itoa(int(tag)) {
+						t.Fatalf("ack of tag %d between batches: %v, want 406 unknown delivery tag", tag, err)
+					}
+					con, err := q.b.OpenChannel(q.con.Conn, 3)
+					ok(t, err)
+					q.con = con
+				})
+			}
+		})
+	}
+}
+
+// TestMaxLengthDropsInBatches: a max-length policy that leaves a queue
+// far over its limit drops the head at once, counts and all, and the
+// Overflowed events after the first batch follow in later calls, in the
+// order one unbounded call makes them; copies returned to the head (a
+// basic.get, then nack with requeue) go first, as they would be
+// delivered first.
+func TestMaxLengthDropsInBatches(t *testing.T) {
+	const n, batch = 35, 10
+	for _, tc := range []struct {
+		name    string
+		maxLen  int64
+		returns bool
+	}{
+		{"all", 0, false},
+		{"all but 5", 5, false},
+		{"all but 5, returned first", 5, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := func(cfg engine.Config) []engine.Event {
+				q := newBacklog(t, cfg, n, 0, false)
+				if tc.returns {
+					for range 3 {
+						_, _, err := q.b.BasicGet(q.con, engine.BasicGet{Queue: "q"})
+						ok(t, err)
+					}
+					ok(t, q.b.BasicNack(q.con, 0, true, true))
+				}
+				q.b.DrainEvents(nil)
+				ok(t, q.b.SetPolicy(engine.Policy{Vhost: "/", Name: "p", Pattern: "^q$", ApplyTo: "queues", Definition: engine.Table{"max-length": tc.maxLen}}))
+				first := q.b.DrainEvents(nil)
+				if c := count(first, engine.EvOverflowed); c != min(n-int(tc.maxLen), cfg.MaxBatch) {
+					t.Fatalf("the policy made %d Overflowed events, want %d", c, min(n-int(tc.maxLen), cfg.MaxBatch))
+				}
+				if msgs, bytes := q.b.ReadyTotals(); msgs != tc.maxLen || bytes != tc.maxLen {
+					t.Fatalf("%d messages of %d bytes still counted ready, want %d", msgs, bytes, tc.maxLen)
+				}
+				d, err := q.b.QueueDeclare(q.pub, engine.QueueDeclare{Queue: "q", Passive: true})
+				ok(t, err)
+				if int64(d.MessageCount) != tc.maxLen {
+					t.Fatalf("declare-ok counts %d, want %d", d.MessageCount, tc.maxLen)
+				}
+				all, _ := workOff(t, q.b, first, engine.EvOverflowed, batch)
+				// What stays is the tail, delivered in order.
+				for range tc.maxLen {
+					g, _, err := q.b.BasicGet(q.con, engine.BasicGet{Queue: "q", NoAck: true})
+					ok(t, err)
+					_ = g
+				}
+				all = append(all, q.b.DrainEvents(nil)...)
+				if c := count(all, engine.EvOverflowed); c != n-int(tc.maxLen) {
+					t.Fatalf("%d Overflowed events in all, want %d", c, n-int(tc.maxLen))
+				}
+				return all
+			}
+			want := run(engine.Config{Seed: 1, MaxBatch: n + 1})
+			got := run(engine.Config{Seed: 1, MaxBatch: batch})
+			sameTrace(t, got, want)
 		})
 	}
 }

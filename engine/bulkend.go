@@ -1,10 +1,12 @@
 package engine
 
-// Bulk endings: every ready message of a queue ending at once.
+// Bulk endings: many ready messages of a queue ending at once.
 //
 // queue.purge and queue.delete end all of a queue's ready messages in one
-// command, and each copy's end is an event (Purged, or Discarded with the
-// deletion's reason): the playground animates them, scripts print them,
+// command, and a length limit set lower by a policy (or a declare) may end
+// most of them from the head (drop-head, to no dead-letter exchange, by
+// count); each copy's end is an event (Purged, Discarded with the
+// deletion's reason, or Overflowed): the playground animates them, scripts print them,
 // and the engine's contract is that every copy's life ends with one. At
 // 400,000 messages that is 93 MB of events made in one command. So the
 // queue lets go of its messages at once — its counts, the vhost's and the
@@ -14,38 +16,77 @@ package engine
 // (backlog.go), in the same order. Drivers that settle (the script
 // runner) see every event before the next line, as before.
 
+// A channel's acknowledgement of many deliveries ends them the same way
+// (bulkack.go).
+
 // bulkEnd is a queue's ready messages let go of, whose events are still to
 // come, in delivery order.
 type bulkEnd struct {
 	vhost, queue string
-	kind         EventKind // EvPurged or EvDiscarded
+	kind         EventKind // EvPurged, EvDiscarded or EvOverflowed
 	reason       string
 	held         store // counted in no totals
+
+	// For a channel's acknowledgements or rejections (bulkack.go), kind
+	// EvAcked or EvRejected: the channel, the deliveries settled (counted
+	// in no totals), the queues to dispatch to once their events are out,
+	// and for rejections how far the events have got (the dead letters
+	// follow them).
+	ch    *channel
+	acked unackedList
+	then  []*queue
+	pos   int
+}
+
+// left returns how many of end's messages may still have events to come.
+func (end *bulkEnd) left() int {
+	if end.ch != nil {
+		return end.acked.len()
+	}
+	return end.held.len()
 }
 
 // letGo ends every ready message of the queue with an event of kind k:
 // the first batch now, the rest through b.ends. It returns how many there
 // were.
 func (q *queue) letGo(k EventKind, reason string) int {
-	b := q.vhost.b
 	n := q.ready.len()
+	q.letGoHead(n, k, reason)
+	return n
+}
+
+// letGoHead ends the first n ready messages of the queue (there must be as
+// many) with events of kind k: the first batch now, the rest through
+// b.ends.
+func (q *queue) letGoHead(n int, k EventKind, reason string) {
+	b := q.vhost.b
 	end := bulkEnd{vhost: q.vhost.name, queue: q.name, kind: k, reason: reason}
-	for i := 0; i < b.cfg.MaxBatch && q.ready.len() > 0; i++ {
+	for i := 0; i < b.cfg.MaxBatch && n > 0; i++ {
 		b.emitEnd(&end, q.ready.pop())
+		n--
 	}
-	if q.ready.len() == 0 {
-		return n
+	switch {
+	case n == 0:
+		return
+	case n == q.ready.len():
+		end.held = q.ready
+		end.held.vhostTotal, end.held.brokerTotal = nil, nil
+		q.ready.account(-q.ready.n, -q.ready.bytes)
+		q.ready = newStore(q.set.maxPriority, q.ready.vhostTotal, q.ready.brokerTotal)
+	default:
+		end.held = q.ready.takeFront(n)
 	}
-	end.held = q.ready
-	end.held.vhostTotal, end.held.brokerTotal = nil, nil
-	q.ready.account(-q.ready.n, -q.ready.bytes)
-	q.ready = newStore(q.set.maxPriority, q.ready.vhostTotal, q.ready.brokerTotal)
+	b.holdEnd(end)
+}
+
+// holdEnd leaves end's events to the continuation, after those already
+// waiting.
+func (b *Broker) holdEnd(end bulkEnd) {
 	b.ends = append(b.ends, end)
 	if !b.endsTimer.Armed() {
 		b.endsTimer.Value = timerRef{kind: timerBulkEnd, armedDue: true}
 		b.timers.Reset(&b.endsTimer, int64(b.now))
 	}
-	return n
 }
 
 // emitEnd emits the event that ends one of end's messages.
@@ -59,12 +100,17 @@ func (b *Broker) emitEnd(end *bulkEnd, e entry) {
 func (b *Broker) continueEnds() {
 	for budget := b.cfg.MaxBatch; budget > 0 && len(b.ends) > 0; budget-- {
 		end := &b.ends[0]
-		b.emitEnd(end, end.held.pop())
-		if end.held.len() == 0 {
+		if end.ch != nil {
+			b.stepSettled(end)
+		} else {
+			b.emitEnd(end, end.held.pop())
+		}
+		if end.left() == 0 {
 			b.ends[0] = bulkEnd{}
 			b.ends = b.ends[1:]
 		}
 	}
+	b.flush()
 	if len(b.ends) > 0 {
 		b.timers.Reset(&b.endsTimer, int64(b.now))
 	} else {

@@ -163,7 +163,7 @@ func (ch *channel) collect(tag uint64, multiple bool, m Method) ([]*delivery, *E
 		// outstanding, even when lower ones are (observed, RabbitMQ
 		// 3.10.8: ack 99 multiple with tags 1 and 2 outstanding is 406
 		// and acknowledges nothing).
-		return nil, channelErr(PreconditionFailed, m, "unknown delivery tag %d", tag)
+		return nil, unknownTag(tag, m)
 	}
 	if multiple {
 		var out []*delivery
@@ -180,10 +180,16 @@ func (ch *channel) collect(tag uint64, multiple bool, m Method) ([]*delivery, *E
 	}
 	d := ch.find(tag)
 	if d == nil {
-		return nil, channelErr(PreconditionFailed, m, "unknown delivery tag %d", tag)
+		return nil, unknownTag(tag, m)
 	}
 	ch.one[0] = d
 	return ch.one[:], nil
+}
+
+// unknownTag is RabbitMQ's 406 for an ack, nack or reject of a tag that is
+// not outstanding.
+func unknownTag(tag uint64, m Method) *Error {
+	return channelErr(PreconditionFailed, m, "unknown delivery tag %d", tag)
 }
 
 // settle removes a delivery from the unacked set and updates the counters
@@ -234,6 +240,12 @@ func (ch *channel) rejectOne(d *delivery, requeue bool) {
 func (ch *channel) afterSettle(queues []*queue) {
 	ch.trim()
 	ch.armAckTimer()
+	ch.dispatchAfter(queues)
+}
+
+// dispatchAfter lets queues, and the queues of this channel's consumers,
+// deliver to the credit settled deliveries gave back, each once.
+func (ch *channel) dispatchAfter(queues []*queue) {
 	var seen queueSet
 	for _, q := range queues {
 		if !q.deleted && seen.add(q) {
@@ -371,6 +383,14 @@ func (b *Broker) BasicAck(id ChannelID, tag uint64, multiple bool) error {
 	if err != nil {
 		return err
 	}
+	if multiple && !ch.tx {
+		if tag != 0 && ch.find(tag) == nil {
+			return b.fail(ch, unknownTag(tag, MethodBasicAck))
+		}
+		ch.settleUpTo(tag, false)
+		b.flush()
+		return nil
+	}
 	ds, e := ch.collect(tag, multiple, MethodBasicAck)
 	if e != nil {
 		return b.fail(ch, e)
@@ -404,6 +424,14 @@ func (b *Broker) reject(id ChannelID, tag uint64, multiple, requeue bool, m Meth
 	ch, err := b.channelFor(id, m)
 	if err != nil {
 		return err
+	}
+	if multiple && !requeue && !ch.tx {
+		if tag != 0 && ch.find(tag) == nil {
+			return b.fail(ch, unknownTag(tag, m))
+		}
+		ch.settleUpTo(tag, true)
+		b.flush()
+		return nil
 	}
 	ds, e := ch.collect(tag, multiple, m)
 	if e != nil {

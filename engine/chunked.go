@@ -96,3 +96,36 @@ func (c *chunked[T]) settleFront() {
 		c.head = 0
 	}
 }
+
+// takeFront moves the k oldest values (there must be as many) into a FIFO
+// of their own and returns it. Full chunks move whole; only the values of
+// a chunk shared with what stays are copied, at most two chunks' worth, so
+// a channel acknowledging 400,000 deliveries hands them on in O(chunks).
+func (c *chunked[T]) takeFront(k int) chunked[T] {
+	var out chunked[T]
+	for k > 0 {
+		first := c.chunks[0]
+		run := min(k, len(first)-c.head)
+		if len(first) == chunkLen && run == chunkLen-c.head {
+			// The whole rest of a full chunk moves. Only the last step
+			// copies (below), so out's chunks but its last stay full.
+			if out.n == 0 {
+				out.head = c.head
+			}
+			out.chunks = append(out.chunks, first)
+			out.n += run
+			c.chunks[0] = nil
+			c.chunks = c.chunks[1:]
+			c.head = 0
+			c.n -= run
+			k -= run
+			continue
+		}
+		for _, v := range first[c.head : c.head+run] {
+			out.push(v)
+		}
+		c.dropFrontN(run)
+		k -= run
+	}
+	return out
+}

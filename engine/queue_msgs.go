@@ -91,6 +91,12 @@ func (q *queue) dropHeadOverflow() {
 		return
 	}
 	b := q.vhost.b
+	if over := int64(q.ready.len()) - q.set.maxLen; !q.set.hasDLX && q.set.maxLen >= 0 && q.set.maxBytes < 0 && over > int64(b.cfg.MaxBatch) {
+		// Many dropped, by count alone, to no dead-letter exchange:
+		// they go at once, their events in batches (bulkend.go).
+		q.letGoHead(int(over), EvOverflowed, OverflowDropHead)
+		return
+	}
 	for q.ready.len() > 0 && q.overLimit() {
 		e := q.ready.pop()
 		b.emit(Event{Kind: EvOverflowed, Vhost: q.vhost.name, Queue: q.name, MsgID: e.msg.ID, Msg: e.msg, Reason: OverflowDropHead})

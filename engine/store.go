@@ -186,3 +186,32 @@ func (s *store) each(fn func(*entry)) {
 		}
 	}
 }
+
+// takeFront moves the k entries to be delivered first (there must be as
+// many) into a store of their own, counted in no totals, and returns it:
+// a length limit's drop-head of many (bulkend.go). Never-delivered copies
+// move a chunk at a time (chunked.takeFront); returned copies are sorted,
+// and a sorted slice is still a heap, so each side keeps its part. Only
+// summing the bytes taken reads every entry.
+func (s *store) takeFront(k int) store {
+	out := store{levels: make([]level, len(s.levels))}
+	for l := len(s.levels) - 1; l >= 0 && k > 0; l-- {
+		lv, o := &s.levels[l], &out.levels[l]
+		if r := len(lv.returns); r > 0 {
+			s.work += lv.returns.sort()
+			m := min(k, r)
+			o.returns = append(returnHeap(nil), lv.returns[:m]...)
+			lv.returns = append(returnHeap(nil), lv.returns[m:]...)
+			k -= m
+		}
+		m := min(k, lv.fresh.len())
+		o.fresh = deque{lv.fresh.takeFront(m)}
+		k -= m
+	}
+	out.each(func(e *entry) {
+		out.n++
+		out.bytes += int64(len(e.msg.Body))
+	})
+	s.account(-out.n, -out.bytes)
+	return out
+}

@@ -16,7 +16,7 @@ func TestUnackedListMatchesASlice(t *testing.T) {
 		var want []delivery // the listed deliveries, settled ones included
 		var rolledBack []delivery
 		tag := uint64(0)
-		inserts := 0
+		inserts, takes := 0, 0
 		for step := 0; step < 400; step++ {
 			switch op := r.IntN(10); {
 			case op < 5:
@@ -57,6 +57,13 @@ func TestUnackedListMatchesASlice(t *testing.T) {
 						break
 					}
 				}
+			case op == 9 && len(want) > 0 && r.IntN(2) == 0:
+				// Take the oldest few away (ack multiple, bulkack.go).
+				n := r.IntN(len(want)) + 1
+				took := unackedList{l.takeFront(n)}
+				checkTaken(t, took, want[:n])
+				want = want[n:]
+				takes++
 			default:
 				if len(want) > 0 {
 					i := r.IntN(len(want))
@@ -74,16 +81,38 @@ func TestUnackedListMatchesASlice(t *testing.T) {
 				}
 			}
 		}
-		if inserts == 0 {
-			t.Fatalf("seed %d: no roll-back was inserted", seed)
+		if inserts == 0 || takes == 0 {
+			t.Fatalf("seed %d: %d roll-backs inserted, %d fronts taken, want some of each", seed, inserts, takes)
 		}
+	}
+}
+
+// checkTaken fails unless took holds want's deliveries, in order, and
+// works on as a FIFO of its own: values pushed onto it come after them.
+func checkTaken(t *testing.T, took unackedList, want []delivery) {
+	t.Helper()
+	if took.len() != len(want) {
+		t.Fatalf("took %d, want %d", took.len(), len(want))
+	}
+	want = slices.Clone(want)
+	for k := range chunkLen + 3 {
+		d := delivery{tag: uint64(1e9 + k)}
+		took.push(d)
+		want = append(want, d)
+	}
+	for i := range want {
+		if got := *took.at(0); got.tag != want[i].tag || got.done != want[i].done {
+			t.Fatalf("taken value %d is tag %d done %t, want tag %d done %t", i, got.tag, got.done, want[i].tag, want[i].done)
+		}
+		took.dropFront()
 	}
 }
 
 // TestUnackedListNeverMovesFullChunks: growing the list to 400,000
 // deliveries never moves one that is already in a full chunk, so the list
 // is never copied whole (a slice grown by append was, again and again,
-// tens of megabytes at a time in one batch of deliveries).
+// tens of megabytes at a time in one batch of deliveries); nor does
+// taking the oldest 300,000 away (ack multiple, bulkack.go).
 func TestUnackedListNeverMovesFullChunks(t *testing.T) {
 	var l unackedList
 	var first []*delivery // the first delivery of each full chunk
@@ -96,6 +125,12 @@ func TestUnackedListNeverMovesFullChunks(t *testing.T) {
 	for k, p := range first {
 		if p != l.at(k*chunkLen) || p.tag != uint64(k*chunkLen+1) {
 			t.Fatalf("the delivery with tag %d moved", k*chunkLen+1)
+		}
+	}
+	took := l.takeFront(300_000)
+	for k, p := range first {
+		if i := k * chunkLen; i < 300_000-chunkLen && p != took.at(i) {
+			t.Fatalf("taking the front moved the delivery with tag %d", i+1)
 		}
 	}
 }
