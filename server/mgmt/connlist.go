@@ -21,6 +21,20 @@ func (c *call) connScope(e *engine.Broker) (string, error) {
 	return name, err
 }
 
+// visibleRefs flattens the engine's chunks of connection or channel
+// references, keeping those in vhost ("" for all) whose user the caller
+// sees; of reports a reference's vhost and user.
+func visibleRefs[R any](c *call, vhost string, chunks [][]R, of func(R) (vhost, user string)) []R {
+	refs := concat(chunks)
+	kept := refs[:0]
+	for _, r := range refs {
+		if v, u := of(r); (vhost == "" || v == vhost) && c.seesUser(u) {
+			kept = append(kept, r)
+		}
+	}
+	return kept
+}
+
 // connItem is a connection's view with its vhost.
 type connItem struct {
 	vhost string
@@ -35,14 +49,7 @@ var connectionLister = lister[engine.ConnRef, connItem]{
 		}
 		chunks := e.ConnectionRefs()
 		return func() []engine.ConnRef {
-			refs := concat(chunks)
-			kept := refs[:0]
-			for _, r := range refs {
-				if (vhost == "" || r.Vhost == vhost) && c.seesUser(r.User) {
-					kept = append(kept, r)
-				}
-			}
-			return kept
+			return visibleRefs(c, vhost, chunks, func(r engine.ConnRef) (string, string) { return r.Vhost, r.User })
 		}, nil
 	},
 	name: func(r engine.ConnRef) string { return r.Name },
@@ -80,14 +87,7 @@ var channelLister = lister[engine.ChannelRef, chanItem]{
 		}
 		chunks := e.ChannelRefs()
 		return func() []engine.ChannelRef {
-			refs := concat(chunks)
-			kept := refs[:0]
-			for _, r := range refs {
-				if (vhost == "" || r.Vhost == vhost) && c.seesUser(r.User) {
-					kept = append(kept, r)
-				}
-			}
-			return kept
+			return visibleRefs(c, vhost, chunks, func(r engine.ChannelRef) (string, string) { return r.Vhost, r.User })
 		}, nil
 	},
 	name: func(r engine.ChannelRef) string { return channelName(r.Connection, r.ID.Num) },

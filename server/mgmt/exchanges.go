@@ -40,20 +40,10 @@ type exchangeItem struct {
 }
 
 var exchangeLister = lister[inVhost, exchangeItem]{
-	index: func(c *call, e *engine.Broker) (func() []inVhost, error) {
-		vhosts, err := c.scopeNames(e.Vhosts())
-		if err != nil {
-			return nil, err
-		}
-		names := make([][][]string, len(vhosts))
-		for i, v := range vhosts {
-			names[i] = e.ExchangeNames(v)
-		}
-		return func() []inVhost { return flatten(vhosts, names) }, nil
-	},
-	name: func(r inVhost) string { return r.name },
-	key:  func(r inVhost, k string) (term, bool) { return vhostNameKey(r.vhost, r.name, k) },
-	ref:  func(it exchangeItem) inVhost { return inVhost{it.vhost, it.x.Name} },
+	index: namesIndex((*engine.Broker).ExchangeNames),
+	name:  func(r inVhost) string { return r.name },
+	key:   func(r inVhost, k string) (term, bool) { return vhostNameKey(r.vhost, r.name, k) },
+	ref:   func(it exchangeItem) inVhost { return inVhost{it.vhost, it.x.Name} },
 	views: func(_ *call, e *engine.Broker, rs []inVhost) []exchangeItem {
 		var out []exchangeItem
 		for len(rs) > 0 {

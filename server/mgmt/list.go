@@ -249,6 +249,23 @@ func eachView[R, V any](c *call, l lister[R, V], refs []R, f func(V)) error {
 // vhost and name.
 type inVhost struct{ vhost, name string }
 
+// namesIndex is the index of a list of named objects in vhosts (queues,
+// exchanges): on the broker goroutine it borrows each visible vhost's
+// chunked names with namesOf, and flattens them off it.
+func namesIndex(namesOf func(e *engine.Broker, vhost string) [][]string) func(*call, *engine.Broker) (func() []inVhost, error) {
+	return func(c *call, e *engine.Broker) (func() []inVhost, error) {
+		vhosts, err := c.scopeNames(e.Vhosts())
+		if err != nil {
+			return nil, err
+		}
+		names := make([][][]string, len(vhosts))
+		for i, v := range vhosts {
+			names[i] = namesOf(e, v)
+		}
+		return func() []inVhost { return flatten(vhosts, names) }, nil
+	}
+}
+
 // flatten lists the names of each vhost's objects (in the engine's
 // chunks) as index entries.
 func flatten(vhosts []string, names [][][]string) []inVhost {

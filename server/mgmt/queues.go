@@ -97,20 +97,10 @@ type queueItem struct {
 }
 
 var queueLister = lister[inVhost, queueItem]{
-	index: func(c *call, e *engine.Broker) (func() []inVhost, error) {
-		vhosts, err := c.scopeNames(e.Vhosts())
-		if err != nil {
-			return nil, err
-		}
-		names := make([][][]string, len(vhosts))
-		for i, v := range vhosts {
-			names[i] = e.QueueNames(v)
-		}
-		return func() []inVhost { return flatten(vhosts, names) }, nil
-	},
-	name: func(r inVhost) string { return r.name },
-	key:  func(r inVhost, k string) (term, bool) { return vhostNameKey(r.vhost, r.name, k) },
-	ref:  func(it queueItem) inVhost { return inVhost{it.ix.v.Name, it.q.Name} },
+	index: namesIndex((*engine.Broker).QueueNames),
+	name:  func(r inVhost) string { return r.name },
+	key:   func(r inVhost, k string) (term, bool) { return vhostNameKey(r.vhost, r.name, k) },
+	ref:   func(it queueItem) inVhost { return inVhost{it.ix.v.Name, it.q.Name} },
 	views: func(c *call, e *engine.Broker, rs []inVhost) []queueItem {
 		var out []queueItem
 		for len(rs) > 0 {

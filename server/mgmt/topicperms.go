@@ -46,9 +46,9 @@ func (a *api) userTopicPermissions(c *call) (int, any, error) {
 	if err := c.requireAdmin(); err != nil {
 		return 0, nil, err
 	}
-	user := c.r.PathValue("user")
-	if _, ok := a.users.User(user); !ok {
-		return 0, nil, errNotFound
+	user, err := a.pathUser(c)
+	if err != nil {
+		return 0, nil, err
 	}
 	return http.StatusOK, a.topicPermissionsWhere(func(tp auth.TopicPermission) bool { return tp.User == user }), nil
 }
@@ -59,11 +59,8 @@ func (a *api) vhostTopicPermissions(c *call) (int, any, error) {
 	if err := c.requireAdmin(); err != nil {
 		return 0, nil, err
 	}
-	vhost := c.r.PathValue("vhost")
-	if ok, err := a.vhostExists(vhost); err != nil || !ok {
-		if err == nil {
-			err = errNotFound
-		}
+	vhost, err := a.pathVhostFound(c)
+	if err != nil {
 		return 0, nil, err
 	}
 	out := []vhostTopicPermission{}

@@ -136,9 +136,9 @@ func (a *api) userPermissions(c *call) (int, any, error) {
 	if err := c.requireAdmin(); err != nil {
 		return 0, nil, err
 	}
-	user := c.r.PathValue("user")
-	if _, ok := a.users.User(user); !ok {
-		return 0, nil, errNotFound
+	user, err := a.pathUser(c)
+	if err != nil {
+		return 0, nil, err
 	}
 	out := []auth.Permission{}
 	for _, p := range a.users.Permissions() {
@@ -165,11 +165,8 @@ func (a *api) vhostPermissions(c *call) (int, any, error) {
 	if err := c.requireAdmin(); err != nil {
 		return 0, nil, err
 	}
-	vhost := c.r.PathValue("vhost")
-	if ok, err := a.vhostExists(vhost); err != nil || !ok {
-		if err == nil {
-			err = errNotFound
-		}
+	vhost, err := a.pathVhostFound(c)
+	if err != nil {
 		return 0, nil, err
 	}
 	out := []vhostPermission{}
@@ -257,6 +254,25 @@ func (a *api) deletePermission(c *call) (int, any, error) {
 		return 0, nil, err
 	}
 	return http.StatusNoContent, nil, nil
+}
+
+// pathUser is the path's {user}; an unknown user is 404.
+func (a *api) pathUser(c *call) (string, error) {
+	user := c.r.PathValue("user")
+	if _, ok := a.users.User(user); !ok {
+		return "", errNotFound
+	}
+	return user, nil
+}
+
+// pathVhostFound is the path's {vhost}; an unknown vhost is 404.
+func (a *api) pathVhostFound(c *call) (string, error) {
+	vhost := c.r.PathValue("vhost")
+	ok, err := a.vhostExists(vhost)
+	if err == nil && !ok {
+		err = errNotFound
+	}
+	return vhost, err
 }
 
 // vhostExists reports whether the engine has vhost.
