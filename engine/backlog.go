@@ -73,8 +73,12 @@ func (q *queue) continueDispatch() {
 	}
 }
 
-// catchUp finishes the expiry a batch left for later: every expired message
-// at the head goes now, however many. A command that reads or changes what
-// the queue holds calls it first (see the file comment). At other times
-// nothing at the head is expired, and it does nothing.
-func (q *queue) catchUp() { q.expireUpTo(-1) }
+// catchUp finishes what batches left for later on this queue: copies on
+// their way back from a channel come back (bulkreturn.go), then every
+// expired message at the head goes, however many. A command that reads or
+// changes what the queue holds calls it first (see the file comment). At
+// other times there is nothing to finish, and it does nothing.
+func (q *queue) catchUp() {
+	q.bringBack()
+	q.expireUpTo(-1)
+}

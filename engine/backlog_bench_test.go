@@ -41,7 +41,9 @@ func backlogBench(tb testing.TB, n int, dlx bool) (*Broker, ChannelID) {
 // it expiring at once (AdvanceTo past the message TTL), without and with a
 // dead-letter exchange; queue.purge and queue.delete of it; basic.ack of
 // all 400,000 delivered, basic.nack of them all to a dead-letter exchange
-// (bulkack.go), and a max-length policy of 0 dropping them all. After the first call it calls AdvanceTo(Now())
+// (bulkack.go), a max-length policy of 0 dropping them all, and the
+// consumer's channel closing, or basic.nack of all with requeue, giving
+// all 400,000 back (bulkreturn.go). After the first call it calls AdvanceTo(Now())
 // while a timer is due, as the server's broker goroutine does, draining
 // the events in place after every call, as the server does (not timed).
 //
@@ -50,7 +52,7 @@ func backlogBench(tb testing.TB, n int, dlx bool) (*Broker, ChannelID) {
 // iteration); total-ms their sum.
 func BenchmarkBacklog(b *testing.B) {
 	const n = 400_000
-	for _, op := range []string{"consume", "expire", "expire-dlx", "purge", "delete", "ack-all", "nack-all-dlx", "max-length"} {
+	for _, op := range []string{"consume", "expire", "expire-dlx", "purge", "delete", "ack-all", "nack-all-dlx", "max-length", "close", "nack-all-requeue"} {
 		b.Run(op+"/queued="+strconv.Itoa(n), func(b *testing.B) {
 			var longest, total time.Duration
 			calls := 0
@@ -63,11 +65,16 @@ func BenchmarkBacklog(b *testing.B) {
 					longest, total, calls = 0, 0, 0
 				}
 				br, c := backlogBench(b, n, op == "expire-dlx" || op == "nack-all-dlx")
-				if op == "ack-all" || op == "nack-all-dlx" {
+				switch op {
+				case "ack-all", "nack-all-dlx", "close", "nack-all-requeue":
 					// The deliveries to settle, before anything is timed.
 					_, err := br.BasicConsume(c, BasicConsume{Queue: "q", ConsumerTag: "c"})
 					must(b, err)
 					br.Settle(br.Now())
+					if op == "nack-all-requeue" {
+						// Not straight back to the same consumer.
+						must(b, br.BasicCancel(c, "c"))
+					}
 					br.DrainEventsTo(func([]Event) {})
 				}
 				runtime.GC()
@@ -82,7 +89,7 @@ func BenchmarkBacklog(b *testing.B) {
 					br.DrainEventsTo(func(evs []Event) {
 						for i := range evs {
 							switch evs[i].Kind {
-							case EvDelivered, EvExpired, EvPurged, EvDiscarded, EvAcked, EvRejected, EvOverflowed:
+							case EvDelivered, EvExpired, EvPurged, EvDiscarded, EvAcked, EvRejected, EvOverflowed, EvRequeued:
 								done++
 							}
 						}
@@ -106,6 +113,10 @@ func BenchmarkBacklog(b *testing.B) {
 					})
 				case "ack-all":
 					timed(func() { must(b, br.BasicAck(c, 0, true)) })
+				case "close":
+					timed(func() { br.CloseChannel(c) })
+				case "nack-all-requeue":
+					timed(func() { must(b, br.BasicNack(c, 0, true, true)) })
 				case "nack-all-dlx":
 					timed(func() { must(b, br.BasicNack(c, 0, true, false)) })
 				case "max-length":

@@ -17,7 +17,8 @@ package engine
 // runner) see every event before the next line, as before.
 
 // A channel's acknowledgement of many deliveries ends them the same way
-// (bulkack.go).
+// (bulkack.go), and its returning many to their queues goes the same way
+// (bulkreturn.go).
 
 // bulkEnd is a queue's ready messages let go of, whose events are still to
 // come, in delivery order.
@@ -36,6 +37,12 @@ type bulkEnd struct {
 	acked unackedList
 	then  []*queue
 	pos   int
+
+	// For deliveries going back to their queues (bulkreturn.go), kind
+	// EvRequeued: how they return, and a closed channel's consumers'
+	// queues to auto-delete once they are back.
+	how        returnHow
+	autoDelete []*queue
 }
 
 // left returns how many of end's messages may still have events to come.
@@ -100,9 +107,15 @@ func (b *Broker) emitEnd(end *bulkEnd, e entry) {
 func (b *Broker) continueEnds() {
 	for budget := b.cfg.MaxBatch; budget > 0 && len(b.ends) > 0; budget-- {
 		end := &b.ends[0]
-		if end.ch != nil {
+		switch {
+		case end.kind == EvRequeued:
+			b.stepReturn(end)
+			if end.left() == 0 {
+				b.finishReturn(end)
+			}
+		case end.ch != nil:
 			b.stepSettled(end)
-		} else {
+		default:
 			b.emitEnd(end, end.held.pop())
 		}
 		if end.left() == 0 {

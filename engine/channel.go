@@ -308,41 +308,20 @@ func (ch *channel) close(code int, text string, m Method) {
 	for _, c := range append([]*consumer(nil), ch.consumerOrder...) {
 		c.q.removeConsumer(c, false)
 	}
-	// touched lists each queue a copy went back to once, in the order
-	// first met, so that each dispatches once however many came back.
-	var seen queueSet
-	var touched []*queue
-	for i := 0; i < ch.unacked.len(); i++ {
-		d := ch.unacked.at(i)
-		if d.done {
-			continue
-		}
-		// A copy from a queue deleted meanwhile cannot go back: requeue
-		// ends it with a Discarded event, so no copy vanishes silently.
-		v := ch.settle(d)
-		v.q.requeue(v.e, ch.id, v.tag, returnOnClose)
-		if seen.add(v.q) {
-			touched = append(touched, v.q)
-		}
-	}
-	for _, a := range ch.txAcks {
-		a.d.q.accountUnacked(-1, -int64(len(a.d.e.msg.Body)))
-		a.d.q.requeue(a.d.e, ch.id, a.d.tag, returnOnClose)
-		if seen.add(a.d.q) {
-			touched = append(touched, a.d.q)
-		}
-	}
+	// The deliveries go back a batch at a time (bulkreturn.go); the
+	// close is told after the first batch.
+	end := ch.returnUpTo(0, returnOnClose)
 	ch.txAcks, ch.txPubs = nil, nil
 	b.emit(Event{Kind: EvChannelClosed, Vhost: ch.conn.vhost.name, Channel: ch.id, Code: code, Text: text, Method: m})
-	for _, q := range touched {
-		if !q.deleted {
-			q.dispatch()
-		}
-	}
 	for _, c := range ch.consumerOrder {
-		c.q.maybeAutoDelete()
+		end.autoDelete = append(end.autoDelete, c.q)
 	}
 	ch.consumerOrder = nil
+	if end.left() == 0 {
+		b.finishReturn(&end)
+	} else {
+		b.holdEnd(end)
+	}
 }
 
 // BasicQos sets prefetch: with Global false it limits each consumer created
@@ -425,11 +404,15 @@ func (b *Broker) reject(id ChannelID, tag uint64, multiple, requeue bool, m Meth
 	if err != nil {
 		return err
 	}
-	if multiple && !requeue && !ch.tx {
+	if multiple && !ch.tx {
 		if tag != 0 && ch.find(tag) == nil {
 			return b.fail(ch, unknownTag(tag, m))
 		}
-		ch.settleUpTo(tag, true)
+		if requeue {
+			ch.finishReturnUpTo(tag, returnByClient)
+		} else {
+			ch.settleUpTo(tag, true)
+		}
 		b.flush()
 		return nil
 	}
@@ -473,17 +456,7 @@ func (b *Broker) recover(id ChannelID, requeue bool, m Method) error {
 	if !requeue {
 		return b.fail(ch, connectionErr(NotImplemented, m, "requeue=false"))
 	}
-	var queues []*queue
-	for i := 0; i < ch.unacked.len(); i++ {
-		d := ch.unacked.at(i)
-		if d.done {
-			continue
-		}
-		v := ch.settle(d)
-		v.q.requeue(v.e, ch.id, v.tag, returnByClient)
-		queues = append(queues, v.q)
-	}
-	ch.afterSettle(queues)
+	ch.finishReturnUpTo(0, returnByClient)
 	b.flush()
 	return nil
 }

@@ -65,6 +65,29 @@ func (c *chunked[T]) dropFront() {
 	}
 }
 
+// dropBack removes the newest value; there must be one. An emptied last
+// chunk is kept as the spare.
+func (c *chunked[T]) dropBack() {
+	var zero T
+	k := len(c.chunks) - 1
+	last := c.chunks[k]
+	last[len(last)-1] = zero
+	c.chunks[k] = last[:len(last)-1]
+	c.n--
+	switch {
+	case c.n == 0:
+		c.chunks[0] = c.chunks[0][:0]
+		c.chunks = c.chunks[:1]
+		c.head = 0
+	case len(c.chunks[k]) == 0:
+		if cap(last) == chunkLen {
+			c.spare = last[:0]
+		}
+		c.chunks[k] = nil
+		c.chunks = c.chunks[:k]
+	}
+}
+
 // dropFrontN removes the k oldest values; there must be as many. The
 // values are cleared a chunk's run at a time, so that a channel acking
 // all of 400,000 deliveries clears them as fast as one slice would.

@@ -30,6 +30,9 @@ type queue struct {
 	// message_bytes_unacknowledged).
 	unackedBytes int64
 	nextSeq      uint64
+	// returning counts the queue's copies on their way back from a
+	// channel, still counted as unacked (bulkreturn.go).
+	returning int
 
 	consumers    []*consumer // round-robin order
 	hadConsumers bool
@@ -384,8 +387,9 @@ func (q *queue) delete(reason string) {
 	}
 	b := q.vhost.b
 	// Messages that expired before the queue went are dead-lettered, not
-	// discarded with the rest.
-	q.catchUp()
+	// discarded with the rest. Copies still on their way back from a
+	// channel are not waited for: each ends as it arrives, Discarded.
+	q.expireUpTo(-1)
 	q.deleted = true
 	if q.owner != nil {
 		delete(q.owner.exclusives, q.name)

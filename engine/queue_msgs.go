@@ -9,8 +9,12 @@ func (q *queue) offer(m *Message) bool {
 	b := q.vhost.b
 	if q.set.maxLen >= 0 || q.set.maxBytes >= 0 {
 		// Whether it fits is counted without the messages that expired
-		// (backlog.go).
+		// and with those on their way back (backlog.go).
 		q.catchUp()
+	} else if q.returning > 0 && q.quorum && q.set.deliveryLimit < 0 {
+		// Rejected copies on their way to this quorum queue's back go
+		// before the new message (bulkreturn.go).
+		q.bringBack()
 	}
 	if q.willOverflow(m) {
 		switch q.set.overflow {
@@ -35,7 +39,7 @@ func (q *queue) offer(m *Message) bool {
 	if e.expiresAt != Never {
 		ev.At = e.expiresAt
 	}
-	if q.ready.len() == 0 {
+	if q.ready.len() == 0 && q.returning == 0 {
 		if c := q.pickConsumer(); c != nil {
 			q.handTo(c, e)
 			return true
@@ -145,7 +149,9 @@ func (q *queue) pickConsumer() *consumer {
 // (backlog.go): the expiry timer if the head is expired, else the queue's
 // dispatch timer.
 func (q *queue) dispatch() {
-	if q.deleted {
+	if q.deleted || q.returning > 0 {
+		// Copies on their way back go first; the last of them
+		// dispatches (bulkreturn.go).
 		return
 	}
 	// A quorum SAC queue may hand over to a higher-priority consumer now

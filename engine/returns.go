@@ -14,20 +14,35 @@ type returned struct {
 // and taking the lowest each cost O(log r) for r returned copies, however
 // long the queue behind them. Its methods return the work they did (entry
 // moves plus key comparisons) for store.work.
-type returnHeap []returned
+//
+// It keeps its array in chunks (chunked), not one slice grown by append:
+// a channel giving back 400,000 copies grew the slice to 25 MB, copying it
+// whole at each growth, single calls of 25-55 ms (bulkreturn.go).
+type returnHeap struct{ c chunked[returned] }
+
+// len returns the number of copies held.
+func (h *returnHeap) len() int { return h.c.len() }
+
+// at returns the i-th element of the heap's array; 0 is the lowest key.
+func (h *returnHeap) at(i int) *returned { return h.c.at(i) }
+
+// swap exchanges the i-th and j-th elements.
+func (h *returnHeap) swap(i, j int) {
+	a, b := h.c.at(i), h.c.at(j)
+	*a, *b = *b, *a
+}
 
 // push adds r.
 func (h *returnHeap) push(r returned) (work int) {
-	*h = append(*h, r)
-	s := *h
-	i := len(s) - 1
+	h.c.push(r)
+	i := h.c.len() - 1
 	for i > 0 {
 		parent := (i - 1) / 2
 		work++
-		if s[parent].key <= s[i].key {
+		if h.at(parent).key <= h.at(i).key {
 			break
 		}
-		s[parent], s[i] = s[i], s[parent]
+		h.swap(parent, i)
 		work += 2
 		i = parent
 	}
@@ -37,52 +52,51 @@ func (h *returnHeap) push(r returned) (work int) {
 // pop removes and returns the entry with the lowest key; h must not be
 // empty.
 func (h *returnHeap) pop() (e entry, work int) {
-	s := *h
-	e = s[0].e
-	last := len(s) - 1
-	s[0] = s[last]
-	s[last] = returned{}
-	s = s[:last]
-	*h = s
+	e = h.at(0).e
+	last := h.c.len() - 1
+	*h.at(0) = *h.at(last)
+	h.c.dropBack()
+	n := h.c.len()
 	work = 1
 	i := 0
 	for {
 		least, l, r := i, 2*i+1, 2*i+2
-		if l < len(s) {
+		if l < n {
 			work++
-			if s[l].key < s[least].key {
+			if h.at(l).key < h.at(least).key {
 				least = l
 			}
 		}
-		if r < len(s) {
+		if r < n {
 			work++
-			if s[r].key < s[least].key {
+			if h.at(r).key < h.at(least).key {
 				least = r
 			}
 		}
 		if least == i {
 			break
 		}
-		s[i], s[least] = s[least], s[i]
+		h.swap(i, least)
 		work += 2
 		i = least
-	}
-	if len(s) == 0 && cap(s) > 1024 {
-		*h = nil // let a burst's backing array go
 	}
 	return e, work
 }
 
 // sort orders h by key, which leaves it a valid heap, so that it can be
 // walked in delivery order.
-func (h returnHeap) sort() (work int) {
-	less := func(i, j int) bool { return h[i].key < h[j].key }
-	if sort.SliceIsSorted(h, less) {
-		return len(h)
+func (h *returnHeap) sort() (work int) {
+	if sort.IsSorted(h) {
+		return h.len()
 	}
-	sort.Slice(h, less)
-	return len(h) * log2Ceil(len(h))
+	sort.Sort(h)
+	return h.len() * log2Ceil(h.len())
 }
+
+// Len, Less and Swap let package sort order the heap's array.
+func (h *returnHeap) Len() int           { return h.len() }
+func (h *returnHeap) Less(i, j int) bool { return h.at(i).key < h.at(j).key }
+func (h *returnHeap) Swap(i, j int)      { h.swap(i, j) }
 
 // log2Ceil is the number of bits needed to write n, a log2 bound for
 // work counts.

@@ -66,11 +66,11 @@ type level struct {
 	fresh   deque
 }
 
-func (l *level) len() int { return len(l.returns) + l.fresh.len() }
+func (l *level) len() int { return l.returns.len() + l.fresh.len() }
 
 func (l *level) front() *entry {
-	if len(l.returns) > 0 {
-		return &l.returns[0].e
+	if l.returns.len() > 0 {
+		return &l.returns.at(0).e
 	}
 	return l.fresh.front()
 }
@@ -160,7 +160,7 @@ func (s *store) pop() entry {
 func (s *store) popLevel(l int) entry {
 	lv := &s.levels[l]
 	var e entry
-	if len(lv.returns) > 0 {
+	if lv.returns.len() > 0 {
 		var work int
 		e, work = lv.returns.pop()
 		s.work += work
@@ -178,8 +178,8 @@ func (s *store) each(fn func(*entry)) {
 	for l := len(s.levels) - 1; l >= 0; l-- {
 		lv := &s.levels[l]
 		s.work += lv.returns.sort()
-		for i := range lv.returns {
-			fn(&lv.returns[i].e)
+		for i := 0; i < lv.returns.len(); i++ {
+			fn(&lv.returns.at(i).e)
 		}
 		for i := 0; i < lv.fresh.len(); i++ {
 			fn(lv.fresh.at(i))
@@ -191,17 +191,17 @@ func (s *store) each(fn func(*entry)) {
 // many) into a store of their own, counted in no totals, and returns it:
 // a length limit's drop-head of many (bulkend.go). Never-delivered copies
 // move a chunk at a time (chunked.takeFront); returned copies are sorted,
-// and a sorted slice is still a heap, so each side keeps its part. Only
+// and a sorted array is still a heap, so each side keeps its part, also a
+// chunk at a time. Only
 // summing the bytes taken reads every entry.
 func (s *store) takeFront(k int) store {
 	out := store{levels: make([]level, len(s.levels))}
 	for l := len(s.levels) - 1; l >= 0 && k > 0; l-- {
 		lv, o := &s.levels[l], &out.levels[l]
-		if r := len(lv.returns); r > 0 {
+		if r := lv.returns.len(); r > 0 {
 			s.work += lv.returns.sort()
 			m := min(k, r)
-			o.returns = append(returnHeap(nil), lv.returns[:m]...)
-			lv.returns = append(returnHeap(nil), lv.returns[m:]...)
+			o.returns = returnHeap{lv.returns.c.takeFront(m)}
 			k -= m
 		}
 		m := min(k, lv.fresh.len())

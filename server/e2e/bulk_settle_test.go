@@ -80,3 +80,59 @@ func TestBulkNackDeadLettersInOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestBulkReturnOnCloseKeepsOrder: a channel closed holding 3,000
+// deliveries gives them back a batch per engine call; a passive declare
+// right after counts all 3,000, and a new consumer gets every one,
+// redelivered, in the original order.
+func TestBulkReturnOnCloseKeepsOrder(t *testing.T) {
+	srv := startServer(t)
+	conn := dial(t, srv)
+	ch := channel(t, conn)
+	_, err := ch.QueueDeclare("bulk", false, false, false, false, nil)
+	must(t, err)
+	con, _, _ := consumeAll(t, conn, "bulk")
+	must(t, con.Close())
+	q, err := ch.QueueDeclarePassive("bulk", false, false, false, false, nil)
+	must(t, err)
+	if q.Messages != bulkN {
+		t.Fatalf("the queue counts %d ready after the close, want %d", q.Messages, bulkN)
+	}
+	d, err := ch.Consume("bulk", "again", true, false, false, false, nil)
+	must(t, err)
+	for i := range bulkN {
+		if m := recv(t, d); string(m.Body) != strconv.Itoa(i) || !m.Redelivered {
+			t.Fatalf("delivery %d is %q redelivered %v, want %q redelivered", i, m.Body, m.Redelivered, strconv.Itoa(i))
+		}
+	}
+}
+
+// TestBulkNackRequeueKeepsOrder: basic.nack multiple with requeue of
+// 3,000 deliveries gives every one back to the same consumer, in order.
+func TestBulkNackRequeueKeepsOrder(t *testing.T) {
+	srv := startServer(t)
+	conn := dial(t, srv)
+	ch := channel(t, conn)
+	_, err := ch.QueueDeclare("bulk", false, false, false, false, nil)
+	must(t, err)
+	pub := channel(t, conn)
+	for i := range bulkN {
+		publish(t, pub, "", "bulk", amqp.Publishing{Body: []byte(strconv.Itoa(i))})
+	}
+	con := channel(t, conn)
+	d, err := con.Consume("bulk", "c", false, false, false, false, nil)
+	must(t, err)
+	var last uint64
+	for range bulkN {
+		last = recv(t, d).DeliveryTag
+	}
+	must(t, con.Nack(last, true, true))
+	for i := range bulkN {
+		m := recv(t, d)
+		if string(m.Body) != strconv.Itoa(i) || !m.Redelivered {
+			t.Fatalf("redelivery %d is %q redelivered %v, want %q redelivered", i, m.Body, m.Redelivered, strconv.Itoa(i))
+		}
+		last = m.DeliveryTag
+	}
+	must(t, con.Ack(last, true))
+}
