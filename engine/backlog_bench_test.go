@@ -43,7 +43,8 @@ func backlogBench(tb testing.TB, n int, dlx bool) (*Broker, ChannelID) {
 // all 400,000 delivered, basic.nack of them all to a dead-letter exchange
 // (bulkack.go), a max-length policy of 0 dropping them all, and the
 // consumer's channel closing, or basic.nack of all with requeue, giving
-// all 400,000 back (bulkreturn.go). After the first call it calls AdvanceTo(Now())
+// all 400,000 back (bulkreturn.go), and tx.commit of 400,000 buffered
+// acknowledgements or publishes (txcommit.go). After the first call it calls AdvanceTo(Now())
 // while a timer is due, as the server's broker goroutine does, draining
 // the events in place after every call, as the server does (not timed).
 //
@@ -52,7 +53,7 @@ func backlogBench(tb testing.TB, n int, dlx bool) (*Broker, ChannelID) {
 // iteration); total-ms their sum.
 func BenchmarkBacklog(b *testing.B) {
 	const n = 400_000
-	for _, op := range []string{"consume", "expire", "expire-dlx", "purge", "delete", "ack-all", "nack-all-dlx", "max-length", "close", "nack-all-requeue"} {
+	for _, op := range []string{"consume", "expire", "expire-dlx", "purge", "delete", "ack-all", "nack-all-dlx", "max-length", "close", "nack-all-requeue", "tx-commit-ack", "tx-commit-publish"} {
 		b.Run(op+"/queued="+strconv.Itoa(n), func(b *testing.B) {
 			var longest, total time.Duration
 			calls := 0
@@ -64,13 +65,31 @@ func BenchmarkBacklog(b *testing.B) {
 				if i == 0 {
 					longest, total, calls = 0, 0, 0
 				}
-				br, c := backlogBench(b, n, op == "expire-dlx" || op == "nack-all-dlx")
+				queued := n
+				if op == "tx-commit-publish" {
+					queued = 0
+				}
+				br, c := backlogBench(b, queued, op == "expire-dlx" || op == "nack-all-dlx")
 				switch op {
-				case "ack-all", "nack-all-dlx", "close", "nack-all-requeue":
+				case "tx-commit-publish":
+					// 400,000 publishes buffered in a transaction.
+					must(b, br.TxSelect(c))
+					body := []byte("0123456789abcdef")
+					for i := 0; i < n; i++ {
+						must(b, br.BasicPublish(c, BasicPublish{RoutingKey: "q", Body: body}))
+					}
+					br.DrainEventsTo(func([]Event) {})
+				case "ack-all", "nack-all-dlx", "close", "nack-all-requeue", "tx-commit-ack":
 					// The deliveries to settle, before anything is timed.
 					_, err := br.BasicConsume(c, BasicConsume{Queue: "q", ConsumerTag: "c"})
 					must(b, err)
 					br.Settle(br.Now())
+					if op == "tx-commit-ack" {
+						// 400,000 acknowledgements buffered in a
+						// transaction.
+						must(b, br.TxSelect(c))
+						must(b, br.BasicAck(c, 0, true))
+					}
 					if op == "nack-all-requeue" {
 						// Not straight back to the same consumer.
 						must(b, br.BasicCancel(c, "c"))
@@ -89,7 +108,7 @@ func BenchmarkBacklog(b *testing.B) {
 					br.DrainEventsTo(func(evs []Event) {
 						for i := range evs {
 							switch evs[i].Kind {
-							case EvDelivered, EvExpired, EvPurged, EvDiscarded, EvAcked, EvRejected, EvOverflowed, EvRequeued:
+							case EvDelivered, EvExpired, EvPurged, EvDiscarded, EvAcked, EvRejected, EvOverflowed, EvRequeued, EvEnqueued:
 								done++
 							}
 						}
@@ -117,6 +136,8 @@ func BenchmarkBacklog(b *testing.B) {
 					timed(func() { br.CloseChannel(c) })
 				case "nack-all-requeue":
 					timed(func() { must(b, br.BasicNack(c, 0, true, true)) })
+				case "tx-commit-ack", "tx-commit-publish":
+					timed(func() { must(b, br.TxCommit(c)) })
 				case "nack-all-dlx":
 					timed(func() { must(b, br.BasicNack(c, 0, true, false)) })
 				case "max-length":

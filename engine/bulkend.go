@@ -43,11 +43,21 @@ type bulkEnd struct {
 	// queues to auto-delete once they are back.
 	how        returnHow
 	autoDelete []*queue
+
+	// For a transaction's commit (txcommit.go), kind EvTxCommitted: what
+	// it still has to apply, on channel ch.
+	commit *txCommit
 }
 
 // left returns how many of end's messages may still have events to come.
 func (end *bulkEnd) left() int {
-	if end.ch != nil {
+	switch {
+	case end.commit != nil:
+		if end.ch.commit != end.commit {
+			return 0 // finished early (txcommit.go)
+		}
+		return end.commit.left()
+	case end.ch != nil:
 		return end.acked.len()
 	}
 	return end.held.len()
@@ -108,6 +118,10 @@ func (b *Broker) continueEnds() {
 	for budget := b.cfg.MaxBatch; budget > 0 && len(b.ends) > 0; budget-- {
 		end := &b.ends[0]
 		switch {
+		case end.commit != nil:
+			if end.ch.commit == end.commit {
+				end.ch.stepCommit()
+			}
 		case end.kind == EvRequeued:
 			b.stepReturn(end)
 			if end.left() == 0 {

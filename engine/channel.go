@@ -39,6 +39,7 @@ type channel struct {
 	tx       bool
 	txPubs   []txPublish
 	txAcks   []txAck
+	commit   *txCommit // a tx.commit being applied (txcommit.go)
 	ackTimer deadline.Timer[timerRef]
 	// listed is the channel's index in Broker.chanRefs.
 	listed int
@@ -296,6 +297,9 @@ func (ch *channel) close(code int, text string, m Method) {
 	if ch.closed {
 		return
 	}
+	// A commit under way completes first, as in RabbitMQ's channel
+	// process (txcommit.go).
+	ch.finishCommit()
 	ch.closed = true
 	b := ch.b
 	delete(b.chans, ch.id)

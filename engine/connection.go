@@ -133,6 +133,9 @@ func (b *Broker) CloseChannel(id ChannelID) {
 // method.
 func (b *Broker) channelFor(id ChannelID, m Method) (*channel, *Error) {
 	if ch := b.lastChan; ch != nil && ch.id == id && !ch.closed {
+		if ch.commit != nil {
+			ch.finishCommit() // txcommit.go
+		}
 		return ch, nil
 	}
 	ch, ok := b.chans[id]
@@ -145,6 +148,9 @@ func (b *Broker) channelFor(id ChannelID, m Method) (*channel, *Error) {
 		return nil, err
 	}
 	b.lastChan = ch
+	if ch.commit != nil {
+		ch.finishCommit() // txcommit.go
+	}
 	return ch, nil
 }
 

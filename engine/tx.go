@@ -62,7 +62,9 @@ func (b *Broker) TxSelect(id ChannelID) error {
 	return nil
 }
 
-// TxCommit applies the buffered publishes and acknowledgements, in order.
+// TxCommit applies the buffered publishes and acknowledgements, in order:
+// the first batch now, the rest in later calls (txcommit.go). Its
+// TxCommitted event, after the last of them, is tx.commit-ok.
 func (b *Broker) TxCommit(id ChannelID) error {
 	ch, err := b.channelFor(id, MethodTxCommit)
 	if err != nil {
@@ -71,35 +73,15 @@ func (b *Broker) TxCommit(id ChannelID) error {
 	if !ch.tx {
 		return b.fail(ch, channelErr(PreconditionFailed, MethodTxCommit, "channel is not transactional"))
 	}
-	pubs, acks := ch.txPubs, ch.txAcks
+	c := &txCommit{pubs: ch.txPubs, acks: ch.txAcks}
 	ch.txPubs, ch.txAcks = nil, nil
-	for _, p := range pubs {
-		if p.x.deleted {
-			continue
-		}
-		b.publish(ch, p.x, p.msg, p.mandatory, 0)
+	ch.commit = c
+	for i := 0; i < b.cfg.MaxBatch && ch.commit == c; i++ {
+		ch.stepCommit()
 	}
-	var queues []*queue
-	for _, a := range acks {
-		d := a.d
-		d.q.accountUnacked(-1, -int64(len(d.e.msg.Body)))
-		if d.c != nil {
-			d.c.unacked--
-			ch.consumerLive--
-		}
-		queues = append(queues, d.q)
-		switch {
-		case a.kind.ack:
-			b.emit(Event{Kind: EvAcked, Vhost: d.q.vhost.name, Channel: ch.id, Queue: d.q.name, MsgID: d.e.msg.ID, Msg: d.e.msg, DeliveryTag: d.tag, ConsumerTag: d.ctag})
-		case a.kind.requeue:
-			d.q.requeue(d.e, ch.id, d.tag, returnByClient)
-		default:
-			b.emit(Event{Kind: EvRejected, Vhost: d.q.vhost.name, Channel: ch.id, Queue: d.q.name, MsgID: d.e.msg.ID, Msg: d.e.msg, DeliveryTag: d.tag})
-			d.q.deadLetter(d.e.msg, ReasonRejected)
-		}
+	if ch.commit == c {
+		b.holdEnd(bulkEnd{vhost: ch.conn.vhost.name, kind: EvTxCommitted, ch: ch, commit: c})
 	}
-	b.emit(Event{Kind: EvTxCommitted, Vhost: ch.conn.vhost.name, Channel: ch.id, Count: len(pubs) + len(acks)})
-	ch.afterSettle(queues)
 	b.flush()
 	return nil
 }

@@ -22,6 +22,8 @@ func (s sink) Events(e *engine.Broker, evs []engine.Event) {
 			if ev.Reason == "queue-deleted" && c.caps["consumer_cancel_notify"] == true {
 				c.push(ev.Channel.Num, &amqp.BasicCancel{ConsumerTag: ev.ConsumerTag, NoWait: true})
 			}
+		case engine.EvTxCommitted:
+			c.push(ev.Channel.Num, &amqp.TxCommitOk{})
 		case engine.EvChannelClosed:
 			c.dropReplyTo(ev.Channel)
 			if ev.Code != engine.ReplySuccess && ev.Channel.Num != 0 {

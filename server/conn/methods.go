@@ -213,7 +213,9 @@ func (c *conn) call(e *engine.Broker, id engine.ChannelID, cmd command) {
 	case *amqp.TxSelect:
 		c.ok(n, e.TxSelect(id), false, &amqp.TxSelectOk{})
 	case *amqp.TxCommit:
-		c.ok(n, e.TxCommit(id), false, &amqp.TxCommitOk{})
+		// tx.commit-ok goes out on the TxCommitted event, after the
+		// last of a large commit's batches (engine/txcommit.go).
+		e.TxCommit(id)
 	case *amqp.TxRollback:
 		c.ok(n, e.TxRollback(id), false, &amqp.TxRollbackOk{})
 	default:

@@ -136,3 +136,25 @@ func TestBulkNackRequeueKeepsOrder(t *testing.T) {
 	}
 	must(t, con.Ack(last, true))
 }
+
+// TestLargeCommitOkAfterTheLast: tx.commit of 3,000 publishes is applied
+// over several engine calls; tx.commit-ok comes after the last, so a
+// passive declare right after it counts all 3,000.
+func TestLargeCommitOkAfterTheLast(t *testing.T) {
+	srv := startServer(t)
+	conn := dial(t, srv)
+	ch := channel(t, conn)
+	_, err := ch.QueueDeclare("bulk", false, false, false, false, nil)
+	must(t, err)
+	tx := channel(t, conn)
+	must(t, tx.Tx())
+	for i := range bulkN {
+		must(t, tx.Publish("", "bulk", false, false, amqp.Publishing{Body: []byte(strconv.Itoa(i))}))
+	}
+	must(t, tx.TxCommit())
+	q, err := ch.QueueDeclarePassive("bulk", false, false, false, false, nil)
+	must(t, err)
+	if q.Messages != bulkN {
+		t.Fatalf("the queue counts %d after tx.commit-ok, want %d", q.Messages, bulkN)
+	}
+}
