@@ -86,6 +86,8 @@ type Broker struct {
 	lastDeath    *msgExtra
 	lastDeathKey deathKey
 	consumerSeq  uint64
+	// bindingSerial numbers bindings as they are created (see binding).
+	bindingSerial uint64
 
 	// Routing scratch space, reused so that routing does not allocate.
 	routeGen     uint64

@@ -68,6 +68,9 @@ type binding struct {
 	key    string
 	args   Table
 	xmatch string // headers exchanges: all, any, all-with-x, any-with-x
+	// serial orders bindings by creation, broker-wide, so that an
+	// exchange's bindings list is sorted by it (see BindingCursor).
+	serial uint64
 }
 
 func newExchange(v *vhost, name, kind string) *exchange {

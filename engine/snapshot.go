@@ -251,7 +251,7 @@ func (v *vhost) bindingViews() []BindingView {
 	var out []BindingView
 	for _, x := range v.sortedExchanges() {
 		for _, bd := range x.bindings {
-			out = append(out, BindingView{Source: x.name, Destination: bd.dst.name(), DestinationIsExchange: bd.dst.x != nil, RoutingKey: bd.key, Args: bd.args.Clone()})
+			out = append(out, bd.view())
 		}
 	}
 	return out
