@@ -50,7 +50,7 @@ func (a *api) doUnchecked(user string, f func(s *session) error) error {
 
 func (a *api) doWith(user string, perms func(string) *engine.Permissions, f func(s *session) error) error {
 	var err error
-	derr := a.b.Do(func(e *engine.Broker) {
+	derr := a.turn(func(e *engine.Broker) {
 		s := &session{e: e, user: user, perms: perms, chans: map[string]engine.ChannelID{}, probes: map[string]engine.ChannelID{}}
 		defer s.close()
 		err = f(s)
