@@ -43,41 +43,40 @@ func NewBindingCursor(vhost string, sources []string) *BindingCursor {
 // Done reports whether the walk has ended.
 func (c *BindingCursor) Done() bool { return c.next >= len(c.sources) }
 
-// CopyBindings returns the next bindings of a walk and moves the cursor
-// past them. It stops after limit units of work (limit at least 1): a
-// unit is a binding returned or an exchange left behind, so that a walk
-// over 100,000 exchanges without bindings is bounded too. A call returns
-// at most limit bindings and looks up at most limit + 1 exchanges, each
-// found by binary search in its bindings: O(limit + log b) for an
-// exchange of b bindings. Every call makes progress.
-func (b *Broker) CopyBindings(c *BindingCursor, limit int) []BindingView {
+// CopyBindings returns the next bindings of a walk, moves the cursor past
+// them, and says how many units of work it did: never more than limit
+// (taken as 1 if smaller). A unit is a binding returned or an exchange
+// left behind, so that a walk over 100,000 exchanges without bindings
+// is bounded too. A call looks up at most limit + 1 exchanges, each
+// resumed by binary search in its bindings: O(limit + log b) for an
+// exchange of b bindings. Every call does at least one unit until the
+// walk is done.
+func (b *Broker) CopyBindings(c *BindingCursor, limit int) (bs []BindingView, work int) {
 	v, ok := b.vhosts[c.vhost]
 	if !ok {
 		c.next = len(c.sources)
-		return nil
+		return nil, 0
 	}
 	limit = max(limit, 1)
-	var out []BindingView
-	work := 0
 	for !c.Done() && work < limit {
 		if x, ok := v.exchanges[c.sources[c.next]]; ok {
-			bs := x.bindings
+			all := x.bindings
 			after := c.after
-			i := sort.Search(len(bs), func(i int) bool { return bs[i].serial > after })
-			for ; i < len(bs) && work < limit; i++ {
-				out = append(out, bs[i].view())
-				c.after = bs[i].serial
+			i := sort.Search(len(all), func(i int) bool { return all[i].serial > after })
+			for ; i < len(all) && work < limit; i++ {
+				bs = append(bs, all[i].view())
+				c.after = all[i].serial
 				work++
 			}
-			if i < len(bs) {
-				break // out of work; resume in this exchange
+			if i < len(all) || work == limit {
+				break // resume here: the next call leaves it if nothing follows
 			}
 		}
 		c.next++
 		c.after = 0
 		work++
 	}
-	return out
+	return bs, work
 }
 
 // BindingCount returns how many bindings an exchange has as source (0
