@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"warren/engine"
@@ -151,5 +152,166 @@ func TestBindingListsInBoundedTurns(t *testing.T) {
 		if one["properties_key"] != b["properties_key"] || fmt.Sprint(one["arguments"]) != fmt.Sprint(b["arguments"]) {
 			t.Errorf("binding by key: %v, want %v", one, b)
 		}
+	}
+}
+
+// oneTurnDefinitions is the definitions export as it was made before it
+// took many turns: from one snapshot (vhost "" for the whole broker).
+func oneTurnDefinitions(t *testing.T, f *fixture, vhost string) string {
+	var snap engine.Snapshot
+	f.engine(func(e *engine.Broker) { snap = e.SnapshotLimit(1) })
+	var d any
+	if vhost != "" {
+		v, _ := vhostView(&snap, vhost)
+		vd := vhostDefinitions{RabbitVersion: rabbitVersion, topology: newTopology()}
+		vd.add(v, false)
+		d = vd
+	} else {
+		a := f.api
+		tp := newTopology()
+		all := definitions{RabbitVersion: rabbitVersion, RabbitMQVersion: rabbitVersion, ProductName: productName, ProductVersion: productVersion,
+			Users: []userJSON{}, Vhosts: []vhostDef{}, Permissions: a.users.Permissions(), TopicPermissions: a.users.TopicPermissions(), GlobalParameters: []any{}}
+		for _, u := range a.users.Users() {
+			all.Users = append(all.Users, toUserJSON(u))
+		}
+		for i := range snap.Vhosts {
+			all.Vhosts = append(all.Vhosts, vhostDef{snap.Vhosts[i].Name})
+			tp.add(&snap.Vhosts[i], true)
+		}
+		all.Parameters, all.Policies, all.Queues, all.Exchanges, all.Bindings = tp.Parameters, tp.Policies, tp.Queues, tp.Exchanges, tp.Bindings
+		d = all
+	}
+	data, err := marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// TestDefinitionsExportInBoundedTurns checks that the export is, byte for
+// byte, the one-turn export, and builds at most readBatch views or copies
+// at most readBatch bindings per turn.
+func TestDefinitionsExportInBoundedTurns(t *testing.T) {
+	f := newFixture(t)
+	bigWorld(t, f)
+	f.must(201, "PUT", "/api/policies/%2F/cap", `{"pattern":"^q1","definition":{"max-length":7},"apply-to":"queues"}`)
+	got := f.bounded("/api/definitions", readBatch, 8)
+	if want := oneTurnDefinitions(t, f, ""); got != want {
+		t.Errorf("export differs from the one-turn export:\n%.800s\nwant\n%.800s", got, want)
+	}
+	if !strings.Contains(got, `"name":"q1299"`) || strings.Contains(got, `"excl"`) {
+		t.Errorf("export: %.400s", got)
+	}
+	for _, v := range []string{"%2F", "v1"} {
+		name, _ := url.PathUnescape(v)
+		if got, want := f.bounded("/api/definitions/"+v, readBatch, 4), oneTurnDefinitions(t, f, name); got != want {
+			t.Errorf("export of %s differs from the one-turn export:\n%.800s\nwant\n%.800s", name, got, want)
+		}
+	}
+	f.wantError(f.do("GET", "/api/definitions/nope", ""), 404, `{"error":"Object Not Found","reason":"Not Found"}`)
+}
+
+// TestDefinitionsImportInBoundedTurns imports a big export into an empty
+// broker: no turn applies more than importBatch units of weight, and the
+// broker then exports the same document. A policy that recomputes more
+// queues than a batch takes a turn of its own.
+func TestDefinitionsImportInBoundedTurns(t *testing.T) {
+	a := newFixture(t)
+	bigWorld(t, a)
+	doc := a.must(200, "GET", "/api/definitions", "").body
+
+	b := newFixture(t)
+	r := &b.api.reads
+	turns := r.turns.Load()
+	b.must(204, "POST", "/api/definitions", doc)
+	if most := r.most.Load(); most > importBatch {
+		t.Errorf("a turn applied %d units, want at most %d", most, importBatch)
+	}
+	// 1,300 queues, 600 exchanges and 1,700 bindings weigh at least 3,600.
+	if got := r.turns.Load() - turns; got < 3600/importBatch {
+		t.Errorf("the import took %d turns", got)
+	}
+	if again := b.must(200, "GET", "/api/definitions", "").body; again != doc {
+		t.Errorf("the imported broker exports another document:\n%.800s\nwant\n%.800s", again, doc)
+	}
+
+	// A policy over the 1,301 queues of "/" weighs 1,302: alone in its
+	// turn.
+	var queues int
+	b.engine(func(e *engine.Broker) { tot, _ := e.VhostTotals("/"); queues = tot.Queues })
+	r.most.Store(0)
+	b.must(204, "POST", "/api/definitions/%2F", `{"queues":[{"name":"a1","durable":true,"auto_delete":false,"arguments":{}}],
+		"policies":[{"name":"all","pattern":".*","definition":{"max-length":9},"priority":0,"apply-to":"queues"}]}`)
+	if most, want := r.most.Load(), int64(1+queues/queuesPerUnit); most != want || queues != bigQueues+1 {
+		t.Errorf("the policy's turn applied %d units, want %d", most, want)
+	}
+}
+
+// TestDefinitionsImportBindingWeights imports 3,000 bindings to one
+// exchange: each binding walks the exchange's bindings, so later ones
+// weigh more and fewer fit in a turn, and no turn exceeds importBatch.
+func TestDefinitionsImportBindingWeights(t *testing.T) {
+	f := newFixture(t)
+	const n = 3000
+	var doc strings.Builder
+	doc.WriteString(`{"exchanges":[{"name":"fan","vhost":"/","type":"fanout","durable":true,"auto_delete":false,"internal":false,"arguments":{}}],"queues":[`)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			doc.WriteString(",")
+		}
+		fmt.Fprintf(&doc, `{"name":"q%d","vhost":"/","durable":true,"auto_delete":false,"arguments":{}}`, i)
+	}
+	doc.WriteString(`],"bindings":[`)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			doc.WriteString(",")
+		}
+		fmt.Fprintf(&doc, `{"source":"fan","vhost":"/","destination":"q%d","destination_type":"queue","routing_key":"k","arguments":{}}`, i)
+	}
+	doc.WriteString(`]}`)
+	r := &f.api.reads
+	turns := r.turns.Load()
+	f.must(204, "POST", "/api/definitions", doc.String())
+	if most := r.most.Load(); most > importBatch {
+		t.Errorf("a turn applied %d units, want at most %d", most, importBatch)
+	}
+	// Binding the i-th weighs 1 + i/1024: 3,000 + 1,024·(1+2)/2·... in all;
+	// at least the 6 turns of unit weights, and more for the heavier ones.
+	weight := 0
+	for i := 0; i < n; i++ {
+		weight += 2 + i/bindingsPerUnit // the queue, then its binding
+	}
+	if got, least := r.turns.Load()-turns, int64(weight/importBatch); got < least {
+		t.Errorf("the import took %d turns, want at least %d", got, least)
+	}
+	if got := len(f.must(200, "GET", "/api/exchanges/%2F/fan/bindings/source", "").list(t)); got != n {
+		t.Errorf("%d bindings imported, want %d", got, n)
+	}
+}
+
+// TestDefinitionsImportStopsAtAnError checks that an error in a later
+// turn is reported as it was in one turn, and that what earlier turns
+// applied stays.
+func TestDefinitionsImportStopsAtAnError(t *testing.T) {
+	f := newFixture(t)
+	var doc strings.Builder
+	doc.WriteString(`{"queues":[`)
+	for i := 0; i < 1200; i++ {
+		if i > 0 {
+			doc.WriteString(",")
+		}
+		args := "{}"
+		if i == 1100 {
+			args = `{"x-max-length":"ten"}`
+		}
+		fmt.Fprintf(&doc, `{"name":"q%d","vhost":"/","durable":true,"auto_delete":false,"arguments":%s}`, i, args)
+	}
+	doc.WriteString(`]}`)
+	f.wantError(f.do("POST", "/api/definitions", doc.String()), 400,
+		`{"error":"bad_request","reason":"invalid arg 'x-max-length' for queue 'q1100' in vhost '/': \"expected integer, got longstr\""}`)
+	var n int
+	f.engine(func(e *engine.Broker) { tot, _ := e.VhostTotals("/"); n = tot.Queues })
+	if n != 1100 {
+		t.Errorf("%d queues after the failed import, want the 1,100 before the error", n)
 	}
 }
