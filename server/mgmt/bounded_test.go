@@ -117,7 +117,9 @@ func TestBindingListsInBoundedTurns(t *testing.T) {
 	f := newFixture(t)
 	bigWorld(t, f)
 	all := func(engine.BindingView) bool { return true }
-	hdr := func(b engine.BindingView) bool { return b.Source == "hdr" && b.Destination == "q7" && !b.DestinationIsExchange }
+	hdr := func(b engine.BindingView) bool {
+		return b.Source == "hdr" && b.Destination == "q7" && !b.DestinationIsExchange
+	}
 	for _, tc := range []struct {
 		path     string
 		vhosts   []string
@@ -131,10 +133,16 @@ func TestBindingListsInBoundedTurns(t *testing.T) {
 		{"/api/exchanges/%2F/dst.x/bindings/destination", []string{"/"}, func(b engine.BindingView) bool { return b.DestinationIsExchange && b.Destination == "dst.x" }, 4},
 		{"/api/exchanges/%2F/amq.default/bindings/source", []string{"/"}, func(b engine.BindingView) bool { return b.Source == "" }, 2},
 		{"/api/queues/%2F/q7/bindings", []string{"/"}, func(b engine.BindingView) bool { return !b.DestinationIsExchange && b.Destination == "q7" }, 4},
-		{"/api/bindings/%2F/e/fan/q/q7", []string{"/"}, func(b engine.BindingView) bool { return b.Source == "fan" && b.Destination == "q7" && !b.DestinationIsExchange }, 2},
+		{"/api/bindings/%2F/e/fan/q/q7", []string{"/"}, func(b engine.BindingView) bool {
+			return b.Source == "fan" && b.Destination == "q7" && !b.DestinationIsExchange
+		}, 2},
 		{"/api/bindings/%2F/e/hdr/q/q7", []string{"/"}, hdr, 2},
-		{"/api/bindings/%2F/e/amq.default/q/q7", []string{"/"}, func(b engine.BindingView) bool { return b.Source == "" && b.Destination == "q7" && !b.DestinationIsExchange }, 2},
-		{"/api/bindings/%2F/e/x4/e/dst.x", []string{"/"}, func(b engine.BindingView) bool { return b.Source == "x4" && b.Destination == "dst.x" && b.DestinationIsExchange }, 2},
+		{"/api/bindings/%2F/e/amq.default/q/q7", []string{"/"}, func(b engine.BindingView) bool {
+			return b.Source == "" && b.Destination == "q7" && !b.DestinationIsExchange
+		}, 2},
+		{"/api/bindings/%2F/e/x4/e/dst.x", []string{"/"}, func(b engine.BindingView) bool {
+			return b.Source == "x4" && b.Destination == "dst.x" && b.DestinationIsExchange
+		}, 2},
 	} {
 		got := f.bounded(tc.path, readBatch, tc.minTurns)
 		if want := oneTurnBindings(t, f, tc.vhosts, tc.keep); got != want {
