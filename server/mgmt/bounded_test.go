@@ -297,29 +297,76 @@ func TestDefinitionsImportBindingWeights(t *testing.T) {
 	}
 }
 
-// TestDefinitionsImportStopsAtAnError checks that an error in a later
-// turn is reported as it was in one turn, and that what earlier turns
-// applied stays.
-func TestDefinitionsImportStopsAtAnError(t *testing.T) {
+// TestDefinitionsImportFailures checks what an import that fails in a
+// later turn leaves behind: as in RabbitMQ 3.10.8 (observed), the other
+// items of a failing queue's category are still imported, the categories
+// before it stay, those after it are not imported, and the error is the
+// one-turn import's.
+func TestDefinitionsImportFailures(t *testing.T) {
 	f := newFixture(t)
 	var doc strings.Builder
-	doc.WriteString(`{"queues":[`)
+	doc.WriteString(`{"exchanges":[{"name":"x","vhost":"/","type":"fanout","durable":true,"auto_delete":false,"internal":false,"arguments":{}}],"queues":[`)
 	for i := 0; i < 1200; i++ {
 		if i > 0 {
 			doc.WriteString(",")
 		}
 		args := "{}"
-		if i == 1100 {
+		if i == 1100 || i == 1150 {
 			args = `{"x-max-length":"ten"}`
 		}
 		fmt.Fprintf(&doc, `{"name":"q%d","vhost":"/","durable":true,"auto_delete":false,"arguments":%s}`, i, args)
 	}
-	doc.WriteString(`]}`)
+	doc.WriteString(`],"bindings":[{"source":"x","vhost":"/","destination":"q1","destination_type":"queue","routing_key":"k","arguments":{}}]}`)
 	f.wantError(f.do("POST", "/api/definitions", doc.String()), 400,
 		`{"error":"bad_request","reason":"invalid arg 'x-max-length' for queue 'q1100' in vhost '/': \"expected integer, got longstr\""}`)
-	var n int
-	f.engine(func(e *engine.Broker) { tot, _ := e.VhostTotals("/"); n = tot.Queues })
-	if n != 1100 {
-		t.Errorf("%d queues after the failed import, want the 1,100 before the error", n)
+	var queues, exchanges int
+	f.engine(func(e *engine.Broker) {
+		tot, _ := e.VhostTotals("/")
+		queues, exchanges = tot.Queues, tot.Exchanges
+	})
+	if queues != 1198 || exchanges != 8 {
+		t.Errorf("%d queues and %d exchanges after the failed import, want 1,198 and 8", queues, exchanges)
 	}
+	if l := f.must(200, "GET", "/api/exchanges/%2F/x/bindings/source", "").list(t); len(l) != 0 {
+		t.Errorf("bindings after the failed queue category: %v", l)
+	}
+
+	// Bindings that cannot be made are skipped, the others made.
+	f.must(204, "POST", "/api/definitions", `{"bindings":[
+		{"source":"x","vhost":"/","destination":"nope","destination_type":"queue","routing_key":"k","arguments":{}},
+		{"source":"nox","vhost":"/","destination":"q1","destination_type":"queue","routing_key":"k","arguments":{}},
+		{"source":"x","vhost":"novh","destination":"q1","destination_type":"queue","routing_key":"k","arguments":{}},
+		{"source":"amq.headers","vhost":"/","destination":"q1","destination_type":"queue","routing_key":"k","arguments":{"x-match":"bogus"}},
+		{"source":"x","vhost":"/","destination":"q2","destination_type":"queue","routing_key":"k","arguments":{}}]}`)
+	if l := f.must(200, "GET", "/api/exchanges/%2F/x/bindings/source", "").list(t); len(l) != 1 || l[0]["destination"] != "q2" {
+		t.Errorf("bindings made: %v", l)
+	}
+
+	// Exchanges come before policies, operator policies after them in a
+	// whole-broker import and before them in a vhost's.
+	policies := `"policies":[{"vhost":"/","name":"bad","pattern":"x","definition":{"message-ttl":-3},"priority":0,"apply-to":"all"}],
+		"parameters":[{"vhost":"/","component":"operator_policy","name":"op","value":{"pattern":".*","definition":{"max-length":9},"apply-to":"queues","priority":0}}]`
+	f.wantError(f.do("POST", "/api/definitions", `{`+policies+`,
+		"exchanges":[{"name":"x2","vhost":"/","type":"fanout","durable":true,"auto_delete":false,"internal":false,"arguments":{}}],
+		"queues":[{"name":"after","vhost":"/","durable":true,"auto_delete":false,"arguments":{}}]}`),
+		400, `{"error":"bad_request","reason":"Validation failed\n\n-3 is not a valid message TTL\n (//bad)"}`)
+	f.must(200, "GET", "/api/exchanges/%2F/x2", "")
+	f.must(404, "GET", "/api/queues/%2F/after", "")
+	f.must(404, "GET", "/api/operator-policies/%2F/op", "")
+	f.wantError(f.do("POST", "/api/definitions/%2F", `{`+policies+`}`),
+		400, `{"error":"bad_request","reason":"Validation failed\n\n-3 is not a valid message TTL\n (//bad)"}`)
+	f.must(200, "GET", "/api/operator-policies/%2F/op", "")
+
+	// A permission in a vhost that does not exist fails its category;
+	// the others of the category are granted, later categories not.
+	f.users.AddUser("app", "pw", nil)
+	f.wantError(f.do("POST", "/api/definitions", `{"permissions":[
+		{"user":"app","vhost":"novh","configure":".*","write":".*","read":".*"},
+		{"user":"app","vhost":"/","configure":"^c","write":"^w","read":"^r"}],
+		"topic_permissions":[{"user":"app","vhost":"/","exchange":"x","write":".*","read":".*"}]}`),
+		400, `{"error":"bad_request","reason":"no_such_vhost: novh"}`)
+	if p := f.must(200, "GET", "/api/permissions/%2F/app", "").object(t); p["configure"] != "^c" {
+		t.Errorf("permission granted: %v", p)
+	}
+	f.must(404, "GET", "/api/topic-permissions/%2F/app", "")
 }

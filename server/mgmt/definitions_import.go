@@ -102,11 +102,10 @@ func (a *api) runImport(user string, steps []importStep) error {
 }
 
 // importDefinitions is POST /api/definitions (or /api/definitions/{vhost},
-// whose items need not name their vhost). Objects are created in
-// RabbitMQ's order: users, vhosts, permissions and topic permissions,
-// parameters, policies, queues, exchanges, bindings. As in RabbitMQ, a
-// queue or exchange that already exists is left as it is, and the first
-// error stops the import (what came before it stays).
+// whose items need not name their vhost): the users, then the steps of
+// importSteps, in RabbitMQ's order. As in RabbitMQ, a queue or exchange
+// that already exists is left as it is, and what was applied before an
+// error stays.
 func (a *api) importDefinitions(c *call) (int, any, error) {
 	if err := c.requireAdmin(); err != nil {
 		return 0, nil, err
@@ -137,154 +136,6 @@ func (a *api) importDefinitions(c *call) (int, any, error) {
 		return 0, nil, err
 	}
 	return http.StatusNoContent, nil, nil
-}
-
-// importSteps lists what importing doc does, after its users.
-func (a *api) importSteps(doc *importDoc, pathVhost string, one bool) []importStep {
-	vhostOf := func(v string) string {
-		if one {
-			return pathVhost
-		}
-		return v
-	}
-	var steps []importStep
-	on := func(apply func(s *session) error) { steps = append(steps, importStep{apply: apply}) }
-	if one {
-		on(func(s *session) error {
-			if !s.hasVhost(pathVhost) {
-				return errNotFound
-			}
-			return nil
-		})
-	}
-	for _, v := range doc.Vhosts {
-		on(func(s *session) error { return s.e.AddVhost(v.Name) })
-	}
-	for _, p := range doc.Permissions {
-		on(func(s *session) error { return noVhost(s, p.Vhost) })
-	}
-	for _, p := range doc.TopicPermissions {
-		on(func(s *session) error { return noVhost(s, p.Vhost) })
-	}
-	if len(doc.Permissions)+len(doc.TopicPermissions) > 0 {
-		steps = append(steps, importStep{here: func() error {
-			if err := a.users.Import(auth.Definitions{Permissions: doc.Permissions, TopicPermissions: doc.TopicPermissions}); err != nil {
-				return badRequest(err.Error())
-			}
-			return nil
-		}})
-	}
-	// Open connections are checked against what was imported (see
-	// regrant).
-	for _, p := range doc.Permissions {
-		on(func(s *session) error {
-			s.e.SetPermissions(p.User, p.Vhost, a.users.Grants(p.User, p.Vhost))
-			return nil
-		})
-	}
-	for _, p := range doc.TopicPermissions {
-		on(func(s *session) error {
-			s.e.SetPermissions(p.User, p.Vhost, a.users.Grants(p.User, p.Vhost))
-			return nil
-		})
-	}
-	for _, p := range doc.Parameters {
-		if p.Component != "operator_policy" {
-			continue // Warren has no other runtime parameters
-		}
-		b := body(p.Value)
-		pol := engine.Policy{Vhost: vhostOf(p.Vhost), Name: p.Name}
-		pol.Pattern, _ = b.str("pattern", "")
-		pol.ApplyTo, _ = b.str("apply-to", "all")
-		pol.Definition, _ = b.table("definition")
-		steps = append(steps, importStep{weight: policyWeight(pol.Vhost), apply: func(s *session) error {
-			var err error
-			if pol.Priority, err = priority(b["priority"]); err == nil {
-				err = s.e.SetOperatorPolicy(pol)
-			}
-			if err != nil {
-				return policyImportError(err, pol)
-			}
-			return nil
-		}})
-	}
-	for _, p := range doc.Policies {
-		pol := engine.Policy{Vhost: vhostOf(p.Vhost), Name: p.Name, Pattern: p.Pattern, ApplyTo: p.ApplyTo, Definition: toTable(p.Definition)}
-		steps = append(steps, importStep{weight: policyWeight(pol.Vhost), apply: func(s *session) error {
-			var err error
-			if pol.Priority, err = priority(p.Priority); err == nil {
-				err = s.e.SetPolicy(pol)
-			}
-			if err != nil {
-				return policyImportError(err, pol)
-			}
-			return nil
-		}})
-	}
-	for _, q := range doc.Queues {
-		vh := vhostOf(q.Vhost)
-		on(func(s *session) error {
-			if err := noVhost(s, vh); err != nil {
-				return err
-			}
-			if ok, err := s.queueExists(vh, q.Name); ok || err != nil {
-				return nil
-			}
-			return s.run(vh, func(ch engine.ChannelID) error {
-				_, err := s.e.QueueDeclare(ch, engine.QueueDeclare{Queue: q.Name, Durable: q.Durable, AutoDelete: q.AutoDelete, Args: toTable(q.Arguments)})
-				return err
-			})
-		})
-	}
-	for _, x := range doc.Exchanges {
-		vh := vhostOf(x.Vhost)
-		on(func(s *session) error {
-			if err := noVhost(s, vh); err != nil {
-				return err
-			}
-			if ok, err := s.exchangeExists(vh, x.Name); ok || err != nil {
-				return nil
-			}
-			return s.run(vh, func(ch engine.ChannelID) error {
-				return s.e.ExchangeDeclare(ch, engine.ExchangeDeclare{Exchange: x.Name, Type: x.Type, Durable: x.Durable,
-					AutoDelete: x.AutoDelete, Internal: x.Internal, Args: toTable(x.Arguments)})
-			})
-		})
-	}
-	for _, b := range doc.Bindings {
-		vh := vhostOf(b.Vhost)
-		weight := func(e *engine.Broker) int { return 1 + e.BindingCount(vh, b.Source)/bindingsPerUnit }
-		steps = append(steps, importStep{weight: weight, apply: func(s *session) error {
-			if err := noVhost(s, vh); err != nil {
-				return err
-			}
-			return s.run(vh, func(ch engine.ChannelID) error {
-				if b.DestinationType == "exchange" {
-					return s.e.ExchangeBind(ch, engine.ExchangeBind{Source: b.Source, Destination: b.Destination, RoutingKey: b.RoutingKey, Args: toTable(b.Arguments)})
-				}
-				return s.e.QueueBind(ch, engine.QueueBind{Exchange: b.Source, Queue: b.Destination, RoutingKey: b.RoutingKey, Args: toTable(b.Arguments)})
-			})
-		}})
-	}
-	return steps
-}
-
-// noVhost is the import's error for an item in a vhost that does not
-// exist.
-func noVhost(s *session, v string) error {
-	if !s.hasVhost(v) {
-		return badRequest("no_such_vhost: " + v)
-	}
-	return nil
-}
-
-// policyWeight weighs setting a policy in vhost: it recomputes the
-// settings of each of the vhost's queues.
-func policyWeight(vhost string) func(e *engine.Broker) int {
-	return func(e *engine.Broker) int {
-		t, _ := e.VhostTotals(vhost)
-		return 1 + t.Queues/queuesPerUnit
-	}
 }
 
 // policyImportError words a policy's failure as RabbitMQ's import does:
