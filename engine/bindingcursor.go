@@ -90,6 +90,37 @@ func (b *Broker) BindingCount(vhost, exchange string) int {
 	return 0
 }
 
+// BindingEnds names the two ends of a binding.
+type BindingEnds struct {
+	Source      string
+	Destination string
+	// ToExchange says the destination is an exchange, not a queue.
+	ToExchange bool
+}
+
+// BindingsBetween returns the declared bindings between two ends, in
+// creation order. It compares the source's bindings without copying them,
+// about a nanosecond each, and copies only those it returns: a management
+// request that deletes one binding of an exchange of 100,000 must not copy
+// them all.
+func (b *Broker) BindingsBetween(vhost string, ends BindingEnds) []BindingView {
+	v, ok := b.vhosts[vhost]
+	if !ok {
+		return nil
+	}
+	x, ok := v.exchanges[ends.Source]
+	if !ok {
+		return nil
+	}
+	var out []BindingView
+	for _, bd := range x.bindings {
+		if (bd.dst.x != nil) == ends.ToExchange && bd.dst.name() == ends.Destination {
+			out = append(out, bd.view())
+		}
+	}
+	return out
+}
+
 // view is the binding as Bindings and CopyBindings list it.
 func (bd *binding) view() BindingView {
 	return BindingView{Source: bd.src.name, Destination: bd.dst.name(), DestinationIsExchange: bd.dst.x != nil, RoutingKey: bd.key, Args: bd.args.Clone()}

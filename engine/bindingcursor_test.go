@@ -187,3 +187,27 @@ func TestBindingCount(t *testing.T) {
 		t.Errorf("BindingCount in a missing vhost = %d", got)
 	}
 }
+
+// TestBindingsBetween lists the bindings between two ends, in creation
+// order, and nothing for ends that do not exist.
+func TestBindingsBetween(t *testing.T) {
+	w := newCursorWorld(t, 3)
+	w.bind("a", "q1", "second")
+	ok(t, w.b.ExchangeBind(w.ch, engine.ExchangeBind{Source: "a", Destination: "b", RoutingKey: "q1"}))
+	for _, tc := range []struct {
+		ends engine.BindingEnds
+		want []string
+	}{
+		{engine.BindingEnds{Source: "a", Destination: "q1"}, []string{"a>q1:k", "a>q1:second"}},
+		{engine.BindingEnds{Source: "a", Destination: "b", ToExchange: true}, []string{"a>b:q1"}},
+		{engine.BindingEnds{Source: "a", Destination: "b"}, []string{}},
+		{engine.BindingEnds{Source: "none", Destination: "q1"}, []string{}},
+	} {
+		if got := bindingNames(w.b.BindingsBetween("/", tc.ends)); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%+v: %q, want %q", tc.ends, got, tc.want)
+		}
+	}
+	if got := w.b.BindingsBetween("nope", engine.BindingEnds{Source: "a", Destination: "q1"}); got != nil {
+		t.Errorf("in a missing vhost: %v", got)
+	}
+}

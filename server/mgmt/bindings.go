@@ -195,16 +195,22 @@ func (a *api) queueBindings(c *call) (int, any, error) {
 	return http.StatusOK, out, err
 }
 
-// between selects the bindings from {source} to {destination} of a kind
-// ("q" for a queue, "e" for an exchange).
-func between(c *call, kind string) bindingQuery {
-	src, dst := c.r.PathValue("source"), c.r.PathValue("destination")
+// betweenEnds is the ends a binding path names: from {source} to
+// {destination}, of a kind ("q" for a queue, "e" for an exchange).
+func betweenEnds(c *call, kind string) engine.BindingEnds {
+	src := c.r.PathValue("source")
 	if src == "amq.default" {
 		src = ""
 	}
+	return engine.BindingEnds{Source: src, Destination: c.r.PathValue("destination"), ToExchange: kind == "e"}
+}
+
+// between selects the bindings between the ends the path names.
+func between(c *call, kind string) bindingQuery {
+	ends := betweenEnds(c, kind)
 	return bindingQuery{keep: func(b engine.BindingView) bool {
-		return b.Source == src && b.Destination == dst && b.DestinationIsExchange == (kind == "e")
-	}, source: &src}
+		return b.Source == ends.Source && b.Destination == ends.Destination && b.DestinationIsExchange == ends.ToExchange
+	}, source: &ends.Source}
 }
 
 func (a *api) listBindingsBetween(kind string) endpoint {
@@ -274,13 +280,13 @@ func (a *api) postBinding(kind string) endpoint {
 func (a *api) deleteBinding(kind string) endpoint {
 	return func(c *call) (int, any, error) {
 		vhost, props := c.r.PathValue("vhost"), c.r.PathValue("props")
-		keep := between(c, kind).keep
+		ends := betweenEnds(c, kind)
 		err := a.do(c.user.Name, func(s *session) error {
 			if err := c.writeTo(s, vhost); err != nil {
 				return err
 			}
-			for _, b := range s.e.Bindings(vhost) {
-				if !keep(b) || propertiesKey(b.RoutingKey, b.Args) != props {
+			for _, b := range s.e.BindingsBetween(vhost, ends) {
+				if propertiesKey(b.RoutingKey, b.Args) != props {
 					continue
 				}
 				return s.run(vhost, func(ch engine.ChannelID) error {

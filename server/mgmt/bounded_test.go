@@ -161,6 +161,11 @@ func TestBindingListsInBoundedTurns(t *testing.T) {
 			t.Errorf("binding by key: %v, want %v", one, b)
 		}
 	}
+	// Deleting one compares only its source's bindings (BindingsBetween).
+	f.must(204, "DELETE", "/api/bindings/%2F/e/hdr/q/q7/"+url.PathEscape(list[1]["properties_key"].(string)), "")
+	if got, want := f.bounded("/api/bindings/%2F/e/hdr/q/q7", readBatch, 2), oneTurnBindings(t, f, []string{"/"}, hdr); got != want || strings.Contains(got, `"all"`) {
+		t.Errorf("after deleting one: %s, want %s", got, want)
+	}
 }
 
 // oneTurnDefinitions is the definitions export as it was made before it
