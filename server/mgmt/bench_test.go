@@ -69,7 +69,8 @@ func (w *discardWriter) Write(p []byte) (int, error) {
 // BenchmarkManagementRead measures management GETs against a broker with
 // 100,000 queues, one of which holds 400,000 messages, and reports per
 // request: broker-ms, the time the request held the broker goroutine in
-// all (readStats); turn-ms, its longest single turn; views, the queue or
+// all (readStats); turn-ms, its longest single turn; slow-turns, how many
+// of its turns took longer than slowTurn (10 ms); views, the queue or
 // other views it built there; and stall-ms, the longest an empty command
 // from elsewhere waited for the broker meanwhile (what AMQP traffic sees).
 func BenchmarkManagementRead(b *testing.B) {
@@ -119,7 +120,7 @@ func BenchmarkManagementRead(b *testing.B) {
 // broker goroutine (see BenchmarkManagementRead).
 func measureRequests(b *testing.B, f *fixture, method, path, body string) {
 	r := &f.api.reads
-	nanos, turns, views := r.nanos.Load(), r.turns.Load(), r.views.Load()
+	nanos, turns, views, slow := r.nanos.Load(), r.turns.Load(), r.views.Load(), r.slow.Load()
 	r.longest.Store(0)
 	r.most.Store(0)
 	probe := startProbe(f)
@@ -138,6 +139,7 @@ func measureRequests(b *testing.B, f *fixture, method, path, body string) {
 	b.ReportMetric(float64(r.nanos.Load()-nanos)/n/1e6, "broker-ms")
 	b.ReportMetric(float64(r.turns.Load()-turns)/n, "turns")
 	b.ReportMetric(float64(r.longest.Load())/1e6, "turn-ms")
+	b.ReportMetric(float64(r.slow.Load()-slow)/n, "slow-turns")
 	b.ReportMetric(float64(r.views.Load()-views)/n, "views")
 	b.ReportMetric(float64(r.most.Load()), "items/turn")
 	b.ReportMetric(float64(stall)/1e6, "stall-ms")
@@ -205,7 +207,7 @@ func BenchmarkBoundedTurns(b *testing.B) {
 	}
 	doc := f.must(200, "GET", "/api/definitions", "").body
 	b.Run("POST /api/definitions", func(b *testing.B) {
-		var broker, longest, most, stall float64
+		var broker, longest, most, stall, turns, slow float64
 		for i := 0; i < b.N; i++ {
 			b.StopTimer()
 			g := newFixture(&testing.T{})
@@ -219,13 +221,17 @@ func BenchmarkBoundedTurns(b *testing.B) {
 				b.Fatalf("import: status %d", w.status)
 			}
 			broker += float64(r.nanos.Load()) / 1e6
+			turns += float64(r.turns.Load())
+			slow += float64(r.slow.Load())
 			longest = max(longest, float64(r.longest.Load())/1e6)
 			most = max(most, float64(r.most.Load()))
 			g.b.Stop()
 			b.StartTimer()
 		}
 		b.ReportMetric(broker/float64(b.N), "broker-ms")
+		b.ReportMetric(turns/float64(b.N), "turns")
 		b.ReportMetric(longest, "turn-ms")
+		b.ReportMetric(slow/float64(b.N), "slow-turns")
 		b.ReportMetric(most, "items/turn")
 		b.ReportMetric(stall, "stall-ms")
 	})

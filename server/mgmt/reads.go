@@ -18,11 +18,17 @@ type readStats struct {
 	nanos atomic.Int64 // time spent in them on the broker goroutine
 	// longest is the longest single turn, in nanoseconds.
 	longest atomic.Int64
-	views   atomic.Int64 // queue, exchange, connection and channel views built
+	// slow counts the turns longer than slowTurn.
+	slow  atomic.Int64
+	views atomic.Int64 // queue, exchange, connection and channel views built
 	// most is the most items one turn handled: views built, bindings or
 	// definitions copied, or weighted import steps applied (see note).
 	most atomic.Int64
 }
+
+// slowTurn is issue 8's bound: a pause of the broker goroutine longer
+// than this is a bug.
+const slowTurn = 10 * time.Millisecond
 
 // note records that a turn handled n items.
 func (r *readStats) note(n int) {
@@ -42,6 +48,9 @@ func (a *api) turn(f func(e *engine.Broker)) error {
 		d := int64(time.Since(start))
 		a.reads.turns.Add(1)
 		a.reads.nanos.Add(d)
+		if d > int64(slowTurn) {
+			a.reads.slow.Add(1)
+		}
 		for {
 			old := a.reads.longest.Load()
 			if d <= old || a.reads.longest.CompareAndSwap(old, d) {
