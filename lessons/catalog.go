@@ -3,8 +3,8 @@ package lessons
 import (
 	"embed"
 	"errors"
-	"io/fs"
 	"fmt"
+	"io/fs"
 	"path"
 	"slices"
 	"strings"
