@@ -24,6 +24,9 @@ type Runner struct {
 	printedAt  engine.Time
 	scratch    []engine.Event
 	pendingOut string // command output printed after the events
+	// pubs is what each channel's publisher has been told: confirms and
+	// returned messages (publisher.go).
+	pubs map[engine.ChannelID]*publisherRecord
 	// MaxSteps bounds "run" so a script can never loop forever.
 	MaxSteps int
 }
@@ -95,6 +98,7 @@ func (r *Runner) ExecCommand(c *Command) (string, error) {
 // writeEvents renders events, tracking delivery tags and channel state.
 func (r *Runner) writeEvents(out *strings.Builder, evs []engine.Event) {
 	for _, e := range evs {
+		r.notePublisher(e)
 		if e.Kind == engine.EvConnectionOpened || e.Kind == engine.EvChannelOpened {
 			// Channels open implicitly on first use; their opening is
 			// noise in a trace.
