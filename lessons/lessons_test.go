@@ -150,6 +150,9 @@ func TestCheckCatchesBrokenLessons(t *testing.T) {
 		{"title: T\nsummary: S\nstep: A\ntext\ntry: declare queue a\ncheck: expect queue a ready=1\n", `check "expect queue a ready=1"`},
 		// A try line the engine refuses as a script error.
 		{"title: T\nsummary: S\nstep: A\ntext\ntry: advance -5s\ncheck: expect time 5s\n", `try "advance -5s"`},
+		// A check on the last command's events fails once a harmless line ran.
+		{"title: T\nsummary: S\nstep: A\ntext\ntry: declare queue a\ntry: publish a x\ncheck: expect event enqueued q=a\n",
+			`check "expect event enqueued q=a" fails after the harmless lines`},
 	} {
 		l, err := Parse("x.txt", c.src)
 		if err != nil {
@@ -157,6 +160,33 @@ func TestCheckCatchesBrokenLessons(t *testing.T) {
 		}
 		if err := Check(l); err == nil || !strings.Contains(err.Error(), c.err) {
 			t.Errorf("Check(%q) = %v, want an error containing %q", c.src, err, c.err)
+		}
+	}
+}
+
+// TestCheckRepeatsTryLines: a try line run again that leaves the broker as
+// it was must leave the check passing; one that changes the broker need
+// not. Harmless is cut down to a show line so that the repeat is what
+// catches the check.
+func TestCheckRepeatsTryLines(t *testing.T) {
+	defer func(h []string) { Harmless = h }(Harmless)
+	Harmless = []string{"show queues"}
+	for _, c := range []struct{ src, err string }{
+		// confirm again changes nothing, and the event is gone.
+		{"title: T\nsummary: S\nstep: A\ntext\ntry: confirm\ntry: publish nowhere x\ncheck: expect event confirmed tag=1\n",
+			`check "expect event confirmed tag=1" fails after the try line "confirm" runs again, which leaves the broker as it was`},
+		// What the publisher was told stays.
+		{"title: T\nsummary: S\nstep: A\ntext\ntry: confirm\ntry: publish nowhere x\ncheck: expect confirm app 1 ack\n", ""},
+		// Publishing again adds a message: a different state, judged as such.
+		{"title: T\nsummary: S\nstep: A\ntext\ntry: declare queue a\ntry: publish a x\ncheck: expect queue a ready=1\n", ""},
+	} {
+		l, err := Parse("x.txt", c.src)
+		if err != nil {
+			t.Fatalf("Parse: %v", err)
+		}
+		err = Check(l)
+		if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("Check(%q) = %v, want %q", c.src, err, c.err)
 		}
 	}
 }
