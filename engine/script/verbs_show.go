@@ -19,10 +19,7 @@ func init() {
 	register(&verbSpec{name: "show next", usage: "show next   (what the next step will do, and when)", run: runShowNext})
 	register(&verbSpec{name: "show policies", usage: "show policies", run: runShowPolicies})
 	register(&verbSpec{name: "show time", usage: "show time", run: runShowTime})
-	register(&verbSpec{name: "help", maxArgs: 1, usage: "help", run: func(r *Runner, c *Command) error {
-		r.pendingOut += Help() + "\n"
-		return nil
-	}})
+	register(&verbSpec{name: "help", maxArgs: 2, usage: "help [COMMAND]   (every command; with COMMAND, its usage: help publish, help show)", run: runHelp})
 }
 
 func (r *Runner) print(format string, args ...any) {
@@ -242,5 +239,18 @@ func runShowPolicies(r *Runner, c *Command) error {
 
 func runShowTime(r *Runner, c *Command) error {
 	r.print("time %s\n", engine.FormatDuration(int64(r.B.Now())))
+	return nil
+}
+
+func runHelp(r *Runner, c *Command) error {
+	if len(c.Args) == 0 {
+		r.pendingOut += Help() + "\n"
+		return nil
+	}
+	text, err := HelpFor(strings.Join(c.Args, " "))
+	if err != nil {
+		return err
+	}
+	r.pendingOut += text + "\n"
 	return nil
 }
