@@ -1,6 +1,7 @@
 package script
 
 import (
+	"fmt"
 	"os"
 	"reflect"
 	"regexp"
@@ -326,5 +327,40 @@ func TestDocCoversEveryVerb(t *testing.T) {
 		if !strings.Contains(doc, "//\t"+name) && !strings.Contains(doc, "| "+name) {
 			t.Errorf("doc.go does not document the verb %q in a usage block", name)
 		}
+	}
+}
+
+// TestShowIsBounded: show lists at most ShowLimit items and says how many
+// it left out, so that showing a queue of 100,000 messages costs what the
+// page shows (a learner's show queue of 20,000 ran the in-page engine out
+// of memory building its output), and the messages past the list can
+// still be inspected by index.
+func TestShowIsBounded(t *testing.T) {
+	const n = 100000
+	r := New(engine.Config{Seed: 1})
+	for _, line := range []string{"declare queue q", "publish q m count=100000", "consume q tag=c", "declare queue big", "publish big x count=100000"} {
+		if _, err := r.Exec(line); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+	}
+	for _, c := range []struct{ line, cut string }{
+		{"show queue big", fmt.Sprintf("... %d more messages not shown", n-ShowLimit)},
+		{"show channels", fmt.Sprintf("... %d more deliveries not shown", n-ShowLimit)},
+	} {
+		out, err := r.Exec(c.line)
+		if err != nil {
+			t.Fatalf("%s: %v", c.line, err)
+		}
+		if lines := strings.Count(out, "\n"); lines > ShowLimit+3 || !strings.Contains(out, c.cut) {
+			t.Errorf("%s printed %d lines, want at most %d ending with %q", c.line, lines, ShowLimit+3, c.cut)
+		}
+	}
+	for _, line := range []string{"expect queue big ready=100000 messages=100000", "expect msg big 99999 body=x", "show msg big 99999"} {
+		if _, err := r.Exec(line); err != nil {
+			t.Errorf("%s: %v", line, err)
+		}
+	}
+	if _, err := r.Exec("expect msg big 100000"); err == nil || !strings.Contains(err.Error(), "has 100000 ready messages, no index 100000") {
+		t.Errorf("expect msg past the end: %v", err)
 	}
 }

@@ -43,7 +43,7 @@ func compareFields(what string, have map[string]string, want []Opt) error {
 }
 
 func runExpectQueue(r *Runner, c *Command) error {
-	q, ok := findQueue(r.B.Snapshot(), c.Args[0])
+	q, ok := findQueue(r.state(1), c.Args[0])
 	if !ok {
 		return fail("no queue %s", c.Args[0])
 	}
@@ -51,7 +51,7 @@ func runExpectQueue(r *Runner, c *Command) error {
 }
 
 func runExpectMsg(r *Runner, c *Command) error {
-	m, extra, err := msgAt(r.B.Snapshot(), c.Args[0], c.Args[1])
+	m, extra, err := r.msgAt(c.Args[0], c.Args[1])
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -128,7 +128,7 @@ func runExpectEvent(r *Runner, c *Command) error {
 
 func runExpectExists(want bool) func(r *Runner, c *Command) error {
 	return func(r *Runner, c *Command) error {
-		s := r.B.Snapshot()
+		s := r.state(1)
 		var have bool
 		switch c.Args[0] {
 		case "queue":
