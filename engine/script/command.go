@@ -136,13 +136,3 @@ func sorted(ss []string) []string {
 	sort.Strings(out)
 	return out
 }
-
-// Help lists every verb's usage.
-func Help() string {
-	var lines []string
-	for _, v := range verbs {
-		lines = append(lines, v.usage)
-	}
-	sort.Strings(lines)
-	return strings.Join(lines, "\n")
-}

@@ -212,7 +212,7 @@
 //	show timers                 everything scheduled, soonest first
 //	show next                   what the next step will do, and when
 //	show time                   the virtual time
-//	help                        every verb's usage
+//	help [COMMAND]              every command by group; with COMMAND, its usage
 //
 // Expect asserts; a failure is a script error wrapping ErrExpectation and
 // changes nothing:

@@ -23,7 +23,11 @@ type Runner struct {
 	lastTag    uint64 // last delivery tag seen on any channel, for "ack last"
 	printedAt  engine.Time
 	scratch    []engine.Event
-	pendingOut string // command output printed after the events
+	// pendingOut is the command's own output, printed after the events.
+	// It is a builder, not a string: a show line per message appended to
+	// a string copied the whole output each time, quadratic in a
+	// 20,000-message queue.
+	pendingOut strings.Builder
 	// pubs is what each channel's publisher has been told: confirms and
 	// returned messages (publisher.go).
 	pubs map[engine.ChannelID]*publisherRecord
@@ -88,9 +92,9 @@ func (r *Runner) ExecCommand(c *Command) (string, error) {
 		// kept on one line: a blank line would end a scenario's output.
 		fmt.Fprintf(&out, "error: %d %s\n", amqpErr.Code, strings.ReplaceAll(amqpErr.Text, "\n", `\n`))
 	}
-	if r.pendingOut != "" {
-		out.WriteString(r.pendingOut)
-		r.pendingOut = ""
+	if r.pendingOut.Len() > 0 {
+		out.WriteString(r.pendingOut.String())
+		r.pendingOut.Reset()
 	}
 	return out.String(), runErr
 }

@@ -2,9 +2,11 @@ package script
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -250,15 +252,68 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
-// TestUsageNamesVerb keeps Help honest: each usage line starts with its verb.
+// TestUsageNamesVerb keeps Help honest: each usage line starts with its
+// verb, the overview names every verb under a group, and help VERB shows
+// its usage.
 func TestUsageNamesVerb(t *testing.T) {
 	for name, v := range verbs {
 		if !strings.HasPrefix(v.usage, name) {
 			t.Errorf("verb %q has usage %q", name, v.usage)
 		}
-		if !strings.Contains(Help(), v.usage) {
-			t.Errorf("Help lacks %q", v.usage)
+		if !regexp.MustCompile(`(: +|, )` + regexp.QuoteMeta(name) + `(,|\n)`).MatchString(Help()) {
+			t.Errorf("the help overview does not name %q", name)
 		}
+		if got, err := HelpFor(name); err != nil || !strings.Contains(got, v.usage) {
+			t.Errorf("HelpFor(%q) = %q, %v; want it to hold %q", name, got, err, v.usage)
+		}
+	}
+	for _, v := range Verbs() {
+		if v.Group == "" {
+			t.Errorf("verb %q is in no help group", v.Name)
+		}
+	}
+}
+
+// TestHelp is what a learner types: the overview fits on a page that shows
+// 40 lines, help VERB shows one verb (the page used to hide publish, get,
+// nack, reject, set_policy, purge and qos in the middle of a cut list),
+// help PREFIX every verb starting with it, and a wrong name is an error.
+func TestHelp(t *testing.T) {
+	r := New(engine.Config{Seed: 1})
+	out, err := r.Exec("help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out, "\n"); n > 12 {
+		t.Errorf("the help overview is %d lines, want at most 12:\n%s", n, out)
+	}
+	for _, c := range []struct {
+		line  string
+		lines int
+		want  string
+	}{
+		{"help publish", 1, "publish [EXCHANGE] ROUTING-KEY [BODY]"},
+		{"help get", 1, "get QUEUE [no-ack]"},
+		{"help nack", 1, "nack TAG|last|all [multiple] [requeue=false]"},
+		{"help reject", 1, "reject TAG|last [requeue=false]"},
+		{"help set_policy", 1, "set_policy [-p VHOST] NAME PATTERN"},
+		{"help purge", 1, "purge QUEUE"},
+		{"help qos", 1, "qos PREFETCH-COUNT"},
+		{"help show queue", 1, "show queue NAME"},
+		{"help declare", 2, "declare exchange NAME"},
+		{"help show", len(twoWordVerbs["show"]), "show timers"},
+	} {
+		out, err := r.Exec(c.line)
+		if err != nil {
+			t.Errorf("%s: %v", c.line, err)
+			continue
+		}
+		if n := strings.Count(out, "\n"); n != c.lines || !strings.Contains(out, c.want) {
+			t.Errorf("%s printed %d lines, want %d holding %q:\n%s", c.line, n, c.lines, c.want, out)
+		}
+	}
+	if _, err := r.Exec("help frobnicate"); err == nil || !strings.Contains(err.Error(), `no command "frobnicate"`) {
+		t.Errorf("help frobnicate: %v, want an error naming it", err)
 	}
 }
 
@@ -274,6 +329,41 @@ func TestDocCoversEveryVerb(t *testing.T) {
 		if !strings.Contains(doc, "//\t"+name) && !strings.Contains(doc, "| "+name) {
 			t.Errorf("doc.go does not document the verb %q in a usage block", name)
 		}
+	}
+}
+
+// TestShowIsBounded: show lists at most ShowLimit items and says how many
+// it left out, so that showing a queue of 100,000 messages costs what the
+// page shows (a learner's show queue of 20,000 ran the in-page engine out
+// of memory building its output), and the messages past the list can
+// still be inspected by index.
+func TestShowIsBounded(t *testing.T) {
+	const n = 100000
+	r := New(engine.Config{Seed: 1})
+	for _, line := range []string{"declare queue q", "publish q m count=100000", "consume q tag=c", "declare queue big", "publish big x count=100000"} {
+		if _, err := r.Exec(line); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+	}
+	for _, c := range []struct{ line, cut string }{
+		{"show queue big", fmt.Sprintf("... %d more messages not shown", n-ShowLimit)},
+		{"show channels", fmt.Sprintf("... %d more deliveries not shown", n-ShowLimit)},
+	} {
+		out, err := r.Exec(c.line)
+		if err != nil {
+			t.Fatalf("%s: %v", c.line, err)
+		}
+		if lines := strings.Count(out, "\n"); lines > ShowLimit+3 || !strings.Contains(out, c.cut) {
+			t.Errorf("%s printed %d lines, want at most %d ending with %q", c.line, lines, ShowLimit+3, c.cut)
+		}
+	}
+	for _, line := range []string{"expect queue big ready=100000 messages=100000", "expect msg big 99999 body=x", "show msg big 99999"} {
+		if _, err := r.Exec(line); err != nil {
+			t.Errorf("%s: %v", line, err)
+		}
+	}
+	if _, err := r.Exec("expect msg big 100000"); err == nil || !strings.Contains(err.Error(), "has 100000 ready messages, no index 100000") {
+		t.Errorf("expect msg past the end: %v", err)
 	}
 }
 

@@ -49,7 +49,7 @@ func mismatch(have map[string]string, want []Opt) string {
 }
 
 func runExpectQueue(r *Runner, c *Command) error {
-	q, ok := findQueue(r.B.Snapshot(), c.Args[0])
+	q, ok := findQueue(r.state(1), c.Args[0])
 	if !ok {
 		return fail("no queue %s", c.Args[0])
 	}
@@ -57,7 +57,7 @@ func runExpectQueue(r *Runner, c *Command) error {
 }
 
 func runExpectMsg(r *Runner, c *Command) error {
-	m, extra, err := msgAt(r.B.Snapshot(), c.Args[0], c.Args[1])
+	m, extra, err := r.msgAt(c.Args[0], c.Args[1])
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -134,7 +134,7 @@ func runExpectEvent(r *Runner, c *Command) error {
 
 func runExpectExists(want bool) func(r *Runner, c *Command) error {
 	return func(r *Runner, c *Command) error {
-		s := r.B.Snapshot()
+		s := r.state(1)
 		var have bool
 		switch c.Args[0] {
 		case "queue":
