@@ -39,7 +39,23 @@ func (q *queue) deadLetter(m *Message, reason string) {
 		b.lastDLSource = new(deadLetterSource)
 		*b.lastDLSource = src
 	}
-	b.pendingDL = append(b.pendingDL, pendingDeadLetter{deadLetterSource: b.lastDLSource, msg: m, reason: reason})
+	b.deadLetterFrom(b.lastDLSource, m, reason)
+}
+
+// diesTo returns where the queue's messages die to now, to
+// dead-letter later what it lets go of now (queue_overflow.go), or nil
+// without a dead-letter exchange.
+func (q *queue) diesTo() *deadLetterSource {
+	if !q.set.hasDLX {
+		return nil
+	}
+	return &deadLetterSource{vhost: q.vhost, queue: q.name, dlx: q.set.dlx, dlrk: q.set.dlrk, hasDLRK: q.set.hasDLRK}
+}
+
+// deadLetterFrom records that m died at src for reason, to be republished
+// at the next flush.
+func (b *Broker) deadLetterFrom(src *deadLetterSource, m *Message, reason string) {
+	b.pendingDL = append(b.pendingDL, pendingDeadLetter{deadLetterSource: src, msg: m, reason: reason})
 }
 
 // flush republishes pending dead letters, including those their own routing
