@@ -73,12 +73,14 @@ func (q *queue) continueDispatch() {
 	}
 }
 
-// catchUp finishes what batches left for later on this queue: copies on
-// their way back from a channel come back (bulkreturn.go), then every
-// expired message at the head goes, however many. A command that reads or
+// catchUp finishes what batches left for later on this queue: a policy
+// change not yet applied to it (queuewalk.go), copies on their way back
+// from a channel come back (bulkreturn.go), then every expired message at
+// the head goes, however many. A command that reads or
 // changes what the queue holds calls it first (see the file comment). At
 // other times there is nothing to finish, and it does nothing.
 func (q *queue) catchUp() {
+	q.current()
 	q.bringBack()
 	q.expireUpTo(-1)
 }

@@ -55,11 +55,17 @@ type bulkEnd struct {
 	// For a transaction's commit (txcommit.go), kind EvTxCommitted: what
 	// it still has to apply, on channel ch.
 	commit *txCommit
+
+	// For a policy change or a vhost deletion (queuewalk.go): the walk
+	// over the vhost's queues.
+	walk *queueWalk
 }
 
 // left returns how many of end's messages may still have events to come.
 func (end *bulkEnd) left() int {
 	switch {
+	case end.walk != nil:
+		return end.walk.left()
 	case end.commit != nil:
 		if end.ch.commit != end.commit {
 			return 0 // finished early (txcommit.go)
@@ -106,7 +112,7 @@ func (q *queue) takeHead(n int) store {
 // holdEnd leaves end's events to the continuation, after those already
 // waiting.
 func (b *Broker) holdEnd(end bulkEnd) {
-	b.ends = append(b.ends, end)
+	b.ends = append(b.ends, &end)
 	if !b.endsTimer.Armed() {
 		b.endsTimer.Value = timerRef{kind: timerBulkEnd, armedDue: true}
 		b.timers.Reset(&b.endsTimer, int64(b.now))
@@ -138,9 +144,27 @@ func (b *Broker) stepEnd(end *bulkEnd) {
 // continueEnds emits the next batch of held endings, oldest first, and
 // continues if any are left.
 func (b *Broker) continueEnds() {
-	for budget := b.cfg.MaxBatch; budget > 0 && len(b.ends) > 0; budget-- {
-		end := &b.ends[0]
+	for budget := b.cfg.MaxBatch; len(b.ends) > 0; budget-- {
+		end := b.ends[0]
+		if w := end.walk; w != nil && w.visitedAll() {
+			// Nothing left to visit: it finishes at no cost, so
+			// that it takes no call of its own (queuewalk.go).
+			b.finishWalk(w)
+			b.ends[0] = nil
+			b.ends = b.ends[1:]
+			budget++
+			continue
+		}
+		if budget <= 0 {
+			break
+		}
 		switch {
+		case end.walk != nil:
+			held := len(b.ends)
+			budget -= b.stepWalk(end.walk) - 1
+			if b.heldFirst(held) {
+				continue
+			}
 		case end.commit != nil:
 			if end.ch.commit == end.commit {
 				end.ch.stepCommit()
@@ -156,7 +180,7 @@ func (b *Broker) continueEnds() {
 			b.stepEnd(end)
 		}
 		if end.left() == 0 {
-			b.ends[0] = bulkEnd{}
+			b.ends[0] = nil
 			b.ends = b.ends[1:]
 		}
 	}

@@ -30,6 +30,7 @@ type deadLetterSource struct {
 // deadLetter records that m died in q for reason. Without a dead-letter
 // exchange the message simply ends (its removal event said how).
 func (q *queue) deadLetter(m *Message, reason string) {
+	q.current()
 	if !q.set.hasDLX {
 		return
 	}
@@ -71,7 +72,7 @@ func (b *Broker) flush() {
 
 func (b *Broker) republishDead(p pendingDeadLetter) {
 	v := p.vhost
-	if _, live := b.vhosts[v.name]; !live {
+	if v.deleted {
 		return
 	}
 	x, ok := v.exchanges[p.dlx]

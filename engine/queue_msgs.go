@@ -6,6 +6,7 @@ package engine
 // check first, then direct delivery to a waiting consumer, otherwise enqueue,
 // drop-head and expiry at the head.
 func (q *queue) offer(m *Message) bool {
+	q.current()
 	b := q.vhost.b
 	if q.set.maxLen >= 0 || q.set.maxBytes >= 0 {
 		// Whether it fits is counted without the messages that expired
@@ -117,6 +118,7 @@ func (q *queue) dispatch() {
 		// dispatches (bulkreturn.go).
 		return
 	}
+	q.current()
 	// A quorum SAC queue may hand over to a higher-priority consumer now
 	// that the active one has settled its messages.
 	q.reviewActive()
@@ -182,6 +184,7 @@ const (
 // x-delivery-limit; past it the copy is dead-lettered with reason
 // delivery_limit instead.
 func (q *queue) requeue(e entry, ch ChannelID, tag uint64, how returnHow) {
+	q.current()
 	b := q.vhost.b
 	if q.deleted {
 		// The copy's queue went while it was unacked: it ends here. The
