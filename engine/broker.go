@@ -32,9 +32,11 @@ type Config struct {
 	MaxDeadLetterHops int
 	// MaxBatch bounds how many messages one engine call delivers from a
 	// queue to its consumers, expires from it when its message-TTL timer
-	// fires, or reports purged or discarded when it is purged or
-	// deleted; more continue in later calls (see backlog.go). Zero means
-	// DefaultMaxBatch.
+	// fires, or reports purged, discarded or overflowed (and
+	// dead-lettered) when it is purged, deleted or cut to a length limit,
+	// and how many queues a policy change or a vhost deletion visits
+	// (queuewalk.go); more continue in later calls (see backlog.go). Zero
+	// means DefaultMaxBatch.
 	MaxBatch int
 }
 
