@@ -53,17 +53,11 @@ type queueWalk struct {
 	finished          bool
 }
 
-// listed returns the i-th name of a borrowed listing (every chunk but the
-// last is full) and whether there is one.
-func listed(names [][]string, i int) (string, bool) {
-	c := i / listingChunk
-	if c >= len(names) || i%listingChunk >= len(names[c]) {
-		return "", false
-	}
-	return names[c][i%listingChunk], true
-}
+// listed returns the i-th name of a borrowed listing, in which every
+// chunk but the last is full.
+func listed(names [][]string, i int) string { return names[i/listingChunk][i%listingChunk] }
 
-// left returns whether the walk has work left, as a count for bulkEnd.left.
+// left returns 1 while the walk has work left, 0 after, for bulkEnd.left.
 func (w *queueWalk) left() int {
 	if w.finished {
 		return 0
@@ -106,9 +100,9 @@ func (b *Broker) visitNext(w *queueWalk) {
 	switch {
 	case w.finished || w.superseded():
 	case w.nq < w.queueCount():
-		name, _ := listed(w.queues, w.nq)
+		q, ok := v.queues[listed(w.queues, w.nq)]
 		w.nq++
-		if q, ok := v.queues[name]; ok {
+		if ok {
 			if w.deleting {
 				q.delete("vhost-deleted")
 			} else {
@@ -116,8 +110,7 @@ func (b *Broker) visitNext(w *queueWalk) {
 			}
 		}
 	case w.deleting && w.nx < w.exchangeCount():
-		name, _ := listed(w.exchanges, w.nx)
-		x, ok := v.exchanges[name]
+		x, ok := v.exchanges[listed(w.exchanges, w.nx)]
 		for ok && w.held < len(x.held) && x.held[w.held] == nil {
 			w.held++
 		}
