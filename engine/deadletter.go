@@ -30,6 +30,7 @@ type deadLetterSource struct {
 // deadLetter records that m died in q for reason. Without a dead-letter
 // exchange the message simply ends (its removal event said how).
 func (q *queue) deadLetter(m *Message, reason string) {
+	q.current()
 	if !q.set.hasDLX {
 		return
 	}
@@ -39,7 +40,23 @@ func (q *queue) deadLetter(m *Message, reason string) {
 		b.lastDLSource = new(deadLetterSource)
 		*b.lastDLSource = src
 	}
-	b.pendingDL = append(b.pendingDL, pendingDeadLetter{deadLetterSource: b.lastDLSource, msg: m, reason: reason})
+	b.deadLetterFrom(b.lastDLSource, m, reason)
+}
+
+// diesTo returns where the queue's messages die to now, to
+// dead-letter later what it lets go of now (queue_overflow.go), or nil
+// without a dead-letter exchange.
+func (q *queue) diesTo() *deadLetterSource {
+	if !q.set.hasDLX {
+		return nil
+	}
+	return &deadLetterSource{vhost: q.vhost, queue: q.name, dlx: q.set.dlx, dlrk: q.set.dlrk, hasDLRK: q.set.hasDLRK}
+}
+
+// deadLetterFrom records that m died at src for reason, to be republished
+// at the next flush.
+func (b *Broker) deadLetterFrom(src *deadLetterSource, m *Message, reason string) {
+	b.pendingDL = append(b.pendingDL, pendingDeadLetter{deadLetterSource: src, msg: m, reason: reason})
 }
 
 // flush republishes pending dead letters, including those their own routing
@@ -55,7 +72,7 @@ func (b *Broker) flush() {
 
 func (b *Broker) republishDead(p pendingDeadLetter) {
 	v := p.vhost
-	if _, live := b.vhosts[v.name]; !live {
+	if v.deleted {
 		return
 	}
 	x, ok := v.exchanges[p.dlx]

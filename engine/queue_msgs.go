@@ -6,6 +6,7 @@ package engine
 // check first, then direct delivery to a waiting consumer, otherwise enqueue,
 // drop-head and expiry at the head.
 func (q *queue) offer(m *Message) bool {
+	q.current()
 	b := q.vhost.b
 	if q.set.maxLen >= 0 || q.set.maxBytes >= 0 {
 		// Whether it fits is counted without the messages that expired
@@ -71,43 +72,6 @@ func (q *queue) expiryFor(m *Message, now Time) Time {
 	return now + Time(ttl)
 }
 
-// willOverflow is RabbitMQ's will_overflow: would one more ready message of
-// this size exceed x-max-length or x-max-length-bytes? Only ready messages
-// count, never unacked ones.
-func (q *queue) willOverflow(m *Message) bool {
-	if q.set.maxLen >= 0 && int64(q.ready.len())+1 > q.set.maxLen {
-		return true
-	}
-	return q.set.maxBytes >= 0 && q.ready.bytes+int64(len(m.Body)) > q.set.maxBytes
-}
-
-func (q *queue) overLimit() bool {
-	if q.set.maxLen >= 0 && int64(q.ready.len()) > q.set.maxLen {
-		return true
-	}
-	return q.set.maxBytes >= 0 && q.ready.bytes > q.set.maxBytes
-}
-
-// dropHeadOverflow applies overflow drop-head: the oldest ready messages
-// are dropped (dead-lettered with reason maxlen) until the queue fits.
-func (q *queue) dropHeadOverflow() {
-	if q.set.overflow != OverflowDropHead {
-		return
-	}
-	b := q.vhost.b
-	if over := int64(q.ready.len()) - q.set.maxLen; !q.set.hasDLX && q.set.maxLen >= 0 && q.set.maxBytes < 0 && over > int64(b.cfg.MaxBatch) {
-		// Many dropped, by count alone, to no dead-letter exchange:
-		// they go at once, their events in batches (bulkend.go).
-		q.letGoHead(int(over), EvOverflowed, OverflowDropHead)
-		return
-	}
-	for q.ready.len() > 0 && q.overLimit() {
-		e := q.ready.pop()
-		b.emit(Event{Kind: EvOverflowed, Vhost: q.vhost.name, Queue: q.name, MsgID: e.msg.ID, Msg: e.msg, Reason: OverflowDropHead})
-		q.deadLetter(e.msg, ReasonMaxLen)
-	}
-}
-
 // handTo delivers e to consumer c and rotates c to the back of the
 // round-robin order.
 func (q *queue) handTo(c *consumer, e entry) {
@@ -154,6 +118,7 @@ func (q *queue) dispatch() {
 		// dispatches (bulkreturn.go).
 		return
 	}
+	q.current()
 	// A quorum SAC queue may hand over to a higher-priority consumer now
 	// that the active one has settled its messages.
 	q.reviewActive()
@@ -218,6 +183,7 @@ const (
 // x-delivery-limit; past it the copy is dead-lettered with reason
 // delivery_limit instead.
 func (q *queue) requeue(e entry, ch ChannelID, tag uint64, how returnHow) {
+	q.current()
 	b := q.vhost.b
 	if q.deleted {
 		// The copy's queue went while it was unacked: it ends here. The

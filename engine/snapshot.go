@@ -206,7 +206,7 @@ func (q *queue) summary() QueueView {
 	if q.quorum {
 		typ = "quorum"
 	}
-	s := q.set
+	s := q.settingsNow()
 	qv := QueueView{Name: q.name, Type: typ, Durable: q.durable, Exclusive: q.exclusive, AutoDelete: q.autoDelete, Args: q.args.Clone(),
 		Effective: Settings{MessageTTLMs: s.ttlMs, ExpiresMs: s.expiresMs, MaxLength: s.maxLen, MaxLengthBytes: s.maxBytes, Overflow: s.overflow,
 			DeadLetterExchange: s.dlx, HasDeadLetterExchange: s.hasDLX, DeadLetterRoutingKey: s.dlrk, HasDeadLetterRoutingKey: s.hasDLRK,
