@@ -124,7 +124,7 @@ func BenchmarkTopicRoute(b *testing.B) {
 	br, _, keys := topicBench(b)
 	x := br.vhosts["/"].exchanges["t"]
 	msg := &Message{Exchange: "t"}
-	out := make([]*queue, 0, 4)
+	out := make([]target, 0, 4)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

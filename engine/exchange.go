@@ -68,6 +68,9 @@ type binding struct {
 	key    string
 	args   Table
 	xmatch string // headers exchanges: all, any, all-with-x, any-with-x
+	// viaDirect and viaAlt show the binding in enqueued events, reached
+	// directly or through an alternate exchange (via.go).
+	viaDirect, viaAlt *Via
 }
 
 func newExchange(v *vhost, name, kind string) *exchange {

@@ -45,6 +45,9 @@ type queue struct {
 	dispatchTimer deadline.Timer[timerRef]
 
 	visit uint64 // routing generation, for de-duplication without a map
+	// viaDefault is the queue's binding to the default exchange, as
+	// enqueued events show it (via.go).
+	viaDefault *Via
 	// listed is the queue's index in its vhost's counts.queueNames.
 	listed int
 }
