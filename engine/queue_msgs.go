@@ -29,7 +29,7 @@ func (q *queue) offer(m *Message, via *Via) bool {
 		}
 	}
 	q.nextSeq++
-	e := entry{msg: m, seq: q.nextSeq, enqueuedAt: b.now, priority: m.Priority(), expiresAt: q.expiryFor(m, b.now)}
+	e := entry{msg: m, via: via, seq: q.nextSeq, enqueuedAt: b.now, priority: m.Priority(), expiresAt: q.expiryFor(m, b.now)}
 	if q.set.maxPriority == 0 {
 		e.priority = 0
 	} else if int(e.priority) > q.set.maxPriority {

@@ -77,19 +77,17 @@ func newVia(bd *binding, alternate bool) *Via {
 	return v
 }
 
-// via returns bd's Via, made on first use; the alternate flavour is a
-// second one, so that routing never allocates per message.
+// via returns bd's Via: the one made when it was bound, or for a message
+// that came through an alternate exchange a second one, made on first use,
+// so that routing never allocates per message.
 func (bd *binding) via(alternate bool) *Via {
-	if alternate {
-		if bd.viaAlt == nil {
-			bd.viaAlt = newVia(bd, true)
-		}
-		return bd.viaAlt
+	if !alternate {
+		return bd.viaDirect
 	}
-	if bd.viaDirect == nil {
-		bd.viaDirect = newVia(bd, false)
+	if bd.viaAlt == nil {
+		bd.viaAlt = newVia(bd, true)
 	}
-	return bd.viaDirect
+	return bd.viaAlt
 }
 
 // defaultVia is q's binding to the default exchange, made on first use.

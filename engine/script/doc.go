@@ -231,7 +231,8 @@
 // looks at the INDEX-th ready message, 0 being the head, and knows body,
 // id, exchange, routing-key, priority, expiration, message-id, type,
 // reply-to, correlation-id, content-type, app-id, user-id, delivery-mode,
-// redelivered, expired, expires-at, header.NAME, x-death (the number of
+// redelivered, expired, expires-at, via (the binding that routed it there,
+// as its enqueued event says) and alternate, header.NAME, x-death (the number of
 // entries) and x-death.I.queue, .reason, .count, .time, .exchange,
 // .routing-keys and .original-expiration. expect error checks the AMQP
 // reply code of the previous command, and expect event that one of the
