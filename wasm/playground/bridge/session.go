@@ -30,7 +30,9 @@ type Result struct {
 	Line   string `json:"line"`
 	Logged bool   `json:"logged"`
 	// Output is the runner's text: the trace, then the AMQP error line
-	// ("error: 404 NOT_FOUND - ...") and the verb's own output.
+	// ("error: 404 NOT_FOUND - ..."; a several-line text continues on
+	// indented lines), a "note:" line when the error closed the channel or
+	// connection, and the verb's own output.
 	Output          string `json:"output"`
 	OutputTruncated bool   `json:"outputTruncated,omitempty"`
 	// Error is a script error: a parse error, misuse, or a failed expect.
