@@ -13,7 +13,8 @@ type EventKind uint8
 // ended by exactly one of Acked, Expired, Rejected, Overflowed,
 // DeliveryLimited, Purged, Discarded or an auto-acked Delivered (NoAck).
 // Requeued returns an unacked copy to ready. DeadLettered and Dropped describe
-// what happened next to a copy that died.
+// what happened next to a copy that died; Dropped with no Queue is a message
+// its exchange routed to no queue (Text DropUnroutable, or why).
 const (
 	EvNone EventKind = iota
 	EvVhostAdded
@@ -158,11 +159,11 @@ type Event struct {
 	HasDeliveryCount bool
 	DeliveryCount    int32
 
-	Reason string // dead-letter reason, deletion reason, overflow mode, drop cause
+	Reason string // dead-letter reason, deletion reason, overflow mode, exchange type (declared)
 	Code   int    // reply code (returned, channel/connection closed)
 	Method Method // the method that caused a channel or connection close
-	Text   string // reply text or detail
-	Count  int    // message count (purged, get-ok, deleted)
+	Text   string // reply text or detail (features, binding arguments, drop cause, operator policy)
+	Count  int    // a count: get-ok's messages remaining, deliveries, a consumer's priority, tx operations
 	At     Time   // expiry or release deadline (enqueued, delayed)
 	Name   string // policy / binding destination / other names
 	// Via is, for Enqueued, the binding that routed the copy to Queue
@@ -212,7 +213,8 @@ func (k EventKind) names() fieldNames {
 }
 
 // String renders the event as one trace line: "kind key=value ...", with
-// fields in a fixed order and zero fields omitted.
+// fields in a fixed order and zero fields omitted. The multi-purpose fields
+// are named for what they hold in that kind (see names).
 func (e Event) String() string {
 	var sb strings.Builder
 	names := e.Kind.names()
