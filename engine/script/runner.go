@@ -29,6 +29,9 @@ type Runner struct {
 	// a string copied the whole output each time, quadratic in a
 	// 20,000-message queue.
 	pendingOut strings.Builder
+	// pubs is what each channel's publisher has been told: confirms and
+	// returned messages (publisher.go).
+	pubs map[engine.ChannelID]*publisherRecord
 	// MaxSteps bounds "run" so a script can never loop forever.
 	MaxSteps int
 }
@@ -126,6 +129,7 @@ func writeError(out *strings.Builder, e *engine.Error) {
 // it again on the next command that uses it (see channel).
 func (r *Runner) writeEvents(out *strings.Builder, evs []engine.Event) (closed string) {
 	for _, e := range evs {
+		r.notePublisher(e)
 		if e.Kind == engine.EvConnectionOpened || e.Kind == engine.EvChannelOpened {
 			// Channels open implicitly on first use; their opening is
 			// noise in a trace.

@@ -1,8 +1,10 @@
 package script
 
 import (
+	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
@@ -404,6 +406,97 @@ func TestAMQPErrorOutput(t *testing.T) {
 		}
 		if out != c.want {
 			t.Errorf("%s printed\n%s\nwant\n%s", c.line, out, c.want)
+		}
+	}
+}
+
+var rewrite = flag.Bool("rewrite", false, "rewrite testdata expectations with the actual output")
+
+// TestScenarios runs testdata/*.txt, scenario files of the script's own
+// verbs; -rewrite regenerates their expected output.
+func TestScenarios(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no testdata/*.txt")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cases, err := ParseCases(string(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			outs := RunCases(cases, engine.Config{Seed: 1})
+			if *rewrite {
+				if err := os.WriteFile(f, []byte(FormatCases(cases, outs)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			for i, c := range cases {
+				if outs[i] != c.Expected {
+					t.Errorf("%s:%d: output differs\n--- got\n%s--- want\n%s", f, c.Line, outs[i], c.Expected)
+				}
+			}
+		})
+	}
+}
+
+// TestPublisherRecord: a multiple confirm covers every tag up to its own,
+// confirms with one outcome share a run, and the record stays bounded,
+// saying so when a tag is older than it keeps.
+func TestPublisherRecord(t *testing.T) {
+	p := &publisherRecord{floor: 1}
+	p.confirm(1, false, false)
+	p.confirm(4, true, false) // acks 2, 3 and 4
+	p.confirm(5, false, true)
+	p.confirm(5, false, false) // a second confirm of 5 changes nothing
+	for tag, want := range map[uint64]string{1: "ack", 3: "ack", 4: "ack", 5: "nack", 6: ""} {
+		if got, _ := p.outcome(tag); got != want {
+			t.Errorf("outcome(%d) = %q, want %q", tag, got, want)
+		}
+	}
+	if len(p.confirms) != 2 {
+		t.Errorf("runs %+v, want 2", p.confirms)
+	}
+	for tag := uint64(6); tag < 1_000_000; tag++ {
+		p.confirm(tag, false, true)
+	}
+	if len(p.confirms) != 2 {
+		t.Errorf("a million nacks take %d runs, want 1 more", len(p.confirms))
+	}
+	q := &publisherRecord{floor: 1}
+	for tag := uint64(1); tag <= 3*maxConfirmRuns; tag++ {
+		q.confirm(tag, false, tag%2 == 0)
+	}
+	if len(q.confirms) != maxConfirmRuns {
+		t.Errorf("%d runs kept, want %d", len(q.confirms), maxConfirmRuns)
+	}
+	if _, forgotten := q.outcome(1); !forgotten {
+		t.Error("tag 1 is still known after 3072 alternating confirms")
+	}
+	if got, forgotten := q.outcome(3 * maxConfirmRuns); got != "nack" || forgotten {
+		t.Errorf("the last tag: %q forgotten=%v", got, forgotten)
+	}
+
+	r := New(engine.Config{Seed: 1})
+	for _, line := range []string{"declare exchange x", "publish x k b count=150 mandatory"} {
+		if _, err := r.Exec(line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(r.pubs) != 1 {
+		t.Fatalf("%d publisher records, want 1", len(r.pubs))
+	}
+	for _, rec := range r.pubs {
+		if len(rec.returns) != maxReturns {
+			t.Errorf("%d returns kept, want %d", len(rec.returns), maxReturns)
 		}
 	}
 }

@@ -26,6 +26,15 @@ func fail(format string, args ...any) error {
 }
 
 func compareFields(what string, have map[string]string, want []Opt) error {
+	if bad := mismatch(have, want); bad != "" {
+		return fail("%s: %s", what, bad)
+	}
+	return nil
+}
+
+// mismatch lists the wanted fields that differ, as "key=got (want value)",
+// or returns "" when all match.
+func mismatch(have map[string]string, want []Opt) string {
 	var bad []string
 	for _, o := range want {
 		got, ok := have[o.Key]
@@ -36,10 +45,7 @@ func compareFields(what string, have map[string]string, want []Opt) error {
 			bad = append(bad, fmt.Sprintf("%s=%s (want %s)", o.Key, got, o.Value))
 		}
 	}
-	if len(bad) > 0 {
-		return fail("%s: %s", what, strings.Join(bad, ", "))
-	}
-	return nil
+	return strings.Join(bad, ", ")
 }
 
 func runExpectQueue(r *Runner, c *Command) error {
