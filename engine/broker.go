@@ -94,9 +94,9 @@ type Broker struct {
 
 	// Routing scratch space, reused so that routing does not allocate.
 	routeGen     uint64
-	routeWork    []*exchange
+	routeWork    []routeStep
 	topicScratch []*binding
-	queueScratch []*queue
+	queueScratch []target
 	// delayedCount counts messages ever held by delayed-message exchanges,
 	// so a caller of route can tell that an empty route held the message.
 	delayedCount uint64

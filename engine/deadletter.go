@@ -89,7 +89,8 @@ func (b *Broker) republishDead(p pendingDeadLetter) {
 	delayed := b.delayedCount
 	targets := b.route(x, nm, nm.RoutingKeys(), b.queueScratch[:0])
 	b.queueScratch = targets[:0]
-	for _, q := range targets {
+	for _, t := range targets {
+		q := t.q
 		if p.reason != ReasonRejected && isCycle(q.name, nm.extra.deaths) {
 			// "Messages in such cycles (i.e. messages that reach the same
 			// queue twice) will be dropped if the entire cycle is due to
@@ -97,11 +98,11 @@ func (b *Broker) republishDead(p pendingDeadLetter) {
 			b.emit(Event{Kind: EvDropped, Vhost: v.name, Queue: q.name, MsgID: nm.ID, Msg: nm, Reason: p.reason, Text: "dead-letter cycle"})
 			continue
 		}
-		q.offer(nm)
+		q.offer(nm, t.via)
 	}
 	if len(targets) == 0 && b.delayedCount == delayed {
 		// (A delayed-message exchange on the way holds the message.)
-		b.emit(Event{Kind: EvDropped, Vhost: v.name, Exchange: x.name, MsgID: nm.ID, Msg: nm, Reason: p.reason, Text: "unroutable"})
+		b.emit(Event{Kind: EvDropped, Vhost: v.name, Exchange: x.name, MsgID: nm.ID, Msg: nm, Reason: p.reason, Text: DropUnroutable})
 	}
 }
 

@@ -105,13 +105,13 @@ func (b *Broker) releaseDelayed(d *delayedMsg) {
 	m := releasedCopy(d.msg, d.delay)
 	m.ID = b.newMsgID()
 	b.emit(Event{Kind: EvPublished, Vhost: v.name, Exchange: x.name, RoutingKey: m.RoutingKey, MsgID: d.msg.ID, NewMsgID: m.ID, Msg: m, Reason: "delay-elapsed"})
-	queues := b.route(rx, m, m.RoutingKeys(), b.queueScratch[:0])
-	b.queueScratch = queues[:0]
-	if len(queues) == 0 {
-		b.emit(Event{Kind: EvDropped, Vhost: v.name, Exchange: x.name, MsgID: m.ID, Msg: m, Text: "unroutable"})
+	targets := b.route(rx, m, m.RoutingKeys(), b.queueScratch[:0])
+	b.queueScratch = targets[:0]
+	if len(targets) == 0 {
+		b.emit(Event{Kind: EvDropped, Vhost: v.name, Exchange: x.name, MsgID: m.ID, Msg: m, Text: DropUnroutable})
 	}
-	for _, q := range queues {
-		q.offer(m)
+	for _, t := range targets {
+		t.q.offer(m, t.via)
 	}
 	b.flush()
 }

@@ -390,7 +390,7 @@ func (q *queue) applyPolicy() {
 	q.set = q.resolveSettings()
 	q.set.maxPriority = old.maxPriority
 	if old.policy != q.set.policy || old.opPolicy != q.set.opPolicy {
-		v.b.emit(Event{Kind: EvQueuePolicyChanged, Vhost: v.name, Queue: q.name, Name: q.set.policy, Text: opPolicyText(q.set.opPolicy)})
+		v.b.emit(Event{Kind: EvQueuePolicyChanged, Vhost: v.name, Queue: q.name, Name: q.set.policy, Text: q.set.opPolicy})
 	}
 	// The TTL documentation has a section "Per-message TTL Applied
 	// Retroactively (to an Existing Queue)": queues that got a TTL
@@ -411,11 +411,4 @@ func (q *queue) applyPolicy() {
 		q.dropHeadOverflow()
 		q.rearmExpiry()
 	}
-}
-
-func opPolicyText(name string) string {
-	if name == "" {
-		return ""
-	}
-	return "operator-policy=" + name
 }

@@ -49,6 +49,9 @@ type queue struct {
 	policyGen uint64
 
 	visit uint64 // routing generation, for de-duplication without a map
+	// viaDefault is the queue's binding to the default exchange, as
+	// enqueued events show it (via.go).
+	viaDefault *Via
 	// listed is the queue's index in its vhost's counts.queueNames.
 	listed int
 }

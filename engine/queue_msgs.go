@@ -4,8 +4,9 @@ package engine
 // the queue refuses it (reject-publish overflow), which nacks a confirmed
 // publish. The order follows RabbitMQ's classic queue process: the overflow
 // check first, then direct delivery to a waiting consumer, otherwise enqueue,
-// drop-head and expiry at the head.
-func (q *queue) offer(m *Message) bool {
+// drop-head and expiry at the head. via is the binding that routed m here,
+// for the Enqueued event.
+func (q *queue) offer(m *Message, via *Via) bool {
 	q.current()
 	b := q.vhost.b
 	if q.set.maxLen >= 0 || q.set.maxBytes >= 0 {
@@ -29,14 +30,14 @@ func (q *queue) offer(m *Message) bool {
 		}
 	}
 	q.nextSeq++
-	e := entry{msg: m, seq: q.nextSeq, enqueuedAt: b.now, priority: m.Priority(), expiresAt: q.expiryFor(m, b.now)}
+	e := entry{msg: m, via: via, seq: q.nextSeq, enqueuedAt: b.now, priority: m.Priority(), expiresAt: q.expiryFor(m, b.now)}
 	if q.set.maxPriority == 0 {
 		e.priority = 0
 	} else if int(e.priority) > q.set.maxPriority {
 		e.priority = uint8(q.set.maxPriority)
 	}
 	ev := b.emitted(EvEnqueued)
-	ev.Vhost, ev.Queue, ev.MsgID, ev.Msg = q.vhost.name, q.name, m.ID, m
+	ev.Vhost, ev.Queue, ev.MsgID, ev.Msg, ev.Via = q.vhost.name, q.name, m.ID, m, via
 	if e.expiresAt != Never {
 		ev.At = e.expiresAt
 	}

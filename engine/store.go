@@ -4,6 +4,7 @@ package engine
 // chunks, so a queued message costs its Message plus this.
 type entry struct {
 	msg         *Message
+	via         *Via   // the binding that routed the copy here (via.go)
 	seq         uint64 // queue-local arrival order; requeue restores by it
 	enqueuedAt  Time
 	expiresAt   Time  // Never when the copy has no TTL
