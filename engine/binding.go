@@ -171,6 +171,7 @@ func (x *exchange) addBinding(bd *binding) {
 	if bd.args == nil {
 		bd.args = Table{}
 	}
+	bd.viaDirect = newVia(bd, false) // made here, not on the publish path
 	x.bindings = append(x.bindings, bd)
 	switch x.route {
 	case KindDirect:

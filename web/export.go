@@ -42,7 +42,7 @@ func Export(dir string) error {
 	if err := write(filepath.Join("playground", "index.html"), func(f *os.File) error { return Playground().Render(context.Background(), f) }); err != nil {
 		return err
 	}
-	ls, err := lessons.All()
+	ls, err := lessons.All("en")
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ import (
 
 func allLessons(t *testing.T) []*lessons.Lesson {
 	t.Helper()
-	ls, err := lessons.All()
+	ls, err := lessons.All("en")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestPagesCarryTheirControls(t *testing.T) {
 	}{
 		{"home", Home(), []string{"home", "home-playground", "home-lessons", "home-api", "nav-playground", "nav-lessons"}},
 		{"lessons", LessonsIndex(allLessons(t)), []string{"lessons", "lesson-link-ttl-and-dead-lettering"}},
-		{"lesson", LessonPage(lessons.Find("ttl-and-dead-lettering")), []string{
+		{"lesson", LessonPage(lessons.Find("en", "ttl-and-dead-lettering")), []string{
 			"lesson", "lesson-step-1", "lesson-step-5", "lesson-goto-1", "lesson-try-1", "lesson-check", "lesson-next",
 			"lesson-prev", "lesson-restart", "lesson-result", "console-input", "topology",
 		}},

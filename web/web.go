@@ -40,7 +40,7 @@ func Handler() http.Handler {
 	mux.Handle("GET /{$}", templ.Handler(Home()))
 	mux.Handle("GET /playground", templ.Handler(Playground()))
 	mux.Handle("GET /lessons", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ls, err := lessons.All()
+		ls, err := lessons.All("en")
 		if err != nil {
 			http.Error(w, "the lessons do not load: "+err.Error(), http.StatusInternalServerError)
 			return
@@ -48,7 +48,7 @@ func Handler() http.Handler {
 		templ.Handler(LessonsIndex(ls)).ServeHTTP(w, r)
 	}))
 	mux.Handle("GET /lessons/{slug}", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		l := lessons.Find(r.PathValue("slug"))
+		l := lessons.Find("en", r.PathValue("slug"))
 		if l == nil {
 			http.NotFound(w, r)
 			return

@@ -212,7 +212,7 @@
 //	show timers                 everything scheduled, soonest first
 //	show next                   what the next step will do, and when
 //	show time                   the virtual time
-//	help                        every verb's usage
+//	help [COMMAND]              every command by group; with COMMAND, its usage
 //
 // Expect asserts; a failure is a script error wrapping ErrExpectation and
 // changes nothing:
@@ -224,6 +224,10 @@
 //	expect exists queue|exchange NAME
 //	expect missing queue|exchange NAME
 //	expect time DURATION
+//	expect channel CHANNEL [FIELD=VALUE ...]
+//	expect unacked CHANNEL TAG [FIELD=VALUE ...]
+//	expect confirm CHANNEL TAG ack|nack
+//	expect returned CHANNEL [FIELD=VALUE ...]
 //
 // Fields compare as text, as show prints them; a field a message lacks
 // compares as "(absent)". expect queue knows ready, unacked, consumers,
@@ -231,13 +235,30 @@
 // looks at the INDEX-th ready message, 0 being the head, and knows body,
 // id, exchange, routing-key, priority, expiration, message-id, type,
 // reply-to, correlation-id, content-type, app-id, user-id, delivery-mode,
-// redelivered, expired, expires-at, header.NAME, x-death (the number of
+// redelivered, expired, expires-at, via (the binding that routed it there,
+// as its enqueued event says) and alternate, header.NAME, x-death (the number of
 // entries) and x-death.I.queue, .reason, .count, .time, .exchange,
 // .routing-keys and .original-expiration. expect error checks the AMQP
 // reply code of the previous command, and expect event that one of the
 // previous command's events has KIND (an engine.EventKind word such as
 // enqueued, expired or dead-lettered) and the given fields, named as in the
 // trace: expect event dead-lettered q=q reason=expired.
+//
+// Those two look at the previous command only, so any other command run in
+// between changes their answer; every other expect verb judges state, and
+// gives the same answer until the state changes, which is what a lesson's
+// check needs. expect channel judges an open channel's confirm, tx,
+// prefetch, global-prefetch, consumers (a count), unacked and pending-tx
+// (publishes and acks a transaction holds); a closed or never opened
+// channel has only open=false. expect unacked finds the delivery with
+// delivery tag TAG awaiting its acknowledgement on CHANNEL and knows queue,
+// consumer, redelivered, delivered-at and expect msg's message fields.
+// expect confirm and expect returned judge what the channel's publisher
+// was told, which the script keeps as a client would: how the broker
+// confirmed the publish with delivery tag TAG (1 for the first publish
+// after confirm), and whether a message came back with basic.return,
+// matched on x, key, code and text and the message fields. The record
+// lives as long as the channel and keeps the last 100 returns.
 //
 // # Errors
 //
@@ -246,7 +267,13 @@
 // show them in the output as "script error: ...", the console as
 // "error: ...". AMQP exceptions are not script errors but part of what
 // happened: the trace shows the channel.closed (or connection.closed) event
-// and then "error: CODE TEXT", and expect error can check the code.
+// and then "error: CODE TEXT", and expect error can check the code. A text
+// of several lines (rabbitmqctl's "Validation failed" and its reason)
+// prints one line each, continuation lines indented by two spaces and
+// blank ones left out; the closed event's text="..." shows it exactly. When
+// the error closed a channel or connection, a "note:" line says so: the
+// runner opens it again for the next command that uses it, as a client
+// opens a new channel.
 //
 // # Output
 //
@@ -255,15 +282,24 @@
 // fields left out, and values containing spaces, quotes or = quoted as Go
 // strings. Before the first event at a new virtual time comes an @TIME
 // line; when time moves with nothing happening, the new time is printed
-// alone. Connections and channels opening are not shown. After the events
+// alone. Connections and channels opening are not shown. Each event's
+// fields are named for what they mean to that kind (engine.Event.String):
+// an exchange's type=, a copy's expires= deadline, a binding's dest= and
+// args=. An enqueued event says which binding routed the copy, via=: the
+// binding's exchange and what matched, "x:*.orange.*" for a topic pattern,
+// "x:KEY" for direct, "x" alone for fanout, "x:{ARGS}" for headers,
+// "(default):QUEUE" for the default exchange, with alternate=true when the
+// message got there through an alternate exchange. A message that reaches
+// no queue and is not returned is shown dropped, with cause="routed to no
+// queue", where RabbitMQ drops it silently. After the events
 // comes the command's own output (show tables, get-empty, "deleted
 // messages=N" ...) and the AMQP error line, if any:
 //
 //	> declare queue q ttl=5s
-//	queue.declared ch=app q=q text="x-message-ttl=5000"
+//	queue.declared ch=app q=q features="x-message-ttl=5000"
 //	> publish q hello
 //	published ch=app x="" key=q msg=1
-//	enqueued q=q msg=1 at=5s
+//	enqueued q=q msg=1 via=(default):q expires=5s
 //	> advance 6s
 //	@5s
 //	expired q=q msg=1
@@ -279,9 +315,9 @@
 //	publish q hello
 //	advance 6s
 //	----
-//	queue.declared ch=app q=q text="x-message-ttl=5000"
+//	queue.declared ch=app q=q features="x-message-ttl=5000"
 //	published ch=app x="" key=q msg=1
-//	enqueued q=q msg=1 at=5s
+//	enqueued q=q msg=1 via=(default):q expires=5s
 //	@5s
 //	expired q=q msg=1
 //

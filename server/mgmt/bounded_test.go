@@ -248,14 +248,14 @@ func TestDefinitionsImportInBoundedTurns(t *testing.T) {
 		t.Errorf("the imported broker exports another document:\n%.800s\nwant\n%.800s", again, doc)
 	}
 
-	// A policy over the 1,301 queues of "/" weighs 1,302: alone in its
-	// turn.
+	// A policy over the 1,301 queues of "/" recomputes a batch of 1,024
+	// of them in its command, and weighs 1,025: alone in its turn.
 	var queues int
 	b.engine(func(e *engine.Broker) { tot, _ := e.VhostTotals("/"); queues = tot.Queues })
 	r.most.Store(0)
 	b.must(204, "POST", "/api/definitions/%2F", `{"queues":[{"name":"a1","durable":true,"auto_delete":false,"arguments":{}}],
 		"policies":[{"name":"all","pattern":".*","definition":{"max-length":9},"priority":0,"apply-to":"queues"}]}`)
-	if most, want := r.most.Load(), int64(1+queues/queuesPerUnit); most != want || queues != bigQueues+1 {
+	if most, want := r.most.Load(), int64(1+engine.DefaultMaxBatch/queuesPerUnit); most != want || queues != bigQueues+1 {
 		t.Errorf("the policy's turn applied %d units, want %d", most, want)
 	}
 }

@@ -49,7 +49,9 @@ const importBatch = 500
 // Weights of the steps whose cost grows with the broker: binding walks
 // the source exchange's bindings for a duplicate (about a nanosecond
 // each, so a unit per bindingsPerUnit of them), and a policy recomputes
-// the settings of every queue in its vhost (about a unit per queue).
+// the settings of the queues in its vhost, at most a batch of them in
+// the command (engine/queuewalk.go), under a microsecond each: a unit per
+// queue is generous.
 const (
 	bindingsPerUnit = 1024
 	queuesPerUnit   = 1

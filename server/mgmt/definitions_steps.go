@@ -252,11 +252,14 @@ func noVhost(s *session, v string) error {
 	return nil
 }
 
-// policyWeight weighs setting a policy in vhost: it recomputes the
-// settings of each of the vhost's queues.
+// policyWeight weighs setting a policy in vhost: the command recomputes
+// the settings of the vhost's queues up to a batch of them
+// (engine.DefaultMaxBatch, which the server's broker keeps), and leaves
+// the rest to the engine's continuation, which the broker goroutine runs
+// between turns.
 func policyWeight(vhost string) func(e *engine.Broker) int {
 	return func(e *engine.Broker) int {
 		t, _ := e.VhostTotals(vhost)
-		return 1 + t.Queues/queuesPerUnit
+		return 1 + min(t.Queues, engine.DefaultMaxBatch)/queuesPerUnit
 	}
 }

@@ -2,7 +2,9 @@
 // step's lines through the playground (globalThis.playground, announced by
 // playground.js with the warren:ready event), and checks a step with
 // warren.check, which runs the step's expect lines in the page's engine
-// without logging them. Like playground.js it holds no engine logic: the
+// without logging them. The lines judge the broker's state as it is, as
+// lessons.Check does in Go: looking around or running a harmless line
+// before Check does not undo a step. Like playground.js it holds no engine logic: the
 // lines and what they mean come from the lesson (lessons/content) and the
 // engine.
 
@@ -102,10 +104,10 @@ function check() {
     result(last ? "Done: that was the last step. The playground is yours." : "Done. On to the next step when you are ready.", "pass", r.lines);
     return;
   }
-  // expect event and expect error look at the last command only (see
-  // engine/script): say so when one of them is what failed.
-  const lastOnly = r.lines.some((l) => l.error && /^expect (event|error)\b/.test(l.line));
-  result(lastOnly ? "Not yet. An expect event or expect error line looks only at what the last line you ran did: run the step's lines again in order, then Check." : "Not yet:", "fail", r.lines);
+  // Check lines judge the broker's state, never the last line run
+  // (lessons.Check proves it), so whatever the learner ran in between, a
+  // failed line says what the state lacks.
+  result("Not yet:", "fail", r.lines);
 }
 
 function start(api) {
