@@ -170,6 +170,11 @@ func (b *Broker) queueDeclare(ch *channel, d QueueDeclare) (QueueDeclareOk, *Err
 	if e := validateNewQueue(d, quorum, name, v.name); e != nil {
 		return QueueDeclareOk{}, e
 	}
+	if quorum && d.Queue == "" {
+		// rabbit_quorum_queue:declare refuses a server-named queue
+		// (observed, RabbitMQ 3.10.8).
+		return QueueDeclareOk{}, channelErr(PreconditionFailed, m, "Cannot declare a server-named queue for type rabbit_quorum_queue")
+	}
 	if lim := b.cfg.MaxQueuesPerVhost; lim > 0 && len(v.queues) >= lim {
 		return QueueDeclareOk{}, channelErr(PreconditionFailed, m, "cannot declare queue '%s': queue limit in vhost '%s' (%d) is reached", name, v.name, lim)
 	}
