@@ -214,10 +214,10 @@ func (c *conn) encodeEvent(b []byte, ch uint16, ev *engine.Event) ([]byte, error
 		return b, err
 	}
 	props := wireProps(ev.Msg)
-	if ev.HasDeliveryCount && ev.DeliveryCount > 0 {
+	if ev.HasDeliveryCount && (ev.DeliveryCount > 0 || ev.ConsumerTag == "") {
 		// Quorum queues tell consumers how often a message came back,
-		// once it has (observed, RabbitMQ 3.10.8, for consumers; 4.x
-		// likewise sets it on redeliveries only).
+		// once it has, and basic.get always, 0 the first time (observed,
+		// RabbitMQ 3.10.8; 4.x sets it on redeliveries only).
 		h := make(amqp.Table, len(props.Headers)+1)
 		for k, v := range props.Headers {
 			h[k] = v

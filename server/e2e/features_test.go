@@ -127,6 +127,37 @@ func TestQuorumDeliveryLimit(t *testing.T) {
 	}
 }
 
+// TestQuorumDeliveryCountHeader: a quorum queue's x-delivery-count header
+// as RabbitMQ 3.10.8 sends it (observed): basic.get-ok always carries it,
+// 0 the first time; basic.deliver carries it only once the message has
+// come back (1 after one return).
+func TestQuorumDeliveryCountHeader(t *testing.T) {
+	srv := startServer(t)
+	ch := channel(t, dial(t, srv))
+	_, err := ch.QueueDeclare("qc", true, false, false, false, amqp.Table{"x-queue-type": "quorum", "x-delivery-limit": int32(5)})
+	must(t, err)
+	publish(t, ch, "", "qc", amqp.Publishing{Body: []byte("a")})
+	publish(t, ch, "", "qc", amqp.Publishing{Body: []byte("b")})
+	m, ok, err := ch.Get("qc", false)
+	must(t, err)
+	if !ok || m.Headers["x-delivery-count"] != int64(0) {
+		t.Fatalf("first basic.get: ok=%v headers %v, want x-delivery-count 0", ok, m.Headers)
+	}
+	must(t, m.Nack(false, true))
+	d, err := ch.Consume("qc", "", false, false, false, false, nil)
+	must(t, err)
+	for _, want := range []struct {
+		body  string
+		count any
+	}{{"a", int64(1)}, {"b", nil}} {
+		x := <-d
+		if string(x.Body) != want.body || x.Headers["x-delivery-count"] != want.count {
+			t.Fatalf("delivered %q with headers %v, want %q with x-delivery-count %v", x.Body, x.Headers, want.body, want.count)
+		}
+		must(t, x.Ack(false))
+	}
+}
+
 // TestPolicyThroughManagementAPI: a policy PUT over HTTP changes an
 // existing queue: max-length 1 drops the older message.
 func TestPolicyThroughManagementAPI(t *testing.T) {
