@@ -147,7 +147,7 @@ func argsText(args Table) string {
 	if len(args) == 0 {
 		return ""
 	}
-	return FormatValue(args)
+	return FormatTyped(args)
 }
 
 // findBinding returns the binding with this destination, key and arguments.

@@ -244,7 +244,7 @@ func (x *exchange) describe() string {
 		parts = append(parts, "internal")
 	}
 	for _, k := range x.args.Keys() {
-		parts = append(parts, k+"="+FormatValue(x.args[k]))
+		parts = append(parts, k+"="+FormatTyped(x.args[k]))
 	}
 	return strings.Join(parts, " ")
 }

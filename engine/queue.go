@@ -230,7 +230,7 @@ func (q *queue) describe() string {
 		if k == "x-queue-type" {
 			continue
 		}
-		parts = append(parts, k+"="+FormatValue(q.args[k]))
+		parts = append(parts, k+"="+FormatTyped(q.args[k]))
 	}
 	return strings.Join(parts, " ")
 }

@@ -219,24 +219,65 @@ func valuesEqual(a, b any) bool {
 // traces, snapshots and error texts.
 func FormatValue(v any) string {
 	var sb strings.Builder
-	formatValue(&sb, v)
+	formatValue(&sb, v, false)
 	return sb.String()
 }
 
-func formatValue(sb *strings.Builder, v any) {
+// FormatTyped is FormatValue for a reader who must tell the types apart
+// (the script's output, the routing explanation): a string that would read
+// as a number, a boolean or void is in single quotes ('1' is not 1), and a float
+// always has a point (1.0 is not 1). A headers exchange compares values
+// with their types, so a learner has to see them. FormatValue stays as
+// RabbitMQ writes values into its reply texts.
+func FormatTyped(v any) string {
+	var sb strings.Builder
+	formatValue(&sb, v, true)
+	return sb.String()
+}
+
+// looksTyped says whether a string would be read as a number, a boolean or
+// void when written bare.
+func looksTyped(s string) bool {
+	if s == "true" || s == "false" || s == "void" {
+		return true
+	}
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
+}
+
+func writeString(sb *strings.Builder, s string, typed bool) {
+	if typed && looksTyped(s) {
+		// Single quotes, as the script language writes a literal
+		// string: header.level='1'.
+		sb.WriteByte('\'')
+		sb.WriteString(s)
+		sb.WriteByte('\'')
+		return
+	}
+	sb.WriteString(s)
+}
+
+func writeFloat(sb *strings.Builder, f string, typed bool) {
+	sb.WriteString(f)
+	if typed && !strings.ContainsAny(f, ".eEnN") {
+		sb.WriteString(".0")
+	}
+}
+
+func formatValue(sb *strings.Builder, v any, typed bool) {
 	switch x := v.(type) {
 	case nil:
 		sb.WriteString("void")
 	case string:
-		sb.WriteString(x)
+		writeString(sb, x, typed)
 	case []byte:
-		sb.Write(x)
+		writeString(sb, string(x), typed)
 	case bool:
 		sb.WriteString(strconv.FormatBool(x))
 	case float32:
-		sb.WriteString(strconv.FormatFloat(float64(x), 'g', -1, 32))
+		writeFloat(sb, strconv.FormatFloat(float64(x), 'g', -1, 32), typed)
 	case float64:
-		sb.WriteString(strconv.FormatFloat(x, 'g', -1, 64))
+		writeFloat(sb, strconv.FormatFloat(x, 'g', -1, 64), typed)
 	case Timestamp:
 		sb.WriteString(strconv.FormatInt(int64(x), 10))
 	case Decimal:
@@ -251,7 +292,7 @@ func formatValue(sb *strings.Builder, v any) {
 			}
 			sb.WriteString(k)
 			sb.WriteByte(':')
-			formatValue(sb, x[k])
+			formatValue(sb, x[k], typed)
 		}
 		sb.WriteByte('}')
 	case []any:
@@ -260,7 +301,7 @@ func formatValue(sb *strings.Builder, v any) {
 			if i > 0 {
 				sb.WriteByte(',')
 			}
-			formatValue(sb, e)
+			formatValue(sb, e, typed)
 		}
 		sb.WriteByte(']')
 	default:

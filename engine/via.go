@@ -49,7 +49,7 @@ func (v *Via) String() string {
 		return sb.String()
 	case KindHeaders:
 		sb.WriteByte(':')
-		sb.WriteString(quotePart(FormatValue(v.Args)))
+		sb.WriteString(quotePart(FormatTyped(v.Args)))
 	default:
 		sb.WriteByte(':')
 		sb.WriteString(quotePart(v.Key))

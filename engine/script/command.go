@@ -58,7 +58,7 @@ var twoWordVerbs = map[string][]string{
 	"delete":  {"queue", "exchange"},
 	"bind":    {"exchange"},
 	"unbind":  {"exchange"},
-	"expect":  {"queue", "msg", "error", "event", "exists", "missing", "unacked", "consumer", "time", "channel", "confirm", "returned"},
+	"expect":  {"queue", "msg", "error", "event", "exists", "missing", "unacked", "time", "channel", "confirm", "returned"},
 	"show":    {"queues", "queue", "exchanges", "bindings", "consumers", "channels", "timers", "msg", "policies", "time", "next"},
 	"vhost":   {"add", "delete"},
 	"tx":      {"select", "commit", "rollback"},

@@ -76,7 +76,7 @@ func msgFields(m *engine.Message) map[string]string {
 		if k == "x-death" {
 			continue
 		}
-		f["header."+k] = engine.FormatValue(v)
+		f["header."+k] = engine.FormatTyped(v)
 	}
 	ds := m.Deaths()
 	if len(ds) > 0 {
@@ -110,8 +110,8 @@ func formatFields(f map[string]string) string {
 	return sb.String()
 }
 
-// msgAt returns the INDEX-th ready message of a queue (0 is the head), or,
-// with "unacked:N", the N-th unacked delivery from that queue.
+// msgAt returns the INDEX-th ready message of a queue (0 is the head);
+// expect unacked reads a delivery awaiting its ack.
 func (r *Runner) msgAt(queue, index string) (*engine.Message, map[string]string, error) {
 	i, err := strconv.Atoi(index)
 	if err != nil || i < 0 {

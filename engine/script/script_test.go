@@ -500,3 +500,25 @@ func TestPublisherRecord(t *testing.T) {
 		}
 	}
 }
+
+// TestShowTellsTypesApart: a headers exchange compares values with their
+// types, so show and the trace must not print the string "1" and the
+// integer 1 alike, nor the float 1.0 as 1 (a learner of the headers lesson
+// could not see the difference being taught).
+func TestShowTellsTypesApart(t *testing.T) {
+	r := New(engine.Config{Seed: 1})
+	for _, line := range []string{"declare queue q", "publish q m header.n=1 header.s='1' header.f=1.0 header.b='true' header.w=word"} {
+		if _, err := r.Exec(line); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+	}
+	out, err := r.Exec("show msg q 0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"header.n: 1\n", "header.s: '1'", "header.f: 1.0", "header.b: 'true'", "header.w: word"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show msg lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -93,4 +93,4 @@ func parseDuration(s string) (int64, error) {
 }
 
 // formatTable renders a table deterministically for output.
-func formatTable(t engine.Table) string { return engine.FormatValue(t) }
+func formatTable(t engine.Table) string { return engine.FormatTyped(t) }
