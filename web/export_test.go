@@ -20,7 +20,7 @@ func TestExportWritesTheSite(t *testing.T) {
 	for name, want := range map[string]string{
 		"index.html":                                `data-testid=`,
 		"playground/index.html":                     `console-input`,
-		"static/playground.js":                      "warren",
+		"static/playground/main.js":                 "warren",
 		"lessons/index.html":                        `lesson-link-ttl-and-dead-lettering`,
 		"lessons/ttl-and-dead-lettering/index.html": `lesson-data`,
 		"static/lesson.js":                          "warren:ready",

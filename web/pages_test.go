@@ -73,7 +73,7 @@ func TestPagesCarryTheirControls(t *testing.T) {
 			}
 		}
 		if tc.name == "playground" || tc.name == "lesson" {
-			srcs := []string{`src="/static/wasm_exec.js"`, `src="/static/playground.js"`}
+			srcs := []string{`src="/static/wasm_exec.js"`, `src="/static/playground/main.js"`}
 			if tc.name == "lesson" {
 				srcs = append(srcs, `src="/static/lesson.js"`, `<script id="lesson-data" type="application/json">`)
 			}
@@ -91,7 +91,7 @@ func TestHandlerRoutes(t *testing.T) {
 	srv := httptest.NewServer(Handler())
 	defer srv.Close()
 	for path, want := range map[string]int{
-		"/": 200, "/playground": 200, "/static/playground.js": 200, "/nope": 404,
+		"/": 200, "/playground": 200, "/static/playground/main.js": 200, "/nope": 404,
 		"/lessons": 200, "/lessons/ttl-and-dead-lettering": 200, "/lessons/nope": 404, "/static/lesson.js": 200,
 	} {
 		resp, err := http.Get(srv.URL + path)

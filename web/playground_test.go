@@ -40,8 +40,8 @@ func TestPages(t *testing.T) {
 		contains          []string
 	}{
 		{"/", "text/html", 200, []string{`data-testid="home"`, `href="/playground"`, `href="/api/overview"`}},
-		{"/playground", "text/html", 200, []string{`data-testid="playground"`, `data-testid="console-input"`, `/static/playground.js`, `/static/wasm_exec.js`}},
-		{"/static/playground.js", "text/javascript", 200, []string{"warren.snapshot()"}},
+		{"/playground", "text/html", 200, []string{`data-testid="playground"`, `data-testid="console-input"`, `/static/playground/main.js`, `/static/wasm_exec.js`}},
+		{"/static/playground/app.js", "text/javascript", 200, []string{"refresh()"}},
 		{"/static/style.css", "text/css", 200, nil},
 		{"/nowhere", "", 404, nil},
 		{"/playground/x", "", 404, nil},

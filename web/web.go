@@ -3,9 +3,10 @@
 // playground, where the engine runs in the page as WebAssembly
 // (wasm/playground) and every change of state is a script line. The pages
 // are templ components (pages.templ; the generated pages_templ.go is
-// committed); the playground's behaviour is static/playground.js, which
-// only builds script lines and draws what the global warren object
-// returns: no engine logic lives in JavaScript.
+// committed); the playground's behaviour is the ES modules in
+// static/playground/ (main.js lists them by concern), which only build
+// script lines and draw what the global warren object returns: no engine
+// logic lives in JavaScript.
 //
 // static/warren.wasm and static/wasm_exec.js are build outputs: `make web`
 // builds them from wasm/playground with the Go that builds the server, so
@@ -57,7 +58,7 @@ func Handler() http.Handler {
 	}))
 	mux.Handle("GET /static/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Revalidate every time: the embedded files have no modification
-		// time, and a stale warren.wasm next to a new playground.js breaks.
+		// time, and a stale warren.wasm next to new playground modules breaks.
 		w.Header().Set("Cache-Control", "no-cache")
 		files.ServeHTTP(w, r)
 	}))
