@@ -1,10 +1,15 @@
 package web
 
-import (
-	"strconv"
+import "warren/lessons"
 
-	"warren/lessons"
-)
+// allLessons returns the lessons for a page in lang. The lessons package
+// has them in English only for now, so every language gets the English
+// text; the page around them is in lang.
+func allLessons(lang string) ([]*lessons.Lesson, error) { return lessons.All() }
+
+// findLesson returns the lesson with the slug for a page in lang, or nil
+// (see allLessons).
+func findLesson(lang, slug string) *lessons.Lesson { return lessons.Find(slug) }
 
 // lessonStep is what static/lesson.js needs of a step: its lines. The prose
 // is in the page already.
@@ -34,14 +39,4 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
-}
-
-// stepNumber is the 1-based number of step i.
-func stepNumber(i int) string { return strconv.Itoa(i + 1) }
-
-func stepCount(n int) string {
-	if n == 1 {
-		return "1 step"
-	}
-	return strconv.Itoa(n) + " steps"
 }

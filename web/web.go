@@ -21,8 +21,6 @@ import (
 	"net/http"
 
 	"github.com/a-h/templ"
-
-	"warren/lessons"
 )
 
 //go:embed static
@@ -30,7 +28,8 @@ var staticFiles embed.FS
 
 // Handler serves the home page at /, the playground at /playground, the
 // lessons at /lessons and /lessons/{slug}, and the static assets under
-// /static/. Anything else is 404.
+// /static/. Anything else is 404. Each page is in the language i18n.Pick
+// chooses for the request (see servedPage).
 func Handler() http.Handler {
 	static, err := fs.Sub(staticFiles, "static")
 	if err != nil {
@@ -38,24 +37,30 @@ func Handler() http.Handler {
 	}
 	files := http.StripPrefix("/static/", http.FileServerFS(static))
 	mux := http.NewServeMux()
-	mux.Handle("GET /{$}", templ.Handler(Home()))
-	mux.Handle("GET /playground", templ.Handler(Playground()))
-	mux.Handle("GET /lessons", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ls, err := lessons.All()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		templ.Handler(Home(servedPage(w, r))).ServeHTTP(w, r)
+	})
+	mux.HandleFunc("GET /playground", func(w http.ResponseWriter, r *http.Request) {
+		templ.Handler(Playground(servedPage(w, r))).ServeHTTP(w, r)
+	})
+	mux.HandleFunc("GET /lessons", func(w http.ResponseWriter, r *http.Request) {
+		p := servedPage(w, r)
+		ls, err := allLessons(p.Lang)
 		if err != nil {
 			http.Error(w, "the lessons do not load: "+err.Error(), http.StatusInternalServerError)
 			return
 		}
-		templ.Handler(LessonsIndex(ls)).ServeHTTP(w, r)
-	}))
-	mux.Handle("GET /lessons/{slug}", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		l := lessons.Find(r.PathValue("slug"))
+		templ.Handler(LessonsIndex(p, ls)).ServeHTTP(w, r)
+	})
+	mux.HandleFunc("GET /lessons/{slug}", func(w http.ResponseWriter, r *http.Request) {
+		p := servedPage(w, r)
+		l := findLesson(p.Lang, r.PathValue("slug"))
 		if l == nil {
 			http.NotFound(w, r)
 			return
 		}
-		templ.Handler(LessonPage(l)).ServeHTTP(w, r)
-	}))
+		templ.Handler(LessonPage(p, l)).ServeHTTP(w, r)
+	})
 	mux.Handle("GET /static/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Revalidate every time: the embedded files have no modification
 		// time, and a stale warren.wasm next to new playground modules breaks.

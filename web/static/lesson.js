@@ -4,7 +4,8 @@
 // warren.check, which runs the step's expect lines in the page's engine
 // without logging them. Like playground.js it holds no engine logic: the
 // lines and what they mean come from the lesson (lessons/content) and the
-// engine.
+// engine. Its messages come from the page language's catalog (i18n.js).
+import { t } from "./i18n.js";
 
 const data = JSON.parse(document.getElementById("lesson-data").textContent);
 const $ = (id) => document.getElementById(id);
@@ -65,7 +66,7 @@ function result(text, kind, lines = []) {
 // had been done as written.
 function rebuild(i) {
   if (!pg.replay(data.steps[i].before)) return false;
-  pg.say(i === 0 ? "Lesson ready." : `Rebuilt the broker as step ${i + 1} starts, as if the earlier steps were done as written.`);
+  pg.say(i === 0 ? t("js.lesson.ready") : t("js.lesson.rebuilt", { n: i + 1 }));
   return true;
 }
 
@@ -87,25 +88,25 @@ function next() {
   }
   if (rebuild(i)) {
     show(i);
-    result(`Step ${current} is not done in the broker as it is, so the broker was rebuilt as if it had been done as written.`, "info");
+    result(t("js.lesson.notDone", { n: current }), "info");
   }
 }
 
 function check() {
   const step = data.steps[current];
   const r = pg.warren.check(step.check);
-  if (r.error) return result(`Could not check: ${r.error}`, "fail");
+  if (r.error) return result(t("js.lesson.checkError", { error: r.error }), "fail");
   if (r.passed) {
     passed.add(current);
     show(current);
     const last = current === data.steps.length - 1;
-    result(last ? "Done: that was the last step. The playground is yours." : "Done. On to the next step when you are ready.", "pass", r.lines);
+    result(last ? t("js.lesson.doneLast") : t("js.lesson.done"), "pass", r.lines);
     return;
   }
   // expect event and expect error look at the last command only (see
   // engine/script): say so when one of them is what failed.
   const lastOnly = r.lines.some((l) => l.error && /^expect (event|error)\b/.test(l.line));
-  result(lastOnly ? "Not yet. An expect event or expect error line looks only at what the last line you ran did: run the step's lines again in order, then Check." : "Not yet:", "fail", r.lines);
+  result(lastOnly ? t("js.lesson.notYetLast") : t("js.lesson.notYet"), "fail", r.lines);
 }
 
 function start(api) {

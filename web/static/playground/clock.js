@@ -2,6 +2,7 @@
 // and Advance by a duration. Only what happens is written to the log: time
 // moves in the display until the next timer falls due, and then the
 // engine advances to it.
+import { t } from "../i18n.js";
 import { $ } from "./dom.js";
 import { durationWord } from "./words.js";
 import { w, snap, pendingMs, play, advancePlayed, commitPending, record } from "./session.js";
@@ -14,10 +15,10 @@ let lastFrameMs = 0;
 
 export const isPlaying = () => playing;
 
-function frame(t) {
+function frame(frameMs) {
   if (!playing) return;
-  const dt = Math.min(t - lastFrameMs, 1000); // a hidden tab does not jump an hour
-  lastFrameMs = t;
+  const dt = Math.min(frameMs - lastFrameMs, 1000); // a hidden tab does not jump an hour
+  lastFrameMs = frameMs;
   play(dt * Number($("speed").value));
   const next = w.next();
   if (next && next.at <= snap.now + pendingMs) {
@@ -25,14 +26,14 @@ function frame(t) {
     render();
   } else {
     drawClock();
-    $("next-timer").textContent = next ? timerText(next) : "none";
+    $("next-timer").textContent = next ? timerText(next) : t("js.timer.none");
   }
   requestAnimationFrame(frame);
 }
 
 export function setPlaying(on) {
   playing = on;
-  $("play").textContent = on ? "Pause" : "Play";
+  $("play").textContent = on ? t("js.clock.pause") : t("js.clock.play");
   $("play").setAttribute("aria-pressed", on ? "true" : "false");
   if (on) {
     lastFrameMs = performance.now();
@@ -48,7 +49,8 @@ export function wireClock() {
     "submit",
     guard((e) => {
       e.preventDefault();
-      run(`advance ${durationWord("Advance by", $("advance-by").value.trim())}`);
+      const by = $("advance-by");
+      run(`advance ${durationWord(by.labels[0].textContent.trim(), by.value.trim())}`);
     }),
   );
   $("step").addEventListener(
@@ -57,7 +59,7 @@ export function wireClock() {
       commitPending();
       const next = w.next();
       if (!next) return render();
-      record(w.step(), `step: ${timerText(next)}`);
+      record(w.step(), t("js.clock.stepNote", { timer: timerText(next) }));
       render();
     }),
   );

@@ -1,5 +1,6 @@
 // The console: a script line typed and run, with a history on ↑/↓, and
 // the output of the last call. guard shows a user's mistake there too.
+import { t } from "../i18n.js";
 import { $ } from "./dom.js";
 import { UserError } from "./words.js";
 import { run } from "./app.js";
@@ -23,7 +24,7 @@ export function showResult(r, note) {
   if (r.line) out.push(`> ${r.line}`);
   if (note) out.push(note);
   if (r.output) out.push(outputShown(r.output.replace(/\n$/, "")));
-  if (r.error) out.push(`error: ${r.error}`);
+  if (r.error) out.push(t("js.console.error", { error: r.error }));
   $("console-output").textContent = out.join("\n");
 }
 
@@ -36,7 +37,7 @@ function outputShown(text) {
   if (text.split("\n", MAX_OUTPUT_LINES + 2).length <= MAX_OUTPUT_LINES + 1) return text;
   const all = text.split("\n");
   const half = MAX_OUTPUT_LINES / 2;
-  return [...all.slice(0, half), `… ${all.length - MAX_OUTPUT_LINES} more lines (the event log lists the events)`, ...all.slice(-half)].join("\n");
+  return [...all.slice(0, half), t("js.console.more", { n: all.length - MAX_OUTPUT_LINES }), ...all.slice(-half)].join("\n");
 }
 
 // guard wraps an event handler: a UserError is shown in the console; any
@@ -46,7 +47,7 @@ export function guard(fn) {
     try {
       fn(...args);
     } catch (e) {
-      $("console-output").textContent = `error: ${e.message}`;
+      $("console-output").textContent = t("js.console.error", { error: e.message });
       if (!(e instanceof UserError)) console.error(e); // a bug in this page: let it show
     }
   };

@@ -1,6 +1,7 @@
 // definitionsLines turns a RabbitMQ definitions document (rabbitmqctl
 // export_definitions, GET /api/definitions) into script lines, so that an
 // import enters the log like typed lines and a share link carries it.
+import { t } from "../i18n.js";
 import { UserError } from "./words.js";
 
 // A word the script reads as itself: no quotes, spaces, =, # or @ to
@@ -26,18 +27,18 @@ function importQuoted(s) {
 function importValue(key, v) {
   if (typeof v === "boolean") return String(v);
   if (typeof v === "number") {
-    if (!Number.isFinite(v)) throw new UserError(`argument ${key}: ${v} is not a number the script can write`);
+    if (!Number.isFinite(v)) throw new UserError(t("js.import.err.number", { key, value: v }));
     return String(v);
   }
   if (typeof v === "string") return importQuoted(v);
   if (Array.isArray(v)) return `[${v.map((x) => (typeof x === "string" ? importQuoted(x) : importValue(key, x))).join(",")}]`;
-  throw new UserError(`argument ${key}: a ${v === null ? "null" : typeof v} value cannot be written as a script argument`);
+  throw new UserError(t("js.import.err.value", { key, type: v === null ? "null" : typeof v }));
 }
 
 function importArgs(args, rename = {}) {
   const out = [];
   for (const [k, v] of Object.entries(args || {})) {
-    if (!/^[A-Za-z0-9_][A-Za-z0-9_.:-]*$/.test(k)) throw new UserError(`argument name ${JSON.stringify(k)} cannot be written as a script option`);
+    if (!/^[A-Za-z0-9_][A-Za-z0-9_.:-]*$/.test(k)) throw new UserError(t("js.import.err.name", { name: JSON.stringify(k) }));
     out.push(`${rename[k] ?? k}=${importValue(k, v)}`);
   }
   return out;
@@ -51,12 +52,12 @@ export function definitionsLines(text) {
   try {
     doc = JSON.parse(text);
   } catch (e) {
-    throw new UserError(`invalid JSON: ${e.message}`);
+    throw new UserError(t("js.import.err.json", { error: e.message }));
   }
-  if (doc === null || typeof doc !== "object" || Array.isArray(doc)) throw new UserError("invalid definitions: the document is not a JSON object");
+  if (doc === null || typeof doc !== "object" || Array.isArray(doc)) throw new UserError(t("js.import.err.doc"));
   const list = (k) => {
     const v = doc[k] ?? [];
-    if (!Array.isArray(v)) throw new UserError(`invalid definitions: "${k}" is not a list`);
+    if (!Array.isArray(v)) throw new UserError(t("js.import.err.list", { key: k }));
     return v;
   };
   const lines = [];
@@ -103,7 +104,7 @@ export function definitionsLines(text) {
     let parts;
     if (b.destination_type === "exchange") parts = [`${on(b.vhost)}bind exchange`, importWord(b.destination), importWord(b.source)];
     else if (b.destination_type === "queue" || b.destination_type === undefined) parts = [`${on(b.vhost)}bind`, importWord(b.destination), importWord(b.source)];
-    else throw new UserError(`binding ${b.source} -> ${b.destination}: unknown destination_type ${JSON.stringify(b.destination_type)}`);
+    else throw new UserError(t("js.import.err.destType", { source: b.source, destination: b.destination, type: JSON.stringify(b.destination_type) }));
     const args = importArgs(b.arguments);
     if (b.routing_key) parts.push(importWord(b.routing_key));
     else if (args.length) parts.push('""');

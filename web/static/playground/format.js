@@ -1,10 +1,13 @@
 // Formatting values for the page: durations of virtual time, field values,
-// clipped labels and exchange names.
+// clipped labels and exchange names. Durations are written as the script
+// language writes them (5s, 250ms, 1m30s) in every language, since they
+// are what a learner types.
+import { t } from "../i18n.js";
 
 // fmtMs writes a duration of virtual milliseconds as 0s, 250ms, 1.5s,
 // 2m30s or 1h5m; null is never.
 export function fmtMs(ms) {
-  if (ms === null || ms === undefined) return "never";
+  if (ms === null || ms === undefined) return t("js.never");
   const neg = ms < 0;
   ms = Math.abs(Math.round(ms));
   let out;
@@ -28,4 +31,4 @@ export function valueText(v) {
 export const clip = (s, n) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
 // exchangeLabel names an exchange; the default exchange's name is empty.
-export const exchangeLabel = (name) => (name === "" ? "(default)" : name);
+export const exchangeLabel = (name) => (name === "" ? t("js.exchange.default") : name);

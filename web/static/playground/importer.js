@@ -1,6 +1,7 @@
 // Importing a RabbitMQ definitions document: its lines (definitions.js)
 // run one by one through run(), so they enter the log (and share links
 // and rewind) like typed lines, stopping at the first that fails.
+import { t, list } from "../i18n.js";
 import { $ } from "./dom.js";
 import { UserError } from "./words.js";
 import { definitionsLines } from "./definitions.js";
@@ -8,29 +9,36 @@ import { entries } from "./session.js";
 import { run } from "./app.js";
 import { guard } from "./console.js";
 
-function importCount(n, word) {
-  return `${n} ${n === 1 ? word : word.endsWith("y") ? `${word.slice(0, -1)}ies` : `${word}s`}`;
+// countsText is what an import added: "1 exchange, 2 queues, ...".
+function countsText(counts) {
+  const n = (c, one, other) => t(c === 1 ? one : other, { n: c });
+  const what = [];
+  if (counts.vhosts) what.push(n(counts.vhosts, "js.import.vhosts.one", "js.import.vhosts.other"));
+  what.push(
+    n(counts.exchanges, "js.import.exchanges.one", "js.import.exchanges.other"),
+    n(counts.queues, "js.import.queues.one", "js.import.queues.other"),
+    n(counts.bindings, "js.import.bindings.one", "js.import.bindings.other"),
+    n(counts.policies, "js.import.policies.one", "js.import.policies.other"),
+  );
+  return list(what);
 }
 
 function importDefinitions(text) {
   const status = $("import-status");
   status.classList.remove("error");
   try {
-    if (text.trim() === "") throw new UserError("nothing to import: choose a file or paste a definitions JSON");
+    if (text.trim() === "") throw new UserError(t("js.import.empty"));
     const { lines, counts } = definitionsLines(text);
     for (const [i, line] of lines.entries()) {
       run(line);
       const r = entries.at(-1)?.result;
       // A script error, or an AMQP exception: an "error:" line in the output.
       const failure = r?.error || /^error: .*$/m.exec(r?.output ?? "")?.[0].slice("error: ".length);
-      if (failure) throw new UserError(`line ${i + 1} of ${lines.length} failed: ${line}\n${failure}`);
+      if (failure) throw new UserError(t("js.import.lineFailed", { n: i + 1, total: lines.length, line, error: failure }));
     }
-    const what = [];
-    if (counts.vhosts) what.push(importCount(counts.vhosts, "vhost"));
-    what.push(importCount(counts.exchanges, "exchange"), importCount(counts.queues, "queue"), importCount(counts.bindings, "binding"), importCount(counts.policies, "policy"));
-    status.textContent = `imported ${what.join(", ")}`;
+    status.textContent = t("js.import.done", { what: countsText(counts) });
   } catch (e) {
-    status.textContent = `import failed: ${e.message}`;
+    status.textContent = t("js.import.failed", { error: e.message });
     status.classList.add("error");
     if (!(e instanceof UserError)) throw e;
   }

@@ -1,23 +1,28 @@
 // lineFor turns a submitted command form into one script line; the page
 // runs it through the console's path, so a form does nothing a typed line
 // could not.
+import { t } from "../i18n.js";
 import { UserError, word, numberWord, durationWord, channelPrefix } from "./words.js";
+
+const POLICY_EXAMPLE = '{"message-ttl":60000}';
 
 export function lineFor(form, mode) {
   const f = Object.fromEntries(new FormData(form).entries());
   const v = (k) => (f[k] ?? "").trim();
+  // label is the field's name as its label shows it, for error messages.
+  const label = (k) => form.elements[k]?.labels?.[0]?.textContent.trim() ?? k;
   const parts = [];
   switch (form.dataset.verb) {
     case "declare-queue": {
       parts.push("declare queue", word(v("name")));
       if (v("type")) parts.push(`type=${v("type")}`);
-      if (v("ttl")) parts.push(`ttl=${durationWord("Message TTL", v("ttl"))}`);
+      if (v("ttl")) parts.push(`ttl=${durationWord(label("ttl"), v("ttl"))}`);
       if (v("dlx") || v("dlrk")) parts.push(`dlx=${word(v("dlx"))}`); // blank: the default exchange
       if (v("dlrk")) parts.push(`dlrk=${word(v("dlrk"))}`);
-      if (v("max-length")) parts.push(`max-length=${numberWord("Max length", v("max-length"))}`);
+      if (v("max-length")) parts.push(`max-length=${numberWord(label("max-length"), v("max-length"))}`);
       if (v("overflow")) parts.push(`overflow=${v("overflow")}`);
-      if (v("max-priority")) parts.push(`max-priority=${numberWord("Max priority", v("max-priority"))}`);
-      if (v("expires")) parts.push(`expires=${durationWord("Queue expires", v("expires"))}`);
+      if (v("max-priority")) parts.push(`max-priority=${numberWord(label("max-priority"), v("max-priority"))}`);
+      if (v("expires")) parts.push(`expires=${durationWord(label("expires"), v("expires"))}`);
       break;
     }
     case "declare-exchange":
@@ -38,13 +43,13 @@ export function lineFor(form, mode) {
       try {
         parsed = JSON.parse(def);
       } catch (e) {
-        throw new UserError(`the definition must be JSON, such as {"message-ttl":60000}: ${e.message}`);
+        throw new UserError(t("js.err.policyJSON", { example: POLICY_EXAMPLE, error: e.message }));
       }
-      if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new UserError('the definition must be a JSON object, such as {"message-ttl":60000}');
-      if (def.includes("'")) throw new UserError("the definition cannot contain a single quote");
+      if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new UserError(t("js.err.policyObject", { example: POLICY_EXAMPLE }));
+      if (def.includes("'")) throw new UserError(t("js.err.policyQuote"));
       // An operator policy caps what applications declare (set_operator_policy).
       parts.push(f.operator ? "set_operator_policy" : "set_policy", word(v("name")), word(v("pattern")), `'${def}'`, "--apply-to", v("apply-to") || "queues");
-      if (v("priority")) parts.push("--priority", numberWord("Priority", v("priority")));
+      if (v("priority")) parts.push("--priority", numberWord(label("priority"), v("priority")));
       break;
     }
     case "publish": {
@@ -52,23 +57,23 @@ export function lineFor(form, mode) {
       if (v("exchange")) parts.push(word(v("exchange")));
       parts.push(word(v("key")), word(f.body ?? ""));
       if (f.persistent) parts.push("persistent");
-      if (v("expiration")) parts.push(`expiration=${durationWord("Expiration", v("expiration"))}`);
-      if (v("priority")) parts.push(`priority=${numberWord("Priority", v("priority"))}`);
+      if (v("expiration")) parts.push(`expiration=${durationWord(label("expiration"), v("expiration"))}`);
+      if (v("priority")) parts.push(`priority=${numberWord(label("priority"), v("priority"))}`);
       for (const h of v("headers").split(/\s+/).filter(Boolean)) {
         const eq = h.indexOf("=");
-        if (eq < 1) throw new UserError(`headers are NAME=VALUE separated by spaces, got "${h}"`);
+        if (eq < 1) throw new UserError(t("js.err.header", { value: h }));
         parts.push(`header.${word(h.slice(0, eq))}=${word(h.slice(eq + 1))}`);
       }
       break;
     }
     case "consume":
       parts.push(channelPrefix(v("channel")) + (mode === "get" ? "get" : "consume"), word(v("queue")));
-      if (mode !== "get" && v("prefetch")) parts.push(`prefetch=${numberWord("Prefetch", v("prefetch"))}`);
+      if (mode !== "get" && v("prefetch")) parts.push(`prefetch=${numberWord(label("prefetch"), v("prefetch"))}`);
       if (f["no-ack"]) parts.push("no-ack");
       break;
     case "ack": {
       const tag = v("tag") || "last";
-      if (!/^(\d+|last|all)$/.test(tag)) throw new UserError(`a delivery tag is a number, last or all, got "${tag}"`);
+      if (!/^(\d+|last|all)$/.test(tag)) throw new UserError(t("js.err.tag", { value: tag }));
       parts.push(channelPrefix(v("channel")) + mode, tag);
       if (f.multiple && mode !== "reject") parts.push("multiple");
       if (!f.requeue && mode !== "ack") parts.push("requeue=false");

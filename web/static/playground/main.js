@@ -13,8 +13,9 @@
 // definitions.js (definitions JSON to lines), and the controls: console.js,
 // forms.js, clock.js, timeline.js, importer.js, share.js. This one boots the
 // engine and wires them.
+import { t } from "../i18n.js";
 import { say } from "./dom.js";
-import { w, start, onRecord, onRestart, replayTo } from "./session.js";
+import { w, start, onRecord, onRestart, replayTo, commitPending } from "./session.js";
 import { onSelect } from "./selection.js";
 import { render, run } from "./app.js";
 import { noteFlashes, clearFlashes } from "./draw/diagram.js";
@@ -24,7 +25,7 @@ import { wireForms } from "./forms.js";
 import { wireClock } from "./clock.js";
 import { wireTimeline } from "./timeline.js";
 import { wireImport } from "./importer.js";
-import { sharedLines, wireShare } from "./share.js";
+import { sharedLines, fragment, wireShare } from "./share.js";
 
 onRecord((r, note) => {
   noteFlashes(r.events);
@@ -46,7 +47,7 @@ async function boot() {
     if (!globalThis.warren) throw new Error("warren is not defined after go.run");
     start(globalThis.warren);
   } catch (e) {
-    say(`Could not start the engine (${e.message}). If you run Warren from source, \`make web\` builds static/warren.wasm.`, true);
+    say(t("js.status.noEngine", { error: e.message }), true);
     return;
   }
   for (const b of document.querySelectorAll(".playground button")) b.disabled = false;
@@ -57,8 +58,8 @@ async function boot() {
   wireTimeline();
   wireShare();
   const lines = sharedLines();
-  if (lines && replayTo(lines, lines.length)) say(`Engine ready. Replayed ${lines.length} lines from the share link.`);
-  else if (!lines) say("Engine ready. Everything runs in this page; time moves only when you move it.");
+  if (lines && replayTo(lines, lines.length)) say(t("js.status.readyShared", { n: lines.length }));
+  else if (!lines) say(t("js.status.ready"));
   render();
   announceReady(lines);
   document.body.dataset.ready = "true";
@@ -68,7 +69,8 @@ async function boot() {
 // lesson page) that the engine runs, and hands them the few operations
 // they may use, so that every line still goes through run or replayTo and
 // shows in the log like a typed one. shared is the share link's lines, or
-// null when the page opened without one.
+// null when the page opened without one; fragment() is the session as a
+// share link's fragment (static/lang.js keeps it across a language switch).
 function announceReady(shared) {
   const api = {
     warren: w,
@@ -80,6 +82,10 @@ function announceReady(shared) {
     },
     say,
     shared,
+    fragment: () => {
+      commitPending();
+      return fragment();
+    },
   };
   globalThis.playground = api;
   document.dispatchEvent(new CustomEvent("warren:ready", { detail: api }));

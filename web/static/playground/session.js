@@ -8,6 +8,7 @@
 // the functions here. What a call's result means for the page (the console
 // output, flashes, tokens) is left to the hooks registered with onRecord;
 // onRestart hooks run when the event log starts over (a replay or a reset).
+import { t } from "../i18n.js";
 import { say } from "./dom.js";
 
 const MAX_ENTRIES_SHOWN = 300; // event-log entries kept in the DOM
@@ -82,7 +83,7 @@ export function replayTo(lines, upTo) {
   pendingMs = 0;
   const r = w.replay(lines, upTo);
   if (r.error) {
-    say(`Replay failed: ${r.error}`, true);
+    say(t("js.status.replayFailed", { error: r.error }), true);
     return false;
   }
   entries = [];

@@ -1,6 +1,9 @@
 // Share links and downloads. A share link carries the whole log in its
 // fragment (#s=, base64url of the lines joined by newlines), so opening it
-// replays the session in the page: nothing is stored anywhere else.
+// replays the session in the page: nothing is stored anywhere else. It
+// carries the page's language too (?lang=), so that it opens in the
+// language it was made in.
+import { t, lang } from "../i18n.js";
 import { $, el, say } from "./dom.js";
 import { UserError } from "./words.js";
 import { w, commitPending } from "./session.js";
@@ -31,9 +34,18 @@ export function sharedLines() {
   try {
     return decodeLines(m[1]);
   } catch {
-    say("The share link is damaged: its #s= part is not base64url.", true);
+    say(t("js.share.damaged"), true);
     return null;
   }
+}
+
+// fragment is the session as a share link's fragment, or null when it is
+// too long for one (or the log is empty: nothing to carry).
+export function fragment() {
+  const log = w.log();
+  if (!log.length) return null;
+  const frag = `#s=${encodeLines(log)}`;
+  return frag.length > MAX_SHARE_CHARS ? null : frag;
 }
 
 export function wireShare() {
@@ -42,8 +54,11 @@ export function wireShare() {
     guard(() => {
       commitPending();
       const frag = `#s=${encodeLines(w.log())}`;
-      if (frag.length > MAX_SHARE_CHARS) throw new UserError(`the session is too long to share as a link (${frag.length} characters); download the script instead`);
-      const url = `${location.origin}${location.pathname}${frag}`;
+      if (frag.length > MAX_SHARE_CHARS) throw new UserError(t("js.share.tooLong", { n: frag.length }));
+      const u = new URL(location.pathname, location.origin);
+      u.searchParams.set("lang", lang);
+      u.hash = frag;
+      const url = u.href;
       window.history.replaceState(null, "", frag);
       $("share-url").value = url;
       $("share-url").select();

@@ -1,5 +1,6 @@
 // The timeline's controls: the scrubber, Rewind to a line of the log, and
 // Reset to a fresh broker.
+import { t } from "../i18n.js";
 import { $, say } from "./dom.js";
 import { timelineLog, replayTo, reset } from "./session.js";
 import { clearSelection } from "./selection.js";
@@ -13,7 +14,7 @@ export function wireTimeline() {
     "click",
     guard(() => {
       if (isPlaying()) setPlaying(false);
-      if (replayTo(timelineLog, Number($("scrubber").value))) say(`Replayed ${$("scrubber").value} of ${timelineLog.length} lines.`);
+      if (replayTo(timelineLog, Number($("scrubber").value))) say(t("js.status.replayed", { n: $("scrubber").value, total: timelineLog.length }));
       render();
     }),
   );
@@ -24,7 +25,7 @@ export function wireTimeline() {
       reset();
       clearSelection();
       window.history.replaceState(null, "", location.pathname);
-      say("Reset: a fresh broker at 0s.");
+      say(t("js.status.reset"));
       render();
     }),
   );

@@ -1,6 +1,7 @@
 // The words of a script line, as the forms write them: quoting, and the
 // checks on numbers, durations and channel names that say what was wrong
-// in the user's own terms.
+// in the user's own terms. A field is named as its form's label names it.
+import { t } from "../i18n.js";
 
 // UserError is a mistake in what the user typed into a form, shown to them;
 // any other exception is a bug in this page.
@@ -16,12 +17,12 @@ export function word(s) {
 }
 
 export function numberWord(name, s) {
-  if (!/^\d+$/.test(s)) throw new UserError(`${name} must be a whole number, got "${s}"`);
+  if (!/^\d+$/.test(s)) throw new UserError(t("js.err.number", { field: name, value: s }));
   return s;
 }
 
 export function durationWord(name, s) {
-  if (!/^(\d+(\.\d+)?(ms|s|m|h|d)?)+$/.test(s)) throw new UserError(`${name} must be a duration such as 5s, 250ms or 1m30s, got "${s}"`);
+  if (!/^(\d+(\.\d+)?(ms|s|m|h|d)?)+$/.test(s)) throw new UserError(t("js.err.duration", { field: name, value: s }));
   return s;
 }
 
@@ -30,6 +31,6 @@ export function durationWord(name, s) {
 export function channelPrefix(ch) {
   ch = ch.trim();
   if (ch === "") return "";
-  if (!/^[A-Za-z0-9_.\-]+$/.test(ch)) throw new UserError(`channel names are letters, digits, _ - and ., got "${ch}"`);
+  if (!/^[A-Za-z0-9_.\-]+$/.test(ch)) throw new UserError(t("js.err.channel", { value: ch }));
   return `@${ch} `;
 }

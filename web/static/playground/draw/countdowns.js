@@ -3,12 +3,13 @@
 // view are brought up to date every frame, and one out of view is when it
 // scrolls in (cardWatcher), so that a step with 10,000 messages does not
 // rewrite hundreds of countdowns nobody sees.
+import { t } from "../../i18n.js";
 import { fmtMs } from "../format.js";
 import { viewNow } from "../session.js";
 
 export function countdownText(atMs, now) {
   const left = atMs - now;
-  return left > 0 ? `expires in ${fmtMs(left)}` : `TTL passed ${fmtMs(-left)} ago`;
+  return left > 0 ? t("js.countdown.left", { d: fmtMs(left) }) : t("js.countdown.passed", { d: fmtMs(-left) });
 }
 
 // drawCountdowns writes the countdowns of one card ({e, at, text}, made by

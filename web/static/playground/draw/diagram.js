@@ -5,6 +5,7 @@
 // lists below it say the same in text, and stay the accessible alternative.
 // The queue boxes a call touched flash; each diagram keeps its geometry
 // for the tokens (tokens.js).
+import { t } from "../../i18n.js";
 import { svg } from "../dom.js";
 import { fmtMs, clip, exchangeLabel } from "../format.js";
 
@@ -73,10 +74,10 @@ function diagramModel(v) {
 function queueArgsText(q) {
   const e = q.effective;
   const parts = [q.type];
-  if (e.messageTtlMs !== null) parts.push(`TTL ${fmtMs(e.messageTtlMs)}`);
-  if (e.deadLetterExchange !== null) parts.push(`DLX ${exchangeLabel(e.deadLetterExchange)}`);
-  if (e.maxLength !== null) parts.push(`max-length ${e.maxLength}`);
-  if (e.maxLengthBytes !== null) parts.push(`max-bytes ${e.maxLengthBytes}`);
+  if (e.messageTtlMs !== null) parts.push(t("js.box.arg", { name: t("js.arg.ttl"), value: fmtMs(e.messageTtlMs) }));
+  if (e.deadLetterExchange !== null) parts.push(t("js.box.arg", { name: t("js.arg.dlx"), value: exchangeLabel(e.deadLetterExchange) }));
+  if (e.maxLength !== null) parts.push(t("js.box.arg", { name: t("js.arg.maxLength"), value: e.maxLength }));
+  if (e.maxLengthBytes !== null) parts.push(t("js.box.arg", { name: t("js.arg.maxBytes"), value: e.maxLengthBytes }));
   // Lines of at most 34 characters, which fit the box.
   const lines = [];
   for (const p of parts) {
@@ -149,7 +150,7 @@ export function drawDiagram(v, idx) {
       svg(
         "g",
         { class: "link binding", "data-testid": `diagram-binding-${b.source}-${b.dest}` },
-        svg("title", {}, `binding ${b.source} → ${b.destType} ${b.dest}, key ${keys}`),
+        svg("title", {}, t(b.destType === "exchange" ? "js.diagram.bindingToExchange" : "js.diagram.binding", { source: b.source, dest: b.dest, keys })),
         svg("path", { d, class: "edge binding", "marker-end": `url(#${id("arrow-binding")})` }),
         edgeLabel(lx, ly, keys),
       ),
@@ -165,22 +166,22 @@ export function drawDiagram(v, idx) {
       svg(
         "g",
         { class: "link dlx", "data-testid": `diagram-link-dlx-${l.queue}` },
-        svg("title", {}, `queue ${l.queue} dead-letters to exchange ${exchangeLabel(l.exchange)}${l.key !== null ? ` with routing key ${l.key}` : ""}`),
+        svg("title", {}, l.key !== null ? t("js.diagram.dlxKey", { queue: l.queue, exchange: exchangeLabel(l.exchange), key: l.key }) : t("js.diagram.dlx", { queue: l.queue, exchange: exchangeLabel(l.exchange) })),
         svg("path", { d: cubic(c), class: "edge dlx", "stroke-dasharray": "6 4", "marker-end": `url(#${id("arrow-dlx")})` }),
-        l.key !== null ? edgeLabel((x1 + x2) / 2, (y1 + y2) / 2 + 11, `key ${l.key}`, "dlx") : null,
+        l.key !== null ? edgeLabel((x1 + x2) / 2, (y1 + y2) / 2 + 11, t("js.diagram.key", { key: l.key }), "dlx") : null,
       ),
     );
   }
   for (const a of m.ae) {
-    const s = boxes.get(`x:${a.source}`), t = boxes.get(`x:${a.target}`);
-    if (!s || !t) continue;
-    const { c, d } = leftCurve(s, t, 0.7, 0.7, Math.min(85, 40 + Math.abs(t.y - s.y) / 6));
+    const s = boxes.get(`x:${a.source}`), tb = boxes.get(`x:${a.target}`);
+    if (!s || !tb) continue;
+    const { c, d } = leftCurve(s, tb, 0.7, 0.7, Math.min(85, 40 + Math.abs(tb.y - s.y) / 6));
     arrows.push({ from: `x:${a.source}`, to: `x:${a.target}`, c });
     links.push(
       svg(
         "g",
         { class: "link ae", "data-testid": `diagram-link-ae-${a.source}` },
-        svg("title", {}, `exchange ${a.source} has alternate exchange ${a.target}`),
+        svg("title", {}, t("js.diagram.ae", { source: a.source, target: a.target })),
         svg("path", { d, class: "edge ae", "stroke-dasharray": "2 4", "marker-end": `url(#${id("arrow-ae")})` }),
       ),
     );
@@ -191,10 +192,10 @@ export function drawDiagram(v, idx) {
     return svg(
       "g",
       { class: `dx${x.missing ? " missing" : ""}`, "data-testid": `diagram-exchange-${x.name}` },
-      svg("title", {}, x.missing ? `exchange ${exchangeLabel(x.name)} (not declared)` : `exchange ${exchangeLabel(x.name)}, ${x.type}`),
+      svg("title", {}, x.missing ? t("js.diagram.exchangeMissing", { name: exchangeLabel(x.name) }) : t("js.diagram.exchange", { name: exchangeLabel(x.name), type: x.type })),
       svg("rect", { class: "box", x: b.x, y: b.y, width: b.w, height: b.h, rx: 5 }),
       svg("text", { class: "name", x: b.x + 8, y: b.y + 17 }, clip(exchangeLabel(x.name), 24)),
-      svg("text", { class: "sub", x: b.x + 8, y: b.y + 33 }, x.missing ? "not declared" : `${x.type}${x.heldCount ? ` · holding ${x.heldCount}` : ""}`),
+      svg("text", { class: "sub", x: b.x + 8, y: b.y + 33 }, x.missing ? t("js.diagram.notDeclared") : x.heldCount ? t("js.diagram.typeHolding", { type: x.type, n: x.heldCount }) : x.type),
     );
   });
   const consumerAt = new Map(); // queue + "\u0000" + consumer tag → the centre of its circle
@@ -206,19 +207,19 @@ export function drawDiagram(v, idx) {
     return svg(
       "g",
       { class: `dq${flash ? " flash" : ""}`, "data-testid": `diagram-queue-${q.name}` },
-      svg("title", {}, `queue ${q.name}: ${q.readyCount} ready, ${q.unacked} unacked${q.expired ? `, ${q.expired} expired` : ""}, ${q.consumers.length} consumers`),
+      svg("title", {}, t(q.expired ? "js.diagram.queueExpired" : "js.diagram.queue", { name: q.name, ready: q.readyCount, unacked: q.unacked, expired: q.expired, consumers: q.consumers.length })),
       svg("rect", { class: "box", x: b.x, y: b.y, width: b.w, height: b.h, rx: 5 }),
       svg("text", { class: "name", x: b.x + 8, y: b.y + 16 }, clip(q.name, 22)),
       svg(
         "text",
         { class: "sub", x: b.x + 8, y: b.y + 31 },
-        svg("tspan", { "data-testid": "diagram-ready" }, `${q.readyCount} ready`),
-        q.unacked ? ` · ${q.unacked} unacked` : "",
-        q.expired ? svg("tspan", { class: "expired", "data-testid": "diagram-expired" }, ` · ${q.expired} expired`) : "",
+        svg("tspan", { "data-testid": "diagram-ready" }, t("js.diagram.ready", { n: q.readyCount })),
+        q.unacked ? ` · ${t("js.diagram.unacked", { n: q.unacked })}` : "",
+        q.expired ? svg("tspan", { class: "expired", "data-testid": "diagram-expired" }, ` · ${t("js.diagram.expired", { n: q.expired })}`) : "",
       ),
       qLines.get(q.name).map((line, i) => svg("text", { class: "args", x: b.x + 8, y: b.y + 45 + 13 * i }, line)),
       shownConsumers.map((c, i) =>
-        svg("circle", { class: `consumer${c.active ? "" : " waiting"}`, cx: b.x + b.w - 10 - i * 13, cy: b.y + 11, r: 4.5, "data-testid": "diagram-consumer" }, svg("title", {}, `consumer ${c.tag} on channel ${c.channel}${c.active ? "" : " (waiting)"}`)),
+        svg("circle", { class: `consumer${c.active ? "" : " waiting"}`, cx: b.x + b.w - 10 - i * 13, cy: b.y + 11, r: 4.5, "data-testid": "diagram-consumer" }, svg("title", {}, t(c.active ? "js.diagram.consumer" : "js.diagram.consumerWaiting", { tag: c.tag, channel: c.channel }))),
       ),
       q.consumers.length > shownConsumers.length ? svg("text", { class: "sub", x: b.x + b.w - 10 - shownConsumers.length * 13, y: b.y + 15, "text-anchor": "end" }, `+${q.consumers.length - shownConsumers.length}`) : null,
     );
@@ -232,22 +233,28 @@ export function drawDiagram(v, idx) {
   const legend = svg(
     "g",
     { class: "legend", "data-testid": "diagram-legend" },
-    legendItem(PAD, "binding", null, "arrow-binding", "binding (routing key)"),
-    legendItem(190, "dlx", "6 4", "arrow-dlx", "dead-letter"),
-    legendItem(320, "ae", "2 4", "arrow-ae", "alternate exchange"),
+    legendItem(PAD, "binding", null, "arrow-binding", t("js.legend.binding")),
+    legendItem(190, "dlx", "6 4", "arrow-dlx", t("js.legend.dlx")),
+    legendItem(320, "ae", "2 4", "arrow-ae", t("js.legend.ae")),
     svg("circle", { class: "consumer", cx: 480, cy: ly, r: 4.5 }),
-    svg("text", { x: 490, y: ly + 4, class: "sub" }, "consumer"),
+    svg("text", { x: 490, y: ly + 4, class: "sub" }, t("js.legend.consumer")),
   );
 
   const nx = m.exchanges.length, nq = m.queues.length;
   const root = svg(
     "svg",
     { class: "diagram", viewBox: `0 0 ${W} ${H}`, role: "img", "aria-labelledby": `${id("diagram-title")} ${id("diagram-desc")}`, "data-testid": "diagram", "data-vhost": v.name },
-    svg("title", { id: id("diagram-title") }, `Topology diagram of vhost ${v.name}`),
+    svg("title", { id: id("diagram-title") }, t("js.diagram.title", { vhost: v.name })),
     svg(
       "desc",
       { id: id("diagram-desc") },
-      `${nx} exchange${nx === 1 ? "" : "s"} on the left, ${nq} queue${nq === 1 ? "" : "s"} on the right, ${m.bindings.length} binding arrows, ${m.dlx.length} dead-letter links and ${m.ae.length} alternate-exchange links. The lists below describe the same topology as text.`,
+      t("js.diagram.desc", {
+        exchanges: t(nx === 1 ? "js.diagram.exchanges.one" : "js.diagram.exchanges.other", { n: nx }),
+        queues: t(nq === 1 ? "js.diagram.queues.one" : "js.diagram.queues.other", { n: nq }),
+        bindings: m.bindings.length,
+        dlx: m.dlx.length,
+        ae: m.ae.length,
+      }),
     ),
     defs,
     links,

@@ -1,6 +1,8 @@
 // The event log: one item per call (its line, time, note, error and
 // events), appended as calls come.
+import { t } from "../../i18n.js";
 import { $, el } from "../dom.js";
+import { explain, unrouted } from "../explain.js";
 import { fmtMs } from "../format.js";
 import { entries } from "../session.js";
 
@@ -45,10 +47,15 @@ export function drawEvents() {
 function entryItem({ result: r, note }) {
   const shown = r.events.slice(0, MAX_EVENTS_PER_ENTRY);
   const hidden = r.events.length - shown.length;
+  const dropped = unrouted(r.events, r.eventsTruncated);
+  const eventItem = (e) => {
+    const why = explain(e, dropped);
+    return el("li", { dataset: { testid: "event", kind: e.kind } }, el("span", { class: "kind" }, e.kind), el("code", {}, e.trace), why ? el("div", { class: "explain", dataset: { testid: "event-explain" } }, why) : null);
+  };
   return el(
     "li",
     { dataset: { testid: "entry" } },
-    el("code", {}, r.line || "(not logged)"),
+    el("code", {}, r.line || t("js.events.notLogged")),
     el("span", { class: "at" }, `@${fmtMs(r.now)}`),
     note ? el("div", { class: "hint" }, note) : null,
     r.error ? el("div", { class: "error", dataset: { testid: "entry-error" } }, r.error) : null,
@@ -56,9 +63,9 @@ function entryItem({ result: r, note }) {
       ? el(
           "ul",
           {},
-          shown.map((e) => el("li", { dataset: { testid: "event", kind: e.kind } }, el("span", { class: "kind" }, e.kind), el("code", {}, e.trace))),
-          hidden > 0 ? el("li", { class: "hint" }, `… and ${hidden} more events`) : null,
-          r.eventsTruncated ? el("li", { class: "hint" }, "… more events than shown") : null,
+          shown.map(eventItem),
+          hidden > 0 ? el("li", { class: "hint" }, t("js.events.hidden", { n: hidden })) : null,
+          r.eventsTruncated ? el("li", { class: "hint" }, t("js.events.truncated")) : null,
         )
       : null,
   );

@@ -2,29 +2,32 @@
 // arguments, counts, consumers and ready messages (each a button that
 // selects it for the inspector), and one per channel with its unacked
 // deliveries.
+import { t, tParts, list } from "../../i18n.js";
 import { el } from "../dom.js";
-import { fmtMs } from "../format.js";
+import { fmtMs, exchangeLabel } from "../format.js";
 import { viewNow } from "../session.js";
 import { isSelected, select } from "../selection.js";
 import { countdownText, watchCard } from "./countdowns.js";
 
+// argTags shows a queue's effective settings, named as RabbitMQ's
+// arguments and policy keys name them where a learner types those names.
 function argTags(q) {
   const e = q.effective;
   const tags = [];
-  tags.push(["type", q.type]);
-  if (e.messageTtlMs !== null) tags.push(["TTL", fmtMs(e.messageTtlMs)]);
-  if (e.deadLetterExchange !== null) tags.push(["DLX", e.deadLetterExchange === "" ? "(default)" : e.deadLetterExchange]);
-  if (e.deadLetterRoutingKey !== null) tags.push(["DL key", e.deadLetterRoutingKey]);
-  if (e.maxLength !== null) tags.push(["max-length", e.maxLength]);
-  if (e.maxLengthBytes !== null) tags.push(["max-bytes", e.maxLengthBytes]);
-  if (e.maxLength !== null || e.maxLengthBytes !== null) tags.push(["overflow", e.overflow]);
-  if (e.maxPriority !== null) tags.push(["max-priority", e.maxPriority]);
-  if (e.expiresMs !== null) tags.push(["expires", fmtMs(e.expiresMs)]);
-  if (e.deliveryLimit !== null) tags.push(["delivery-limit", e.deliveryLimit]);
-  if (e.policy) tags.push(["policy", e.policy]);
-  if (e.operatorPolicy) tags.push(["operator policy", e.operatorPolicy]);
-  if (q.durable) tags.push(["durable", "yes"]);
-  return el("div", { class: "args" }, tags.map(([k, v]) => el("span", { class: "arg" }, `${k}: ${v}`)));
+  tags.push([t("js.arg.type"), q.type]);
+  if (e.messageTtlMs !== null) tags.push([t("js.arg.ttl"), fmtMs(e.messageTtlMs)]);
+  if (e.deadLetterExchange !== null) tags.push([t("js.arg.dlx"), exchangeLabel(e.deadLetterExchange)]);
+  if (e.deadLetterRoutingKey !== null) tags.push([t("js.arg.dlrk"), e.deadLetterRoutingKey]);
+  if (e.maxLength !== null) tags.push([t("js.arg.maxLength"), e.maxLength]);
+  if (e.maxLengthBytes !== null) tags.push([t("js.arg.maxBytes"), e.maxLengthBytes]);
+  if (e.maxLength !== null || e.maxLengthBytes !== null) tags.push([t("js.arg.overflow"), e.overflow]);
+  if (e.maxPriority !== null) tags.push([t("js.arg.maxPriority"), e.maxPriority]);
+  if (e.expiresMs !== null) tags.push([t("js.arg.expires"), fmtMs(e.expiresMs)]);
+  if (e.deliveryLimit !== null) tags.push([t("js.arg.deliveryLimit"), e.deliveryLimit]);
+  if (e.policy) tags.push([t("js.arg.policy"), e.policy]);
+  if (e.operatorPolicy) tags.push([t("js.arg.operatorPolicy"), e.operatorPolicy]);
+  if (q.durable) tags.push([t("js.arg.durable"), t("js.yes")]);
+  return el("div", { class: "args" }, tags.map(([k, v]) => el("span", { class: "arg" }, t("js.arg", { name: k, value: v }))));
 }
 
 function msgButton(m, kind, a, b, label, tags, testid) {
@@ -64,46 +67,51 @@ export function drawQueue(q) {
       "li",
       {},
       msgButton(m, "ready", q.name, m.id, `${i + 1}. #${m.id}`, [
-        m.priority ? el("span", { class: "tag" }, `priority ${m.priority}`) : null,
-        m.redelivered ? el("span", { class: "tag redelivered", dataset: { testid: "msg-redelivered" } }, `redelivered ×${m.deliveries}`) : null,
-        m.expired ? el("span", { class: "tag warn", dataset: { testid: "msg-expired" } }, "expired, still queued behind a live head") : null,
+        m.priority ? el("span", { class: "tag" }, t("js.msg.priority", { n: m.priority })) : null,
+        m.redelivered ? el("span", { class: "tag redelivered", dataset: { testid: "msg-redelivered" } }, t("js.msg.redeliveredTimes", { n: m.deliveries })) : null,
+        m.expired ? el("span", { class: "tag warn", dataset: { testid: "msg-expired" } }, t("js.msg.expiredBehind")) : null,
         m.expiresAt !== null && !m.expired ? countdown(m.expiresAt) : null,
       ], "msg"),
     ),
   );
-  const more = q.readyCount > q.ready.length ? el("li", { class: "hint" }, `… and ${q.readyCount - q.ready.length} more`) : null;
+  const more = q.readyCount > q.ready.length ? el("li", { class: "hint" }, t("js.more", { n: q.readyCount - q.ready.length })) : null;
   const card = el(
     "div",
     { class: "card", dataset: { testid: "queue", queue: q.name } },
-    el("h4", {}, "queue ", el("span", { class: "mono" }, q.name)),
+    el("h4", {}, tParts("js.card.queue", { name: el("span", { class: "mono" }, q.name) })),
     argTags(q),
     el(
       "div",
       { class: "counts" },
-      `ready ${q.readyCount}, unacked ${q.unacked}`,
-      q.expired ? `, expired but queued ${q.expired}` : "",
-      q.consumers.length ? `, consumers: ${q.consumers.map((c) => `${c.tag} on ${c.channel}${c.prefetch ? ` (prefetch ${c.prefetch})` : ""}${c.active ? "" : " (waiting)"}`).join(", ")}` : "",
+      t("js.card.counts", { ready: q.readyCount, unacked: q.unacked }),
+      q.expired ? t("js.card.expired", { n: q.expired }) : "",
+      q.consumers.length ? t("js.card.consumers", { list: list(q.consumers.map(consumerText)) }) : "",
     ),
-    el("ol", { class: "msgs", "aria-label": `messages ready in ${q.name}` }, ready, more),
+    el("ol", { class: "msgs", "aria-label": t("js.card.readyLabel", { queue: q.name }) }, ready, more),
   );
   card._countdowns = countdowns;
   if (countdowns.length) watchCard(card);
   return card;
 }
 
+function consumerText(c) {
+  const s = t("js.card.consumer", { tag: c.tag, channel: c.channel });
+  return s + (c.prefetch ? t("js.card.prefetch", { n: c.prefetch }) : "") + (c.active ? "" : t("js.card.waiting"));
+}
+
 export function drawChannel(ch) {
   return el(
     "div",
     { class: "card", dataset: { testid: "channel", channel: ch.name } },
-    el("h4", {}, "channel ", el("span", { class: "mono" }, ch.name)),
+    el("h4", {}, tParts("js.card.channel", { name: el("span", { class: "mono" }, ch.name) })),
     el(
       "div",
       { class: "counts" },
-      `unacked ${ch.unackedCount}`,
-      ch.prefetch ? `, prefetch ${ch.prefetch}` : "",
-      ch.confirm ? ", confirms" : "",
-      ch.tx ? ", tx" : "",
-      ch.consumers.length ? `, consumers ${ch.consumers.join(", ")}` : "",
+      t("js.card.unacked", { n: ch.unackedCount }),
+      ch.prefetch ? t("js.card.channelPrefetch", { n: ch.prefetch }) : "",
+      ch.confirm ? t("js.card.confirms") : "",
+      ch.tx ? t("js.card.tx") : "",
+      ch.consumers.length ? t("js.card.channelConsumers", { list: list(ch.consumers) }) : "",
     ),
     el(
       "ol",
@@ -112,9 +120,9 @@ export function drawChannel(ch) {
         el(
           "li",
           {},
-          msgButton(u, "unacked", ch.name, u.deliveryTag, `tag ${u.deliveryTag} from ${u.queue}`, [
-            u.consumerTag ? el("span", { class: "tag" }, u.consumerTag) : el("span", { class: "tag" }, "basic.get"),
-            u.redelivered ? el("span", { class: "tag redelivered" }, "redelivered") : null,
+          msgButton(u, "unacked", ch.name, u.deliveryTag, t("js.card.delivery", { tag: u.deliveryTag, queue: u.queue }), [
+            el("span", { class: "tag" }, u.consumerTag || "basic.get"),
+            u.redelivered ? el("span", { class: "tag redelivered" }, t("js.msg.redelivered")) : null,
           ], "unacked"),
         ),
       ),

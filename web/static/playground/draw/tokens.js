@@ -1,4 +1,5 @@
-// Message tokens on the diagram.
+// Message tokens on the diagram. (t is a token here; tr translates.)
+import { t as tr } from "../../i18n.js";
 import { svg } from "../dom.js";
 import { clip } from "../format.js";
 import { snap } from "../session.js";
@@ -198,7 +199,7 @@ function startTokens(events) {
     const node = svg(
       "g",
       { class: `token k-${t.kind}`, "data-testid": "token", "data-kind": t.kind, "data-msg-id": t.msgId, "data-from": t.from, "data-to": t.to },
-      svg("title", {}, `${t.kind}: ${titles.get(t.msgId) ?? `message #${t.msgId}`}`),
+      svg("title", {}, tr("js.token.title", { kind: t.kind, message: titles.get(t.msgId) ?? tr("js.token.message", { id: t.msgId }) })),
       svg("circle", { r: 5 }),
     );
     layer.append(node);
@@ -221,7 +222,7 @@ function startTokens(events) {
 function messageTitles(ids) {
   const out = new Map();
   const note = (m) => {
-    if (ids.has(m.id) && !out.has(m.id)) out.set(m.id, `message #${m.id}: ${clip(m.body, 40)}`);
+    if (ids.has(m.id) && !out.has(m.id)) out.set(m.id, tr("js.token.messageBody", { id: m.id, body: clip(m.body, 40) }));
   };
   for (const v of snap.vhosts) {
     for (const q of v.queues) q.ready.forEach(note);

@@ -1,6 +1,8 @@
 // The topology panel: per vhost, the diagram, the exchanges and bindings
 // as lists, and the queue and channel cards.
+import { t, tParts } from "../../i18n.js";
 import { $, el, reconcile } from "../dom.js";
+import { exchangeLabel } from "../format.js";
 import { snap } from "../session.js";
 import { selKey } from "../selection.js";
 import { forgetGoneCards } from "./countdowns.js";
@@ -28,7 +30,7 @@ export function drawTopology() {
     if (v.name !== "/" && !busy) continue;
     const idx = snap.vhosts.indexOf(v);
     const vk = JSON.stringify([v.name, idx]);
-    if (snap.vhosts.length > 1) part(`vhost${vk}`, () => el("h3", {}, `vhost ${v.name}`));
+    if (snap.vhosts.length > 1) part(`vhost${vk}`, () => el("h3", {}, t("js.topo.vhost", { name: v.name })));
     const vflash = flashing(v);
     // A diagram that flashes is always drawn anew, so that it flashes again.
     const dkey = `diagram${vk}${JSON.stringify(v, noMessages)}${vflash.length ? ++flashDraws : ""}`;
@@ -37,7 +39,7 @@ export function drawTopology() {
       return diagram ? el("div", { class: "diagram-wrap" }, diagram) : el("div", { hidden: true });
     });
     const exchanges = v.exchanges.filter((x) => x.name !== "" && !x.name.startsWith("amq."));
-    part("h:Exchanges", () => el("h3", {}, "Exchanges"));
+    part("h:Exchanges", () => el("h3", {}, t("js.topo.exchanges")));
     part(`exchanges${vk}${JSON.stringify(exchanges)}`, () =>
       exchanges.length
         ? el(
@@ -49,35 +51,41 @@ export function drawTopology() {
                 { dataset: { testid: "exchange", exchange: x.name } },
                 el("span", { class: "mono" }, x.name),
                 ` ${x.type}`,
-                x.alternate ? ` (alternate: ${x.alternate})` : "",
+                x.alternate ? t("js.topo.alternate", { name: x.alternate }) : "",
                 Object.keys(x.args).length ? ` ${JSON.stringify(x.args)}` : "",
-                x.heldCount ? ` holding ${x.heldCount} delayed` : "",
+                x.heldCount ? t("js.topo.holding", { n: x.heldCount }) : "",
               ),
             ),
           )
-        : el("p", { class: "hint" }, "Only the default and amq.* exchanges (not shown)."),
+        : el("p", { class: "hint" }, tParts("js.topo.noExchanges", { amq: el("code", {}, "amq.*") })),
     );
-    part("h:Bindings", () => el("h3", {}, "Bindings"));
+    part("h:Bindings", () => el("h3", {}, t("js.topo.bindings")));
     part(`bindings${vk}${JSON.stringify(v.bindings)}`, () =>
       v.bindings.length
         ? el(
             "ul",
             { dataset: { testid: "bindings" } },
             v.bindings.map((b) =>
-              el("li", { dataset: { testid: "binding" } }, el("span", { class: "mono" }, `${b.source || "(default)"} → ${b.destinationType} ${b.destination}`), b.routingKey ? ` key ${b.routingKey}` : "", Object.keys(b.args).length ? ` ${JSON.stringify(b.args)}` : ""),
+              el(
+                "li",
+                { dataset: { testid: "binding" } },
+                el("span", { class: "mono" }, `${exchangeLabel(b.source)} → `, destination(b.destinationType, b.destination)),
+                b.routingKey ? t("js.topo.key", { key: b.routingKey }) : "",
+                Object.keys(b.args).length ? ` ${JSON.stringify(b.args)}` : "",
+              ),
             ),
           )
-        : el("p", { class: "hint" }, "No bindings besides the default exchange's."),
+        : el("p", { class: "hint" }, t("js.topo.noBindings")),
     );
-    part("h:Queues", () => el("h3", {}, "Queues"));
+    part("h:Queues", () => el("h3", {}, t("js.topo.queues")));
     if (v.queues.length) {
       const key = `queues${vk}`;
       part(key, () => el("div", { class: "cards" }));
       grids.push([parts.length - 1, v.queues.map((q) => ({ key: `${JSON.stringify(q)}${selKey("ready", q.name)}`, build: () => drawQueue(q) }))]);
-    } else part("no-queues", () => el("p", { class: "hint" }, "No queues yet: declare one with the form or the console."));
+    } else part("no-queues", () => el("p", { class: "hint" }, t("js.topo.noQueues")));
     const channels = v.connections.flatMap((c) => c.channels);
     if (channels.length) {
-      part("h:Channels", () => el("h3", {}, "Channels and unacked deliveries"));
+      part("h:Channels", () => el("h3", {}, t("js.topo.channels")));
       part(`channels${vk}`, () => el("div", { class: "cards" }));
       grids.push([parts.length - 1, channels.map((ch) => ({ key: `${JSON.stringify(ch)}${selKey("unacked", ch.name)}`, build: () => drawChannel(ch) }))]);
     }
@@ -86,4 +94,9 @@ export function drawTopology() {
   for (const [i, cards] of grids) if (reconcile(root.children[i], cards)) changed = true;
   if (changed) forgetGoneCards();
   flashSoon(root);
+}
+
+// destination names a binding's destination: "queue q" or "exchange x".
+export function destination(type, name) {
+  return type === "exchange" ? t("js.dest.exchange", { name }) : t("js.dest.queue", { name });
 }

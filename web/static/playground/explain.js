@@ -1,0 +1,172 @@
+// explain says in the reader's language what one engine event means. The
+// event log shows it under the event's trace line, which stays as the
+// engine writes it (the script's words); AMQP reply texts are quoted as
+// RabbitMQ sends them, and a line explains their reply code. Explanations
+// only restate the event's fields: the engine decided everything.
+import { t } from "../i18n.js";
+import { fmtMs, exchangeLabel } from "./format.js";
+
+// unrouted returns the ids of the messages a call published that went
+// nowhere: no enqueued, delayed, returned, overflowed or dropped event
+// follows their published event in the call. RabbitMQ drops such a message when it is
+// not mandatory. It is left empty when the call's events were cut short.
+export function unrouted(events, truncated) {
+  const out = new Set();
+  if (truncated) return out;
+  for (const e of events) {
+    if (e.kind === "published" && !e.newMsgId) out.add(e.msgId);
+    else if (e.kind === "published" && e.newMsgId) out.add(e.newMsgId);
+    else if (["enqueued", "delayed", "returned", "overflowed", "dropped"].includes(e.kind)) out.delete(e.msgId);
+  }
+  return out;
+}
+
+// REASONS are why a message was dead-lettered, as x-death's reason field
+// names them.
+const REASONS = {
+  expired: "js.why.expired",
+  rejected: "js.why.rejected",
+  maxlen: "js.why.maxlen",
+  delivery_limit: "js.why.deliveryLimit",
+};
+
+// QUEUE_GONE are why a queue was deleted.
+const QUEUE_GONE = {
+  deleted: "js.gone.deleted",
+  expired: "js.gone.expired",
+  "auto-delete": "js.gone.autoDelete",
+  "owner-closed": "js.gone.ownerClosed",
+  "vhost-deleted": "js.gone.vhostDeleted",
+};
+
+// CODES say what an AMQP reply code means; the reply text stays as sent.
+const CODES = {
+  312: "js.code.312",
+  320: "js.code.320",
+  403: "js.code.403",
+  404: "js.code.404",
+  405: "js.code.405",
+  406: "js.code.406",
+  501: "js.code.501",
+  503: "js.code.503",
+  504: "js.code.504",
+  505: "js.code.505",
+  530: "js.code.530",
+  540: "js.code.540",
+  541: "js.code.541",
+};
+
+const why = (table, key) => (table[key] ? t(table[key]) : key ?? "");
+
+// codeText is "404 NOT_FOUND - no queue 'x' in vhost '/'", explained.
+function codeText(e) {
+  const gloss = CODES[e.code] ? t(CODES[e.code]) : "";
+  return t("js.ev.reply", { code: e.code, text: e.text ?? "", gloss });
+}
+
+// explain returns the sentence for e, or "" for a kind it does not know.
+// dropped is unrouted's answer for e's call.
+export function explain(e, dropped = new Set()) {
+  const v = {
+    msg: e.msgId,
+    new: e.newMsgId,
+    queue: e.queue,
+    exchange: exchangeLabel(e.exchange ?? ""),
+    key: e.routingKey === "" ? '""' : e.routingKey,
+    channel: e.channel,
+    consumer: e.consumer,
+    tag: e.deliveryTag,
+    name: e.name,
+    count: e.count,
+    at: e.at !== undefined ? fmtMs(e.at) : "",
+    vhost: e.vhost,
+  };
+  switch (e.kind) {
+    case "published": {
+      let s;
+      if (e.newMsgId) s = t("js.ev.published.delayOver", v);
+      else if (e.exchange === "") s = t("js.ev.published.default", v);
+      else s = t("js.ev.published", v);
+      const id = e.newMsgId || e.msgId;
+      return dropped.has(id) ? t("js.sentences", { first: s, second: t("js.ev.published.unrouted") }) : s;
+    }
+    case "enqueued":
+      return e.at ? t("js.ev.enqueued.ttl", v) : t("js.ev.enqueued", v);
+    case "delayed":
+      return t("js.ev.delayed", v);
+    case "returned":
+      return t("js.ev.returned", { ...v, reply: codeText(e) });
+    case "confirmed":
+      return t("js.ev.confirmed", v);
+    case "nacked":
+      return t("js.ev.nacked", v);
+    case "delivered":
+      if (!e.consumer) return t(e.redelivered ? "js.ev.got.again" : "js.ev.got", v);
+      return t(e.redelivered ? "js.ev.delivered.again" : "js.ev.delivered", v);
+    case "acked":
+      return t("js.ev.acked", v);
+    case "requeued":
+      return t("js.ev.requeued", v);
+    case "rejected":
+      return t("js.ev.rejected", v);
+    case "expired":
+      return t("js.ev.expired", v);
+    case "overflowed":
+      if (e.reason === "drop-head") return t("js.ev.overflowed.dropHead", v);
+      if (e.reason === "reject-publish-dlx") return t("js.ev.overflowed.rejectPublishDlx", v);
+      return t("js.ev.overflowed.rejectPublish", v);
+    case "delivery-limited":
+      return t("js.ev.deliveryLimited", v);
+    case "purged":
+      return t("js.ev.purged", v);
+    case "discarded":
+      return t("js.ev.discarded", { ...v, why: why(QUEUE_GONE, e.reason) });
+    case "dead-lettered":
+      return t("js.ev.deadLettered", { ...v, why: why(REASONS, e.reason) });
+    case "dropped":
+      if (e.text === "dead-letter cycle") return t("js.ev.dropped.cycle", v);
+      if (e.text === "vhost deleted") return t("js.ev.dropped.vhost", v);
+      if (e.text === "unroutable") return e.reason ? t("js.ev.dropped.dlUnroutable", v) : t("js.ev.dropped.delayUnroutable", v);
+      if (e.text?.startsWith("dead-letter exchange ")) return t("js.ev.dropped.noDlx", v);
+      return t("js.ev.dropped", v);
+    case "consumer.added":
+      return t(e.noAck ? "js.ev.consumerAdded.noAck" : "js.ev.consumerAdded", v);
+    case "consumer.cancelled":
+      if (e.reason === "channel-closed") return t("js.ev.consumerCancelled.channel", v);
+      if (e.reason === "queue-deleted") return t("js.ev.consumerCancelled.queue", v);
+      return t("js.ev.consumerCancelled", v);
+    case "consumer.activated":
+      return t("js.ev.consumerActivated", v);
+    case "exchange.declared":
+      return t("js.ev.exchangeDeclared", { ...v, type: e.reason ?? "" });
+    case "exchange.deleted":
+      return t("js.ev.exchangeDeleted", v);
+    case "queue.declared":
+      return t("js.ev.queueDeclared", v);
+    case "queue.deleted":
+      return t("js.ev.queueDeleted", { ...v, why: why(QUEUE_GONE, e.reason) });
+    case "bound":
+      return t("js.ev.bound", v);
+    case "unbound":
+      return t("js.ev.unbound", v);
+    case "policy.set":
+      return t("js.ev.policySet", v);
+    case "policy.cleared":
+      return t("js.ev.policyCleared", v);
+    case "queue.policy":
+      return e.name ? t("js.ev.queuePolicy", v) : t("js.ev.queuePolicy.none", v);
+    case "vhost.added":
+      return t("js.ev.vhostAdded", v);
+    case "vhost.deleted":
+      return t("js.ev.vhostDeleted", v);
+    case "channel.closed":
+      return e.code === 200 || !e.code ? t("js.ev.channelClosed", v) : t("js.ev.channelClosed.error", { ...v, reply: codeText(e) });
+    case "connection.closed":
+      return e.code === 200 || !e.code ? t("js.ev.connectionClosed", v) : t("js.ev.connectionClosed.error", { ...v, reply: codeText(e) });
+    case "tx.committed":
+      return t("js.ev.txCommitted", v);
+    case "tx.rolledback":
+      return t("js.ev.txRolledBack", v);
+  }
+  return "";
+}
