@@ -282,7 +282,7 @@ func playground(p Page, lesson *lessons.Lesson) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "</label><div class=\"row\"><input id=\"console-input\" class=\"grow\" autocomplete=\"off\" spellcheck=\"false\" data-testid=\"console-input\" placeholder=\"declare queue q ttl=5s\"> <button type=\"submit\" data-testid=\"console-run\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "</label><div class=\"row\"><input id=\"console-input\" class=\"grow\" autocomplete=\"off\" spellcheck=\"false\" translate=\"no\" data-testid=\"console-input\" placeholder=\"declare queue q ttl=5s\"> <button type=\"submit\" data-testid=\"console-run\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

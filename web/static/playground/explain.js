@@ -3,7 +3,8 @@
 // engine writes it (the script's words); AMQP reply texts are quoted as
 // RabbitMQ sends them, and a line explains their reply code. Explanations
 // only restate the event's fields: the engine decided everything.
-import { t } from "../i18n.js";
+import { t, tParts } from "../i18n.js";
+import { el } from "./dom.js";
 import { fmtMs, exchangeLabel } from "./format.js";
 
 // unrouted returns the ids of the messages a call published that went
@@ -58,14 +59,16 @@ const CODES = {
 
 const why = (table, key) => (table[key] ? t(table[key]) : key ?? "");
 
-// codeText is "404 NOT_FOUND - no queue 'x' in vhost '/'", explained.
-function codeText(e) {
-  const gloss = CODES[e.code] ? t(CODES[e.code]) : "";
-  return t("js.ev.reply", { code: e.code, text: e.text ?? "", gloss });
+// reply is the reply code and text exactly as RabbitMQ sends them ("404
+// NOT_FOUND - no queue 'x' in vhost '/'"), as code, then what the code
+// means.
+function reply(e) {
+  return el("span", {}, el("code", {}, `${e.code} ${e.text ?? ""}`.trim()), CODES[e.code] ? t(CODES[e.code]) : "");
 }
 
-// explain returns the sentence for e, or "" for a kind it does not know.
-// dropped is unrouted's answer for e's call.
+// explain returns the sentence for e (a string, or a list of strings and
+// elements for el), or "" for a kind it does not know. dropped is
+// unrouted's answer for e's call.
 export function explain(e, dropped = new Set()) {
   const v = {
     msg: e.msgId,
@@ -95,7 +98,7 @@ export function explain(e, dropped = new Set()) {
     case "delayed":
       return t("js.ev.delayed", v);
     case "returned":
-      return t("js.ev.returned", { ...v, reply: codeText(e) });
+      return tParts("js.ev.returned", { ...v, reply: reply(e) });
     case "confirmed":
       return t("js.ev.confirmed", v);
     case "nacked":
@@ -160,9 +163,9 @@ export function explain(e, dropped = new Set()) {
     case "vhost.deleted":
       return t("js.ev.vhostDeleted", v);
     case "channel.closed":
-      return e.code === 200 || !e.code ? t("js.ev.channelClosed", v) : t("js.ev.channelClosed.error", { ...v, reply: codeText(e) });
+      return e.code === 200 || !e.code ? t("js.ev.channelClosed", v) : tParts("js.ev.channelClosed.error", { ...v, reply: reply(e) });
     case "connection.closed":
-      return e.code === 200 || !e.code ? t("js.ev.connectionClosed", v) : t("js.ev.connectionClosed.error", { ...v, reply: codeText(e) });
+      return e.code === 200 || !e.code ? t("js.ev.connectionClosed", v) : tParts("js.ev.connectionClosed.error", { ...v, reply: reply(e) });
     case "tx.committed":
       return t("js.ev.txCommitted", v);
     case "tx.rolledback":
