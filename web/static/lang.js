@@ -69,14 +69,17 @@ function preferred() {
 }
 
 // A link that names its language (the switch, a share link) is a choice;
-// otherwise keep to the remembered one; a first visit to the static site
-// goes to the browser's language.
+// otherwise keep to the remembered one. A first visit to the static site's
+// English pages, which are its neutral root, goes to the browser's
+// language; a page under /zh-CN/ was asked for by its path.
 const explicit = match(new URLSearchParams(location.search).get("lang"));
 if (explicit) {
   remember(explicit);
   go(explicit);
-} else if (!go(stored()) && isStatic && stored() === null) {
-  go(preferred());
+} else {
+  const remembered = stored();
+  if (remembered) go(remembered);
+  else if (isStatic && pageLang === "en") go(preferred());
 }
 
 for (const a of document.querySelectorAll("[data-testid=lang-switch] a[data-lang]")) {
