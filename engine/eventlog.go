@@ -54,6 +54,19 @@ func (l *eventLog) grow() {
 	l.cur = make([]Event, 0, eventChunk)
 }
 
+// at returns the i-th event not yet drained, oldest first, to be amended in
+// place: basic.get's Delivered event gets the count that basic.get-ok
+// reports, known only once the fetch's expiries are done (get.go).
+func (l *eventLog) at(i int) *Event {
+	for _, c := range l.full {
+		if i < len(c) {
+			return &c[i]
+		}
+		i -= len(c)
+	}
+	return &l.cur[i]
+}
+
 func (l *eventLog) len() int {
 	n := len(l.cur)
 	for _, c := range l.full {

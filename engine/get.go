@@ -39,8 +39,11 @@ func (b *Broker) BasicGet(id ChannelID, g BasicGet) (GetOk, bool, error) {
 		b.flush()
 		return GetOk{}, false, nil
 	}
+	got := b.events.len()
 	tag := ch.deliver(q, ent, nil, g.NoAck)
+	q.catchUp()
 	b.flush()
+	b.events.at(got).Count = q.ready.len()
 	return GetOk{Msg: ent.msg, DeliveryTag: tag, Redelivered: ent.redelivered, Exchange: ent.msg.Exchange,
 		RoutingKey: ent.msg.RoutingKey, MessageCount: q.ready.len()}, true, nil
 }

@@ -182,19 +182,18 @@ func (q *queue) dispatch() {
 	}
 }
 
-// takeForGet removes the next live message for basic.get. Expired messages
-// the fetch exposes at the head are removed at once, before basic.get-ok
-// reports how many messages remain (rabbit_amqqueue_process:fetch/2 calls
-// drop_expired_msgs after the fetch). It is not bounded by a batch:
-// basic.get-ok's count must be RabbitMQ's (backlog.go).
+// takeForGet removes the next live message for basic.get. The caller
+// delivers it and then calls catchUp: expired messages the fetch exposes at
+// the head are removed after the fetch, and before basic.get-ok reports how
+// many messages remain (rabbit_amqqueue_process:fetch/2 fetches, then calls
+// drop_expired_msgs), so the events tell it in that order. Neither is bounded
+// by a batch: basic.get-ok's count must be RabbitMQ's (backlog.go).
 func (q *queue) takeForGet() (entry, bool) {
 	q.catchUp()
 	if q.ready.len() == 0 {
 		return entry{}, false
 	}
-	e := q.ready.pop()
-	q.catchUp()
-	return e, true
+	return q.ready.pop(), true
 }
 
 // returnHow says how an unacked copy comes back to its queue, which decides

@@ -1,16 +1,21 @@
 // Package lessons holds Warren's interactive tutorials and their loader and
-// checker. A lesson is a text file in content/ (see Parse for the format):
-// a few steps, each with prose, the script lines the learner is asked to
-// run, and expect lines that say when the step is done. The web frame
-// (web.LessonPage) shows a lesson beside the playground and runs the expect
-// lines in the page's own engine; Check runs every lesson in the Go engine,
-// so a lesson whose steps do not work — or whose check would pass before
-// the learner did anything — fails the build's tests instead of a learner.
+// checker. A lesson is a text file (see Parse for the format): a few steps,
+// each with prose, the script lines the learner is asked to run, and
+// expect lines that say when the step is done. Every lesson is written in
+// each of Languages, as content/LANG/NN-slug.txt; the translations share
+// their file name, their steps and every script line, and differ only in
+// their prose. The web frame (web.LessonPage) shows a lesson beside the
+// playground and runs the expect lines in the page's own engine; Check
+// runs every lesson in the Go engine, so a lesson whose steps do not work —
+// or whose check would pass before the learner did anything, or fail after
+// a harmless line — fails the build's tests instead of a learner.
 package lessons
 
 // A Lesson is one tutorial.
 type Lesson struct {
-	Slug    string // from the file name: 01-ttl.txt is "ttl"
+	Slug    string // from the file name: 08-ttl.txt is "ttl"
+	Lang    string // one of Languages: the directory it was read from
+	File    string // its file name, the same in every language
 	Title   string
 	Summary string
 	Steps   []Step

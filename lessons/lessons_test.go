@@ -1,27 +1,102 @@
 package lessons
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// TestEveryLessonWorks runs every lesson in the engine: each step's check
-// fails before its try lines and passes after them.
+// TestEveryLessonWorks runs every lesson, in every language, in the engine
+// (see Check): each step's check fails before its try lines, passes after
+// them, and still passes after a harmless line or a repeated try line.
 func TestEveryLessonWorks(t *testing.T) {
-	ls, err := All()
-	if err != nil {
-		t.Fatal(err)
+	for _, lang := range Languages {
+		ls, err := All(lang)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ls) == 0 {
+			t.Errorf("no lessons in content/%s", lang)
+		}
+		for _, l := range ls {
+			t.Run(lang+"/"+l.Slug, func(t *testing.T) {
+				if err := Check(l); err != nil {
+					t.Error(err)
+				}
+			})
+		}
 	}
-	if len(ls) == 0 {
-		t.Fatal("no lessons in content/")
-	}
-	for _, l := range ls {
-		t.Run(l.Slug, func(t *testing.T) {
-			if err := Check(l); err != nil {
-				t.Error(err)
+}
+
+// TestEveryLessonInEveryLanguage: each lesson file exists in every
+// language, and its translations have the same steps with the same setup,
+// try and check lines in the same order; only the prose differs.
+func TestEveryLessonInEveryLanguage(t *testing.T) {
+	files := map[string]map[string]*Lesson{} // file name -> language -> lesson
+	for _, lang := range Languages {
+		ls, err := All(lang)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range ls {
+			if files[l.File] == nil {
+				files[l.File] = map[string]*Lesson{}
 			}
-		})
+			files[l.File][l.Lang] = l
+		}
 	}
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		first := Languages[0]
+		for _, lang := range Languages {
+			if files[name][lang] == nil {
+				t.Errorf("content/%s/%s is missing: every lesson is written in %s", lang, name, strings.Join(Languages, " and "))
+			}
+		}
+		a := files[name][first]
+		for _, lang := range Languages[1:] {
+			if b := files[name][lang]; a != nil && b != nil {
+				if err := sameLines(a, b); err != nil {
+					t.Error(err)
+				}
+			}
+		}
+	}
+}
+
+// sameLines says how two translations of a lesson differ in anything but
+// prose: their number of steps, or a setup, try or check line.
+func sameLines(a, b *Lesson) error {
+	pa, pb := "content/"+a.Lang+"/"+a.File, "content/"+b.Lang+"/"+b.File
+	if len(a.Steps) != len(b.Steps) {
+		return fmt.Errorf("%s has %d steps, %s has %d", pa, len(a.Steps), pb, len(b.Steps))
+	}
+	for i := range a.Steps {
+		sa, sb := a.Steps[i], b.Steps[i]
+		for _, k := range []struct {
+			key  string
+			x, y []string
+		}{{"setup", sa.Setup, sb.Setup}, {"try", sa.Try, sb.Try}, {"check", sa.Check, sb.Check}} {
+			for j := range max(len(k.x), len(k.y)) {
+				x, y := "(none)", "(none)"
+				if j < len(k.x) {
+					x = k.x[j]
+				}
+				if j < len(k.y) {
+					y = k.y[j]
+				}
+				if x != y {
+					return fmt.Errorf("step %d, %s line %d: %s has %q, %s has %q: translations share every script line", i+1, k.key, j+1, pa, x, pb, y)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 func TestParse(t *testing.T) {
@@ -75,6 +150,9 @@ func TestCheckCatchesBrokenLessons(t *testing.T) {
 		{"title: T\nsummary: S\nstep: A\ntext\ntry: declare queue a\ncheck: expect queue a ready=1\n", `check "expect queue a ready=1"`},
 		// A try line the engine refuses as a script error.
 		{"title: T\nsummary: S\nstep: A\ntext\ntry: advance -5s\ncheck: expect time 5s\n", `try "advance -5s"`},
+		// A check on the last command's events fails once a harmless line ran.
+		{"title: T\nsummary: S\nstep: A\ntext\ntry: declare queue a\ntry: publish a x\ncheck: expect event enqueued q=a\n",
+			`check "expect event enqueued q=a" fails after the harmless lines`},
 	} {
 		l, err := Parse("x.txt", c.src)
 		if err != nil {
@@ -86,10 +164,61 @@ func TestCheckCatchesBrokenLessons(t *testing.T) {
 	}
 }
 
+// TestCheckRepeatsTryLines: a try line run again that leaves the broker as
+// it was must leave the check passing; one that changes the broker need
+// not. Harmless is cut down to a show line so that the repeat is what
+// catches the check.
+func TestCheckRepeatsTryLines(t *testing.T) {
+	defer func(h []string) { Harmless = h }(Harmless)
+	Harmless = []string{"show queues"}
+	for _, c := range []struct{ src, err string }{
+		// confirm again changes nothing, and the event is gone.
+		{"title: T\nsummary: S\nstep: A\ntext\ntry: confirm\ntry: publish nowhere x\ncheck: expect event confirmed tag=1\n",
+			`check "expect event confirmed tag=1" fails after the try line "confirm" runs again, which leaves the broker as it was`},
+		// What the publisher was told stays.
+		{"title: T\nsummary: S\nstep: A\ntext\ntry: confirm\ntry: publish nowhere x\ncheck: expect confirm app 1 ack\n", ""},
+		// Publishing again adds a message: a different state, judged as such.
+		{"title: T\nsummary: S\nstep: A\ntext\ntry: declare queue a\ntry: publish a x\ncheck: expect queue a ready=1\n", ""},
+	} {
+		l, err := Parse("x.txt", c.src)
+		if err != nil {
+			t.Fatalf("Parse: %v", err)
+		}
+		err = Check(l)
+		if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("Check(%q) = %v, want %q", c.src, err, c.err)
+		}
+	}
+}
+
 func TestSlugOf(t *testing.T) {
-	for name, want := range map[string]string{"01-ttl.txt": "ttl", "ttl.txt": "ttl", "2-a-b.txt": "a-b", "x1-a.txt": "x1-a"} {
+	for name, want := range map[string]string{"08-ttl.txt": "ttl", "ttl.txt": "ttl", "2-a-b.txt": "a-b", "x1-a.txt": "x1-a"} {
 		if got := slugOf(name); got != want {
 			t.Errorf("slugOf(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+func TestSameLinesCatchesADifference(t *testing.T) {
+	parse := func(lang, src string) *Lesson {
+		l, err := Parse("x.txt", src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Lang, l.File = lang, "01-x.txt"
+		return l
+	}
+	en := parse("en", "title: T\nsummary: S\nstep: A\ntext\ntry: declare queue a\ncheck: expect exists queue a\n")
+	for _, c := range []struct{ src, err string }{
+		{"title: 标题\nsummary: 摘要\nstep: 甲\n正文\ntry: declare queue a\ncheck: expect exists queue a\n", ""},
+		{"title: 标题\nsummary: 摘要\nstep: 甲\n正文\ntry: declare queue b\ncheck: expect exists queue a\n", `step 1, try line 1: content/en/01-x.txt has "declare queue a", content/zh-CN/01-x.txt has "declare queue b"`},
+		{"title: 标题\nsummary: 摘要\nstep: 甲\n正文\ntry: declare queue a\ncheck: expect queue a ready=0\n", `check line 1: content/en/01-x.txt has "expect exists queue a", content/zh-CN/01-x.txt has "expect queue a ready=0"`},
+		{"title: 标题\nsummary: 摘要\nstep: 甲\n正文\ntry: declare queue a\ncheck: expect exists queue a\ncheck: expect queue a ready=0\n", `check line 2: content/en/01-x.txt has "(none)"`},
+		{"title: 标题\nsummary: 摘要\nstep: 甲\n正文\ntry: declare queue a\ncheck: expect exists queue a\nstep: 乙\n正文\n", "content/en/01-x.txt has 1 steps, content/zh-CN/01-x.txt has 2"},
+	} {
+		err := sameLines(en, parse("zh-CN", c.src))
+		if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("sameLines(%q) = %v, want %q", c.src, err, c.err)
 		}
 	}
 }

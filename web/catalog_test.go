@@ -92,24 +92,32 @@ func TestCodeUsesOnlyCatalogKeys(t *testing.T) {
 }
 
 // TestHelpDescribesEveryVerb: the help panel has a description for every
-// verb script.Help lists, and describes no verb it does not.
+// verb script.Verbs lists and a title for every group, and describes no
+// verb it does not list.
 func TestHelpDescribesEveryVerb(t *testing.T) {
 	seen := map[string]bool{}
-	for _, e := range helpEntries() {
-		seen[e.Verb] = true
-		if e.Key == "" {
-			t.Errorf("verb %q (%s) has no description: add it to helpKeys and the catalogs", e.Verb, e.Usage)
+	n := 0
+	for _, g := range helpGroups() {
+		if g.Key == "" {
+			t.Errorf("help group %q has no title: add it to helpGroupKeys and the catalogs", g.Title)
 		}
-		if strings.Contains(e.Usage, "   (") {
-			t.Errorf("usage %q keeps its English aside", e.Usage)
+		for _, e := range g.Entries {
+			n++
+			seen[e.Verb] = true
+			if e.Key == "" {
+				t.Errorf("verb %q (%s) has no description: add it to helpKeys and the catalogs", e.Verb, e.Usage)
+			}
+			if strings.Contains(e.Usage, "   (") {
+				t.Errorf("usage %q keeps its English aside", e.Usage)
+			}
 		}
 	}
 	for v := range helpKeys {
 		if !seen[v] {
-			t.Errorf("helpKeys describes %q, which script.Help does not list", v)
+			t.Errorf("helpKeys describes %q, which script.Verbs does not list", v)
 		}
 	}
-	if n := strings.Count(script.Help(), "\n") + 1; len(helpEntries()) != n {
-		t.Errorf("%d help entries for %d usage lines", len(helpEntries()), n)
+	if n != len(script.Verbs()) {
+		t.Errorf("%d help entries for %d verbs", n, len(script.Verbs()))
 	}
 }

@@ -8,7 +8,7 @@ import (
 
 // helpKeys maps each verb of the script language to the catalog entry that
 // says what it does. The playground's help panel lists the verbs' usage
-// lines as script.Help gives them (the script's words stay English in
+// lines as script.Verbs gives them (the script's words stay English in
 // every language) with these descriptions in the page's language;
 // TestHelpDescribesEveryVerb fails when a verb has none.
 var helpKeys = map[string]string{
@@ -27,13 +27,17 @@ var helpKeys = map[string]string{
 	"delete exchange":       "help.delete_exchange",
 	"delete queue":          "help.delete_queue",
 	"disconnect":            "help.disconnect",
+	"expect channel":        "help.expect_channel",
+	"expect confirm":        "help.expect_confirm",
 	"expect error":          "help.expect_error",
 	"expect event":          "help.expect_event",
 	"expect exists":         "help.expect_exists",
 	"expect missing":        "help.expect_missing",
 	"expect msg":            "help.expect_msg",
 	"expect queue":          "help.expect_queue",
+	"expect returned":       "help.expect_returned",
 	"expect time":           "help.expect_time",
+	"expect unacked":        "help.expect_unacked",
 	"get":                   "help.get",
 	"help":                  "help.help",
 	"nack":                  "help.nack",
@@ -58,9 +62,9 @@ var helpKeys = map[string]string{
 	"show time":             "help.show_time",
 	"show timers":           "help.show_timers",
 	"step":                  "help.step",
-	"tx":                    "help.tx",
 	"tx commit":             "help.tx_commit",
 	"tx rollback":           "help.tx_rollback",
+	"tx select":             "help.tx_select",
 	"unbind":                "help.unbind",
 	"unbind exchange":       "help.unbind_exchange",
 	"use":                   "help.use",
@@ -68,40 +72,44 @@ var helpKeys = map[string]string{
 	"vhost delete":          "help.vhost_delete",
 }
 
-// helpEntry is one line of the help panel.
+// helpGroupKeys names, in the page's language, the groups script.Verbs
+// lists the verbs under.
+var helpGroupKeys = map[string]string{
+	"Topology":            "help.group.topology",
+	"Messages":            "help.group.messages",
+	"Channels":            "help.group.channels",
+	"Policies and vhosts": "help.group.policies",
+	"Time":                "help.group.time",
+	"Looking":             "help.group.looking",
+	"Checks":              "help.group.checks",
+}
+
+// helpGroup is a group of the help panel and its verbs.
+type helpGroup struct {
+	Key     string // the group's catalog key; "" for a group helpGroupKeys lacks
+	Title   string // script.Verbs' own title, shown when Key is ""
+	Entries []helpEntry
+}
+
+// helpEntry is one verb of the help panel.
 type helpEntry struct {
 	Verb  string // "show queue"
 	Usage string // "show queue NAME", without the usage line's English aside
 	Key   string // the description's catalog key; "" for a verb helpKeys lacks
 }
 
-// helpEntries reads script.Help: one usage line per verb, each perhaps
-// with an aside after three spaces ("show queue NAME   (its messages, head
-// first)"), which the catalog's description says in the page's language.
-func helpEntries() []helpEntry {
-	var out []helpEntry
-	for _, line := range strings.Split(script.Help(), "\n") {
-		usage, _, _ := strings.Cut(line, "   (")
-		usage = strings.TrimSpace(usage)
-		if usage == "" {
-			continue
+// helpGroups reads script.Verbs, in its order. A usage line may end in an
+// aside after three spaces ("show queue NAME   (its messages, head
+// first)"), which the description says in the page's language instead.
+func helpGroups() []helpGroup {
+	var out []helpGroup
+	for _, v := range script.Verbs() {
+		if len(out) == 0 || out[len(out)-1].Title != v.Group {
+			out = append(out, helpGroup{Key: helpGroupKeys[v.Group], Title: v.Group})
 		}
-		v := verbOf(usage)
-		out = append(out, helpEntry{Verb: v, Usage: usage, Key: helpKeys[v]})
+		usage, _, _ := strings.Cut(v.Usage, "   (")
+		g := &out[len(out)-1]
+		g.Entries = append(g.Entries, helpEntry{Verb: v.Name, Usage: strings.TrimSpace(usage), Key: helpKeys[v.Name]})
 	}
 	return out
-}
-
-// verbOf is a usage line's verb: its leading words of lower-case letters
-// and underscores ("declare queue [NAME] ..." is "declare queue", "tx
-// select|commit|rollback" is "tx").
-func verbOf(usage string) string {
-	var words []string
-	for _, w := range strings.Fields(usage) {
-		if strings.Trim(w, "abcdefghijklmnopqrstuvwxyz_") != "" {
-			break
-		}
-		words = append(words, w)
-	}
-	return strings.Join(words, " ")
 }

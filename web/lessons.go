@@ -1,15 +1,25 @@
 package web
 
-import "warren/lessons"
+import (
+	"slices"
 
-// allLessons returns the lessons for a page in lang. The lessons package
-// has them in English only for now, so every language gets the English
-// text; the page around them is in lang.
-func allLessons(lang string) ([]*lessons.Lesson, error) { return lessons.All() }
+	"warren/lessons"
+)
+
+// allLessons returns the lessons for a page in lang: in lang when the
+// lessons are written in it, else in the lessons' first language.
+func allLessons(lang string) ([]*lessons.Lesson, error) { return lessons.All(lessonLang(lang)) }
 
 // findLesson returns the lesson with the slug for a page in lang, or nil
 // (see allLessons).
-func findLesson(lang, slug string) *lessons.Lesson { return lessons.Find(slug) }
+func findLesson(lang, slug string) *lessons.Lesson { return lessons.Find(lessonLang(lang), slug) }
+
+func lessonLang(lang string) string {
+	if slices.Contains(lessons.Languages, lang) {
+		return lang
+	}
+	return lessons.Languages[0]
+}
 
 // lessonStep is what static/lesson.js needs of a step: its lines. The prose
 // is in the page already.

@@ -58,7 +58,7 @@ var twoWordVerbs = map[string][]string{
 	"delete":  {"queue", "exchange"},
 	"bind":    {"exchange"},
 	"unbind":  {"exchange"},
-	"expect":  {"queue", "msg", "error", "event", "exists", "missing", "unacked", "consumer", "time"},
+	"expect":  {"queue", "msg", "error", "event", "exists", "missing", "unacked", "consumer", "time", "channel", "confirm", "returned"},
 	"show":    {"queues", "queue", "exchanges", "bindings", "consumers", "channels", "timers", "msg", "policies", "time", "next"},
 	"vhost":   {"add", "delete"},
 	"tx":      {"select", "commit", "rollback"},
@@ -135,14 +135,4 @@ func sorted(ss []string) []string {
 	out := append([]string(nil), ss...)
 	sort.Strings(out)
 	return out
-}
-
-// Help lists every verb's usage.
-func Help() string {
-	var lines []string
-	for _, v := range verbs {
-		lines = append(lines, v.usage)
-	}
-	sort.Strings(lines)
-	return strings.Join(lines, "\n")
 }

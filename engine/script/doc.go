@@ -212,7 +212,7 @@
 //	show timers                 everything scheduled, soonest first
 //	show next                   what the next step will do, and when
 //	show time                   the virtual time
-//	help                        every verb's usage
+//	help [COMMAND]              every command by group; with COMMAND, its usage
 //
 // Expect asserts; a failure is a script error wrapping ErrExpectation and
 // changes nothing:
@@ -224,6 +224,10 @@
 //	expect exists queue|exchange NAME
 //	expect missing queue|exchange NAME
 //	expect time DURATION
+//	expect channel CHANNEL [FIELD=VALUE ...]
+//	expect unacked CHANNEL TAG [FIELD=VALUE ...]
+//	expect confirm CHANNEL TAG ack|nack
+//	expect returned CHANNEL [FIELD=VALUE ...]
 //
 // Fields compare as text, as show prints them; a field a message lacks
 // compares as "(absent)". expect queue knows ready, unacked, consumers,
@@ -238,6 +242,22 @@
 // previous command's events has KIND (an engine.EventKind word such as
 // enqueued, expired or dead-lettered) and the given fields, named as in the
 // trace: expect event dead-lettered q=q reason=expired.
+//
+// Those two look at the previous command only, so any other command run in
+// between changes their answer; every other expect verb judges state, and
+// gives the same answer until the state changes, which is what a lesson's
+// check needs. expect channel judges an open channel's confirm, tx,
+// prefetch, global-prefetch, consumers (a count), unacked and pending-tx
+// (publishes and acks a transaction holds); a closed or never opened
+// channel has only open=false. expect unacked finds the delivery with
+// delivery tag TAG awaiting its acknowledgement on CHANNEL and knows queue,
+// consumer, redelivered, delivered-at and expect msg's message fields.
+// expect confirm and expect returned judge what the channel's publisher
+// was told, which the script keeps as a client would: how the broker
+// confirmed the publish with delivery tag TAG (1 for the first publish
+// after confirm), and whether a message came back with basic.return,
+// matched on x, key, code and text and the message fields. The record
+// lives as long as the channel and keeps the last 100 returns.
 //
 // # Errors
 //

@@ -37,12 +37,12 @@ func findExchange(s engine.Snapshot, name string) bool {
 // queueFields are the assertable facts about a queue.
 func queueFields(q engine.QueueView) map[string]string {
 	return map[string]string{
-		"ready":     strconv.Itoa(len(q.Ready)),
+		"ready":     strconv.Itoa(q.ReadyCount),
 		"unacked":   strconv.Itoa(q.Unacked),
 		"consumers": strconv.Itoa(len(q.Consumers)),
 		"expired":   strconv.Itoa(q.Expired),
 		"bytes":     strconv.FormatInt(q.ReadyBytes, 10),
-		"messages":  strconv.Itoa(len(q.Ready) + q.Unacked),
+		"messages":  strconv.Itoa(q.ReadyCount + q.Unacked),
 		"type":      q.Type,
 		"policy":    q.Effective.Policy,
 	}
@@ -112,17 +112,20 @@ func formatFields(f map[string]string) string {
 
 // msgAt returns the INDEX-th ready message of a queue (0 is the head), or,
 // with "unacked:N", the N-th unacked delivery from that queue.
-func msgAt(s engine.Snapshot, queue, index string) (*engine.Message, map[string]string, error) {
-	q, ok := findQueue(s, queue)
+func (r *Runner) msgAt(queue, index string) (*engine.Message, map[string]string, error) {
+	i, err := strconv.Atoi(index)
+	if err != nil || i < 0 {
+		if _, ok := findQueue(r.state(1), queue); !ok {
+			return nil, nil, fmt.Errorf("no queue %q", queue)
+		}
+		return nil, nil, fmt.Errorf("message index must be 0, 1, ... got %q", index)
+	}
+	q, ok := findQueue(r.state(i+1), queue)
 	if !ok {
 		return nil, nil, fmt.Errorf("no queue %q", queue)
 	}
-	i, err := strconv.Atoi(index)
-	if err != nil || i < 0 {
-		return nil, nil, fmt.Errorf("message index must be 0, 1, ... got %q", index)
-	}
-	if i >= len(q.Ready) {
-		return nil, nil, fmt.Errorf("queue %s has %d ready messages, no index %d", queue, len(q.Ready), i)
+	if i >= q.ReadyCount {
+		return nil, nil, fmt.Errorf("queue %s has %d ready messages, no index %d", queue, q.ReadyCount, i)
 	}
 	rv := q.Ready[i]
 	extra := map[string]string{"redelivered": strconv.FormatBool(rv.Redelivered), "expired": strconv.FormatBool(rv.Expired)}
@@ -133,7 +136,7 @@ func msgAt(s engine.Snapshot, queue, index string) (*engine.Message, map[string]
 }
 
 func describeQueue(q engine.QueueView) string {
-	line := fmt.Sprintf("%s ready=%d unacked=%d consumers=%d", q.Name, len(q.Ready), q.Unacked, len(q.Consumers))
+	line := fmt.Sprintf("%s ready=%d unacked=%d consumers=%d", q.Name, q.ReadyCount, q.Unacked, len(q.Consumers))
 	if q.Expired > 0 {
 		line += fmt.Sprintf(" expired-waiting=%d", q.Expired)
 	}

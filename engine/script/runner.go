@@ -23,7 +23,14 @@ type Runner struct {
 	lastTag    uint64 // last delivery tag seen on any channel, for "ack last"
 	printedAt  engine.Time
 	scratch    []engine.Event
-	pendingOut string // command output printed after the events
+	// pendingOut is the command's own output, printed after the events.
+	// It is a builder, not a string: a show line per message appended to
+	// a string copied the whole output each time, quadratic in a
+	// 20,000-message queue.
+	pendingOut strings.Builder
+	// pubs is what each channel's publisher has been told: confirms and
+	// returned messages (publisher.go).
+	pubs map[engine.ChannelID]*publisherRecord
 	// MaxSteps bounds "run" so a script can never loop forever.
 	MaxSteps int
 }
@@ -85,9 +92,9 @@ func (r *Runner) ExecCommand(c *Command) (string, error) {
 		// kept on one line: a blank line would end a scenario's output.
 		fmt.Fprintf(&out, "error: %d %s\n", amqpErr.Code, strings.ReplaceAll(amqpErr.Text, "\n", `\n`))
 	}
-	if r.pendingOut != "" {
-		out.WriteString(r.pendingOut)
-		r.pendingOut = ""
+	if r.pendingOut.Len() > 0 {
+		out.WriteString(r.pendingOut.String())
+		r.pendingOut.Reset()
 	}
 	return out.String(), runErr
 }
@@ -95,6 +102,7 @@ func (r *Runner) ExecCommand(c *Command) (string, error) {
 // writeEvents renders events, tracking delivery tags and channel state.
 func (r *Runner) writeEvents(out *strings.Builder, evs []engine.Event) {
 	for _, e := range evs {
+		r.notePublisher(e)
 		if e.Kind == engine.EvConnectionOpened || e.Kind == engine.EvChannelOpened {
 			// Channels open implicitly on first use; their opening is
 			// noise in a trace.

@@ -1,8 +1,12 @@
 package script
 
 import (
+	"flag"
+	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -248,15 +252,68 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
-// TestUsageNamesVerb keeps Help honest: each usage line starts with its verb.
+// TestUsageNamesVerb keeps Help honest: each usage line starts with its
+// verb, the overview names every verb under a group, and help VERB shows
+// its usage.
 func TestUsageNamesVerb(t *testing.T) {
 	for name, v := range verbs {
 		if !strings.HasPrefix(v.usage, name) {
 			t.Errorf("verb %q has usage %q", name, v.usage)
 		}
-		if !strings.Contains(Help(), v.usage) {
-			t.Errorf("Help lacks %q", v.usage)
+		if !regexp.MustCompile(`(: +|, )` + regexp.QuoteMeta(name) + `(,|\n)`).MatchString(Help()) {
+			t.Errorf("the help overview does not name %q", name)
 		}
+		if got, err := HelpFor(name); err != nil || !strings.Contains(got, v.usage) {
+			t.Errorf("HelpFor(%q) = %q, %v; want it to hold %q", name, got, err, v.usage)
+		}
+	}
+	for _, v := range Verbs() {
+		if v.Group == "" {
+			t.Errorf("verb %q is in no help group", v.Name)
+		}
+	}
+}
+
+// TestHelp is what a learner types: the overview fits on a page that shows
+// 40 lines, help VERB shows one verb (the page used to hide publish, get,
+// nack, reject, set_policy, purge and qos in the middle of a cut list),
+// help PREFIX every verb starting with it, and a wrong name is an error.
+func TestHelp(t *testing.T) {
+	r := New(engine.Config{Seed: 1})
+	out, err := r.Exec("help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out, "\n"); n > 12 {
+		t.Errorf("the help overview is %d lines, want at most 12:\n%s", n, out)
+	}
+	for _, c := range []struct {
+		line  string
+		lines int
+		want  string
+	}{
+		{"help publish", 1, "publish [EXCHANGE] ROUTING-KEY [BODY]"},
+		{"help get", 1, "get QUEUE [no-ack]"},
+		{"help nack", 1, "nack TAG|last|all [multiple] [requeue=false]"},
+		{"help reject", 1, "reject TAG|last [requeue=false]"},
+		{"help set_policy", 1, "set_policy [-p VHOST] NAME PATTERN"},
+		{"help purge", 1, "purge QUEUE"},
+		{"help qos", 1, "qos PREFETCH-COUNT"},
+		{"help show queue", 1, "show queue NAME"},
+		{"help declare", 2, "declare exchange NAME"},
+		{"help show", len(twoWordVerbs["show"]), "show timers"},
+	} {
+		out, err := r.Exec(c.line)
+		if err != nil {
+			t.Errorf("%s: %v", c.line, err)
+			continue
+		}
+		if n := strings.Count(out, "\n"); n != c.lines || !strings.Contains(out, c.want) {
+			t.Errorf("%s printed %d lines, want %d holding %q:\n%s", c.line, n, c.lines, c.want, out)
+		}
+	}
+	if _, err := r.Exec("help frobnicate"); err == nil || !strings.Contains(err.Error(), `no command "frobnicate"`) {
+		t.Errorf("help frobnicate: %v, want an error naming it", err)
 	}
 }
 
@@ -271,6 +328,132 @@ func TestDocCoversEveryVerb(t *testing.T) {
 	for name := range verbs {
 		if !strings.Contains(doc, "//\t"+name) && !strings.Contains(doc, "| "+name) {
 			t.Errorf("doc.go does not document the verb %q in a usage block", name)
+		}
+	}
+}
+
+// TestShowIsBounded: show lists at most ShowLimit items and says how many
+// it left out, so that showing a queue of 100,000 messages costs what the
+// page shows (a learner's show queue of 20,000 ran the in-page engine out
+// of memory building its output), and the messages past the list can
+// still be inspected by index.
+func TestShowIsBounded(t *testing.T) {
+	const n = 100000
+	r := New(engine.Config{Seed: 1})
+	for _, line := range []string{"declare queue q", "publish q m count=100000", "consume q tag=c", "declare queue big", "publish big x count=100000"} {
+		if _, err := r.Exec(line); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+	}
+	for _, c := range []struct{ line, cut string }{
+		{"show queue big", fmt.Sprintf("... %d more messages not shown", n-ShowLimit)},
+		{"show channels", fmt.Sprintf("... %d more deliveries not shown", n-ShowLimit)},
+	} {
+		out, err := r.Exec(c.line)
+		if err != nil {
+			t.Fatalf("%s: %v", c.line, err)
+		}
+		if lines := strings.Count(out, "\n"); lines > ShowLimit+3 || !strings.Contains(out, c.cut) {
+			t.Errorf("%s printed %d lines, want at most %d ending with %q", c.line, lines, ShowLimit+3, c.cut)
+		}
+	}
+	for _, line := range []string{"expect queue big ready=100000 messages=100000", "expect msg big 99999 body=x", "show msg big 99999"} {
+		if _, err := r.Exec(line); err != nil {
+			t.Errorf("%s: %v", line, err)
+		}
+	}
+	if _, err := r.Exec("expect msg big 100000"); err == nil || !strings.Contains(err.Error(), "has 100000 ready messages, no index 100000") {
+		t.Errorf("expect msg past the end: %v", err)
+	}
+}
+
+var rewrite = flag.Bool("rewrite", false, "rewrite testdata expectations with the actual output")
+
+// TestScenarios runs testdata/*.txt, scenario files of the script's own
+// verbs; -rewrite regenerates their expected output.
+func TestScenarios(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no testdata/*.txt")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cases, err := ParseCases(string(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			outs := RunCases(cases, engine.Config{Seed: 1})
+			if *rewrite {
+				if err := os.WriteFile(f, []byte(FormatCases(cases, outs)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			for i, c := range cases {
+				if outs[i] != c.Expected {
+					t.Errorf("%s:%d: output differs\n--- got\n%s--- want\n%s", f, c.Line, outs[i], c.Expected)
+				}
+			}
+		})
+	}
+}
+
+// TestPublisherRecord: a multiple confirm covers every tag up to its own,
+// confirms with one outcome share a run, and the record stays bounded,
+// saying so when a tag is older than it keeps.
+func TestPublisherRecord(t *testing.T) {
+	p := &publisherRecord{floor: 1}
+	p.confirm(1, false, false)
+	p.confirm(4, true, false) // acks 2, 3 and 4
+	p.confirm(5, false, true)
+	p.confirm(5, false, false) // a second confirm of 5 changes nothing
+	for tag, want := range map[uint64]string{1: "ack", 3: "ack", 4: "ack", 5: "nack", 6: ""} {
+		if got, _ := p.outcome(tag); got != want {
+			t.Errorf("outcome(%d) = %q, want %q", tag, got, want)
+		}
+	}
+	if len(p.confirms) != 2 {
+		t.Errorf("runs %+v, want 2", p.confirms)
+	}
+	for tag := uint64(6); tag < 1_000_000; tag++ {
+		p.confirm(tag, false, true)
+	}
+	if len(p.confirms) != 2 {
+		t.Errorf("a million nacks take %d runs, want 1 more", len(p.confirms))
+	}
+	q := &publisherRecord{floor: 1}
+	for tag := uint64(1); tag <= 3*maxConfirmRuns; tag++ {
+		q.confirm(tag, false, tag%2 == 0)
+	}
+	if len(q.confirms) != maxConfirmRuns {
+		t.Errorf("%d runs kept, want %d", len(q.confirms), maxConfirmRuns)
+	}
+	if _, forgotten := q.outcome(1); !forgotten {
+		t.Error("tag 1 is still known after 3072 alternating confirms")
+	}
+	if got, forgotten := q.outcome(3 * maxConfirmRuns); got != "nack" || forgotten {
+		t.Errorf("the last tag: %q forgotten=%v", got, forgotten)
+	}
+
+	r := New(engine.Config{Seed: 1})
+	for _, line := range []string{"declare exchange x", "publish x k b count=150 mandatory"} {
+		if _, err := r.Exec(line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(r.pubs) != 1 {
+		t.Fatalf("%d publisher records, want 1", len(r.pubs))
+	}
+	for _, rec := range r.pubs {
+		if len(rec.returns) != maxReturns {
+			t.Errorf("%d returns kept, want %d", len(rec.returns), maxReturns)
 		}
 	}
 }

@@ -26,6 +26,15 @@ func fail(format string, args ...any) error {
 }
 
 func compareFields(what string, have map[string]string, want []Opt) error {
+	if bad := mismatch(have, want); bad != "" {
+		return fail("%s: %s", what, bad)
+	}
+	return nil
+}
+
+// mismatch lists the wanted fields that differ, as "key=got (want value)",
+// or returns "" when all match.
+func mismatch(have map[string]string, want []Opt) string {
 	var bad []string
 	for _, o := range want {
 		got, ok := have[o.Key]
@@ -36,14 +45,11 @@ func compareFields(what string, have map[string]string, want []Opt) error {
 			bad = append(bad, fmt.Sprintf("%s=%s (want %s)", o.Key, got, o.Value))
 		}
 	}
-	if len(bad) > 0 {
-		return fail("%s: %s", what, strings.Join(bad, ", "))
-	}
-	return nil
+	return strings.Join(bad, ", ")
 }
 
 func runExpectQueue(r *Runner, c *Command) error {
-	q, ok := findQueue(r.B.Snapshot(), c.Args[0])
+	q, ok := findQueue(r.state(1), c.Args[0])
 	if !ok {
 		return fail("no queue %s", c.Args[0])
 	}
@@ -51,7 +57,7 @@ func runExpectQueue(r *Runner, c *Command) error {
 }
 
 func runExpectMsg(r *Runner, c *Command) error {
-	m, extra, err := msgAt(r.B.Snapshot(), c.Args[0], c.Args[1])
+	m, extra, err := r.msgAt(c.Args[0], c.Args[1])
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -128,7 +134,7 @@ func runExpectEvent(r *Runner, c *Command) error {
 
 func runExpectExists(want bool) func(r *Runner, c *Command) error {
 	return func(r *Runner, c *Command) error {
-		s := r.B.Snapshot()
+		s := r.state(1)
 		var have bool
 		switch c.Args[0] {
 		case "queue":

@@ -207,7 +207,7 @@ func runGet(r *Runner, c *Command) error {
 	}
 	_, ok, err := r.B.BasicGet(id, engine.BasicGet{Queue: c.Args[0], NoAck: c.Flags["no-ack"]})
 	if err == nil && !ok {
-		r.pendingOut += "get-empty\n"
+		r.pendingOut.WriteString("get-empty\n")
 	}
 	return err
 }

@@ -19,15 +19,30 @@ func init() {
 	register(&verbSpec{name: "show next", usage: "show next   (what the next step will do, and when)", run: runShowNext})
 	register(&verbSpec{name: "show policies", usage: "show policies", run: runShowPolicies})
 	register(&verbSpec{name: "show time", usage: "show time", run: runShowTime})
-	register(&verbSpec{name: "help", maxArgs: 1, usage: "help", run: func(r *Runner, c *Command) error {
-		r.pendingOut += Help() + "\n"
-		return nil
-	}})
+	register(&verbSpec{name: "help", maxArgs: 2, usage: "help [COMMAND]   (every command; with COMMAND, its usage: help publish, help show)", run: runHelp})
 }
 
 func (r *Runner) print(format string, args ...any) {
-	r.pendingOut += fmt.Sprintf(format, args...)
+	fmt.Fprintf(&r.pendingOut, format, args...)
 }
+
+// ShowLimit is how many items (messages, unacknowledged deliveries,
+// timers) a show command lists; a line after them says how many more there
+// are. The output is bounded where it is made: a page that shows a queue of
+// 100,000 messages must not first build 100,000 lines.
+const ShowLimit = 100
+
+// cut says that a list of all items showed only shown of them.
+func (r *Runner) cut(all, shown int, what string) {
+	if all > shown {
+		r.print("  ... %d more %s not shown (output cut: show lists the first %d)\n", all-shown, what, shown)
+	}
+}
+
+// state is the broker's state with at most n messages, deliveries and held
+// messages listed per queue, channel and exchange; n = 1 when only names
+// and counts are read.
+func (r *Runner) state(n int) engine.Snapshot { return r.B.SnapshotLimit(n) }
 
 func vhostPrefix(v string) string {
 	if v == "/" {
@@ -37,7 +52,7 @@ func vhostPrefix(v string) string {
 }
 
 func runShowQueues(r *Runner, c *Command) error {
-	s := r.B.Snapshot()
+	s := r.state(1)
 	n := 0
 	for _, v := range s.Vhosts {
 		for _, q := range v.Queues {
@@ -52,12 +67,13 @@ func runShowQueues(r *Runner, c *Command) error {
 }
 
 func runShowQueue(r *Runner, c *Command) error {
-	s := r.B.Snapshot()
+	s := r.state(ShowLimit)
 	q, ok := findQueue(s, c.Args[0])
 	if !ok {
 		return fmt.Errorf("no queue %q", c.Args[0])
 	}
 	r.print("%s\n", describeQueue(q))
+	defer r.cut(q.ReadyCount, len(q.Ready), "messages")
 	for i, m := range q.Ready {
 		line := fmt.Sprintf("  %d: msg=%d body=%q", i, m.Msg.ID, string(m.Msg.Body))
 		if m.ExpiresAt != engine.Never {
@@ -78,7 +94,7 @@ func runShowQueue(r *Runner, c *Command) error {
 }
 
 func runShowMsg(r *Runner, c *Command) error {
-	m, extra, err := msgAt(r.B.Snapshot(), c.Args[0], c.Args[1])
+	m, extra, err := r.msgAt(c.Args[0], c.Args[1])
 	if err != nil {
 		return err
 	}
@@ -91,7 +107,7 @@ func runShowMsg(r *Runner, c *Command) error {
 }
 
 func runShowExchanges(r *Runner, c *Command) error {
-	for _, v := range r.B.Snapshot().Vhosts {
+	for _, v := range r.state(1).Vhosts {
 		for _, x := range v.Exchanges {
 			name := x.Name
 			if name == "" {
@@ -107,8 +123,8 @@ func runShowExchanges(r *Runner, c *Command) error {
 			if x.Alternate != "" {
 				line += " ae=" + x.Alternate
 			}
-			if len(x.Held) > 0 {
-				line += fmt.Sprintf(" holding=%d", len(x.Held))
+			if x.HeldCount > 0 {
+				line += fmt.Sprintf(" holding=%d", x.HeldCount)
 			}
 			r.print("%s\n", line)
 		}
@@ -118,7 +134,7 @@ func runShowExchanges(r *Runner, c *Command) error {
 
 func runShowBindings(r *Runner, c *Command) error {
 	n := 0
-	for _, v := range r.B.Snapshot().Vhosts {
+	for _, v := range r.state(1).Vhosts {
 		for _, b := range v.Bindings {
 			dst := b.Destination
 			if b.DestinationIsExchange {
@@ -140,7 +156,7 @@ func runShowBindings(r *Runner, c *Command) error {
 
 func runShowConsumers(r *Runner, c *Command) error {
 	n := 0
-	for _, v := range r.B.Snapshot().Vhosts {
+	for _, v := range r.state(1).Vhosts {
 		for _, q := range v.Queues {
 			for _, cv := range q.Consumers {
 				line := fmt.Sprintf("%s%s on %s ch=%s prefetch=%d unacked=%d priority=%d", vhostPrefix(v.Name), cv.Tag, q.Name, r.channelName(cv.Channel), cv.Prefetch, cv.Unacked, cv.Priority)
@@ -165,7 +181,7 @@ func runShowConsumers(r *Runner, c *Command) error {
 }
 
 func runShowChannels(r *Runner, c *Command) error {
-	for _, v := range r.B.Snapshot().Vhosts {
+	for _, v := range r.state(ShowLimit).Vhosts {
 		for _, conn := range v.Connections {
 			for _, ch := range conn.Channels {
 				var modes []string
@@ -175,10 +191,11 @@ func runShowChannels(r *Runner, c *Command) error {
 				if ch.Tx {
 					modes = append(modes, fmt.Sprintf("tx(pending=%d)", ch.PendingTx))
 				}
-				r.print("%s%s prefetch=%d global-prefetch=%d unacked=%d %s\n", vhostPrefix(v.Name), r.channelName(ch.ID), ch.Prefetch, ch.GlobalPrefetch, len(ch.Unacked), strings.Join(modes, " "))
+				r.print("%s%s prefetch=%d global-prefetch=%d unacked=%d %s\n", vhostPrefix(v.Name), r.channelName(ch.ID), ch.Prefetch, ch.GlobalPrefetch, ch.UnackedCount, strings.Join(modes, " "))
 				for _, u := range ch.Unacked {
 					r.print("  tag=%d msg=%d q=%s consumer=%s delivered-at=%s\n", u.DeliveryTag, u.Msg.ID, u.Queue, quoteEmpty(u.ConsumerTag), engine.FormatDuration(int64(u.DeliveredAt)))
 				}
+				r.cut(ch.UnackedCount, len(ch.Unacked), "deliveries")
 			}
 		}
 	}
@@ -204,9 +221,10 @@ func runShowTimers(r *Runner, c *Command) error {
 	if len(ts) == 0 {
 		r.print("nothing scheduled\n")
 	}
-	for _, t := range ts {
+	for _, t := range ts[:min(len(ts), ShowLimit)] {
 		r.print("%s\n", describeTimer(r, t))
 	}
+	r.cut(len(ts), min(len(ts), ShowLimit), "timers")
 	return nil
 }
 
@@ -242,5 +260,18 @@ func runShowPolicies(r *Runner, c *Command) error {
 
 func runShowTime(r *Runner, c *Command) error {
 	r.print("time %s\n", engine.FormatDuration(int64(r.B.Now())))
+	return nil
+}
+
+func runHelp(r *Runner, c *Command) error {
+	if len(c.Args) == 0 {
+		r.pendingOut.WriteString(Help() + "\n")
+		return nil
+	}
+	text, err := HelpFor(strings.Join(c.Args, " "))
+	if err != nil {
+		return err
+	}
+	r.pendingOut.WriteString(text + "\n")
 	return nil
 }

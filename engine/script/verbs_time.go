@@ -41,7 +41,7 @@ func runAdvance(r *Runner, c *Command) error {
 // noteTime prints the clock when time moved without any event to show it.
 func (r *Runner) noteTime() {
 	if r.B.PendingEvents() == 0 && r.B.Now() != r.printedAt {
-		r.pendingOut += fmt.Sprintf("@%s\n", engine.FormatDuration(int64(r.B.Now())))
+		fmt.Fprintf(&r.pendingOut, "@%s\n", engine.FormatDuration(int64(r.B.Now())))
 		r.printedAt = r.B.Now()
 	}
 }
@@ -55,7 +55,7 @@ func runStep(r *Runner, c *Command) error {
 	}
 	for i := 0; i < n; i++ {
 		if !r.step() {
-			r.pendingOut += "nothing scheduled\n"
+			r.pendingOut.WriteString("nothing scheduled\n")
 			break
 		}
 	}

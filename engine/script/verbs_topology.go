@@ -115,7 +115,7 @@ func runDeclareQueue(r *Runner, c *Command) error {
 		return err
 	}
 	if d.Queue == "" || d.Passive {
-		r.pendingOut += fmt.Sprintf("queue %s messages=%d consumers=%d\n", ok.Queue, ok.MessageCount, ok.ConsumerCount)
+		fmt.Fprintf(&r.pendingOut, "queue %s messages=%d consumers=%d\n", ok.Queue, ok.MessageCount, ok.ConsumerCount)
 	}
 	return nil
 }
@@ -154,7 +154,7 @@ func runDeleteQueue(r *Runner, c *Command) error {
 	}
 	n, err := r.B.QueueDelete(id, engine.QueueDelete{Queue: c.Args[0], IfUnused: c.Flags["if-unused"], IfEmpty: c.Flags["if-empty"]})
 	if err == nil {
-		r.pendingOut += fmt.Sprintf("deleted messages=%d\n", n)
+		fmt.Fprintf(&r.pendingOut, "deleted messages=%d\n", n)
 	}
 	return err
 }
@@ -204,7 +204,7 @@ func runPurge(r *Runner, c *Command) error {
 	}
 	n, err := r.B.QueuePurge(id, c.Args[0])
 	if err == nil {
-		r.pendingOut += fmt.Sprintf("purged messages=%d\n", n)
+		fmt.Fprintf(&r.pendingOut, "purged messages=%d\n", n)
 	}
 	return err
 }

@@ -32,16 +32,19 @@ save FILE        write the lines run so far as a script that replays the session
 reset            start again with a fresh broker at time 0s
 quit | exit      leave (Ctrl-D too)`
 
-// help prints every command, or the usage lines that start with prefix.
+// help prints the overview of every command, or the usage of those named
+// prefix or starting with it, from the script language and the console's.
 func (c *Console) help(prefix string) {
-	all := script.Help() + "\n" + consoleHelp
 	if prefix == "" {
 		c.write("Script commands:\n" + indent(script.Help()) +
 			"Console commands:\n" + indent(consoleHelp) + c.clockLine() + "\n")
 		return
 	}
 	var sb strings.Builder
-	for _, l := range strings.Split(all, "\n") {
+	if usage, err := script.HelpFor(prefix); err == nil {
+		sb.WriteString(indent(usage))
+	}
+	for _, l := range strings.Split(consoleHelp, "\n") {
 		if l == prefix || strings.HasPrefix(l, prefix+" ") {
 			sb.WriteString("  " + l + "\n")
 		}

@@ -2,9 +2,12 @@
 // step's lines through the playground (globalThis.playground, announced by
 // playground.js with the warren:ready event), and checks a step with
 // warren.check, which runs the step's expect lines in the page's engine
-// without logging them. Like playground.js it holds no engine logic: the
-// lines and what they mean come from the lesson (lessons/content) and the
-// engine. Its messages come from the page language's catalog (i18n.js).
+// without logging them. The lines judge the broker's state as it is, as
+// lessons.Check does in Go: looking around or running a harmless line
+// before Check does not undo a step. Like the playground's modules it holds
+// no engine logic: the lines and what they mean come from the lesson
+// (lessons/content) and the engine. Its messages come from the page
+// language's catalog (i18n.js).
 import { t } from "./i18n.js";
 
 const data = JSON.parse(document.getElementById("lesson-data").textContent);
@@ -103,10 +106,10 @@ function check() {
     result(last ? t("js.lesson.doneLast") : t("js.lesson.done"), "pass", r.lines);
     return;
   }
-  // expect event and expect error look at the last command only (see
-  // engine/script): say so when one of them is what failed.
-  const lastOnly = r.lines.some((l) => l.error && /^expect (event|error)\b/.test(l.line));
-  result(lastOnly ? t("js.lesson.notYetLast") : t("js.lesson.notYet"), "fail", r.lines);
+  // Check lines judge the broker's state, never the last line run
+  // (lessons.Check proves it), so whatever the learner ran in between, a
+  // failed line says what the state lacks.
+  result(t("js.lesson.notYet"), "fail", r.lines);
 }
 
 function start(api) {
