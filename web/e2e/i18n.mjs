@@ -144,12 +144,18 @@ await runTest("i18n.mjs", {}, async (t) => {
     await enBrowser.close();
   }
 
-  t.step = "a lesson page in Chinese";
+  t.step = "a lesson in Chinese, its frame and its text";
   const lesson = await open(context, base + "/lessons/ttl-and-dead-lettering", "body[data-lesson-ready=true]");
   assert.equal(await lang(lesson), "zh-CN");
-  assert.match(await lesson.locator("article.lesson-step:not([hidden]) h3").textContent(), /^第 1 步，共 \d+ 步：/);
+  assert.match(await lesson.locator("article.lesson-step:not([hidden]) h3").textContent(), /^第 1 步，共 \d+ 步：\p{Script=Han}/u);
+  assert.match(await lesson.locator("#lesson-h").textContent(), /\p{Script=Han}/u);
   await tid(lesson, "lesson-check").click();
   assert.match(await tid(lesson, "lesson-result").textContent(), /^还没有：/);
+  for (const b of await lesson.locator("article.lesson-step:not([hidden]) button.try").all()) await b.click();
+  await tid(lesson, "lesson-check").click();
+  await lesson.waitForFunction(() => document.querySelector('[data-testid="lesson-result"]').classList.contains("pass"));
+  assert.match(await tid(lesson, "lesson-result").textContent(), /^完成。/);
+  assert.deepEqual(await englishRuns(lesson), []);
   await lesson.close();
 
   t.step = "and back to English";
