@@ -7,12 +7,14 @@ package engine
 // Some things a single event can set off grow with the queue: a consumer
 // with room for them all attaching to 400,000 ready messages, 400,000
 // messages expiring in the same millisecond, the events of a purge or
-// deletion of them all or of a length limit dropping them (bulkend.go),
-// and of a channel acknowledging or rejecting them all (bulkack.go). One engine call does at most
-// Config.MaxBatch of each per queue, and leaves the rest to a
-// continuation: a timer armed already due, which AdvanceTo does not fire in
-// the call that armed it. The driver serves other commands before the next
-// call.
+// deletion of them all or of a length limit dropping them (bulkend.go,
+// queue_overflow.go), and of a channel acknowledging or rejecting them all
+// (bulkack.go); and some grow with the vhost: a policy change or a vhost
+// deletion visiting 100,000 queues (queuewalk.go). One engine call does at
+// most Config.MaxBatch of each per queue (or per walk), and leaves the
+// rest to a continuation: a timer armed already due, which AdvanceTo does
+// not fire in the call that armed it. The driver serves other commands
+// before the next call.
 //
 // The two differ in what a command in between may see.
 //
@@ -73,12 +75,14 @@ func (q *queue) continueDispatch() {
 	}
 }
 
-// catchUp finishes what batches left for later on this queue: copies on
-// their way back from a channel come back (bulkreturn.go), then every
-// expired message at the head goes, however many. A command that reads or
+// catchUp finishes what batches left for later on this queue: a policy
+// change not yet applied to it (queuewalk.go), copies on their way back
+// from a channel come back (bulkreturn.go), then every expired message at
+// the head goes, however many. A command that reads or
 // changes what the queue holds calls it first (see the file comment). At
 // other times there is nothing to finish, and it does nothing.
 func (q *queue) catchUp() {
+	q.current()
 	q.bringBack()
 	q.expireUpTo(-1)
 }

@@ -41,35 +41,39 @@ func backlogBench(tb testing.TB, n int, dlx bool) (*Broker, ChannelID) {
 // it expiring at once (AdvanceTo past the message TTL), without and with a
 // dead-letter exchange; queue.purge and queue.delete of it; basic.ack of
 // all 400,000 delivered, basic.nack of them all to a dead-letter exchange
-// (bulkack.go), a max-length policy of 0 dropping them all, and the
-// consumer's channel closing, or basic.nack of all with requeue, giving
-// all 400,000 back (bulkreturn.go), and tx.commit of 400,000 buffered
-// acknowledgements or publishes (txcommit.go). After the first call it calls AdvanceTo(Now())
-// while a timer is due, as the server's broker goroutine does, draining
-// the events in place after every call, as the server does (not timed).
+// (bulkack.go), a max-length policy of 0 dropping them all, to no
+// dead-letter exchange, to one, or by a max-length-bytes of 0
+// (bulkend.go), a message-ttl policy of 0 expiring them all (ttl.go), and
+// the consumer's channel closing, or basic.nack of all with requeue,
+// giving all 400,000 back (bulkreturn.go), and tx.commit of 400,000
+// buffered acknowledgements or publishes (txcommit.go). After the first
+// call it calls AdvanceTo(Now()) while a timer is due, as the server's
+// broker goroutine does, draining the events in place after every call, as
+// the server does (not timed).
 //
 // max-call-ms is the longest call: how long every other connection waits
 // at worst; mean-call-ms the average. calls is how many calls it took (per
-// iteration); total-ms their sum.
+// iteration); total-ms their sum. Each message of "q" must end (or be
+// delivered) exactly once: dead letters' arrivals in "dead" are not
+// counted.
 func BenchmarkBacklog(b *testing.B) {
 	const n = 400_000
-	for _, op := range []string{"consume", "expire", "expire-dlx", "purge", "delete", "ack-all", "nack-all-dlx", "max-length", "close", "nack-all-requeue", "tx-commit-ack", "tx-commit-publish"} {
+	for _, op := range []string{"consume", "expire", "expire-dlx", "purge", "delete", "ack-all", "nack-all-dlx", "max-length", "max-length-dlx", "max-length-bytes", "message-ttl", "close", "nack-all-requeue", "tx-commit-ack", "tx-commit-publish"} {
 		b.Run(op+"/queued="+strconv.Itoa(n), func(b *testing.B) {
-			var longest, total time.Duration
-			calls := 0
+			var clock callClock
 			// Iteration -1 is a warm-up, not counted: in a fresh process
 			// the first touches of new memory cost more than the work
 			// (page faults, several times more in this virtual machine),
 			// which a running server has long since paid.
 			for i := -1; i < b.N; i++ {
 				if i == 0 {
-					longest, total, calls = 0, 0, 0
+					clock = callClock{}
 				}
 				queued := n
 				if op == "tx-commit-publish" {
 					queued = 0
 				}
-				br, c := backlogBench(b, queued, op == "expire-dlx" || op == "nack-all-dlx")
+				br, c := backlogBench(b, queued, op == "expire-dlx" || op == "nack-all-dlx" || op == "max-length-dlx")
 				switch op {
 				case "tx-commit-publish":
 					// 400,000 publishes buffered in a transaction.
@@ -98,70 +102,102 @@ func BenchmarkBacklog(b *testing.B) {
 				}
 				runtime.GC()
 				done := 0
-				timed := func(call func()) {
-					start := time.Now()
-					call()
-					d := time.Since(start)
-					total += d
-					longest = max(longest, d)
-					calls++
-					br.DrainEventsTo(func(evs []Event) {
-						for i := range evs {
-							switch evs[i].Kind {
-							case EvDelivered, EvExpired, EvPurged, EvDiscarded, EvAcked, EvRejected, EvOverflowed, EvRequeued, EvEnqueued:
+				seen := func(evs []Event) {
+					for i := range evs {
+						switch evs[i].Kind {
+						case EvDelivered, EvExpired, EvPurged, EvDiscarded, EvAcked, EvRejected, EvOverflowed, EvRequeued, EvEnqueued:
+							if evs[i].Queue == "q" {
 								done++
 							}
 						}
-					})
+					}
 				}
+				policy := func(def Table) func() {
+					return func() {
+						must(b, br.SetPolicy(Policy{Vhost: "/", Name: "p", Pattern: "^q$", ApplyTo: "queues", Definition: def}))
+					}
+				}
+				var call func()
 				switch op {
 				case "consume":
-					timed(func() {
+					call = func() {
 						_, err := br.BasicConsume(c, BasicConsume{Queue: "q", ConsumerTag: "c"})
 						must(b, err)
-					})
+					}
 				case "purge":
-					timed(func() {
+					call = func() {
 						_, err := br.QueuePurge(c, "q")
 						must(b, err)
-					})
+					}
 				case "delete":
-					timed(func() {
+					call = func() {
 						_, err := br.QueueDelete(c, QueueDelete{Queue: "q"})
 						must(b, err)
-					})
-				case "ack-all":
-					timed(func() { must(b, br.BasicAck(c, 0, true)) })
-				case "close":
-					timed(func() { br.CloseChannel(c) })
-				case "nack-all-requeue":
-					timed(func() { must(b, br.BasicNack(c, 0, true, true)) })
-				case "tx-commit-ack", "tx-commit-publish":
-					timed(func() { must(b, br.TxCommit(c)) })
-				case "nack-all-dlx":
-					timed(func() { must(b, br.BasicNack(c, 0, true, false)) })
-				case "max-length":
-					timed(func() {
-						must(b, br.SetPolicy(Policy{Vhost: "/", Name: "p", Pattern: "^q$", ApplyTo: "queues", Definition: Table{"max-length": int64(0)}}))
-					})
-				default:
-					timed(func() { br.AdvanceTo(1000) })
-				}
-				for {
-					at, ok := br.NextDeadline()
-					if !ok || at > br.Now() {
-						break
 					}
-					timed(func() { br.AdvanceTo(br.Now()) })
+				case "ack-all":
+					call = func() { must(b, br.BasicAck(c, 0, true)) }
+				case "close":
+					call = func() { br.CloseChannel(c) }
+				case "nack-all-requeue":
+					call = func() { must(b, br.BasicNack(c, 0, true, true)) }
+				case "tx-commit-ack", "tx-commit-publish":
+					call = func() { must(b, br.TxCommit(c)) }
+				case "nack-all-dlx":
+					call = func() { must(b, br.BasicNack(c, 0, true, false)) }
+				case "max-length", "max-length-dlx":
+					call = policy(Table{"max-length": int64(0)})
+				case "max-length-bytes":
+					call = policy(Table{"max-length-bytes": int64(0)})
+				case "message-ttl":
+					call = policy(Table{"message-ttl": int64(0)})
+				default:
+					call = func() { br.AdvanceTo(1000) }
 				}
+				clock.time(br, call, seen)
+				clock.workOff(br, seen)
 				if done != n {
 					b.Fatalf("%d messages ended or delivered, want %d", done, n)
 				}
 			}
-			b.ReportMetric(float64(longest.Microseconds())/1000, "max-call-ms")
-			b.ReportMetric(float64(total.Microseconds())/1000/float64(calls), "mean-call-ms")
-			b.ReportMetric(float64(calls)/float64(b.N), "calls")
-			b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "total-ms")
+			clock.report(b)
 		})
 	}
+}
+
+// callClock times engine calls as a driver makes them: the longest, their
+// sum and how many.
+type callClock struct {
+	longest, total time.Duration
+	calls          int
+}
+
+// time times call, then hands the events it made to seen (not timed).
+func (c *callClock) time(br *Broker, call func(), seen func([]Event)) {
+	start := time.Now()
+	call()
+	d := time.Since(start)
+	c.total += d
+	c.longest = max(c.longest, d)
+	c.calls++
+	br.DrainEventsTo(seen)
+}
+
+// workOff calls AdvanceTo(Now()) while a timer is due, timing each call,
+// as the server's broker goroutine does.
+func (c *callClock) workOff(br *Broker, seen func([]Event)) {
+	for {
+		at, ok := br.NextDeadline()
+		if !ok || at > br.Now() {
+			return
+		}
+		c.time(br, func() { br.AdvanceTo(br.Now()) }, seen)
+	}
+}
+
+// report reports the calls of b.N iterations.
+func (c *callClock) report(b *testing.B) {
+	b.ReportMetric(float64(c.longest.Microseconds())/1000, "max-call-ms")
+	b.ReportMetric(float64(c.total.Microseconds())/1000/float64(c.calls), "mean-call-ms")
+	b.ReportMetric(float64(c.calls)/float64(b.N), "calls")
+	b.ReportMetric(float64(c.total.Microseconds())/1000/float64(b.N), "total-ms")
 }

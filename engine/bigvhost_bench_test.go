@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"runtime"
 	"strconv"
 	"testing"
 )
@@ -75,6 +76,54 @@ func BenchmarkManagementReads(b *testing.B) {
 				tc.read()
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/read")
+		})
+	}
+}
+
+// BenchmarkQueueWalk measures the longest single engine call of the
+// operations that visit every queue of a vhost of 100,000 (queuewalk.go):
+// a policy set on all of them, that policy cleared, and the vhost's
+// deletion. Calls are timed as in BenchmarkBacklog: the command, then
+// AdvanceTo(Now()) while a continuation is due.
+func BenchmarkQueueWalk(b *testing.B) {
+	const n = 100_000
+	all := Policy{Vhost: "/", Name: "p", Pattern: ".*", ApplyTo: "queues", Definition: Table{"max-length": int64(10)}}
+	for _, op := range []string{"set-policy", "clear-policy", "delete-vhost"} {
+		b.Run(op+"/queues="+strconv.Itoa(n), func(b *testing.B) {
+			var clock callClock
+			for i := -1; i < b.N; i++ { // -1: a warm-up, as in BenchmarkBacklog
+				if i == 0 {
+					clock = callClock{}
+				}
+				br, _ := bigVhost(b, n)
+				if op == "clear-policy" {
+					must(b, br.SetPolicy(all))
+					br.Settle(br.Now())
+					br.DrainEventsTo(func([]Event) {})
+				}
+				runtime.GC()
+				visited := 0
+				seen := func(evs []Event) {
+					for i := range evs {
+						if evs[i].Kind == EvQueuePolicyChanged || evs[i].Kind == EvQueueDeleted {
+							visited++
+						}
+					}
+				}
+				switch op {
+				case "set-policy":
+					clock.time(br, func() { must(b, br.SetPolicy(all)) }, seen)
+				case "clear-policy":
+					clock.time(br, func() { must(b, br.ClearPolicy("/", "p")) }, seen)
+				case "delete-vhost":
+					clock.time(br, func() { must(b, br.DeleteVhost("/")) }, seen)
+				}
+				clock.workOff(br, seen)
+				if visited != n {
+					b.Fatalf("%d queues changed or deleted, want %d", visited, n)
+				}
+			}
+			clock.report(b)
 		})
 	}
 }

@@ -124,7 +124,8 @@ func (b *Broker) bindAction(id ChannelID, src, dst string, dstIsExchange bool, k
 	}
 	if add {
 		if x.findBinding(d, key, args) == nil {
-			bd := &binding{src: x, dst: d, key: key, args: args.Clone(), xmatch: xmatch}
+			b.bindingSerial++
+			bd := &binding{src: x, dst: d, key: key, args: args.Clone(), xmatch: xmatch, serial: b.bindingSerial}
 			x.addBinding(bd)
 			b.emit(Event{Kind: EvBound, Vhost: v.name, Channel: ch.id, Exchange: x.name, Name: bindDestName(d), RoutingKey: key, Text: argsText(args)})
 		}
@@ -170,6 +171,7 @@ func (x *exchange) addBinding(bd *binding) {
 	if bd.args == nil {
 		bd.args = Table{}
 	}
+	bd.viaDirect = newVia(bd, false) // made here, not on the publish path
 	x.bindings = append(x.bindings, bd)
 	switch x.route {
 	case KindDirect:

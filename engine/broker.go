@@ -32,9 +32,11 @@ type Config struct {
 	MaxDeadLetterHops int
 	// MaxBatch bounds how many messages one engine call delivers from a
 	// queue to its consumers, expires from it when its message-TTL timer
-	// fires, or reports purged or discarded when it is purged or
-	// deleted; more continue in later calls (see backlog.go). Zero means
-	// DefaultMaxBatch.
+	// fires, or reports purged, discarded or overflowed (and
+	// dead-lettered) when it is purged, deleted or cut to a length limit,
+	// and how many queues a policy change or a vhost deletion visits
+	// (queuewalk.go); more continue in later calls (see backlog.go). Zero
+	// means DefaultMaxBatch.
 	MaxBatch int
 }
 
@@ -73,8 +75,11 @@ type Broker struct {
 
 	pendingDL []pendingDeadLetter
 	// ends are purged or deleted queues' messages whose events are still
-	// to come, oldest first (bulkend.go); endsTimer continues them.
-	ends      []bulkEnd
+	// to come, and other work left for later calls, oldest first
+	// (bulkend.go); endsTimer continues them. They are pointers because
+	// a step of one may hold another (a requeue dropping many from a
+	// queue's head), which may move the slice.
+	ends      []*bulkEnd
 	endsTimer deadline.Timer[timerRef]
 	ready     tally // ready messages in every queue
 	unacked   tally // deliveries awaiting acknowledgement, on every channel
@@ -86,12 +91,14 @@ type Broker struct {
 	lastDeath    *msgExtra
 	lastDeathKey deathKey
 	consumerSeq  uint64
+	// bindingSerial numbers bindings as they are created (see binding).
+	bindingSerial uint64
 
 	// Routing scratch space, reused so that routing does not allocate.
 	routeGen     uint64
-	routeWork    []*exchange
+	routeWork    []routeStep
 	topicScratch []*binding
-	queueScratch []*queue
+	queueScratch []target
 	// delayedCount counts messages ever held by delayed-message exchanges,
 	// so a caller of route can tell that an empty route held the message.
 	delayedCount uint64
@@ -283,24 +290,47 @@ func (b *Broker) Step() (Time, bool) {
 
 func (b *Broker) fire(r timerRef) {
 	switch r.kind {
-	case timerQueueExpiry:
-		if r.q.expireDue() {
-			// Deliveries wait until every due message has gone: no
-			// consumer may receive one that expired before it.
-			r.q.dispatch()
-		}
-		b.flush()
-	case timerQueueDispatch:
-		r.q.dispatch()
-		b.flush()
+	case timerQueueExpiry, timerQueueLease, timerQueueDispatch:
+		b.fireQueue(r)
 	case timerBulkEnd:
 		b.continueEnds()
-	case timerQueueLease:
-		r.q.leaseLapsed()
 	case timerDelayed:
 		b.releaseDelayed(r.d)
 	case timerAckTimeout:
 		r.ch.ackTimedOut()
+	}
+}
+
+// fireQueue fires one of a queue's timers. A policy change not yet
+// applied to the queue applies first; a queue whose vhost is being
+// deleted waits for its deletion (queuewalk.go).
+func (b *Broker) fireQueue(r timerRef) {
+	q := r.q
+	if q.vhost.deleted {
+		return
+	}
+	switch r.kind {
+	case timerQueueExpiry:
+		q.current()
+		if q.expireDue() {
+			// Deliveries wait until every due message has gone: no
+			// consumer may receive one that expired before it.
+			q.dispatch()
+		}
+		b.flush()
+	case timerQueueDispatch:
+		q.dispatch()
+		b.flush()
+	case timerQueueLease:
+		if expires := q.set.expiresMs; q.policyGen != q.vhost.policyGen {
+			q.current()
+			if q.set.expiresMs != expires {
+				// The change started a lease of its own.
+				b.flush()
+				return
+			}
+		}
+		q.leaseLapsed()
 	}
 }
 

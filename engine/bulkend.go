@@ -4,9 +4,10 @@ package engine
 //
 // queue.purge and queue.delete end all of a queue's ready messages in one
 // command, and a length limit set lower by a policy (or a declare) may end
-// most of them from the head (drop-head, to no dead-letter exchange, by
-// count); each copy's end is an event (Purged, Discarded with the
-// deletion's reason, or Overflowed): the playground animates them, scripts print them,
+// most of them from the head (drop-head, queue_overflow.go); each copy's
+// end is an event (Purged, Discarded with the deletion's reason, or
+// Overflowed, then a dead letter if the queue has a dead-letter exchange):
+// the playground animates them, scripts print them,
 // and the engine's contract is that every copy's life ends with one. At
 // 400,000 messages that is 93 MB of events made in one command. So the
 // queue lets go of its messages at once — its counts, the vhost's and the
@@ -28,6 +29,13 @@ type bulkEnd struct {
 	reason       string
 	held         store // counted in no totals
 
+	// For a drop-head to a dead-letter exchange (queue_overflow.go):
+	// where the messages die to, as the queue said at the drop, and the
+	// messages whose Overflowed event is out, to dead-letter once every
+	// event is.
+	dl   *deadLetterSource
+	dead chunked[*Message]
+
 	// For a channel's acknowledgements or rejections (bulkack.go), kind
 	// EvAcked or EvRejected: the channel, the deliveries settled (counted
 	// in no totals), the queues to dispatch to once their events are out,
@@ -47,11 +55,17 @@ type bulkEnd struct {
 	// For a transaction's commit (txcommit.go), kind EvTxCommitted: what
 	// it still has to apply, on channel ch.
 	commit *txCommit
+
+	// For a policy change or a vhost deletion (queuewalk.go): the walk
+	// over the vhost's queues.
+	walk *queueWalk
 }
 
 // left returns how many of end's messages may still have events to come.
 func (end *bulkEnd) left() int {
 	switch {
+	case end.walk != nil:
+		return end.walk.left()
 	case end.commit != nil:
 		if end.ch.commit != end.commit {
 			return 0 // finished early (txcommit.go)
@@ -60,64 +74,97 @@ func (end *bulkEnd) left() int {
 	case end.ch != nil:
 		return end.acked.len()
 	}
-	return end.held.len()
+	return end.held.len() + end.dead.len()
 }
 
 // letGo ends every ready message of the queue with an event of kind k:
 // the first batch now, the rest through b.ends. It returns how many there
 // were.
 func (q *queue) letGo(k EventKind, reason string) int {
+	b := q.vhost.b
 	n := q.ready.len()
-	q.letGoHead(n, k, reason)
+	end := bulkEnd{vhost: q.vhost.name, queue: q.name, kind: k, reason: reason}
+	for i := 0; i < b.cfg.MaxBatch && q.ready.len() > 0; i++ {
+		b.emitEnd(&end, q.ready.pop())
+	}
+	if q.ready.len() > 0 {
+		end.held = q.takeHead(q.ready.len())
+		b.holdEnd(end)
+	}
 	return n
 }
 
-// letGoHead ends the first n ready messages of the queue (there must be as
-// many) with events of kind k: the first batch now, the rest through
-// b.ends.
-func (q *queue) letGoHead(n int, k EventKind, reason string) {
-	b := q.vhost.b
-	end := bulkEnd{vhost: q.vhost.name, queue: q.name, kind: k, reason: reason}
-	for i := 0; i < b.cfg.MaxBatch && n > 0; i++ {
-		b.emitEnd(&end, q.ready.pop())
-		n--
+// takeHead takes the first n ready messages of the queue (there must be
+// as many) into a store of their own, counted in no totals: the whole
+// store when that is all of them, else its front chunks
+// (store.takeFront).
+func (q *queue) takeHead(n int) store {
+	if n < q.ready.len() {
+		return q.ready.takeFront(n)
 	}
-	switch {
-	case n == 0:
-		return
-	case n == q.ready.len():
-		end.held = q.ready
-		end.held.vhostTotal, end.held.brokerTotal = nil, nil
-		q.ready.account(-q.ready.n, -q.ready.bytes)
-		q.ready = newStore(q.set.maxPriority, q.ready.vhostTotal, q.ready.brokerTotal)
-	default:
-		end.held = q.ready.takeFront(n)
-	}
-	b.holdEnd(end)
+	held := q.ready
+	held.vhostTotal, held.brokerTotal = nil, nil
+	q.ready.account(-q.ready.n, -q.ready.bytes)
+	q.ready = newStore(q.set.maxPriority, q.ready.vhostTotal, q.ready.brokerTotal)
+	return held
 }
 
 // holdEnd leaves end's events to the continuation, after those already
 // waiting.
 func (b *Broker) holdEnd(end bulkEnd) {
-	b.ends = append(b.ends, end)
+	b.ends = append(b.ends, &end)
 	if !b.endsTimer.Armed() {
 		b.endsTimer.Value = timerRef{kind: timerBulkEnd, armedDue: true}
 		b.timers.Reset(&b.endsTimer, int64(b.now))
 	}
 }
 
-// emitEnd emits the event that ends one of end's messages.
+// emitEnd emits the event that ends one of end's messages, and keeps the
+// message to dead-letter if it dies somewhere.
 func (b *Broker) emitEnd(end *bulkEnd, e entry) {
 	ev := b.emitted(end.kind)
 	ev.Vhost, ev.Queue, ev.MsgID, ev.Msg, ev.Reason = end.vhost, end.queue, e.msg.ID, e.msg, end.reason
+	if end.dl != nil {
+		end.dead.push(e.msg)
+	}
+}
+
+// stepEnd ends the next of end's held messages, or once every event is
+// out dead-letters the next of them.
+func (b *Broker) stepEnd(end *bulkEnd) {
+	if end.held.len() > 0 {
+		b.emitEnd(end, end.held.pop())
+		return
+	}
+	m := *end.dead.at(0)
+	end.dead.dropFront()
+	b.deadLetterFrom(end.dl, m, ReasonMaxLen)
 }
 
 // continueEnds emits the next batch of held endings, oldest first, and
 // continues if any are left.
 func (b *Broker) continueEnds() {
-	for budget := b.cfg.MaxBatch; budget > 0 && len(b.ends) > 0; budget-- {
-		end := &b.ends[0]
+	for budget := b.cfg.MaxBatch; len(b.ends) > 0; budget-- {
+		end := b.ends[0]
+		if w := end.walk; w != nil && w.visitedAll() {
+			// Nothing left to visit: it finishes at no cost, so
+			// that it takes no call of its own (queuewalk.go).
+			b.finishWalk(w)
+			b.ends[0] = nil
+			b.ends = b.ends[1:]
+			budget++
+			continue
+		}
+		if budget <= 0 {
+			break
+		}
 		switch {
+		case end.walk != nil:
+			held := len(b.ends)
+			budget -= b.stepWalk(end.walk) - 1
+			if b.heldFirst(held) {
+				continue
+			}
 		case end.commit != nil:
 			if end.ch.commit == end.commit {
 				end.ch.stepCommit()
@@ -130,10 +177,10 @@ func (b *Broker) continueEnds() {
 		case end.ch != nil:
 			b.stepSettled(end)
 		default:
-			b.emitEnd(end, end.held.pop())
+			b.stepEnd(end)
 		}
 		if end.left() == 0 {
-			b.ends[0] = bulkEnd{}
+			b.ends[0] = nil
 			b.ends = b.ends[1:]
 		}
 	}

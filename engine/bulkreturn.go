@@ -113,7 +113,12 @@ func (b *Broker) stepReturn(end *bulkEnd) {
 		l.dropFront()
 	}
 	if l.len() > 0 {
-		b.returnOne(end, l.at(0))
+		// A policy change not yet applied to the queue applies first,
+		// bringing back all of its copies under the old settings, as
+		// the change did in one call (queuewalk.go).
+		if l.at(0).q.current(); !l.at(0).done {
+			b.returnOne(end, l.at(0))
+		}
 		l.dropFront()
 	}
 	for l.len() > 0 && l.at(0).done {
@@ -150,7 +155,7 @@ func (q *queue) bringBack() {
 	}
 	b := q.vhost.b
 	for i := range b.ends {
-		end := &b.ends[i]
+		end := b.ends[i]
 		if end.kind != EvRequeued {
 			continue
 		}

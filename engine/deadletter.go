@@ -30,6 +30,7 @@ type deadLetterSource struct {
 // deadLetter records that m died in q for reason. Without a dead-letter
 // exchange the message simply ends (its removal event said how).
 func (q *queue) deadLetter(m *Message, reason string) {
+	q.current()
 	if !q.set.hasDLX {
 		return
 	}
@@ -39,7 +40,23 @@ func (q *queue) deadLetter(m *Message, reason string) {
 		b.lastDLSource = new(deadLetterSource)
 		*b.lastDLSource = src
 	}
-	b.pendingDL = append(b.pendingDL, pendingDeadLetter{deadLetterSource: b.lastDLSource, msg: m, reason: reason})
+	b.deadLetterFrom(b.lastDLSource, m, reason)
+}
+
+// diesTo returns where the queue's messages die to now, to
+// dead-letter later what it lets go of now (queue_overflow.go), or nil
+// without a dead-letter exchange.
+func (q *queue) diesTo() *deadLetterSource {
+	if !q.set.hasDLX {
+		return nil
+	}
+	return &deadLetterSource{vhost: q.vhost, queue: q.name, dlx: q.set.dlx, dlrk: q.set.dlrk, hasDLRK: q.set.hasDLRK}
+}
+
+// deadLetterFrom records that m died at src for reason, to be republished
+// at the next flush.
+func (b *Broker) deadLetterFrom(src *deadLetterSource, m *Message, reason string) {
+	b.pendingDL = append(b.pendingDL, pendingDeadLetter{deadLetterSource: src, msg: m, reason: reason})
 }
 
 // flush republishes pending dead letters, including those their own routing
@@ -55,7 +72,7 @@ func (b *Broker) flush() {
 
 func (b *Broker) republishDead(p pendingDeadLetter) {
 	v := p.vhost
-	if _, live := b.vhosts[v.name]; !live {
+	if v.deleted {
 		return
 	}
 	x, ok := v.exchanges[p.dlx]
@@ -72,7 +89,8 @@ func (b *Broker) republishDead(p pendingDeadLetter) {
 	delayed := b.delayedCount
 	targets := b.route(x, nm, nm.RoutingKeys(), b.queueScratch[:0])
 	b.queueScratch = targets[:0]
-	for _, q := range targets {
+	for _, t := range targets {
+		q := t.q
 		if p.reason != ReasonRejected && isCycle(q.name, nm.extra.deaths) {
 			// "Messages in such cycles (i.e. messages that reach the same
 			// queue twice) will be dropped if the entire cycle is due to
@@ -80,11 +98,11 @@ func (b *Broker) republishDead(p pendingDeadLetter) {
 			b.emit(Event{Kind: EvDropped, Vhost: v.name, Queue: q.name, MsgID: nm.ID, Msg: nm, Reason: p.reason, Text: "dead-letter cycle"})
 			continue
 		}
-		q.offer(nm)
+		q.offer(nm, t.via)
 	}
 	if len(targets) == 0 && b.delayedCount == delayed {
 		// (A delayed-message exchange on the way holds the message.)
-		b.emit(Event{Kind: EvDropped, Vhost: v.name, Exchange: x.name, MsgID: nm.ID, Msg: nm, Reason: p.reason, Text: "unroutable"})
+		b.emit(Event{Kind: EvDropped, Vhost: v.name, Exchange: x.name, MsgID: nm.ID, Msg: nm, Reason: p.reason, Text: DropUnroutable})
 	}
 }
 

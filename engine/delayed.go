@@ -86,11 +86,18 @@ func (b *Broker) delay(x *exchange, m *Message, delayMs int64) {
 // bindings of an exchange declared since under the same name.
 func (b *Broker) releaseDelayed(d *delayedMsg) {
 	x := d.x
-	x.unhold(d)
 	v := x.vhost
-	if b.vhosts[v.name] != v {
+	if v.deleted {
+		// Its vhost is being deleted, or has been (the exchange went
+		// before it): the message ends as the deletion ends those it
+		// finds (queuewalk.go). The exchange's list is not compacted
+		// under the deletion's walk.
+		x.held[d.heldAt] = nil
+		x.heldGone++
+		v.dropHeld(x, d)
 		return
 	}
+	x.unhold(d)
 	rx := x
 	if nx, ok := v.exchanges[x.name]; ok && x.deleted {
 		rx = nx
@@ -98,13 +105,13 @@ func (b *Broker) releaseDelayed(d *delayedMsg) {
 	m := releasedCopy(d.msg, d.delay)
 	m.ID = b.newMsgID()
 	b.emit(Event{Kind: EvPublished, Vhost: v.name, Exchange: x.name, RoutingKey: m.RoutingKey, MsgID: d.msg.ID, NewMsgID: m.ID, Msg: m, Reason: "delay-elapsed"})
-	queues := b.route(rx, m, m.RoutingKeys(), b.queueScratch[:0])
-	b.queueScratch = queues[:0]
-	if len(queues) == 0 {
-		b.emit(Event{Kind: EvDropped, Vhost: v.name, Exchange: x.name, MsgID: m.ID, Msg: m, Text: "unroutable"})
+	targets := b.route(rx, m, m.RoutingKeys(), b.queueScratch[:0])
+	b.queueScratch = targets[:0]
+	if len(targets) == 0 {
+		b.emit(Event{Kind: EvDropped, Vhost: v.name, Exchange: x.name, MsgID: m.ID, Msg: m, Text: DropUnroutable})
 	}
-	for _, q := range queues {
-		q.offer(m)
+	for _, t := range targets {
+		t.q.offer(m, t.via)
 	}
 	b.flush()
 }
@@ -151,15 +158,10 @@ func releasedCopy(m *Message, delayMs int64) *Message {
 	return &nm
 }
 
-// dropDelayed forgets the messages a deleted vhost's exchange was holding.
-func (v *vhost) dropDelayed(x *exchange) {
-	for _, d := range x.held {
-		if d == nil {
-			continue
-		}
-		v.b.timers.Remove(&d.timer)
-		v.b.delayed.add(-1, -int64(len(d.msg.Body)))
-		v.b.emit(Event{Kind: EvDropped, Vhost: v.name, Exchange: x.name, MsgID: d.msg.ID, Msg: d.msg, Text: "vhost deleted"})
-	}
-	x.held, x.heldGone = nil, 0
+// dropHeld ends a delayed message that x held (taken out of x.held
+// already) because the vhost is deleted.
+func (v *vhost) dropHeld(x *exchange, d *delayedMsg) {
+	v.b.timers.Remove(&d.timer)
+	v.b.delayed.add(-1, -int64(len(d.msg.Body)))
+	v.b.emit(Event{Kind: EvDropped, Vhost: v.name, Exchange: x.name, MsgID: d.msg.ID, Msg: d.msg, Text: "vhost deleted"})
 }

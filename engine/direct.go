@@ -7,7 +7,8 @@ package engine
 // passed as a zero ChannelID. The delivery is no-ack (reply consumers must
 // be) and takes the consumer channel's next delivery tag, so tags stay one
 // sequence per channel. As for any publish, an unroutable mandatory message
-// is returned, and a confirm-mode publisher gets its ack afterwards.
+// is returned, another dropped, and a confirm-mode publisher gets its ack
+// afterwards.
 func (b *Broker) PublishDirect(from, to ChannelID, consumerTag string, p BasicPublish) error {
 	ch, err := b.channelFor(from, MethodBasicPublish)
 	if err != nil {
@@ -35,6 +36,8 @@ func (b *Broker) PublishDirect(from, to ChannelID, consumerTag string, p BasicPu
 	} else if p.Mandatory {
 		b.emit(Event{Kind: EvReturned, Vhost: vh, Channel: from, Exchange: p.Exchange, RoutingKey: p.RoutingKey, MsgID: msg.ID, Msg: msg,
 			Code: NoRoute, Text: "NO_ROUTE"})
+	} else {
+		b.emit(Event{Kind: EvDropped, Vhost: vh, Channel: from, Exchange: p.Exchange, MsgID: msg.ID, Msg: msg, Text: DropUnroutable})
 	}
 	if seq != 0 {
 		b.emit(Event{Kind: EvConfirmed, Vhost: vh, Channel: from, DeliveryTag: seq})

@@ -35,7 +35,9 @@
 // deletion of more than a batch ends the copies at once but reports the
 // rest of them in the calls that follow; see bulkend.go.) A death with a
 // dead-letter exchange is followed by DeadLettered (naming the new message)
-// or Dropped (saying why not).
+// or Dropped (saying why not). Enqueued names the binding that routed the
+// copy (Via); a message routed to no queue, and not returned to a mandatory
+// publisher, is Dropped at its exchange, where RabbitMQ is silent.
 //
 // Limits: everything the engine stores is bounded by what the driver feeds
 // it; the server enforces per-connection and per-vhost limits before calling

@@ -13,7 +13,8 @@ type EventKind uint8
 // ended by exactly one of Acked, Expired, Rejected, Overflowed,
 // DeliveryLimited, Purged, Discarded or an auto-acked Delivered (NoAck).
 // Requeued returns an unacked copy to ready. DeadLettered and Dropped describe
-// what happened next to a copy that died.
+// what happened next to a copy that died; Dropped with no Queue is a message
+// its exchange routed to no queue (Text DropUnroutable, or why).
 const (
 	EvNone EventKind = iota
 	EvVhostAdded
@@ -158,19 +159,65 @@ type Event struct {
 	HasDeliveryCount bool
 	DeliveryCount    int32
 
-	Reason string // dead-letter reason, deletion reason, overflow mode, drop cause
+	Reason string // dead-letter reason, deletion reason, overflow mode, exchange type (declared)
 	Code   int    // reply code (returned, channel/connection closed)
 	Method Method // the method that caused a channel or connection close
-	Text   string // reply text or detail
-	Count  int    // message count (purged, get-ok, deleted)
+	Text   string // reply text or detail (features, binding arguments, drop cause, operator policy)
+	Count  int    // a count: get-ok's messages remaining, deliveries, a consumer's priority, tx operations
 	At     Time   // expiry or release deadline (enqueued, delayed)
 	Name   string // policy / binding destination / other names
+	// Via is, for Enqueued, the binding that routed the copy to Queue
+	// (shared, read-only).
+	Via *Via
+}
+
+// DropUnroutable is the Text of a Dropped event for a message routed to no
+// queue: a non-mandatory publish, a dead-lettered copy its dead-letter
+// exchange could not route, a delayed message released to no binding.
+const DropUnroutable = "routed to no queue"
+
+// fieldNames are the trace's names for Event's multi-purpose fields.
+type fieldNames struct{ name, reason, text, count, at string }
+
+var genericNames = fieldNames{name: "name", reason: "reason", text: "text", count: "count", at: "at"}
+
+// names says what the multi-purpose fields mean for kind k, so that a
+// trace never calls an exchange's type a reason or an expiry "at".
+func (k EventKind) names() fieldNames {
+	n := genericNames
+	switch k {
+	case EvExchangeDeclared:
+		n.reason, n.text = "type", "features"
+	case EvQueueDeclared:
+		n.text = "features"
+	case EvBound, EvUnbound:
+		n.name, n.text = "dest", "args"
+	case EvQueuePolicyChanged:
+		n.name, n.text = "policy", "operator-policy"
+	case EvConsumerAdded:
+		n.count = "priority"
+	case EvDelivered:
+		n.count = "remaining" // basic.get-ok's message-count
+	case EvDeliveryLimited:
+		n.count = "deliveries"
+	case EvEnqueued:
+		n.at = "expires"
+	case EvDelayed:
+		n.at = "release"
+	case EvOverflowed:
+		n.reason = "overflow"
+	case EvDropped:
+		n.text = "cause"
+	}
+	return n
 }
 
 // String renders the event as one trace line: "kind key=value ...", with
-// fields in a fixed order and zero fields omitted.
+// fields in a fixed order and zero fields omitted. The multi-purpose fields
+// are named for what they hold in that kind (see names).
 func (e Event) String() string {
 	var sb strings.Builder
+	names := e.Kind.names()
 	sb.WriteString(e.Kind.String())
 	kv := func(k, v string) {
 		sb.WriteByte(' ')
@@ -184,14 +231,14 @@ func (e Event) String() string {
 	if e.Channel.Conn != 0 {
 		kv("ch", e.Channel.String())
 	}
-	if e.Exchange != "" || e.Kind == EvPublished || e.Kind == EvDeadLettered || e.Kind == EvReturned {
+	if e.Exchange != "" || e.Kind == EvPublished || e.Kind == EvDeadLettered || e.Kind == EvReturned || e.Kind == EvDropped && e.Queue == "" {
 		kv("x", e.Exchange)
 	}
 	if e.Queue != "" {
 		kv("q", e.Queue)
 	}
 	if e.Name != "" {
-		kv("name", e.Name)
+		kv(names.name, e.Name)
 	}
 	if e.RoutingKey != "" || e.Kind == EvPublished || e.Kind == EvBound || e.Kind == EvUnbound || e.Kind == EvReturned {
 		kv("key", e.RoutingKey)
@@ -201,6 +248,13 @@ func (e Event) String() string {
 	}
 	if e.NewMsgID != 0 {
 		kv("new", strconv.FormatUint(e.NewMsgID, 10))
+	}
+	if e.Via != nil {
+		sb.WriteString(" via=")
+		sb.WriteString(e.Via.String()) // quoted part by part
+		if e.Via.Alternate {
+			kv("alternate", "true")
+		}
 	}
 	if e.ConsumerTag != "" {
 		kv("consumer", e.ConsumerTag)
@@ -218,19 +272,19 @@ func (e Event) String() string {
 		kv("noack", "true")
 	}
 	if e.Reason != "" {
-		kv("reason", e.Reason)
+		kv(names.reason, e.Reason)
 	}
 	if e.Code != 0 {
 		kv("code", strconv.Itoa(e.Code))
 	}
 	if e.Text != "" {
-		kv("text", e.Text)
+		kv(names.text, e.Text)
 	}
 	if e.Count != 0 {
-		kv("count", strconv.Itoa(e.Count))
+		kv(names.count, strconv.Itoa(e.Count))
 	}
 	if e.At != 0 {
-		kv("at", FormatDuration(int64(e.At)))
+		kv(names.at, FormatDuration(int64(e.At)))
 	}
 	return sb.String()
 }

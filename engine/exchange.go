@@ -63,11 +63,18 @@ func (d dest) name() string {
 
 // binding is one source → destination binding.
 type binding struct {
-	src    *exchange
-	dst    dest
-	key    string
-	args   Table
-	xmatch string // headers exchanges: all, any, all-with-x, any-with-x
+	src *exchange
+	dst dest
+	// viaDirect and viaAlt show the binding in enqueued events, reached
+	// directly or through an alternate exchange (via.go). viaDirect sits
+	// beside dst, which routing reads with it.
+	viaDirect, viaAlt *Via
+	key               string
+	args              Table
+	xmatch            string // headers exchanges: all, any, all-with-x, any-with-x
+	// serial orders bindings by creation, broker-wide, so that an
+	// exchange's bindings list is sorted by it (see BindingCursor).
+	serial uint64
 }
 
 func newExchange(v *vhost, name, kind string) *exchange {

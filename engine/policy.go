@@ -139,7 +139,7 @@ func (b *Broker) setPolicy(p Policy, operator bool) error {
 	}
 	set[p.Name] = &p
 	b.emit(Event{Kind: EvPolicySet, Vhost: v.name, Name: p.Name, Text: p.describe(operator)})
-	v.reapplyPolicies()
+	v.policiesChanged()
 	b.flush()
 	return nil
 }
@@ -174,7 +174,7 @@ func (b *Broker) clearPolicy(vhost, name string, operator bool) error {
 	}
 	delete(set, name)
 	b.emit(Event{Kind: EvPolicyCleared, Vhost: vhost, Name: name})
-	v.reapplyPolicies()
+	v.policiesChanged()
 	b.flush()
 	return nil
 }
@@ -377,45 +377,38 @@ func (q *queue) resolveDeliveryLimit(pol, op *Policy) int64 {
 	return 20
 }
 
-// reapplyPolicies recomputes every queue's settings after a policy change
-// and applies the difference to queued messages: a new message TTL applies
-// retroactively, a lower length limit drops from the head, a new x-expires
-// lease starts now.
-func (v *vhost) reapplyPolicies() {
-	for _, q := range v.sortedQueues() {
-		// What expired under the old settings dies by them (backlog.go).
-		q.catchUp()
-		old := q.set
-		q.set = q.resolveSettings()
-		q.set.maxPriority = old.maxPriority
-		if old.policy != q.set.policy || old.opPolicy != q.set.opPolicy {
-			v.b.emit(Event{Kind: EvQueuePolicyChanged, Vhost: v.name, Queue: q.name, Name: q.set.policy, Text: opPolicyText(q.set.opPolicy)})
-		}
-		// The TTL documentation has a section "Per-message TTL Applied
-		// Retroactively (to an Existing Queue)": queues that got a TTL
-		// while holding messages "will discard the messages when specific
-		// events occur", and classic queues dead-letter expired messages
-		// "when the queue is notified of a policy change that affects it".
-		// Warren follows the documentation: a lower TTL re-times queued
-		// messages from their enqueue time and expired ones at the head go
-		// at once. (Observed RabbitMQ 3.10.8 differs: it keeps each
-		// message's expiry as computed at enqueue; see message_ttl.txt.)
-		// Every policy change re-times, so messages that were unacked at
-		// the last change catch up.
-		q.retime()
-		if old.expiresMs != q.set.expiresMs {
-			q.touchLease()
-		}
-		if old.maxLen != q.set.maxLen || old.maxBytes != q.set.maxBytes || old.overflow != q.set.overflow {
-			q.dropHeadOverflow()
-			q.rearmExpiry()
-		}
+// applyPolicy recomputes the queue's settings after a policy change
+// (queuewalk.go) and applies the difference to queued messages: a new
+// message TTL applies retroactively, a lower length limit drops from the
+// head, a new x-expires lease starts now.
+func (q *queue) applyPolicy() {
+	v := q.vhost
+	q.policyGen = v.policyGen
+	// What expired under the old settings dies by them (backlog.go).
+	q.catchUp()
+	old := q.set
+	q.set = q.resolveSettings()
+	q.set.maxPriority = old.maxPriority
+	if old.policy != q.set.policy || old.opPolicy != q.set.opPolicy {
+		v.b.emit(Event{Kind: EvQueuePolicyChanged, Vhost: v.name, Queue: q.name, Name: q.set.policy, Text: q.set.opPolicy})
 	}
-}
-
-func opPolicyText(name string) string {
-	if name == "" {
-		return ""
+	// The TTL documentation has a section "Per-message TTL Applied
+	// Retroactively (to an Existing Queue)": queues that got a TTL
+	// while holding messages "will discard the messages when specific
+	// events occur", and classic queues dead-letter expired messages
+	// "when the queue is notified of a policy change that affects it".
+	// Warren follows the documentation: a lower TTL re-times queued
+	// messages from their enqueue time and expired ones at the head go
+	// at once. (Observed RabbitMQ 3.10.8 differs: it keeps each
+	// message's expiry as computed at enqueue; see message_ttl.txt.)
+	// Every policy change re-times, so messages that were unacked at
+	// the last change catch up.
+	q.retime()
+	if old.expiresMs != q.set.expiresMs {
+		q.touchLease()
 	}
-	return "operator-policy=" + name
+	if old.maxLen != q.set.maxLen || old.maxBytes != q.set.maxBytes || old.overflow != q.set.overflow {
+		q.dropHeadOverflow()
+		q.rearmExpiry()
+	}
 }

@@ -216,22 +216,30 @@ func parseExpiration(s string) (int64, string) {
 	return 0, term
 }
 
-// publish routes an accepted message and settles its confirm.
+// publish routes an accepted message and settles its confirm. An
+// unroutable message is returned when mandatory; otherwise RabbitMQ drops
+// it without a word (amqp0-9-1.xml, basic.publish mandatory: "If this flag
+// is zero, the server silently drops the message"), and the Dropped event
+// says so, since a learner cannot see a silence. A message a
+// delayed-message exchange holds is neither.
 func (b *Broker) publish(ch *channel, x *exchange, msg *Message, mandatory bool, seq uint64) {
 	v := x.vhost
 	ev := b.emitted(EvPublished)
 	ev.Vhost, ev.Channel, ev.Exchange, ev.RoutingKey, ev.MsgID, ev.Msg, ev.DeliveryTag = v.name, ch.id, x.name, msg.RoutingKey, msg.ID, msg, seq
-	// A delayed-message exchange holds a delayed message inside route and
-	// routes it nowhere now (see delayed.go).
-	queues := b.route(x, msg, msg.RoutingKeys(), b.queueScratch[:0])
-	b.queueScratch = queues[:0]
-	if len(queues) == 0 && mandatory {
-		b.emit(Event{Kind: EvReturned, Vhost: v.name, Channel: ch.id, Exchange: x.name, RoutingKey: msg.RoutingKey, MsgID: msg.ID, Msg: msg,
-			Code: NoRoute, Text: "NO_ROUTE"})
+	delayed := b.delayedCount
+	targets := b.route(x, msg, msg.RoutingKeys(), b.queueScratch[:0])
+	b.queueScratch = targets[:0]
+	if len(targets) == 0 {
+		if mandatory {
+			b.emit(Event{Kind: EvReturned, Vhost: v.name, Channel: ch.id, Exchange: x.name, RoutingKey: msg.RoutingKey, MsgID: msg.ID, Msg: msg,
+				Code: NoRoute, Text: "NO_ROUTE"})
+		} else if b.delayedCount == delayed {
+			b.emit(Event{Kind: EvDropped, Vhost: v.name, Channel: ch.id, Exchange: x.name, MsgID: msg.ID, Msg: msg, Text: DropUnroutable})
+		}
 	}
 	accepted := true
-	for _, q := range queues {
-		if !q.offer(msg) {
+	for _, t := range targets {
+		if !t.q.offer(msg, t.via) {
 			accepted = false
 		}
 	}

@@ -44,7 +44,14 @@ type queue struct {
 	// dispatchTimer continues deliveries a batch left over (backlog.go).
 	dispatchTimer deadline.Timer[timerRef]
 
+	// policyGen is the vhost's policy generation the settings were
+	// resolved at (queuewalk.go).
+	policyGen uint64
+
 	visit uint64 // routing generation, for de-duplication without a map
+	// viaDefault is the queue's binding to the default exchange, as
+	// enqueued events show it (via.go).
+	viaDefault *Via
 	// listed is the queue's index in its vhost's counts.queueNames.
 	listed int
 }
@@ -189,6 +196,7 @@ func (b *Broker) queueDeclare(ch *channel, d QueueDeclare) (QueueDeclareOk, *Err
 	q.leaseTimer.Value = timerRef{kind: timerQueueLease, q: q}
 	q.dispatchTimer.Value = timerRef{kind: timerQueueDispatch, q: q}
 	q.set = q.resolveSettings()
+	q.policyGen = v.policyGen
 	q.ready = newStore(q.set.maxPriority, &v.ready, &b.ready)
 	v.addQueue(q)
 	v.queueMemo.forget()
@@ -385,6 +393,7 @@ func (q *queue) delete(reason string) {
 	if q.deleted {
 		return
 	}
+	q.current()
 	b := q.vhost.b
 	// Messages that expired before the queue went are dead-lettered, not
 	// discarded with the rest. Copies still on their way back from a
@@ -415,6 +424,7 @@ func (q *queue) delete(reason string) {
 // touchLease restarts the x-expires lease: RabbitMQ renews it on declare,
 // passive declare and basic.get, and suspends it while consumers exist.
 func (q *queue) touchLease() {
+	q.current()
 	b := q.vhost.b
 	if q.set.expiresMs < 0 || len(q.consumers) > 0 || q.deleted {
 		b.timers.Remove(&q.leaseTimer)

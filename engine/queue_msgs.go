@@ -4,8 +4,10 @@ package engine
 // the queue refuses it (reject-publish overflow), which nacks a confirmed
 // publish. The order follows RabbitMQ's classic queue process: the overflow
 // check first, then direct delivery to a waiting consumer, otherwise enqueue,
-// drop-head and expiry at the head.
-func (q *queue) offer(m *Message) bool {
+// drop-head and expiry at the head. via is the binding that routed m here,
+// for the Enqueued event.
+func (q *queue) offer(m *Message, via *Via) bool {
+	q.current()
 	b := q.vhost.b
 	if q.set.maxLen >= 0 || q.set.maxBytes >= 0 {
 		// Whether it fits is counted without the messages that expired
@@ -28,14 +30,14 @@ func (q *queue) offer(m *Message) bool {
 		}
 	}
 	q.nextSeq++
-	e := entry{msg: m, seq: q.nextSeq, enqueuedAt: b.now, priority: m.Priority(), expiresAt: q.expiryFor(m, b.now)}
+	e := entry{msg: m, via: via, seq: q.nextSeq, enqueuedAt: b.now, priority: m.Priority(), expiresAt: q.expiryFor(m, b.now)}
 	if q.set.maxPriority == 0 {
 		e.priority = 0
 	} else if int(e.priority) > q.set.maxPriority {
 		e.priority = uint8(q.set.maxPriority)
 	}
 	ev := b.emitted(EvEnqueued)
-	ev.Vhost, ev.Queue, ev.MsgID, ev.Msg = q.vhost.name, q.name, m.ID, m
+	ev.Vhost, ev.Queue, ev.MsgID, ev.Msg, ev.Via = q.vhost.name, q.name, m.ID, m, via
 	if e.expiresAt != Never {
 		ev.At = e.expiresAt
 	}
@@ -69,43 +71,6 @@ func (q *queue) expiryFor(m *Message, now Time) Time {
 		return now + 1
 	}
 	return now + Time(ttl)
-}
-
-// willOverflow is RabbitMQ's will_overflow: would one more ready message of
-// this size exceed x-max-length or x-max-length-bytes? Only ready messages
-// count, never unacked ones.
-func (q *queue) willOverflow(m *Message) bool {
-	if q.set.maxLen >= 0 && int64(q.ready.len())+1 > q.set.maxLen {
-		return true
-	}
-	return q.set.maxBytes >= 0 && q.ready.bytes+int64(len(m.Body)) > q.set.maxBytes
-}
-
-func (q *queue) overLimit() bool {
-	if q.set.maxLen >= 0 && int64(q.ready.len()) > q.set.maxLen {
-		return true
-	}
-	return q.set.maxBytes >= 0 && q.ready.bytes > q.set.maxBytes
-}
-
-// dropHeadOverflow applies overflow drop-head: the oldest ready messages
-// are dropped (dead-lettered with reason maxlen) until the queue fits.
-func (q *queue) dropHeadOverflow() {
-	if q.set.overflow != OverflowDropHead {
-		return
-	}
-	b := q.vhost.b
-	if over := int64(q.ready.len()) - q.set.maxLen; !q.set.hasDLX && q.set.maxLen >= 0 && q.set.maxBytes < 0 && over > int64(b.cfg.MaxBatch) {
-		// Many dropped, by count alone, to no dead-letter exchange:
-		// they go at once, their events in batches (bulkend.go).
-		q.letGoHead(int(over), EvOverflowed, OverflowDropHead)
-		return
-	}
-	for q.ready.len() > 0 && q.overLimit() {
-		e := q.ready.pop()
-		b.emit(Event{Kind: EvOverflowed, Vhost: q.vhost.name, Queue: q.name, MsgID: e.msg.ID, Msg: e.msg, Reason: OverflowDropHead})
-		q.deadLetter(e.msg, ReasonMaxLen)
-	}
 }
 
 // handTo delivers e to consumer c and rotates c to the back of the
@@ -154,6 +119,7 @@ func (q *queue) dispatch() {
 		// dispatches (bulkreturn.go).
 		return
 	}
+	q.current()
 	// A quorum SAC queue may hand over to a higher-priority consumer now
 	// that the active one has settled its messages.
 	q.reviewActive()
@@ -218,6 +184,7 @@ const (
 // x-delivery-limit; past it the copy is dead-lettered with reason
 // delivery_limit instead.
 func (q *queue) requeue(e entry, ch ChannelID, tag uint64, how returnHow) {
+	q.current()
 	b := q.vhost.b
 	if q.deleted {
 		// The copy's queue went while it was unacked: it ends here. The

@@ -2,44 +2,59 @@ package engine
 
 import "strings"
 
+// target is a queue a message is routed to, and the binding that took it
+// there.
+type target struct {
+	q   *queue
+	via *Via
+}
+
+// routeStep is an exchange route has yet to visit, and whether it was
+// reached through an alternate exchange.
+type routeStep struct {
+	x   *exchange
+	alt bool
+}
+
 // route returns the queues a message reaches from exchange x, following
 // exchange-to-exchange bindings and alternate exchanges as RabbitMQ's
 // rabbit_exchange:route/2 does: an exchange whose own bindings match nothing
 // hands the message to its alternate exchange; every exchange is visited at
 // most once per message, which cuts loops; missing exchanges are skipped.
-// Queues are returned once each, in the order first reached. A
-// delayed-message exchange reached with a message to delay holds it and
-// routes it nowhere for now, as the plugin's route/2 does, wherever the
-// message comes from (a publish, an exchange-to-exchange binding, an
-// alternate exchange or dead-lettering).
-func (b *Broker) route(x *exchange, m *Message, keys []string, out []*queue) []*queue {
+// Queues are returned once each, in the order first reached, each with the
+// binding that reached it first (its Via, made once per binding, so routing
+// allocates nothing). A delayed-message exchange reached with a message to
+// delay holds it and routes it nowhere for now, as the plugin's route/2
+// does, wherever the message comes from (a publish, an exchange-to-exchange
+// binding, an alternate exchange or dead-lettering).
+func (b *Broker) route(x *exchange, m *Message, keys []string, out []target) []target {
 	b.routeGen++
 	gen := b.routeGen
 	work := b.routeWork[:0]
-	work = append(work, x)
+	work = append(work, routeStep{x: x})
 	x.visit = gen
 	for i := 0; i < len(work); i++ {
-		cur := work[i]
+		cur, alt := work[i].x, work[i].alt
 		matched := false
-		addQ := func(q *queue) {
+		addQ := func(q *queue, via *Via) {
 			matched = true
 			if q.visit != gen {
 				q.visit = gen
-				out = append(out, q)
+				out = append(out, target{q: q, via: via})
 			}
 		}
-		addX := func(d *exchange) {
+		addX := func(d *exchange, alt bool) {
 			matched = true
 			if d.visit != gen && !d.deleted {
 				d.visit = gen
-				work = append(work, d)
+				work = append(work, routeStep{x: d, alt: alt})
 			}
 		}
 		visit := func(bd *binding) {
 			if bd.dst.q != nil {
-				addQ(bd.dst.q)
+				addQ(bd.dst.q, bd.via(alt))
 			} else {
-				addX(bd.dst.x)
+				addX(bd.dst.x, alt)
 			}
 		}
 		held := false
@@ -61,7 +76,7 @@ func (b *Broker) route(x *exchange, m *Message, keys []string, out []*queue) []*
 					v.queueMemo.set(k, q)
 				}
 				if q != nil {
-					addQ(q)
+					addQ(q, q.defaultVia())
 				}
 			}
 		case cur.route == KindDirect:
@@ -99,7 +114,7 @@ func (b *Broker) route(x *exchange, m *Message, keys []string, out []*queue) []*
 		if !matched && cur.name != "" {
 			if ae := cur.alternate(); ae != "" {
 				if ax, ok := cur.vhost.exchanges[ae]; ok {
-					addX(ax)
+					addX(ax, true)
 				}
 			}
 		}

@@ -93,6 +93,7 @@ type Settings struct {
 // ReadyView is one ready message copy.
 type ReadyView struct {
 	Msg         *Message
+	Via         *Via // the binding that routed the copy here (shared, read-only)
 	EnqueuedAt  Time
 	ExpiresAt   Time // Never when it has no TTL
 	Priority    uint8
@@ -144,6 +145,7 @@ type UnackedView struct {
 	Queue       string
 	ConsumerTag string // "" for basic.get
 	Msg         *Message
+	Via         *Via // the binding that routed the copy to Queue (shared, read-only)
 	DeliveredAt Time
 	Redelivered bool
 }
@@ -206,7 +208,7 @@ func (q *queue) summary() QueueView {
 	if q.quorum {
 		typ = "quorum"
 	}
-	s := q.set
+	s := q.settingsNow()
 	qv := QueueView{Name: q.name, Type: typ, Durable: q.durable, Exclusive: q.exclusive, AutoDelete: q.autoDelete, Args: q.args.Clone(),
 		Effective: Settings{MessageTTLMs: s.ttlMs, ExpiresMs: s.expiresMs, MaxLength: s.maxLen, MaxLengthBytes: s.maxBytes, Overflow: s.overflow,
 			DeadLetterExchange: s.dlx, HasDeadLetterExchange: s.hasDLX, DeadLetterRoutingKey: s.dlrk, HasDeadLetterRoutingKey: s.hasDLRK,
@@ -233,7 +235,7 @@ func (q *queue) view(n int) QueueView {
 		if !room(len(qv.Ready), n) {
 			return
 		}
-		qv.Ready = append(qv.Ready, ReadyView{Msg: e.msg, EnqueuedAt: e.enqueuedAt, ExpiresAt: e.expiresAt, Priority: e.priority,
+		qv.Ready = append(qv.Ready, ReadyView{Msg: e.msg, Via: e.via, EnqueuedAt: e.enqueuedAt, ExpiresAt: e.expiresAt, Priority: e.priority,
 			Redelivered: e.redelivered, Deliveries: int(e.deliveries), Expired: exp})
 	})
 	return qv
@@ -251,7 +253,7 @@ func (v *vhost) bindingViews() []BindingView {
 	var out []BindingView
 	for _, x := range v.sortedExchanges() {
 		for _, bd := range x.bindings {
-			out = append(out, BindingView{Source: x.name, Destination: bd.dst.name(), DestinationIsExchange: bd.dst.x != nil, RoutingKey: bd.key, Args: bd.args.Clone()})
+			out = append(out, bd.view())
 		}
 	}
 	return out
@@ -284,7 +286,7 @@ func (ch *channel) view(n int) ChannelView {
 		if !room(len(cv.Unacked), n) {
 			continue
 		}
-		cv.Unacked = append(cv.Unacked, UnackedView{DeliveryTag: d.tag, Queue: d.q.name, ConsumerTag: d.ctag, Msg: d.e.msg, DeliveredAt: d.atMs, Redelivered: d.e.redelivered})
+		cv.Unacked = append(cv.Unacked, UnackedView{DeliveryTag: d.tag, Queue: d.q.name, ConsumerTag: d.ctag, Msg: d.e.msg, Via: d.e.via, DeliveredAt: d.atMs, Redelivered: d.e.redelivered})
 	}
 	return cv
 }

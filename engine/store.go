@@ -4,6 +4,7 @@ package engine
 // chunks, so a queued message costs its Message plus this.
 type entry struct {
 	msg         *Message
+	via         *Via   // the binding that routed the copy here (via.go)
 	seq         uint64 // queue-local arrival order; requeue restores by it
 	enqueuedAt  Time
 	expiresAt   Time  // Never when the copy has no TTL
@@ -175,9 +176,53 @@ func (s *store) popLevel(l int) entry {
 // returned copies in place (a sorted slice is still a heap), so it costs
 // O(n + r log r) for r returned copies; only views and bulk changes use it.
 func (s *store) each(fn func(*entry)) {
+	s.eachWhile(func(e *entry) bool { fn(e); return true })
+}
+
+// eachWhile is each, stopping after the first entry for which fn returns
+// false.
+func (s *store) eachWhile(fn func(*entry) bool) {
 	for l := len(s.levels) - 1; l >= 0; l-- {
 		lv := &s.levels[l]
 		s.work += lv.returns.sort()
+		for i := 0; i < lv.returns.len(); i++ {
+			if !fn(&lv.returns.at(i).e) {
+				return
+			}
+		}
+		for i := 0; i < lv.fresh.len(); i++ {
+			if !fn(lv.fresh.at(i)) {
+				return
+			}
+		}
+	}
+}
+
+// eachBackWhile calls fn for the entries from the last to be delivered
+// towards the first, stopping after the first for which fn returns
+// false. Like each, it sorts the returned copies of the levels it reaches.
+func (s *store) eachBackWhile(fn func(*entry) bool) {
+	for l := range s.levels {
+		lv := &s.levels[l]
+		for i := lv.fresh.len() - 1; i >= 0; i-- {
+			if !fn(lv.fresh.at(i)) {
+				return
+			}
+		}
+		s.work += lv.returns.sort()
+		for i := lv.returns.len() - 1; i >= 0; i-- {
+			if !fn(&lv.returns.at(i).e) {
+				return
+			}
+		}
+	}
+}
+
+// eachInPlace calls fn for every entry, in no particular order, without
+// sorting anything: for changes that do not depend on the order.
+func (s *store) eachInPlace(fn func(*entry)) {
+	for l := range s.levels {
+		lv := &s.levels[l]
 		for i := 0; i < lv.returns.len(); i++ {
 			fn(&lv.returns.at(i).e)
 		}
@@ -187,15 +232,58 @@ func (s *store) each(fn func(*entry)) {
 	}
 }
 
+// frontOver returns how many entries must leave from the head, in
+// delivery order, for the rest to be at most maxLen entries and maxBytes
+// body bytes (a negative limit is none). By count alone it reads no entry;
+// by bytes it reads those that leave or those that stay, whichever side
+// is smaller by bytes.
+func (s *store) frontOver(maxLen, maxBytes int64) int {
+	k := 0
+	if maxLen >= 0 && int64(s.n) > maxLen {
+		k = s.n - int(maxLen)
+	}
+	if maxBytes < 0 || s.bytes <= maxBytes {
+		return k
+	}
+	i := 0
+	if excess := s.bytes - maxBytes; excess <= maxBytes {
+		// Fewer bytes leave than stay: from the head, until what
+		// left covers the excess.
+		s.eachWhile(func(e *entry) bool {
+			if excess <= 0 {
+				return false
+			}
+			excess -= int64(len(e.msg.Body))
+			i++
+			return true
+		})
+		return max(k, i)
+	}
+	// Fewer stay: from the tail, while they fit.
+	kept := int64(0)
+	s.eachBackWhile(func(e *entry) bool {
+		if kept+int64(len(e.msg.Body)) > maxBytes {
+			return false
+		}
+		kept += int64(len(e.msg.Body))
+		i++
+		return true
+	})
+	return max(k, s.n-i)
+}
+
 // takeFront moves the k entries to be delivered first (there must be as
 // many) into a store of their own, counted in no totals, and returns it:
 // a length limit's drop-head of many (bulkend.go). Never-delivered copies
 // move a chunk at a time (chunked.takeFront); returned copies are sorted,
 // and a sorted array is still a heap, so each side keeps its part, also a
-// chunk at a time. Only
-// summing the bytes taken reads every entry.
+// chunk at a time. Only summing the bytes taken reads entries: those
+// taken or those left, whichever are fewer.
 func (s *store) takeFront(k int) store {
 	out := store{levels: make([]level, len(s.levels))}
+	out.n = k
+	sumOut := k <= s.n-k
+	bytes := s.bytes
 	for l := len(s.levels) - 1; l >= 0 && k > 0; l-- {
 		lv, o := &s.levels[l], &out.levels[l]
 		if r := lv.returns.len(); r > 0 {
@@ -208,10 +296,13 @@ func (s *store) takeFront(k int) store {
 		o.fresh = deque{lv.fresh.takeFront(m)}
 		k -= m
 	}
-	out.each(func(e *entry) {
-		out.n++
-		out.bytes += int64(len(e.msg.Body))
-	})
+	if sumOut {
+		out.eachInPlace(func(e *entry) { out.bytes += int64(len(e.msg.Body)) })
+	} else {
+		left := int64(0)
+		s.eachInPlace(func(e *entry) { left += int64(len(e.msg.Body)) })
+		out.bytes = bytes - left
+	}
 	s.account(-out.n, -out.bytes)
 	return out
 }

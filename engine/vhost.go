@@ -15,6 +15,13 @@ type vhost struct {
 	opPolicies map[string]*Policy
 	ready      tally // ready messages in all the vhost's queues
 	counts     vhostCounts
+	// policyGen counts the vhost's policy changes; a queue resolved at
+	// an older one has yet to take the latest up, and policyWalk is
+	// taking it to every queue (queuewalk.go).
+	policyGen  uint64
+	policyWalk *queueWalk
+	// deleted says the vhost's deletion has begun (queuewalk.go).
+	deleted bool
 }
 
 // predeclared lists the exchanges every vhost has, as RabbitMQ creates them.
@@ -68,25 +75,14 @@ func (b *Broker) AddVhost(name string) error {
 }
 
 // DeleteVhost deletes a vhost and everything in it, closing its connections
-// with 320 CONNECTION_FORCED as RabbitMQ does.
+// with 320 CONNECTION_FORCED as RabbitMQ does. The vhost is gone at once;
+// its queues and delayed messages go a batch per call (queuewalk.go).
 func (b *Broker) DeleteVhost(name string) error {
 	v, ok := b.vhosts[name]
 	if !ok {
 		return &Error{Code: NotFound, Text: "NOT_FOUND - vhost '" + name + "' not found"}
 	}
-	for _, id := range b.connIDs() {
-		if c := b.conns[id]; c.vhost == v {
-			b.closeConnection(c, ConnectionForced, "CONNECTION_FORCED - vhost '"+name+"' is deleted", Method{})
-		}
-	}
-	for _, q := range v.sortedQueues() {
-		q.delete("vhost-deleted")
-	}
-	for _, x := range v.sortedExchanges() {
-		v.dropDelayed(x)
-	}
-	delete(b.vhosts, name)
-	b.emit(Event{Kind: EvVhostDeleted, Vhost: name})
+	v.startDeletion()
 	b.flush()
 	return nil
 }

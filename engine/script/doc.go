@@ -235,7 +235,8 @@
 // looks at the INDEX-th ready message, 0 being the head, and knows body,
 // id, exchange, routing-key, priority, expiration, message-id, type,
 // reply-to, correlation-id, content-type, app-id, user-id, delivery-mode,
-// redelivered, expired, expires-at, header.NAME, x-death (the number of
+// redelivered, expired, expires-at, via (the binding that routed it there,
+// as its enqueued event says) and alternate, header.NAME, x-death (the number of
 // entries) and x-death.I.queue, .reason, .count, .time, .exchange,
 // .routing-keys and .original-expiration. expect error checks the AMQP
 // reply code of the previous command, and expect event that one of the
@@ -266,7 +267,13 @@
 // show them in the output as "script error: ...", the console as
 // "error: ...". AMQP exceptions are not script errors but part of what
 // happened: the trace shows the channel.closed (or connection.closed) event
-// and then "error: CODE TEXT", and expect error can check the code.
+// and then "error: CODE TEXT", and expect error can check the code. A text
+// of several lines (rabbitmqctl's "Validation failed" and its reason)
+// prints one line each, continuation lines indented by two spaces and
+// blank ones left out; the closed event's text="..." shows it exactly. When
+// the error closed a channel or connection, a "note:" line says so: the
+// runner opens it again for the next command that uses it, as a client
+// opens a new channel.
 //
 // # Output
 //
@@ -275,15 +282,24 @@
 // fields left out, and values containing spaces, quotes or = quoted as Go
 // strings. Before the first event at a new virtual time comes an @TIME
 // line; when time moves with nothing happening, the new time is printed
-// alone. Connections and channels opening are not shown. After the events
+// alone. Connections and channels opening are not shown. Each event's
+// fields are named for what they mean to that kind (engine.Event.String):
+// an exchange's type=, a copy's expires= deadline, a binding's dest= and
+// args=. An enqueued event says which binding routed the copy, via=: the
+// binding's exchange and what matched, "x:*.orange.*" for a topic pattern,
+// "x:KEY" for direct, "x" alone for fanout, "x:{ARGS}" for headers,
+// "(default):QUEUE" for the default exchange, with alternate=true when the
+// message got there through an alternate exchange. A message that reaches
+// no queue and is not returned is shown dropped, with cause="routed to no
+// queue", where RabbitMQ drops it silently. After the events
 // comes the command's own output (show tables, get-empty, "deleted
 // messages=N" ...) and the AMQP error line, if any:
 //
 //	> declare queue q ttl=5s
-//	queue.declared ch=app q=q text="x-message-ttl=5000"
+//	queue.declared ch=app q=q features="x-message-ttl=5000"
 //	> publish q hello
 //	published ch=app x="" key=q msg=1
-//	enqueued q=q msg=1 at=5s
+//	enqueued q=q msg=1 via=(default):q expires=5s
 //	> advance 6s
 //	@5s
 //	expired q=q msg=1
@@ -299,9 +315,9 @@
 //	publish q hello
 //	advance 6s
 //	----
-//	queue.declared ch=app q=q text="x-message-ttl=5000"
+//	queue.declared ch=app q=q features="x-message-ttl=5000"
 //	published ch=app x="" key=q msg=1
-//	enqueued q=q msg=1 at=5s
+//	enqueued q=q msg=1 via=(default):q expires=5s
 //	@5s
 //	expired q=q msg=1
 //

@@ -132,6 +132,13 @@ func (r *Runner) msgAt(queue, index string) (*engine.Message, map[string]string,
 	if rv.ExpiresAt != engine.Never {
 		extra["expires-at"] = engine.FormatDuration(int64(rv.ExpiresAt))
 	}
+	if rv.Via != nil {
+		// Which binding put the copy here, as its enqueued event said.
+		extra["via"] = rv.Via.String()
+		if rv.Via.Alternate {
+			extra["alternate"] = "true"
+		}
+	}
 	return rv.Msg, extra, nil
 }
 

@@ -19,6 +19,7 @@ type Runner struct {
 	current string
 
 	lastErr    *engine.Error
+	lineErr    *engine.Error // the AMQP error of the last command run, if any
 	lastEvents []engine.Event
 	lastTag    uint64 // last delivery tag seen on any channel, for "ack last"
 	printedAt  engine.Time
@@ -76,7 +77,9 @@ func (r *Runner) ExecCommand(c *Command) (string, error) {
 	// large backlog is worked off in all run now (engine/backlog.go).
 	r.B.Settle(r.B.Now())
 	var amqpErr *engine.Error
+	r.lineErr = nil
 	if errors.As(runErr, &amqpErr) {
+		r.lineErr = amqpErr
 		r.lastErr = amqpErr
 		runErr = nil
 	} else if runErr == nil && !strings.HasPrefix(c.Verb, "expect") && !strings.HasPrefix(c.Verb, "show") {
@@ -86,11 +89,12 @@ func (r *Runner) ExecCommand(c *Command) (string, error) {
 	if !strings.HasPrefix(c.Verb, "expect") && !strings.HasPrefix(c.Verb, "show") {
 		r.lastEvents = append(r.lastEvents[:0], r.scratch...)
 	}
-	r.writeEvents(&out, r.scratch)
+	closed := r.writeEvents(&out, r.scratch)
 	if amqpErr != nil {
-		// A multi-line text (rabbitmqctl's "Validation failed\n\n...") is
-		// kept on one line: a blank line would end a scenario's output.
-		fmt.Fprintf(&out, "error: %d %s\n", amqpErr.Code, strings.ReplaceAll(amqpErr.Text, "\n", `\n`))
+		writeError(&out, amqpErr)
+		if closed != "" {
+			out.WriteString(closed)
+		}
 	}
 	if r.pendingOut.Len() > 0 {
 		out.WriteString(r.pendingOut.String())
@@ -99,8 +103,31 @@ func (r *Runner) ExecCommand(c *Command) (string, error) {
 	return out.String(), runErr
 }
 
-// writeEvents renders events, tracking delivery tags and channel state.
-func (r *Runner) writeEvents(out *strings.Builder, evs []engine.Event) {
+// writeError prints an AMQP error as "error: CODE TEXT". A text of several
+// lines (rabbitmqctl's "Validation failed\n\n...", an Erlang term the
+// pretty-printer broke) prints one line each, continuation lines indented
+// and blank ones left out, since a blank line would end a scenario's
+// output; the closing event's text="..." keeps the reply text exact.
+func writeError(out *strings.Builder, e *engine.Error) {
+	fmt.Fprintf(out, "error: %d ", e.Code)
+	for i, line := range strings.Split(e.Text, "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case i == 0:
+			out.WriteString(line)
+		case line != "":
+			out.WriteString("\n  ")
+			out.WriteString(line)
+		}
+	}
+	out.WriteByte('\n')
+}
+
+// writeEvents renders events, tracking delivery tags and channel state. It
+// returns a note for an AMQP error's output when a channel or connection
+// was closed with an error code: what is closed, and that the runner opens
+// it again on the next command that uses it (see channel).
+func (r *Runner) writeEvents(out *strings.Builder, evs []engine.Event) (closed string) {
 	for _, e := range evs {
 		r.notePublisher(e)
 		if e.Kind == engine.EvConnectionOpened || e.Kind == engine.EvChannelOpened {
@@ -120,12 +147,18 @@ func (r *Runner) writeEvents(out *strings.Builder, evs []engine.Event) {
 				r.lastTag = e.DeliveryTag
 			}
 		case engine.EvChannelClosed:
+			if e.Code != engine.ReplySuccess && closed == "" {
+				closed = fmt.Sprintf("note: channel %s closed; the next command on it reopens it\n", r.channelName(e.Channel))
+			}
 			for _, ch := range r.chans {
 				if ch.id == e.Channel {
 					ch.open = false
 				}
 			}
 		case engine.EvConnectionClosed:
+			if e.Code != engine.ReplySuccess {
+				closed = fmt.Sprintf("note: connection %s closed, with its channels; the next command on one reconnects\n", r.channelName(e.Channel))
+			}
 			for name, id := range r.conns {
 				if id == e.Channel.Conn {
 					delete(r.conns, name)
@@ -138,6 +171,7 @@ func (r *Runner) writeEvents(out *strings.Builder, evs []engine.Event) {
 			}
 		}
 	}
+	return closed
 }
 
 // describe renders an event with the script's channel names instead of
@@ -219,6 +253,10 @@ func (r *Runner) ensureChannel(name, vhost string) (engine.ChannelID, error) {
 // the next command. The opening of implicit connections and channels is
 // included here although the trace hides it.
 func (r *Runner) LastEvents() []engine.Event { return r.lastEvents }
+
+// LineError returns the AMQP error the last command raised (the one its
+// "error:" line shows), or nil.
+func (r *Runner) LineError() *engine.Error { return r.lineErr }
 
 // EventLine renders an event as the trace does, with the script's channel
 // names.

@@ -367,6 +367,49 @@ func TestShowIsBounded(t *testing.T) {
 	}
 }
 
+// TestAMQPErrorOutput: an AMQP error prints readably. rabbitmqctl's
+// several-line validation text shows its lines, not a literal \n, and no
+// blank line (which would end a scenario's output); an error that closed
+// the channel or the connection says so and that the next command reopens
+// it, which it does.
+func TestAMQPErrorOutput(t *testing.T) {
+	r := New(engine.Config{Seed: 1})
+	for _, c := range []struct{ line, want string }{
+		{`set_policy P ".*" '{"message-ttl":-1}'`,
+			"error: 406 Validation failed\n  -1 is not a valid message TTL\n"},
+		// publish KEY BODY is the default exchange: this one names an
+		// exchange, and the body, to get the 404.
+		{"publish nosuch k body",
+			"channel.closed ch=app code=404 text=\"NOT_FOUND - no exchange 'nosuch' in vhost '/'\"\n" +
+				"error: 404 NOT_FOUND - no exchange 'nosuch' in vhost '/'\n" +
+				"note: channel app closed; the next command on it reopens it\n"},
+		{"declare queue q", "queue.declared ch=app q=q\n"},
+		{"publish q m expiration=99999999999999999999",
+			"channel.closed ch=app code=406 text=\"PRECONDITION_FAILED - invalid expiration '99999999999999999999': {value_too_large,\\n" +
+				strings.Repeat(" ", 44) + "99999999999999999999}\"\n" +
+				"error: 406 PRECONDITION_FAILED - invalid expiration '99999999999999999999': {value_too_large,\n" +
+				"  99999999999999999999}\n" +
+				"note: channel app closed; the next command on it reopens it\n"},
+		{"declare exchange e bogus",
+			"channel.closed ch=app code=200\n" +
+				"connection.closed ch=app code=503 text=\"COMMAND_INVALID - unknown exchange type 'bogus'\"\n" +
+				"error: 503 COMMAND_INVALID - unknown exchange type 'bogus'\n" +
+				"note: connection app closed, with its channels; the next command on one reconnects\n"},
+		{"publish q m", "published ch=app x=\"\" key=q msg=1\nenqueued q=q msg=1 via=(default):q\n"},
+		// Two words are KEY BODY on the default exchange: a key no queue
+		// has is dropped, and the trace says so.
+		{"publish nosuch k", "published ch=app x=\"\" key=nosuch msg=2\ndropped ch=app x=\"\" msg=2 cause=\"routed to no queue\"\n"},
+	} {
+		out, err := r.Exec(c.line)
+		if err != nil {
+			t.Fatalf("%s: %v", c.line, err)
+		}
+		if out != c.want {
+			t.Errorf("%s printed\n%s\nwant\n%s", c.line, out, c.want)
+		}
+	}
+}
+
 var rewrite = flag.Bool("rewrite", false, "rewrite testdata expectations with the actual output")
 
 // TestScenarios runs testdata/*.txt, scenario files of the script's own

@@ -149,7 +149,7 @@ func TestRealClockFiresTimersWhileIdle(t *testing.T) {
 			t.Fatalf("start: got %q, want a prompt", got)
 		}
 		s.Type("declare queue q ttl=5s")
-		if got := s.Type("publish q hi"); !strings.Contains(got, "enqueued q=q msg=1 at=5s") {
+		if got := s.Type("publish q hi"); !strings.Contains(got, "enqueued q=q msg=1 via=(default):q expires=5s") {
 			t.Fatalf("publish: %q", got)
 		}
 		if got := s.Wait(4999 * time.Millisecond); got != "" {

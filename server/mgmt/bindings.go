@@ -77,13 +77,27 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// bindings lists the bindings in the request's scope that keep returns
-// true for. The broker goroutine lends the queue-name index and copies the
-// declared bindings, O(bindings); the rest happens here.
-func (a *api) bindings(c *call, keep func(b engine.BindingView) bool) ([]bindingJSON, error) {
+// bindingQuery selects the bindings a list shows.
+type bindingQuery struct {
+	keep func(b engine.BindingView) bool
+	// source, when not nil, names the one exchange whose declared
+	// bindings keep can accept, so that only its are read.
+	source *string
+}
+
+func allBindings() bindingQuery {
+	return bindingQuery{keep: func(engine.BindingView) bool { return true }}
+}
+
+// bindings lists the bindings in the request's scope that the query
+// keeps, in RabbitMQ's order (vhostBindings). The first turn of the broker
+// goroutine lends the queue-name and exchange-name indexes; the declared
+// bindings are then copied in further turns, readBatch units at a time
+// (walkBindings), and sorted, filtered and rendered here. A binding added
+// or removed meanwhile may or may not be listed (see engine.BindingCursor).
+func (a *api) bindings(c *call, q bindingQuery) ([]bindingJSON, error) {
 	var vhosts []string
-	var queues [][][]string
-	var declared [][]engine.BindingView
+	var queues, exchanges [][][]string
 	var err error
 	if rerr := a.read(func(e *engine.Broker) {
 		if vhosts, err = c.scopeNames(e.Vhosts()); err != nil {
@@ -91,11 +105,28 @@ func (a *api) bindings(c *call, keep func(b engine.BindingView) bool) ([]binding
 		}
 		for _, v := range vhosts {
 			queues = append(queues, e.QueueNames(v))
-			declared = append(declared, e.Bindings(v))
+			if q.source == nil {
+				exchanges = append(exchanges, e.ExchangeNames(v))
+			}
 		}
 	}); rerr != nil {
 		return nil, rerr
 	}
+	if err != nil {
+		return nil, err
+	}
+	cursors := make([]*engine.BindingCursor, len(vhosts))
+	for i, v := range vhosts {
+		sources := []string{}
+		if q.source != nil {
+			sources = append(sources, *q.source)
+		} else {
+			sources = concat(exchanges[i])
+			slices.Sort(sources)
+		}
+		cursors[i] = engine.NewBindingCursor(v, sources)
+	}
+	declared, err := a.walkBindings(cursors)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +135,7 @@ func (a *api) bindings(c *call, keep func(b engine.BindingView) bool) ([]binding
 		names := concat(queues[i])
 		slices.Sort(names)
 		for _, b := range vhostBindings(names, declared[i]) {
-			if keep(b) {
+			if q.keep(b) {
 				out = append(out, toBindingJSON(v, b))
 			}
 		}
@@ -112,8 +143,35 @@ func (a *api) bindings(c *call, keep func(b engine.BindingView) bool) ([]binding
 	return out, nil
 }
 
+// walkBindings runs the cursors to their ends, in turns of the broker
+// goroutine of at most readBatch units of work each (a unit is a binding
+// copied or an exchange passed), and returns each cursor's bindings.
+func (a *api) walkBindings(cursors []*engine.BindingCursor) ([][]engine.BindingView, error) {
+	out := make([][]engine.BindingView, len(cursors))
+	i := 0
+	for i < len(cursors) {
+		copied := 0
+		err := a.read(func(e *engine.Broker) {
+			for budget := readBatch; budget > 0 && i < len(cursors); {
+				bs, work := e.CopyBindings(cursors[i], budget)
+				out[i] = append(out[i], bs...)
+				copied += len(bs)
+				budget -= work
+				if cursors[i].Done() {
+					i++
+				}
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		a.reads.note(copied)
+	}
+	return out, nil
+}
+
 func (a *api) listBindings(c *call) (int, any, error) {
-	out, err := a.bindings(c, func(engine.BindingView) bool { return true })
+	out, err := a.bindings(c, allBindings())
 	return http.StatusOK, out, err
 }
 
@@ -122,32 +180,37 @@ func (a *api) listBindings(c *call) (int, any, error) {
 func (a *api) exchangeBindings(source bool) endpoint {
 	return func(c *call) (int, any, error) {
 		name := exchangeName(c)
-		out, err := a.bindings(c, func(b engine.BindingView) bool {
-			if source {
-				return b.Source == name
-			}
-			return b.DestinationIsExchange && b.Destination == name
-		})
+		q := bindingQuery{keep: func(b engine.BindingView) bool { return b.DestinationIsExchange && b.Destination == name }}
+		if source {
+			q = bindingQuery{keep: func(b engine.BindingView) bool { return b.Source == name }, source: &name}
+		}
+		out, err := a.bindings(c, q)
 		return http.StatusOK, out, err
 	}
 }
 
 func (a *api) queueBindings(c *call) (int, any, error) {
 	name := c.r.PathValue("name")
-	out, err := a.bindings(c, func(b engine.BindingView) bool { return !b.DestinationIsExchange && b.Destination == name })
+	out, err := a.bindings(c, bindingQuery{keep: func(b engine.BindingView) bool { return !b.DestinationIsExchange && b.Destination == name }})
 	return http.StatusOK, out, err
 }
 
-// between selects the bindings from {source} to {destination} of a kind
-// ("q" for a queue, "e" for an exchange).
-func between(c *call, kind string) func(b engine.BindingView) bool {
-	src, dst := c.r.PathValue("source"), c.r.PathValue("destination")
+// betweenEnds is the ends a binding path names: from {source} to
+// {destination}, of a kind ("q" for a queue, "e" for an exchange).
+func betweenEnds(c *call, kind string) engine.BindingEnds {
+	src := c.r.PathValue("source")
 	if src == "amq.default" {
 		src = ""
 	}
-	return func(b engine.BindingView) bool {
-		return b.Source == src && b.Destination == dst && b.DestinationIsExchange == (kind == "e")
-	}
+	return engine.BindingEnds{Source: src, Destination: c.r.PathValue("destination"), ToExchange: kind == "e"}
+}
+
+// between selects the bindings between the ends the path names.
+func between(c *call, kind string) bindingQuery {
+	ends := betweenEnds(c, kind)
+	return bindingQuery{keep: func(b engine.BindingView) bool {
+		return b.Source == ends.Source && b.Destination == ends.Destination && b.DestinationIsExchange == ends.ToExchange
+	}, source: &ends.Source}
 }
 
 func (a *api) listBindingsBetween(kind string) endpoint {
@@ -217,13 +280,13 @@ func (a *api) postBinding(kind string) endpoint {
 func (a *api) deleteBinding(kind string) endpoint {
 	return func(c *call) (int, any, error) {
 		vhost, props := c.r.PathValue("vhost"), c.r.PathValue("props")
-		keep := between(c, kind)
+		ends := betweenEnds(c, kind)
 		err := a.do(c.user.Name, func(s *session) error {
 			if err := c.writeTo(s, vhost); err != nil {
 				return err
 			}
-			for _, b := range s.e.Bindings(vhost) {
-				if !keep(b) || propertiesKey(b.RoutingKey, b.Args) != props {
+			for _, b := range s.e.BindingsBetween(vhost, ends) {
+				if propertiesKey(b.RoutingKey, b.Args) != props {
 					continue
 				}
 				return s.run(vhost, func(ch engine.ChannelID) error {

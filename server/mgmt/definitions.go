@@ -1,13 +1,9 @@
 package mgmt
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
+	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"warren/engine"
 	"warren/server/auth"
@@ -129,21 +125,22 @@ func newTopology() topology {
 	return topology{Parameters: []parameterDef{}, Policies: []policyJSON{}, Queues: []queueDef{}, Exchanges: []exchangeDef{}, Bindings: []bindingDef{}}
 }
 
+// exportDefinitions is GET /api/definitions (or /api/definitions/{vhost}).
+// It reads the broker over many turns (definitionViews), so the document
+// is not a snapshot of one moment when the broker changes meanwhile; for
+// a broker that does not change it is the same, byte for byte.
 func (a *api) exportDefinitions(c *call) (int, any, error) {
 	if err := c.requireAdmin(); err != nil {
 		return 0, nil, err
 	}
-	snap, err := a.snapshot()
+	name, one := c.pathVhost()
+	views, err := a.definitionViews(name, one)
 	if err != nil {
 		return 0, nil, err
 	}
-	if name, one := c.pathVhost(); one {
-		v, ok := vhostView(&snap, name)
-		if !ok {
-			return 0, nil, errNotFound
-		}
+	if one {
 		d := vhostDefinitions{RabbitVersion: rabbitVersion, topology: newTopology()}
-		d.add(v, false)
+		d.add(&views[0], false)
 		return http.StatusOK, d, nil
 	}
 	t := newTopology()
@@ -152,202 +149,99 @@ func (a *api) exportDefinitions(c *call) (int, any, error) {
 	for _, u := range a.users.Users() {
 		d.Users = append(d.Users, toUserJSON(u))
 	}
-	for i := range snap.Vhosts {
-		d.Vhosts = append(d.Vhosts, vhostDef{snap.Vhosts[i].Name})
-		t.add(&snap.Vhosts[i], true)
+	for i := range views {
+		d.Vhosts = append(d.Vhosts, vhostDef{views[i].Name})
+		t.add(&views[i], true)
 	}
 	d.Parameters, d.Policies, d.Queues, d.Exchanges, d.Bindings = t.Parameters, t.Policies, t.Queues, t.Exchanges, t.Bindings
 	return http.StatusOK, d, nil
 }
 
-// importDoc is a definitions document as read: numbers stay json.Number
-// until toTable turns them into int64 or float64.
-type importDoc struct {
-	Users            []auth.UserDef         `json:"users"`
-	Vhosts           []vhostDef             `json:"vhosts"`
-	Permissions      []auth.Permission      `json:"permissions"`
-	TopicPermissions []auth.TopicPermission `json:"topic_permissions"`
-	Parameters       []struct {
-		Value     map[string]any `json:"value"`
-		Vhost     string         `json:"vhost"`
-		Component string         `json:"component"`
-		Name      string         `json:"name"`
-	} `json:"parameters"`
-	Policies []struct {
-		Vhost      string         `json:"vhost"`
-		Name       string         `json:"name"`
-		Pattern    string         `json:"pattern"`
-		ApplyTo    string         `json:"apply-to"`
-		Definition map[string]any `json:"definition"`
-		Priority   any            `json:"priority"`
-	} `json:"policies"`
-	Queues    []queueDef    `json:"queues"`
-	Exchanges []exchangeDef `json:"exchanges"`
-	Bindings  []bindingDef  `json:"bindings"`
-}
-
-// importDefinitions is POST /api/definitions (or /api/definitions/{vhost},
-// whose items need not name their vhost). Objects are created in
-// RabbitMQ's order: users, vhosts, permissions and topic permissions,
-// parameters, policies, queues, exchanges, bindings. As in RabbitMQ, a
-// queue or exchange that already exists is left as it is, and the first
-// error stops the import (what came before it stays).
-func (a *api) importDefinitions(c *call) (int, any, error) {
-	if err := c.requireAdmin(); err != nil {
-		return 0, nil, err
-	}
-	data, err := io.ReadAll(io.LimitReader(c.r.Body, maxBody+1))
-	if err != nil || len(data) > maxBody {
-		return 0, nil, badRequest("request body too large or unreadable")
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var doc importDoc
-	// JSON is UTF-8 (RFC 8259); Go's decoder would quietly turn bad
-	// bytes into U+FFFD, and so rename what the document names.
-	if err := dec.Decode(&doc); err != nil || !utf8.Valid(data) {
-		return 0, nil, badRequest("failed_to_parse_json")
-	}
-	if e := doc.checkNames(); e != nil {
-		return 0, nil, e
-	}
-	pathVhost, one := c.pathVhost()
-	if one {
-		doc.Users, doc.Vhosts, doc.Permissions, doc.TopicPermissions = nil, nil, nil, nil
-	}
-	vhostOf := func(v string) string {
-		if one {
-			return pathVhost
-		}
-		return v
-	}
-	if err := a.users.Import(auth.Definitions{Users: doc.Users}); err != nil {
-		return 0, nil, badRequest(err.Error())
-	}
-	err = a.doUnchecked(c.user.Name, func(s *session) error {
-		if one && !s.hasVhost(pathVhost) {
-			return errNotFound
-		}
-		for _, v := range doc.Vhosts {
-			if err := s.e.AddVhost(v.Name); err != nil {
-				return err
-			}
-		}
-		noVhost := func(v string) error {
-			if !s.hasVhost(v) {
-				return badRequest("no_such_vhost: " + v)
-			}
-			return nil
-		}
-		for _, p := range doc.Permissions {
-			if err := noVhost(p.Vhost); err != nil {
-				return err
-			}
-		}
-		for _, p := range doc.TopicPermissions {
-			if err := noVhost(p.Vhost); err != nil {
-				return err
-			}
-		}
-		if err := a.users.Import(auth.Definitions{Permissions: doc.Permissions, TopicPermissions: doc.TopicPermissions}); err != nil {
-			return badRequest(err.Error())
-		}
-		// Open connections are checked against what was imported (see
-		// regrant; this is already on the broker goroutine).
-		for _, p := range doc.Permissions {
-			s.e.SetPermissions(p.User, p.Vhost, a.users.Grants(p.User, p.Vhost))
-		}
-		for _, p := range doc.TopicPermissions {
-			s.e.SetPermissions(p.User, p.Vhost, a.users.Grants(p.User, p.Vhost))
-		}
-		for _, p := range doc.Parameters {
-			if p.Component != "operator_policy" {
-				continue // Warren has no other runtime parameters
-			}
-			b := body(p.Value)
-			pol := engine.Policy{Vhost: vhostOf(p.Vhost), Name: p.Name}
-			pol.Pattern, _ = b.str("pattern", "")
-			pol.ApplyTo, _ = b.str("apply-to", "all")
-			pol.Definition, _ = b.table("definition")
-			var err error
-			if pol.Priority, err = priority(b["priority"]); err == nil {
-				err = s.e.SetOperatorPolicy(pol)
-			}
-			if err != nil {
-				return policyImportError(err, pol)
-			}
-		}
-		for _, p := range doc.Policies {
-			pol := engine.Policy{Vhost: vhostOf(p.Vhost), Name: p.Name, Pattern: p.Pattern, ApplyTo: p.ApplyTo, Definition: toTable(p.Definition)}
-			var err error
-			if pol.Priority, err = priority(p.Priority); err == nil {
-				err = s.e.SetPolicy(pol)
-			}
-			if err != nil {
-				return policyImportError(err, pol)
-			}
-		}
-		for _, q := range doc.Queues {
-			vh := vhostOf(q.Vhost)
-			if err := noVhost(vh); err != nil {
-				return err
-			}
-			if ok, err := s.queueExists(vh, q.Name); ok || err != nil {
+// definitionViews reads what definitions carry of every vhost (only of
+// vhost name when one is set: 404 if it does not exist), as VhostViews
+// without messages or connections. The first turn of the broker goroutine
+// copies the vhosts' policies and lends their queue and exchange name
+// indexes; the names are sorted here; the queues' and exchanges' views
+// are then built readBatch per turn, and the declared bindings copied
+// readBatch units per turn (walkBindings).
+func (a *api) definitionViews(name string, one bool) ([]engine.VhostView, error) {
+	var views []engine.VhostView
+	var queues, exchanges [][][]string
+	found := true
+	if err := a.read(func(e *engine.Broker) {
+		for _, v := range e.Vhosts() {
+			if one && v != name {
 				continue
 			}
-			err := s.run(vh, func(ch engine.ChannelID) error {
-				_, err := s.e.QueueDeclare(ch, engine.QueueDeclare{Queue: q.Name, Durable: q.Durable, AutoDelete: q.AutoDelete, Args: toTable(q.Arguments)})
-				return err
-			})
-			if err != nil {
-				return err
-			}
+			views = append(views, engine.VhostView{Name: v, Policies: e.Policies(v, false), OperatorPolicies: e.Policies(v, true)})
+			queues = append(queues, e.QueueNames(v))
+			exchanges = append(exchanges, e.ExchangeNames(v))
 		}
-		for _, x := range doc.Exchanges {
-			vh := vhostOf(x.Vhost)
-			if err := noVhost(vh); err != nil {
-				return err
-			}
-			if ok, err := s.exchangeExists(vh, x.Name); ok || err != nil {
-				continue
-			}
-			err := s.run(vh, func(ch engine.ChannelID) error {
-				return s.e.ExchangeDeclare(ch, engine.ExchangeDeclare{Exchange: x.Name, Type: x.Type, Durable: x.Durable,
-					AutoDelete: x.AutoDelete, Internal: x.Internal, Args: toTable(x.Arguments)})
-			})
-			if err != nil {
-				return err
-			}
-		}
-		for _, b := range doc.Bindings {
-			vh := vhostOf(b.Vhost)
-			if err := noVhost(vh); err != nil {
-				return err
-			}
-			err := s.run(vh, func(ch engine.ChannelID) error {
-				if b.DestinationType == "exchange" {
-					return s.e.ExchangeBind(ch, engine.ExchangeBind{Source: b.Source, Destination: b.Destination, RoutingKey: b.RoutingKey, Args: toTable(b.Arguments)})
-				}
-				return s.e.QueueBind(ch, engine.QueueBind{Exchange: b.Source, Queue: b.Destination, RoutingKey: b.RoutingKey, Args: toTable(b.Arguments)})
-			})
-			if err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+		found = !one || len(views) == 1
+	}); err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, errNotFound
+	}
+	vhosts := make([]string, len(views))
+	queueNames := make([][]string, len(views))
+	exchangeNames := make([][]string, len(views))
+	cursors := make([]*engine.BindingCursor, len(views))
+	for i := range views {
+		vhosts[i] = views[i].Name
+		queueNames[i] = concat(queues[i])
+		slices.Sort(queueNames[i])
+		exchangeNames[i] = concat(exchanges[i])
+		slices.Sort(exchangeNames[i])
+		cursors[i] = engine.NewBindingCursor(vhosts[i], exchangeNames[i])
+	}
+	qs, err := batchedViews(a, vhosts, queueNames, (*engine.Broker).QueueSummaries)
 	if err != nil {
-		return 0, nil, err
+		return nil, err
 	}
-	return http.StatusNoContent, nil, nil
+	xs, err := batchedViews(a, vhosts, exchangeNames, (*engine.Broker).ExchangeSummaries)
+	if err != nil {
+		return nil, err
+	}
+	bs, err := a.walkBindings(cursors)
+	if err != nil {
+		return nil, err
+	}
+	for i := range views {
+		views[i].Queues, views[i].Exchanges, views[i].Bindings = qs[i], xs[i], bs[i]
+	}
+	return views, nil
 }
 
-// policyImportError words a policy's failure as RabbitMQ's import does:
-// the validation message, then " (vhost/name)".
-func policyImportError(err error, p engine.Policy) error {
-	ae := asAPIError(err)
-	if ae.status != http.StatusBadRequest {
-		return ae
+// batchedViews builds the views of the named objects of each vhost (names
+// sorted within each), readBatch names per turn of the broker goroutine;
+// a vhost without any counts as one. Objects gone meanwhile are left out.
+func batchedViews[V any](a *api, vhosts []string, names [][]string, get func(e *engine.Broker, vhost string, names []string) []V) ([][]V, error) {
+	out := make([][]V, len(vhosts))
+	vi, at := 0, 0
+	for vi < len(vhosts) {
+		built := 0
+		err := a.read(func(e *engine.Broker) {
+			for budget := readBatch; budget > 0 && vi < len(vhosts); {
+				batch := names[vi][at:min(at+budget, len(names[vi]))]
+				if len(batch) > 0 {
+					vs := get(e, vhosts[vi], batch)
+					out[vi] = append(out[vi], vs...)
+					built += len(vs)
+				}
+				at += len(batch)
+				budget -= max(len(batch), 1)
+				if at == len(names[vi]) {
+					vi, at = vi+1, 0
+				}
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		a.reads.views.Add(int64(built))
+		a.reads.note(built)
 	}
-	return badRequest(fmt.Sprintf("%s (%s/%s)", ae.reason, p.Vhost, p.Name))
+	return out, nil
 }

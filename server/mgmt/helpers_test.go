@@ -182,3 +182,13 @@ func num(t *testing.T, m map[string]any, key string) int {
 	}
 	return int(n)
 }
+
+// vhostView finds a vhost in a snapshot.
+func vhostView(snap *engine.Snapshot, name string) (*engine.VhostView, bool) {
+	for i := range snap.Vhosts {
+		if snap.Vhosts[i].Name == name {
+			return &snap.Vhosts[i], true
+		}
+	}
+	return nil, false
+}

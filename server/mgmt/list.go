@@ -238,6 +238,7 @@ func eachView[R, V any](c *call, l lister[R, V], refs []R, f func(V)) error {
 			return err
 		}
 		a.reads.views.Add(int64(len(views)))
+		a.reads.note(len(views))
 		for _, v := range views {
 			f(v)
 		}

@@ -8,7 +8,10 @@
 // touching the engine anywhere else), then writes JSON. Reads cost the
 // broker goroutine what they show, not what the broker holds: totals the
 // engine keeps, an index it lends, and views of at most readBatch objects
-// per turn (see list.go).
+// per turn (see list.go); what must see everything (binding lists, the
+// definitions export) copies readBatch items per turn, and the definitions
+// import applies importBatch units of weighted work per turn, so no
+// request holds the broker for long.
 // Queue, exchange and binding actions need an AMQP channel in the engine,
 // so they run on an internal connection opened and closed inside that same
 // Do, as RabbitMQ's management plugin uses an internal direct connection.

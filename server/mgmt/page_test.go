@@ -229,7 +229,7 @@ func TestListReadsOnlyThePage(t *testing.T) {
 		{"/api/queues/%2F?page=1&page_size=500", 500, 2},
 		{"/api/queues?page=1&page_size=100&name=q10001", 10, 2},
 		{"/api/queues/%2F/q100007", 1, 1},
-		{"/api/queues/%2F/q100007/bindings", 0, 1},
+		{"/api/queues/%2F/q100007/bindings", 0, 2}, // the indexes, then the declared bindings
 		{"/api/exchanges?page=1&page_size=5", 5, 2},
 		{"/api/connections?page=1", 1, 2},
 		{"/api/channels?page=1", 1, 2},

@@ -9,26 +9,48 @@ import (
 	"warren/server/broker"
 )
 
-// readStats count what reads cost the broker goroutine, which every AMQP
-// connection waits on while a read runs: tests hold list requests to
-// building no more views than they show, and benchmarks report the time.
+// readStats count what the API's turns cost the broker goroutine, which
+// every AMQP connection waits on while a turn runs: tests hold requests to
+// a bounded amount of work per turn, and benchmarks report the time. Reads
+// and changes (sessions) are both counted.
 type readStats struct {
-	turns atomic.Int64 // broker.Do calls made by reads
+	turns atomic.Int64 // broker.Do calls made
 	nanos atomic.Int64 // time spent in them on the broker goroutine
 	// longest is the longest single turn, in nanoseconds.
 	longest atomic.Int64
-	views   atomic.Int64 // queue, exchange, connection and channel views built
+	// slow counts the turns longer than slowTurn.
+	slow  atomic.Int64
+	views atomic.Int64 // queue, exchange, connection and channel views built
+	// most is the most items one turn handled: views built, bindings or
+	// definitions copied, or weighted import steps applied (see note).
+	most atomic.Int64
 }
 
-// read runs f on the broker goroutine, with no session (it may only read),
-// and records the time it took there.
-func (a *api) read(f func(e *engine.Broker)) error {
-	err := a.b.Do(func(e *engine.Broker) {
+// slowTurn is issue 8's bound: a pause of the broker goroutine longer
+// than this is a bug.
+const slowTurn = 10 * time.Millisecond
+
+// note records that a turn handled n items.
+func (r *readStats) note(n int) {
+	for {
+		old := r.most.Load()
+		if int64(n) <= old || r.most.CompareAndSwap(old, int64(n)) {
+			return
+		}
+	}
+}
+
+// turn runs f on the broker goroutine and records the time it took there.
+func (a *api) turn(f func(e *engine.Broker)) error {
+	return a.b.Do(func(e *engine.Broker) {
 		start := time.Now()
 		f(e)
 		d := int64(time.Since(start))
 		a.reads.turns.Add(1)
 		a.reads.nanos.Add(d)
+		if d > int64(slowTurn) {
+			a.reads.slow.Add(1)
+		}
 		for {
 			old := a.reads.longest.Load()
 			if d <= old || a.reads.longest.CompareAndSwap(old, d) {
@@ -36,6 +58,11 @@ func (a *api) read(f func(e *engine.Broker)) error {
 			}
 		}
 	})
+}
+
+// read runs f on the broker goroutine, with no session (it may only read).
+func (a *api) read(f func(e *engine.Broker)) error {
+	err := a.turn(f)
 	if errors.Is(err, broker.ErrStopped) {
 		return errUnavailable
 	}

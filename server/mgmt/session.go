@@ -3,7 +3,6 @@ package mgmt
 import (
 	"errors"
 	"net/http"
-	"slices"
 	"strings"
 
 	"warren/engine"
@@ -50,7 +49,7 @@ func (a *api) doUnchecked(user string, f func(s *session) error) error {
 
 func (a *api) doWith(user string, perms func(string) *engine.Permissions, f func(s *session) error) error {
 	var err error
-	derr := a.b.Do(func(e *engine.Broker) {
+	derr := a.turn(func(e *engine.Broker) {
 		s := &session{e: e, user: user, perms: perms, chans: map[string]engine.ChannelID{}, probes: map[string]engine.ChannelID{}}
 		defer s.close()
 		err = f(s)
@@ -61,20 +60,10 @@ func (a *api) doWith(user string, perms func(string) *engine.Permissions, f func
 	return err
 }
 
-// snapshot returns the engine's state with counts, and without message
-// lists (one message each at most): nothing here shows messages, and a
-// queue of a million would otherwise be copied on every GET.
-func (a *api) snapshot() (engine.Snapshot, error) {
-	var snap engine.Snapshot
-	err := a.doUnchecked("", func(s *session) error {
-		snap = s.e.SnapshotLimit(1)
-		return nil
-	})
-	return snap, err
-}
-
+// hasVhost reports whether a vhost exists, in O(1): an import asks for
+// each of its items.
 func (s *session) hasVhost(name string) bool {
-	_, found := slices.BinarySearch(s.e.Vhosts(), name)
+	_, found := s.e.VhostTotals(name)
 	return found
 }
 
@@ -136,39 +125,6 @@ func (s *session) close() {
 		}
 		clear(chans)
 	}
-}
-
-// vhostView finds a vhost in a snapshot.
-func vhostView(snap *engine.Snapshot, name string) (*engine.VhostView, bool) {
-	for i := range snap.Vhosts {
-		if snap.Vhosts[i].Name == name {
-			return &snap.Vhosts[i], true
-		}
-	}
-	return nil, false
-}
-
-// scope is the vhosts a snapshot's listing covers: the one in the path,
-// which must exist and be visible, or every vhost the user can see.
-func (c *call) scope(snap *engine.Snapshot) ([]*engine.VhostView, error) {
-	name, one := c.pathVhost()
-	if one {
-		v, ok := vhostView(snap, name)
-		if !ok {
-			return nil, errNotFound
-		}
-		if err := c.requireSee(name); err != nil {
-			return nil, err
-		}
-		return []*engine.VhostView{v}, nil
-	}
-	var out []*engine.VhostView
-	for i := range snap.Vhosts {
-		if c.canSee(snap.Vhosts[i].Name) {
-			out = append(out, &snap.Vhosts[i])
-		}
-	}
-	return out, nil
 }
 
 // pathVhost returns the {vhost} path value (already URL-decoded: "%2F" is

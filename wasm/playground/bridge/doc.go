@@ -37,16 +37,20 @@
 // numbers, strings, booleans, arrays, objects or null; a timestamp is its
 // number of seconds, a decimal and a non-finite float their text.
 //
-//	Result        {line, logged, output, outputTruncated?, error?, events:[Event], eventsTruncated?, now, fired?:[Timer]}
+//	Result        {line, logged, output, outputTruncated?, error?, amqpError?:AMQPError, events:[Event], eventsTruncated?, now, fired?:[Timer]}
+//	AMQPError     {code, text, closed?}
 //	Event         {kind, time, vhost, channel?, exchange?, queue?, name?, routingKey?, msgId?, newMsgId?,
-//	               consumer?, deliveryTag?, multiple?, redelivered?, noAck?, reason?, code?, text?, count?, at?, trace}
+//	               consumer?, deliveryTag?, multiple?, redelivered?, noAck?, reason?, code?, text?, count?, at?,
+//	               type?, features?, destination?, destinationType?, argsText?, policy?, operatorPolicy?,
+//	               priority?, remaining?, deliveries?, overflow?, cause?, expiresAt?, releaseAt?, via?:Via, trace}
+//	Via           {exchange, type, key, args?, alternate?, text}
 //	Timer         {at, kind, vhost, queue?, exchange?, channel?, msgId?}
 //	ReplayResult  {now, results:[Result], error?}
 //	Snapshot      {now, vhosts:[Vhost], timers:[Timer]}
 //	Vhost         {name, exchanges, bindings, queues, policies, operatorPolicies, connections}
 //	Queue         {name, type, durable, exclusive, autoDelete, args, effective:Settings, readyCount, readyBytes,
 //	               ready:[ReadyMessage], unacked, expired, consumers:[Consumer]}
-//	ReadyMessage  Message + {enqueuedAt, expiresAt, priority, redelivered, deliveries, expired}
+//	ReadyMessage  Message + {via:Via|null, enqueuedAt, expiresAt, priority, redelivered, deliveries, expired}
 //	Message       {id, body, bodyBytes, bodyTruncated?, exchange, routingKey, properties, headers}
 //
 // See each type for its fields. Call is the JavaScript entry point: it

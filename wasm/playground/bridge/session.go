@@ -30,20 +30,52 @@ type Result struct {
 	Line   string `json:"line"`
 	Logged bool   `json:"logged"`
 	// Output is the runner's text: the trace, then the AMQP error line
-	// ("error: 404 NOT_FOUND - ...") and the verb's own output.
+	// ("error: 404 NOT_FOUND - ..."; a several-line text continues on
+	// indented lines), a "note:" line when the error closed the channel or
+	// connection, and the verb's own output.
 	Output          string `json:"output"`
 	OutputTruncated bool   `json:"outputTruncated,omitempty"`
 	// Error is a script error: a parse error, misuse, or a failed expect.
 	// AMQP exceptions are not script errors; they are channel.closed or
 	// connection.closed events and an "error:" line in Output.
-	Error           string  `json:"error,omitempty"`
-	Events          []Event `json:"events"`
-	EventsTruncated bool    `json:"eventsTruncated,omitempty"`
+	Error string `json:"error,omitempty"`
+	// AMQPError is the AMQP exception the line raised, if any: the reply
+	// code and text exactly as RabbitMQ sends them (Output prints a
+	// several-line text readably), and which the broker closed for it,
+	// "channel" or "connection" ("" for a rabbitmqctl-style command, which
+	// closes nothing). The script reopens what was closed on the next line
+	// that uses it.
+	AMQPError       *AMQPError `json:"amqpError,omitempty"`
+	Events          []Event    `json:"events"`
+	EventsTruncated bool       `json:"eventsTruncated,omitempty"`
 	// Now is the virtual time after the line.
 	Now int64 `json:"now"`
 	// Fired lists, for Step, the timers that were due at the deadline it
 	// jumped to (Now). Their consequences are in Events.
 	Fired []Timer `json:"fired,omitempty"`
+}
+
+// AMQPError is an AMQP exception a line raised.
+type AMQPError struct {
+	Code   int    `json:"code"`
+	Text   string `json:"text"`
+	Closed string `json:"closed,omitempty"` // "channel", "connection" or absent
+}
+
+// closedBy says what an error closed: the connection if one closed with an
+// error code, else the channel, else nothing.
+func closedBy(evs []engine.Event) string {
+	closed := ""
+	for _, e := range evs {
+		switch {
+		case e.Code == engine.ReplySuccess:
+		case e.Kind == engine.EvConnectionClosed:
+			return "connection"
+		case e.Kind == engine.EvChannelClosed:
+			closed = "channel"
+		}
+	}
+	return closed
 }
 
 // ReplayResult is what Replay did: each line's Result, in order.
@@ -106,6 +138,9 @@ func (s *Session) exec(line string, b *budget) Result {
 	res.Line, res.Logged, res.Now = c.Line, true, s.Now()
 	if err != nil {
 		res.Error = err.Error()
+	}
+	if e := s.r.LineError(); e != nil {
+		res.AMQPError = &AMQPError{Code: e.Code, Text: e.Text, Closed: closedBy(s.r.LastEvents())}
 	}
 	if !readOnly(c.Verb) {
 		// show output can look like a trace ("@5s message-ttl q=q"), and

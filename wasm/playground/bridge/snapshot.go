@@ -94,6 +94,9 @@ type Settings struct {
 // ReadyMessage is a message copy ready in a queue.
 type ReadyMessage struct {
 	Message
+	// Via is the binding that routed the copy to this queue, as the
+	// enqueued event showed it.
+	Via        *Via   `json:"via"`
 	EnqueuedAt int64  `json:"enqueuedAt"`
 	ExpiresAt  *int64 `json:"expiresAt"` // null without a TTL
 	Priority   uint8  `json:"priority"`
@@ -157,6 +160,7 @@ type Channel struct {
 // UnackedDelivery is a delivery awaiting acknowledgement on its channel.
 type UnackedDelivery struct {
 	Message
+	Via         *Via   `json:"via"` // the binding that routed the copy to Queue
 	DeliveryTag uint64 `json:"deliveryTag"`
 	Queue       string `json:"queue"`
 	ConsumerTag string `json:"consumerTag"` // "" for basic.get
@@ -254,7 +258,7 @@ func queueJSON(q engine.QueueView, names connNames) Queue {
 		Effective: settingsJSON(q.Effective), ReadyCount: q.ReadyCount, ReadyBytes: q.ReadyBytes, Ready: make([]ReadyMessage, 0, len(shown)),
 		Unacked: q.Unacked, Expired: q.Expired, Consumers: make([]Consumer, 0, len(q.Consumers))}
 	for _, r := range shown {
-		out.Ready = append(out.Ready, ReadyMessage{Message: messageJSON(r.Msg), EnqueuedAt: int64(r.EnqueuedAt), ExpiresAt: timeOrNull(r.ExpiresAt),
+		out.Ready = append(out.Ready, ReadyMessage{Message: messageJSON(r.Msg), Via: viaJSON(r.Via), EnqueuedAt: int64(r.EnqueuedAt), ExpiresAt: timeOrNull(r.ExpiresAt),
 			Priority: r.Priority, Redelivered: r.Redelivered, Deliveries: r.Deliveries, Expired: r.Expired})
 	}
 	for _, c := range q.Consumers {
@@ -286,7 +290,7 @@ func channelJSON(ch engine.ChannelView, conn string) Channel {
 		GlobalPrefetch: ch.GlobalPrefetch, Consumers: append(make([]string, 0, len(ch.Consumers)), ch.Consumers...),
 		PendingTx: ch.PendingTx, UnackedCount: ch.UnackedCount, Unacked: make([]UnackedDelivery, 0, len(shown))}
 	for _, u := range shown {
-		out.Unacked = append(out.Unacked, UnackedDelivery{Message: messageJSON(u.Msg), DeliveryTag: u.DeliveryTag, Queue: u.Queue,
+		out.Unacked = append(out.Unacked, UnackedDelivery{Message: messageJSON(u.Msg), Via: viaJSON(u.Via), DeliveryTag: u.DeliveryTag, Queue: u.Queue,
 			ConsumerTag: u.ConsumerTag, DeliveredAt: int64(u.DeliveredAt), Redelivered: u.Redelivered})
 	}
 	return out

@@ -1,6 +1,8 @@
 package bridge
 
 import (
+	"strings"
+
 	"warren/engine"
 	"warren/engine/script"
 )
@@ -9,9 +11,16 @@ import (
 // engine.Event that its trace line shows, under camelCase names. A field is
 // present exactly when the trace line has it, so zero fields are absent,
 // except that exchange and routingKey are present (possibly "") wherever
-// the trace always prints them (published, dead-lettered, returned, bound).
+// the trace always prints them (published, dead-lettered, returned, bound,
+// and a dropped event with no queue: a message that reached none).
 // Channels are named as the script names them ("app", "c1.2"). Trace is the
 // line itself, for an event log that wants the text.
+//
+// The engine's multi-purpose fields (name, reason, text, count, at) are
+// present under their generic names, and again under the name the trace
+// gives them for the kind (type, features, destination, argsText, policy,
+// operatorPolicy, priority, remaining, deliveries, overflow, cause,
+// expiresAt, releaseAt): read the specific one.
 type Event struct {
 	Kind        string  `json:"kind"`  // engine.EventKind word: "enqueued", "dead-lettered", ...
 	Time        int64   `json:"time"`  // virtual ms when it happened
@@ -33,7 +42,45 @@ type Event struct {
 	Text        string  `json:"text,omitempty"`   // reply text or detail
 	Count       int     `json:"count,omitempty"`
 	At          int64   `json:"at,omitempty"` // expiry or release deadline, virtual ms
-	Trace       string  `json:"trace"`
+
+	Type            string `json:"type,omitempty"`            // exchange.declared: the exchange type
+	Features        string `json:"features,omitempty"`        // exchange/queue.declared: "durable x-message-ttl=5000 ..."
+	Destination     string `json:"destination,omitempty"`     // bound, unbound: the queue or exchange bound
+	DestinationType string `json:"destinationType,omitempty"` // bound, unbound: "queue" or "exchange"
+	ArgsText        string `json:"argsText,omitempty"`        // bound, unbound: the binding arguments as the trace prints them
+	Policy          string `json:"policy,omitempty"`          // queue.policy: the policy now applying
+	OperatorPolicy  string `json:"operatorPolicy,omitempty"`  // queue.policy: the operator policy now applying
+	Priority        int    `json:"priority,omitempty"`        // consumer.added: the consumer's x-priority
+	Remaining       int    `json:"remaining,omitempty"`       // delivered by basic.get: messages left (get-ok's message-count)
+	Deliveries      int    `json:"deliveries,omitempty"`      // delivery-limited: deliveries the copy had
+	Overflow        string `json:"overflow,omitempty"`        // overflowed: the overflow mode that acted
+	Cause           string `json:"cause,omitempty"`           // dropped: why nothing took the message ("routed to no queue", ...)
+	ExpiresAt       *int64 `json:"expiresAt,omitempty"`       // enqueued: the copy's expiry deadline, virtual ms
+	ReleaseAt       *int64 `json:"releaseAt,omitempty"`       // delayed: when the exchange routes the message, virtual ms
+	Via             *Via   `json:"via,omitempty"`             // enqueued: the binding that routed the copy to queue
+
+	Trace string `json:"trace"`
+}
+
+// Via is the binding that routed a copy to its queue (engine.Via).
+type Via struct {
+	Exchange  string         `json:"exchange"`            // the binding's source; "" for the default exchange
+	Type      string         `json:"type"`                // how exchange routes: direct, fanout, topic, headers
+	Key       string         `json:"key"`                 // the binding key (topic pattern; the queue's name for the default exchange)
+	Args      map[string]any `json:"args,omitempty"`      // headers bindings: the arguments that matched
+	Alternate bool           `json:"alternate,omitempty"` // reached through an alternate exchange
+	Text      string         `json:"text"`                // as the trace prints it: "x:*.orange.*", "(default):q", "logs"
+}
+
+func viaJSON(v *engine.Via) *Via {
+	if v == nil {
+		return nil
+	}
+	out := &Via{Exchange: v.Exchange, Type: v.Type, Key: v.Key, Alternate: v.Alternate, Text: v.String()}
+	if v.Args != nil {
+		out.Args = tableJSON(v.Args)
+	}
+	return out
 }
 
 // eventsOf converts the runner's events for the last line into the JSON
@@ -64,8 +111,9 @@ func toEvent(r *script.Runner, e engine.Event) Event {
 	if e.Channel.Conn != 0 {
 		ev.Channel = r.ChannelName(e.Channel)
 	}
-	switch e.Kind {
-	case engine.EvPublished, engine.EvDeadLettered, engine.EvReturned:
+	named(&ev, e)
+	switch {
+	case e.Kind == engine.EvPublished, e.Kind == engine.EvDeadLettered, e.Kind == engine.EvReturned, e.Kind == engine.EvDropped && e.Queue == "":
 		x := e.Exchange
 		ev.Exchange = &x
 	default:
@@ -85,4 +133,44 @@ func toEvent(r *script.Runner, e engine.Event) Event {
 		}
 	}
 	return ev
+}
+
+// named fills the fields that give e's multi-purpose fields their meaning,
+// as the trace names them (engine.Event.String).
+func named(ev *Event, e engine.Event) {
+	at := func() *int64 {
+		if e.At == 0 {
+			return nil
+		}
+		t := int64(e.At)
+		return &t
+	}
+	switch e.Kind {
+	case engine.EvExchangeDeclared:
+		ev.Type, ev.Features = e.Reason, e.Text
+	case engine.EvQueueDeclared:
+		ev.Features = e.Text
+	case engine.EvBound, engine.EvUnbound:
+		ev.ArgsText = e.Text
+		ev.Destination, ev.DestinationType = e.Name, "queue"
+		if d, ok := strings.CutPrefix(e.Name, "exchange:"); ok {
+			ev.Destination, ev.DestinationType = d, "exchange"
+		}
+	case engine.EvQueuePolicyChanged:
+		ev.Policy, ev.OperatorPolicy = e.Name, e.Text
+	case engine.EvConsumerAdded:
+		ev.Priority = e.Count
+	case engine.EvDelivered:
+		ev.Remaining = e.Count
+	case engine.EvDeliveryLimited:
+		ev.Deliveries = e.Count
+	case engine.EvOverflowed:
+		ev.Overflow = e.Reason
+	case engine.EvDropped:
+		ev.Cause = e.Text
+	case engine.EvEnqueued:
+		ev.ExpiresAt, ev.Via = at(), viaJSON(e.Via)
+	case engine.EvDelayed:
+		ev.ReleaseAt = at()
+	}
 }
