@@ -110,10 +110,16 @@ await runTest("i18n.mjs", {}, async (t) => {
   assert.equal(await lang(page), "zh-CN");
   for (const line of ["declare exchange dlx fanout", "declare queue dead", "bind dead dlx", "declare queue work ttl=1s dlx=dlx", "publish work hello"]) await run(page, line);
   const explained = await page.locator('[data-testid="entry"]').last().locator('[data-testid="event-explain"]').allTextContents();
-  assert.deepEqual(explained, ["消息 #1 以路由键 work 发布到默认交换机，它会进入名为 work 的队列（如果存在）。", "消息 #1 进入队列 work；它的 TTL 在 1s 耗尽。"]);
+  assert.deepEqual(explained, ["消息 #1 以路由键 work 发布到默认交换机，它会进入名为 work 的队列（如果存在）。", "消息 #1 进入队列 work，路由依据：默认交换机（按队列名 work 路由）。它的 TTL 在 1s 耗尽。"]);
+  await run(page, "publish nowhere lost");
+  assert.deepEqual(await page.locator('[data-testid="entry"]').last().locator('[data-testid="event-explain"]').allTextContents(), [
+    "消息 #2 以路由键 nowhere 发布到默认交换机，它会进入名为 nowhere 的队列（如果存在）。",
+    "默认交换机没有把消息 #2 路由到任何队列（没有与路由键同名的队列）；它没有设置 mandatory，所以 broker 把它丢弃了。",
+  ]);
   await tid(page, "step").click();
   const stepExplained = (await page.locator('[data-testid="entry"]').last().locator('[data-testid="event-explain"]').allTextContents()).join("\n");
-  assert.match(stepExplained, /消息 #1 从队列 work 成为死信（TTL 耗尽）：以路由键 work 作为消息 #2 重新发布到交换机 dlx。/);
+  assert.match(stepExplained, /消息 #1 从队列 work 成为死信（TTL 耗尽）：以路由键 work 作为消息 #3 重新发布到交换机 dlx。/);
+  assert.match(stepExplained, /消息 #3 进入队列 dead，路由依据：fanout 交换机 dlx 上的绑定（fanout 不看路由键）。/);
   assert.match(await tid(page, "next-timer").textContent(), /^无$/);
   await page.locator('[data-testid="queue"][data-queue="dead"] [data-testid="msg"]').first().click();
   assert.equal(await tid(page, "xdeath-reason").first().textContent(), "expired");

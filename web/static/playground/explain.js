@@ -5,21 +5,23 @@
 // only restate the event's fields: the engine decided everything.
 import { t, tParts } from "../i18n.js";
 import { el } from "./dom.js";
-import { fmtMs, exchangeLabel } from "./format.js";
+import { fmtMs, exchangeLabel, valueText } from "./format.js";
 
-// unrouted returns the ids of the messages a call published that went
-// nowhere: no enqueued, delayed, returned, overflowed or dropped event
-// follows their published event in the call. RabbitMQ drops such a message when it is
-// not mandatory. It is left empty when the call's events were cut short.
-export function unrouted(events, truncated) {
-  const out = new Set();
-  if (truncated) return out;
-  for (const e of events) {
-    if (e.kind === "published" && !e.newMsgId) out.add(e.msgId);
-    else if (e.kind === "published" && e.newMsgId) out.add(e.newMsgId);
-    else if (["enqueued", "delayed", "returned", "overflowed", "dropped"].includes(e.kind)) out.delete(e.msgId);
-  }
-  return out;
+// DROP_UNROUTABLE is the cause of a dropped event for a message its
+// exchange routed to no queue (engine.DropUnroutable).
+const DROP_UNROUTABLE = "routed to no queue";
+
+// viaText says which binding routed a copy into its queue (an enqueued
+// event's via, a message's in the snapshot): the exchange, and the key,
+// pattern or arguments that matched.
+export function viaText(via) {
+  const v = { exchange: via.exchange, type: via.type, key: via.key === "" ? '""' : via.key, args: valueText(via.args ?? {}) };
+  let s;
+  if (via.exchange === "") s = t("js.via.default", v);
+  else if (via.type === "fanout") s = t("js.via.fanout", v);
+  else if (via.type === "headers") s = t("js.via.headers", v);
+  else s = t("js.via.key", v);
+  return via.alternate ? t("js.via.alternate", { via: s }) : s;
 }
 
 // REASONS are why a message was dead-lettered, as x-death's reason field
@@ -67,9 +69,8 @@ function reply(e) {
 }
 
 // explain returns the sentence for e (a string, or a list of strings and
-// elements for el), or "" for a kind it does not know. dropped is
-// unrouted's answer for e's call.
-export function explain(e, dropped = new Set()) {
+// elements for el), or "" for a kind it does not know.
+export function explain(e) {
   const v = {
     msg: e.msgId,
     new: e.newMsgId,
@@ -81,20 +82,19 @@ export function explain(e, dropped = new Set()) {
     tag: e.deliveryTag,
     name: e.name,
     count: e.count,
-    at: e.at !== undefined ? fmtMs(e.at) : "",
+    at: fmtMs(e.expiresAt ?? e.releaseAt ?? e.at ?? null),
     vhost: e.vhost,
   };
   switch (e.kind) {
-    case "published": {
-      let s;
-      if (e.newMsgId) s = t("js.ev.published.delayOver", v);
-      else if (e.exchange === "") s = t("js.ev.published.default", v);
-      else s = t("js.ev.published", v);
-      const id = e.newMsgId || e.msgId;
-      return dropped.has(id) ? t("js.sentences", { first: s, second: t("js.ev.published.unrouted") }) : s;
+    case "published":
+      if (e.newMsgId) return t("js.ev.published.delayOver", v);
+      if (e.exchange === "") return t("js.ev.published.default", v);
+      return t("js.ev.published", v);
+    case "enqueued": {
+      const s = e.via ? t("js.ev.enqueued.via", { ...v, via: viaText(e.via) }) : t("js.ev.enqueued", v);
+      const expiresAt = e.expiresAt ?? e.at;
+      return expiresAt ? t("js.sentences", { first: s, second: t("js.ev.enqueued.ttl", v) }) : s;
     }
-    case "enqueued":
-      return e.at ? t("js.ev.enqueued.ttl", v) : t("js.ev.enqueued", v);
     case "delayed":
       return t("js.ev.delayed", v);
     case "returned":
@@ -114,24 +114,32 @@ export function explain(e, dropped = new Set()) {
       return t("js.ev.rejected", v);
     case "expired":
       return t("js.ev.expired", v);
-    case "overflowed":
-      if (e.reason === "drop-head") return t("js.ev.overflowed.dropHead", v);
-      if (e.reason === "reject-publish-dlx") return t("js.ev.overflowed.rejectPublishDlx", v);
+    case "overflowed": {
+      const mode = e.overflow ?? e.reason;
+      if (mode === "drop-head") return t("js.ev.overflowed.dropHead", v);
+      if (mode === "reject-publish-dlx") return t("js.ev.overflowed.rejectPublishDlx", v);
       return t("js.ev.overflowed.rejectPublish", v);
+    }
     case "delivery-limited":
-      return t("js.ev.deliveryLimited", v);
+      return t("js.ev.deliveryLimited", { ...v, count: e.deliveries ?? e.count });
     case "purged":
       return t("js.ev.purged", v);
     case "discarded":
       return t("js.ev.discarded", { ...v, why: why(QUEUE_GONE, e.reason) });
     case "dead-lettered":
       return t("js.ev.deadLettered", { ...v, why: why(REASONS, e.reason) });
-    case "dropped":
-      if (e.text === "dead-letter cycle") return t("js.ev.dropped.cycle", v);
-      if (e.text === "vhost deleted") return t("js.ev.dropped.vhost", v);
-      if (e.text === "unroutable") return e.reason ? t("js.ev.dropped.dlUnroutable", v) : t("js.ev.dropped.delayUnroutable", v);
-      if (e.text?.startsWith("dead-letter exchange ")) return t("js.ev.dropped.noDlx", v);
+    case "dropped": {
+      const cause = e.cause ?? e.text ?? "";
+      if (cause === "dead-letter cycle") return t("js.ev.dropped.cycle", v);
+      if (cause === "vhost deleted") return t("js.ev.dropped.vhost", v);
+      if (cause === DROP_UNROUTABLE) {
+        if (e.reason) return t("js.ev.dropped.dlUnroutable", v); // a dead-lettered copy
+        if (e.channel) return t(e.exchange === "" ? "js.ev.dropped.unroutableDefault" : "js.ev.dropped.unroutable", v); // a publish, not mandatory
+        return t("js.ev.dropped.delayUnroutable", v); // a delayed message released
+      }
+      if (cause.startsWith("dead-letter exchange ")) return t("js.ev.dropped.noDlx", v);
       return t("js.ev.dropped", v);
+    }
     case "consumer.added":
       return t(e.noAck ? "js.ev.consumerAdded.noAck" : "js.ev.consumerAdded", v);
     case "consumer.cancelled":
@@ -141,7 +149,7 @@ export function explain(e, dropped = new Set()) {
     case "consumer.activated":
       return t("js.ev.consumerActivated", v);
     case "exchange.declared":
-      return t("js.ev.exchangeDeclared", { ...v, type: e.reason ?? "" });
+      return t("js.ev.exchangeDeclared", { ...v, type: e.type ?? e.reason ?? "" });
     case "exchange.deleted":
       return t("js.ev.exchangeDeleted", v);
     case "queue.declared":
@@ -149,15 +157,21 @@ export function explain(e, dropped = new Set()) {
     case "queue.deleted":
       return t("js.ev.queueDeleted", { ...v, why: why(QUEUE_GONE, e.reason) });
     case "bound":
-      return t("js.ev.bound", v);
-    case "unbound":
-      return t("js.ev.unbound", v);
+    case "unbound": {
+      const dest = e.destination ?? e.name;
+      const toExchange = e.destinationType === "exchange";
+      if (e.kind === "bound") return t(toExchange ? "js.ev.bound.exchange" : "js.ev.bound", { ...v, dest });
+      return t(toExchange ? "js.ev.unbound.exchange" : "js.ev.unbound", { ...v, dest });
+    }
     case "policy.set":
       return t("js.ev.policySet", v);
     case "policy.cleared":
       return t("js.ev.policyCleared", v);
-    case "queue.policy":
-      return e.name ? t("js.ev.queuePolicy", v) : t("js.ev.queuePolicy.none", v);
+    case "queue.policy": {
+      const policy = e.policy ?? e.name;
+      const s = policy ? t("js.ev.queuePolicy", { ...v, name: policy }) : t("js.ev.queuePolicy.none", v);
+      return e.operatorPolicy ? t("js.sentences", { first: s, second: t("js.ev.queuePolicy.operator", { ...v, name: e.operatorPolicy }) }) : s;
+    }
     case "vhost.added":
       return t("js.ev.vhostAdded", v);
     case "vhost.deleted":

@@ -2,7 +2,7 @@
 // events), appended as calls come.
 import { t } from "../../i18n.js";
 import { $, el } from "../dom.js";
-import { explain, unrouted } from "../explain.js";
+import { explain } from "../explain.js";
 import { fmtMs } from "../format.js";
 import { entries } from "../session.js";
 
@@ -47,9 +47,8 @@ export function drawEvents() {
 function entryItem({ result: r, note }) {
   const shown = r.events.slice(0, MAX_EVENTS_PER_ENTRY);
   const hidden = r.events.length - shown.length;
-  const dropped = unrouted(r.events, r.eventsTruncated);
   const eventItem = (e) => {
-    const why = explain(e, dropped);
+    const why = explain(e);
     return el("li", { dataset: { testid: "event", kind: e.kind } }, el("span", { class: "kind" }, e.kind), el("code", {}, e.trace), why ? el("div", { class: "explain", dataset: { testid: "event-explain" } }, why) : null);
   };
   return el(

@@ -6,6 +6,7 @@ import { $, el } from "../dom.js";
 import { fmtMs, valueText, exchangeLabel } from "../format.js";
 import { snap } from "../session.js";
 import { selected } from "../selection.js";
+import { viaText } from "../explain.js";
 
 function findSelected() {
   if (!selected) return null;
@@ -88,6 +89,7 @@ export function drawInspector() {
       [t("js.insp.bodySize"), t("js.insp.bytes", { n: m.bodyBytes })],
       [t("js.insp.exchange"), exchangeLabel(m.exchange)],
       [t("js.insp.routingKey"), m.routingKey],
+      [t("js.insp.via"), m.via ? viaText(m.via) : undefined],
       [t("js.insp.enqueuedAt"), m.enqueuedAt !== undefined ? fmtMs(m.enqueuedAt) : undefined],
       [t("js.insp.expiresAt"), m.expiresAt !== undefined ? fmtMs(m.expiresAt) : undefined],
       [t("js.insp.deliveredAt"), m.deliveredAt !== undefined ? fmtMs(m.deliveredAt) : undefined],
