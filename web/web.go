@@ -2,8 +2,10 @@
 // the lessons (lessons/, each in a frame beside the playground), and the
 // playground, where the engine runs in the page as WebAssembly
 // (wasm/playground) and every change of state is a script line. The pages
-// are templ components (pages.templ; the generated pages_templ.go is
-// committed); the playground's behaviour is the ES modules in
+// are templ components (layout.templ, playground.templ, forms.templ,
+// lessons.templ; the generated *_templ.go files are committed), each in
+// the language the request asks for, every string from web/i18n's
+// catalogs; the playground's behaviour is the ES modules in
 // static/playground/ (main.js lists them by concern), which only build
 // script lines and draw what the global warren object returns: no engine
 // logic lives in JavaScript.

@@ -1,6 +1,6 @@
 // lesson.js drives a lesson page: it shows one step at a time, runs the
 // step's lines through the playground (globalThis.playground, announced by
-// playground.js with the warren:ready event), and checks a step with
+// static/playground/main.js with the warren:ready event), and checks a step with
 // warren.check, which runs the step's expect lines in the page's engine
 // without logging them. The lines judge the broker's state as it is, as
 // lessons.Check does in Go: looking around or running a harmless line
@@ -121,7 +121,7 @@ function start(api) {
   $("lesson-check").addEventListener("click", check);
   $("lesson-restart").addEventListener("click", () => rebuild(current) && show(current));
   // The share link keeps the step: the playground writes the session into
-  // the fragment, this adds ?step= (the listener runs after playground.js's).
+  // the fragment, this adds ?step= (the listener runs after share.js's).
   $("share").addEventListener("click", () => {
     const out = $("share-url");
     if (!out.value) return;
