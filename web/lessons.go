@@ -1,10 +1,25 @@
 package web
 
 import (
-	"strconv"
+	"slices"
 
 	"warren/lessons"
 )
+
+// allLessons returns the lessons for a page in lang: in lang when the
+// lessons are written in it, else in the lessons' first language.
+func allLessons(lang string) ([]*lessons.Lesson, error) { return lessons.All(lessonLang(lang)) }
+
+// findLesson returns the lesson with the slug for a page in lang, or nil
+// (see allLessons).
+func findLesson(lang, slug string) *lessons.Lesson { return lessons.Find(lessonLang(lang), slug) }
+
+func lessonLang(lang string) string {
+	if slices.Contains(lessons.Languages, lang) {
+		return lang
+	}
+	return lessons.Languages[0]
+}
 
 // lessonStep is what static/lesson.js needs of a step: its lines. The prose
 // is in the page already.
@@ -34,14 +49,4 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
-}
-
-// stepNumber is the 1-based number of step i.
-func stepNumber(i int) string { return strconv.Itoa(i + 1) }
-
-func stepCount(n int) string {
-	if n == 1 {
-		return "1 step"
-	}
-	return strconv.Itoa(n) + " steps"
 }

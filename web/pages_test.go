@@ -12,9 +12,9 @@ import (
 	"warren/lessons"
 )
 
-func allLessons(t *testing.T) []*lessons.Lesson {
+func testLessons(t *testing.T) []*lessons.Lesson {
 	t.Helper()
-	ls, err := lessons.All("en")
+	ls, err := allLessons("en")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,12 +28,18 @@ func TestLessonData(t *testing.T) {
 		{Title: "a", Setup: []string{"declare queue a"}, Try: []string{"publish a x"}, Check: []string{"expect queue a ready=1"}},
 		{Title: "b", Setup: []string{"declare queue b"}},
 	}}
-	html := render(t, LessonPage(l))
+	html := render(t, LessonPage(servedTestPage("en"), l))
 	want := `{"slug":"s","steps":[{"title":"a","setup":["declare queue a"],"try":["publish a x"],"check":["expect queue a ready=1"],"before":["declare queue a"]},` +
 		`{"title":"b","setup":["declare queue b"],"try":[],"check":[],"before":["declare queue a","publish a x","declare queue b"]}]}`
 	if !strings.Contains(html, want) {
 		t.Errorf("the lesson page lacks its data %s", want)
 	}
+}
+
+// servedTestPage is a page in lang as the server serves it.
+func servedTestPage(lang string) Page {
+	r := httptest.NewRequest("GET", "/?lang="+lang, nil)
+	return servedPage(httptest.NewRecorder(), r)
 }
 
 func render(t *testing.T, c templ.Component) string {
@@ -49,18 +55,19 @@ func render(t *testing.T, c templ.Component) string {
 // data-testid attributes, that each page has what the browser test and the
 // playground's script rely on; the playground loads the engine's scripts.
 func TestPagesCarryTheirControls(t *testing.T) {
+	en := servedTestPage("en")
 	for _, tc := range []struct {
 		name string
 		page templ.Component
 		want []string
 	}{
-		{"home", Home(), []string{"home", "home-playground", "home-lessons", "home-api", "nav-playground", "nav-lessons"}},
-		{"lessons", LessonsIndex(allLessons(t)), []string{"lessons", "lesson-link-ttl-and-dead-lettering"}},
-		{"lesson", LessonPage(lessons.Find("en", "ttl-and-dead-lettering")), []string{
+		{"home", Home(en), []string{"home", "home-playground", "home-lessons", "home-api", "nav-playground", "nav-lessons"}},
+		{"lessons", LessonsIndex(en, testLessons(t)), []string{"lessons", "lesson-link-ttl-and-dead-lettering"}},
+		{"lesson", LessonPage(en, findLesson("en", "ttl-and-dead-lettering")), []string{
 			"lesson", "lesson-step-1", "lesson-step-5", "lesson-goto-1", "lesson-try-1", "lesson-check", "lesson-next",
 			"lesson-prev", "lesson-restart", "lesson-result", "console-input", "topology",
 		}},
-		{"playground", Playground(), []string{
+		{"playground", Playground(en), []string{
 			"console-form", "console-input", "events", "clock", "advance-by", "inspector", "log",
 			"form-declare-queue", "form-declare-exchange", "form-bind", "form-publish", "form-consume", "form-ack",
 			"import-form", "download",
@@ -73,7 +80,7 @@ func TestPagesCarryTheirControls(t *testing.T) {
 			}
 		}
 		if tc.name == "playground" || tc.name == "lesson" {
-			srcs := []string{`src="/static/wasm_exec.js"`, `src="/static/playground.js"`}
+			srcs := []string{`src="/static/wasm_exec.js"`, `src="/static/playground/main.js"`, `<script id="i18n-catalog" type="application/json">`}
 			if tc.name == "lesson" {
 				srcs = append(srcs, `src="/static/lesson.js"`, `<script id="lesson-data" type="application/json">`)
 			}
@@ -91,7 +98,7 @@ func TestHandlerRoutes(t *testing.T) {
 	srv := httptest.NewServer(Handler())
 	defer srv.Close()
 	for path, want := range map[string]int{
-		"/": 200, "/playground": 200, "/static/playground.js": 200, "/nope": 404,
+		"/": 200, "/playground": 200, "/static/playground/main.js": 200, "/nope": 404,
 		"/lessons": 200, "/lessons/ttl-and-dead-lettering": 200, "/lessons/nope": 404, "/static/lesson.js": 200,
 	} {
 		resp, err := http.Get(srv.URL + path)

@@ -40,8 +40,8 @@ func TestPages(t *testing.T) {
 		contains          []string
 	}{
 		{"/", "text/html", 200, []string{`data-testid="home"`, `href="/playground"`, `href="/api/overview"`}},
-		{"/playground", "text/html", 200, []string{`data-testid="playground"`, `data-testid="console-input"`, `/static/playground.js`, `/static/wasm_exec.js`}},
-		{"/static/playground.js", "text/javascript", 200, []string{"warren.snapshot()"}},
+		{"/playground", "text/html", 200, []string{`data-testid="playground"`, `data-testid="console-input"`, `/static/playground/main.js`, `/static/wasm_exec.js`}},
+		{"/static/playground/app.js", "text/javascript", 200, []string{"refresh()"}},
 		{"/static/style.css", "text/css", 200, nil},
 		{"/nowhere", "", 404, nil},
 		{"/playground/x", "", 404, nil},
@@ -75,9 +75,25 @@ func TestLessonInChromium(t *testing.T) { runBrowserTest(t, "lesson.mjs") }
 // to dead-letter scenario, and every control has an accessible name.
 func TestAccessInChromium(t *testing.T) { runBrowserTest(t, "access.mjs") }
 
+// TestI18nInChromium runs e2e/i18n.mjs against the server and against the
+// static export served as files: Chinese on a first visit from a browser
+// that prefers it, the language switch (which keeps the session) and its
+// memory across reloads and pages, the playground and a lesson in
+// Chinese, and a share link that keeps its language.
+func TestI18nInChromium(t *testing.T) {
+	dir := t.TempDir()
+	if err := Export(dir); err != nil {
+		t.Fatalf("%v: %s", err, depsHint)
+	}
+	site := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	defer site.Close()
+	runBrowserTest(t, "i18n.mjs", site.URL)
+}
+
 // runBrowserTest serves Handler and runs the node script e2e/NAME against
-// it in chromium; the script prints "ok" last when everything held.
-func runBrowserTest(t *testing.T, name string) {
+// it in chromium, with args after the server's URL; the script prints
+// "ok" last when everything held.
+func runBrowserTest(t *testing.T, name string, args ...string) {
 	for _, f := range []string{"static/warren.wasm", "static/wasm_exec.js"} {
 		if _, err := os.Stat(f); err != nil {
 			t.Fatalf("%s is missing (a build output, embedded at compile time): %s", f, depsHint)
@@ -108,7 +124,7 @@ func runBrowserTest(t *testing.T, name string) {
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join("e2e", name), srv.URL)
+	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join("e2e", name), srv.URL}, args...)...)
 	cmd.Env = append(os.Environ(), "CHROMIUM="+chromium)
 	out, err := cmd.CombinedOutput()
 	if err != nil {

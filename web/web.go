@@ -2,10 +2,13 @@
 // the lessons (lessons/, each in a frame beside the playground), and the
 // playground, where the engine runs in the page as WebAssembly
 // (wasm/playground) and every change of state is a script line. The pages
-// are templ components (pages.templ; the generated pages_templ.go is
-// committed); the playground's behaviour is static/playground.js, which
-// only builds script lines and draws what the global warren object
-// returns: no engine logic lives in JavaScript.
+// are templ components (layout.templ, playground.templ, forms.templ,
+// lessons.templ; the generated *_templ.go files are committed), each in
+// the language the request asks for, every string from web/i18n's
+// catalogs; the playground's behaviour is the ES modules in
+// static/playground/ (main.js lists them by concern), which only build
+// script lines and draw what the global warren object returns: no engine
+// logic lives in JavaScript.
 //
 // static/warren.wasm and static/wasm_exec.js are build outputs: `make web`
 // builds them from wasm/playground with the Go that builds the server, so
@@ -20,8 +23,6 @@ import (
 	"net/http"
 
 	"github.com/a-h/templ"
-
-	"warren/lessons"
 )
 
 //go:embed static
@@ -29,7 +30,8 @@ var staticFiles embed.FS
 
 // Handler serves the home page at /, the playground at /playground, the
 // lessons at /lessons and /lessons/{slug}, and the static assets under
-// /static/. Anything else is 404.
+// /static/. Anything else is 404. Each page is in the language i18n.Pick
+// chooses for the request (see servedPage).
 func Handler() http.Handler {
 	static, err := fs.Sub(staticFiles, "static")
 	if err != nil {
@@ -37,27 +39,33 @@ func Handler() http.Handler {
 	}
 	files := http.StripPrefix("/static/", http.FileServerFS(static))
 	mux := http.NewServeMux()
-	mux.Handle("GET /{$}", templ.Handler(Home()))
-	mux.Handle("GET /playground", templ.Handler(Playground()))
-	mux.Handle("GET /lessons", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ls, err := lessons.All("en")
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		templ.Handler(Home(servedPage(w, r))).ServeHTTP(w, r)
+	})
+	mux.HandleFunc("GET /playground", func(w http.ResponseWriter, r *http.Request) {
+		templ.Handler(Playground(servedPage(w, r))).ServeHTTP(w, r)
+	})
+	mux.HandleFunc("GET /lessons", func(w http.ResponseWriter, r *http.Request) {
+		p := servedPage(w, r)
+		ls, err := allLessons(p.Lang)
 		if err != nil {
 			http.Error(w, "the lessons do not load: "+err.Error(), http.StatusInternalServerError)
 			return
 		}
-		templ.Handler(LessonsIndex(ls)).ServeHTTP(w, r)
-	}))
-	mux.Handle("GET /lessons/{slug}", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		l := lessons.Find("en", r.PathValue("slug"))
+		templ.Handler(LessonsIndex(p, ls)).ServeHTTP(w, r)
+	})
+	mux.HandleFunc("GET /lessons/{slug}", func(w http.ResponseWriter, r *http.Request) {
+		p := servedPage(w, r)
+		l := findLesson(p.Lang, r.PathValue("slug"))
 		if l == nil {
 			http.NotFound(w, r)
 			return
 		}
-		templ.Handler(LessonPage(l)).ServeHTTP(w, r)
-	}))
+		templ.Handler(LessonPage(p, l)).ServeHTTP(w, r)
+	})
 	mux.Handle("GET /static/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Revalidate every time: the embedded files have no modification
-		// time, and a stale warren.wasm next to a new playground.js breaks.
+		// time, and a stale warren.wasm next to new playground modules breaks.
 		w.Header().Set("Cache-Control", "no-cache")
 		files.ServeHTTP(w, r)
 	}))

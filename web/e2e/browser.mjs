@@ -13,13 +13,15 @@ import { fileURLToPath } from "node:url";
 export const artifacts = path.join(path.dirname(fileURLToPath(import.meta.url)), "artifacts");
 
 // launch starts chromium on a fresh profile; close ends it and removes the
-// profile.
-export async function launch({ viewport = { width: 1400, height: 1000 }, timeout = 10000 } = {}) {
+// profile. locale, when given, is the browser's language (Accept-Language
+// and navigator.languages); chromium's own is en-US.
+export async function launch({ viewport = { width: 1400, height: 1000 }, timeout = 10000, locale } = {}) {
   const profile = await mkdtemp(path.join(os.tmpdir(), "warren-web-e2e-"));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
     headless: true,
     viewport,
+    ...(locale ? { locale } : {}),
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
   context.setDefaultTimeout(timeout);

@@ -78,7 +78,7 @@ await runTest("lesson.mjs", {}, async (t) => {
   t.step = "share keeps the step and the session";
   await tid(page, "share").click();
   const link = await tid(page, "share-url").inputValue();
-  assert.match(link, /\/lessons\/ttl-and-dead-lettering\?step=4#s=/);
+  assert.match(link, /\/lessons\/ttl-and-dead-lettering\?lang=en&step=4#s=/);
   const before = await state(page);
 
   await tid(page, "lesson-next").click();

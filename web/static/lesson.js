@@ -1,12 +1,14 @@
 // lesson.js drives a lesson page: it shows one step at a time, runs the
 // step's lines through the playground (globalThis.playground, announced by
-// playground.js with the warren:ready event), and checks a step with
+// static/playground/main.js with the warren:ready event), and checks a step with
 // warren.check, which runs the step's expect lines in the page's engine
 // without logging them. The lines judge the broker's state as it is, as
 // lessons.Check does in Go: looking around or running a harmless line
-// before Check does not undo a step. Like playground.js it holds no engine logic: the
-// lines and what they mean come from the lesson (lessons/content) and the
-// engine.
+// before Check does not undo a step. Like the playground's modules it holds
+// no engine logic: the lines and what they mean come from the lesson
+// (lessons/content) and the engine. Its messages come from the page
+// language's catalog (i18n.js).
+import { t } from "./i18n.js";
 
 const data = JSON.parse(document.getElementById("lesson-data").textContent);
 const $ = (id) => document.getElementById(id);
@@ -67,7 +69,7 @@ function result(text, kind, lines = []) {
 // had been done as written.
 function rebuild(i) {
   if (!pg.replay(data.steps[i].before)) return false;
-  pg.say(i === 0 ? "Lesson ready." : `Rebuilt the broker as step ${i + 1} starts, as if the earlier steps were done as written.`);
+  pg.say(i === 0 ? t("js.lesson.ready") : t("js.lesson.rebuilt", { n: i + 1 }));
   return true;
 }
 
@@ -89,25 +91,25 @@ function next() {
   }
   if (rebuild(i)) {
     show(i);
-    result(`Step ${current} is not done in the broker as it is, so the broker was rebuilt as if it had been done as written.`, "info");
+    result(t("js.lesson.notDone", { n: current }), "info");
   }
 }
 
 function check() {
   const step = data.steps[current];
   const r = pg.warren.check(step.check);
-  if (r.error) return result(`Could not check: ${r.error}`, "fail");
+  if (r.error) return result(t("js.lesson.checkError", { error: r.error }), "fail");
   if (r.passed) {
     passed.add(current);
     show(current);
     const last = current === data.steps.length - 1;
-    result(last ? "Done: that was the last step. The playground is yours." : "Done. On to the next step when you are ready.", "pass", r.lines);
+    result(last ? t("js.lesson.doneLast") : t("js.lesson.done"), "pass", r.lines);
     return;
   }
   // Check lines judge the broker's state, never the last line run
   // (lessons.Check proves it), so whatever the learner ran in between, a
   // failed line says what the state lacks.
-  result("Not yet:", "fail", r.lines);
+  result(t("js.lesson.notYet"), "fail", r.lines);
 }
 
 function start(api) {
@@ -119,7 +121,7 @@ function start(api) {
   $("lesson-check").addEventListener("click", check);
   $("lesson-restart").addEventListener("click", () => rebuild(current) && show(current));
   // The share link keeps the step: the playground writes the session into
-  // the fragment, this adds ?step= (the listener runs after playground.js's).
+  // the fragment, this adds ?step= (the listener runs after share.js's).
   $("share").addEventListener("click", () => {
     const out = $("share-url");
     if (!out.value) return;

@@ -1,0 +1,175 @@
+// Browser end-to-end test of the two languages, run by web/playground_test.go
+// (TestI18nInChromium): node i18n.mjs BASE_URL STATIC_URL, where STATIC_URL
+// serves the static export (web.Export). A browser that prefers Chinese gets
+// Chinese on its first visit, from the server's Accept-Language and from the
+// static site's navigator.languages; the switch on a page changes the
+// language, keeps the session built so far, and is remembered across a
+// reload and on other pages; the playground works in Chinese (events
+// explained in Chinese, x-death glossed, no English sentence outside code);
+// a share link opens in the language it was made in, in a browser that
+// prefers English; and switching back works. Prints "ok" or exits 1.
+import assert from "node:assert/strict";
+import { launch } from "./browser.mjs";
+import { runTest } from "./browser.mjs";
+
+const staticBase = process.argv[3];
+if (!staticBase) throw new Error("usage: node i18n.mjs BASE_URL STATIC_URL");
+
+// englishRuns returns the visible text of the page's main element that
+// holds three or more English words in a row, outside code (code, pre,
+// .mono, translate="no", the event kinds) and outside the English terms
+// Chinese text gives in full-width parentheses on first use.
+const englishRuns = (page) =>
+  page.evaluate(() => {
+    const skip = "code, pre, .mono, [translate=no], .kind, script, style, option, [hidden]";
+    const out = [];
+    const walker = document.createTreeWalker(document.querySelector("main"), NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (n.parentElement.closest(skip)) continue;
+      const s = n.textContent.replace(/（[^（）]*）/g, "");
+      const m = /[A-Za-z][A-Za-z'’-]*(?:[ ,]+[A-Za-z][A-Za-z'’-]*){2,}/.exec(s);
+      if (m) out.push(`${m[0]} ← ${n.textContent.trim().slice(0, 120)}`);
+    }
+    for (const e of document.querySelectorAll("main [title], main [aria-label], main [placeholder]")) {
+      if (e.closest(skip)) continue;
+      for (const a of ["title", "aria-label", "placeholder"]) {
+        const v = (e.getAttribute(a) ?? "").replace(/（[^（）]*）/g, "");
+        const m = /[A-Za-z][A-Za-z'’-]*(?:[ ,]+[A-Za-z][A-Za-z'’-]*){2,}/.exec(v);
+        if (m) out.push(`${a}: ${m[0]} ← ${v.slice(0, 120)}`);
+      }
+    }
+    return out;
+  });
+
+const lang = (page) => page.evaluate(() => document.documentElement.lang);
+
+await runTest("i18n.mjs", {}, async (t) => {
+  const { base, context, watch } = t;
+  const tid = (page, id) => page.getByTestId(id);
+
+  async function open(ctx, url, ready = "body[data-ready=true]") {
+    const page = await ctx.newPage();
+    watch(page);
+    await page.goto(url);
+    if (ready) await page.waitForSelector(ready);
+    return page;
+  }
+
+  async function run(page, line) {
+    await tid(page, "console-input").fill(line);
+    await tid(page, "console-input").press("Enter");
+  }
+
+  t.step = "a browser that prefers Chinese gets Chinese on its first visit";
+  const zhBrowser = await launch({ locale: "zh-CN" });
+  try {
+    const first = await open(zhBrowser.context, base + "/", null);
+    assert.equal(await lang(first), "zh-CN");
+    assert.equal(await tid(first, "nav-playground").textContent(), "演练场");
+    assert.equal(await first.title(), "Warren：可以一步一步观察的 RabbitMQ 语义");
+    t.step = "the static site sends a first visit to the browser's language";
+    const fromRoot = await zhBrowser.context.newPage();
+    // (Requests go to the static site here, which watch would count as outside.)
+    fromRoot.on("pageerror", (e) => t.problems.push(`page error: ${e.message}`));
+    fromRoot.on("console", (m) => m.type() === "error" && t.problems.push(`console error: ${m.text()}`));
+    await fromRoot.goto(staticBase + "/playground/");
+    await fromRoot.waitForURL(/\/zh-CN\/playground/);
+    await fromRoot.waitForSelector("body[data-ready=true]");
+    assert.equal(await lang(fromRoot), "zh-CN");
+    assert.equal(await tid(fromRoot, "status").textContent(), "引擎已就绪。一切都在这个页面里运行；只有你推进时，时间才会走。");
+  } finally {
+    await zhBrowser.close();
+  }
+
+  t.step = "English by default; build a session, then switch to Chinese";
+  const page = await open(context, base + "/playground");
+  assert.equal(await lang(page), "en");
+  for (const line of ["declare exchange dlx fanout", "declare queue dead", "bind dead dlx", "declare queue work ttl=1s dlx=dlx", "publish work hello"]) await run(page, line);
+  const log = await page.evaluate(() => warren.log());
+  await Promise.all([page.waitForURL(/lang=zh-CN/), tid(page, "lang-zh-CN").click()]);
+  await page.waitForSelector("body[data-ready=true]");
+  assert.equal(await lang(page), "zh-CN");
+  assert.deepEqual(await page.evaluate(() => warren.log()), log, "the switch keeps the session");
+  assert.match(await tid(page, "status").textContent(), /^引擎已就绪。已从分享链接重放 5 行。$/);
+  assert.equal(await tid(page, "lang-zh-CN").getAttribute("aria-current"), "true");
+
+  t.step = "the choice survives a reload and holds on other pages";
+  await page.reload();
+  await page.waitForSelector("body[data-ready=true]");
+  assert.equal(await lang(page), "zh-CN");
+  assert.equal(await page.evaluate(() => localStorage.getItem("lang")), "zh-CN");
+  assert.ok((await context.cookies(base)).some((c) => c.name === "lang" && c.value === "zh-CN"), "the lang cookie");
+  const other = await open(context, base + "/lessons", '[data-testid="lessons"]');
+  assert.equal(await lang(other), "zh-CN");
+  assert.equal(await other.locator("h1").textContent(), "课程");
+  await other.close();
+
+  t.step = "the playground works in Chinese";
+  await page.goto(base + "/playground");
+  await page.waitForSelector("body[data-ready=true]");
+  assert.equal(await lang(page), "zh-CN");
+  for (const line of ["declare exchange dlx fanout", "declare queue dead", "bind dead dlx", "declare queue work ttl=1s dlx=dlx", "publish work hello"]) await run(page, line);
+  const explained = await page.locator('[data-testid="entry"]').last().locator('[data-testid="event-explain"]').allTextContents();
+  assert.deepEqual(explained, ["消息 #1 以路由键 work 发布到默认交换机，它会进入名为 work 的队列（如果存在）。", "消息 #1 进入队列 work，路由依据：默认交换机（按队列名 work 路由）。它的 TTL 在 1s 耗尽。"]);
+  await run(page, "publish nowhere lost");
+  assert.deepEqual(await page.locator('[data-testid="entry"]').last().locator('[data-testid="event-explain"]').allTextContents(), [
+    "消息 #2 以路由键 nowhere 发布到默认交换机，它会进入名为 nowhere 的队列（如果存在）。",
+    "默认交换机没有把消息 #2 路由到任何队列（没有与路由键同名的队列）；它没有设置 mandatory，所以 broker 把它丢弃了。",
+  ]);
+  await tid(page, "step").click();
+  const stepExplained = (await page.locator('[data-testid="entry"]').last().locator('[data-testid="event-explain"]').allTextContents()).join("\n");
+  assert.match(stepExplained, /消息 #1 从队列 work 成为死信（TTL 耗尽）：以路由键 work 作为消息 #3 重新发布到交换机 dlx。/);
+  assert.match(stepExplained, /消息 #3 进入队列 dead，路由依据：fanout 交换机 dlx 上的绑定（fanout 不看路由键）。/);
+  assert.match(await tid(page, "next-timer").textContent(), /^无$/);
+  await page.locator('[data-testid="queue"][data-queue="dead"] [data-testid="msg"]').first().click();
+  assert.equal(await tid(page, "xdeath-reason").first().textContent(), "expired");
+  assert.match(await tid(page, "xdeath-count").first().textContent(), /消息因这个原因从这个队列成为死信的次数/);
+  await run(page, "get nope");
+  assert.match(await page.locator('[data-testid="entry"]').last().textContent(), /broker 关闭了信道 app：404 NOT_FOUND - no queue 'nope' in vhost '\/'（所指的队列或交换机不存在）。/);
+  await tid(page, "dq-name").fill("bad");
+  await tid(page, "dq-ttl").fill("soon");
+  await tid(page, "dq-submit").click();
+  assert.equal(await tid(page, "console-output").textContent(), "错误：消息过期时间（message TTL）必须是一个时长，例如 5s、250ms 或 1m30s，收到的是“soon”");
+  await tid(page, "dq-ttl").fill("");
+  await page.locator("details.help summary").click();
+  assert.deepEqual(await englishRuns(page), []);
+  await t.shot(page, "i18n-zh-playground");
+
+  t.step = "a share link opens in its language in a browser that prefers English";
+  await tid(page, "share").click();
+  const link = await tid(page, "share-url").inputValue();
+  assert.match(link, /\/playground\?lang=zh-CN#s=/);
+  const shareLog = await page.evaluate(() => warren.log());
+  const enBrowser = await launch({ locale: "en-US" });
+  try {
+    const shared = await open(enBrowser.context, link);
+    assert.equal(await lang(shared), "zh-CN");
+    assert.deepEqual(await shared.evaluate(() => warren.log()), shareLog);
+    assert.equal(await tid(shared, "nav-lessons").textContent(), "课程");
+  } finally {
+    await enBrowser.close();
+  }
+
+  t.step = "a lesson in Chinese, its frame and its text";
+  const lesson = await open(context, base + "/lessons/ttl-and-dead-lettering", "body[data-lesson-ready=true]");
+  assert.equal(await lang(lesson), "zh-CN");
+  assert.match(await lesson.locator("article.lesson-step:not([hidden]) h3").textContent(), /^第 1 步，共 \d+ 步：\p{Script=Han}/u);
+  assert.match(await lesson.locator("#lesson-h").textContent(), /\p{Script=Han}/u);
+  await tid(lesson, "lesson-check").click();
+  assert.match(await tid(lesson, "lesson-result").textContent(), /^还没有：/);
+  for (const b of await lesson.locator("article.lesson-step:not([hidden]) button.try").all()) await b.click();
+  await tid(lesson, "lesson-check").click();
+  await lesson.waitForFunction(() => document.querySelector('[data-testid="lesson-result"]').classList.contains("pass"));
+  assert.match(await tid(lesson, "lesson-result").textContent(), /^完成。/);
+  assert.deepEqual(await englishRuns(lesson), []);
+  await lesson.close();
+
+  t.step = "and back to English";
+  await Promise.all([page.waitForURL(/lang=en/), tid(page, "lang-en").click()]);
+  await page.waitForSelector("body[data-ready=true]");
+  assert.equal(await lang(page), "en");
+  assert.equal(await tid(page, "nav-playground").textContent(), "Playground");
+  assert.equal(await page.evaluate(() => localStorage.getItem("lang")), "en");
+  const back = await open(context, base + "/", null);
+  assert.equal(await lang(back), "en");
+});

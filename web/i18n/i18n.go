@@ -1,0 +1,296 @@
+// Package i18n holds the site's message catalogs, one per language
+// (en.json, zh-CN.json: flat key → string, with {name} placeholders), and
+// chooses a request's language.
+//
+// Every string a person reads on the site comes from a catalog: the Go and
+// templ code through T, the browser's modules through static/i18n.js,
+// which reads the subset of the page language's catalog the page embeds
+// (Browser). Keys are stable ids, never English text, and a string is
+// never built by concatenating translated pieces, since word order differs
+// between the languages: a whole sentence is one entry with placeholders.
+// The package's tests fail when a key is missing in either catalog, when
+// the two disagree on a key's placeholders, and when code uses a key no
+// catalog has.
+//
+// Text a catalog entry puts in backquotes is code (a script word, an
+// argument name, an AMQP reply text) and stays exactly as it is in every
+// language; Rich splits an entry into its text and code parts.
+package i18n
+
+import (
+	"embed"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+//go:embed en.json zh-CN.json
+var files embed.FS
+
+// Default is the language of a request that states no preference the site
+// can meet, and the catalog a missing key falls back to.
+const Default = "en"
+
+// Langs are the site's languages, as BCP 47 tags, in the order the
+// language switch lists them.
+var Langs = []string{"en", "zh-CN"}
+
+// CookieName is the cookie that remembers a visitor's choice (the browser
+// keeps the same choice in localStorage under the same name).
+const CookieName = "lang"
+
+var catalogs = load()
+
+func load() map[string]map[string]string {
+	out := make(map[string]map[string]string, len(Langs))
+	for _, l := range Langs {
+		data, err := files.ReadFile(l + ".json")
+		if err != nil {
+			panic("i18n: " + err.Error()) // programmer error: the embed pattern names every file
+		}
+		var c map[string]string
+		if err := json.Unmarshal(data, &c); err != nil {
+			panic(fmt.Sprintf("i18n: %s.json: %v", l, err)) // caught by the package's tests
+		}
+		out[l] = c
+	}
+	return out
+}
+
+// Catalog returns a copy of lang's catalog (nil for a language the site
+// does not have).
+func Catalog(lang string) map[string]string {
+	c, ok := catalogs[lang]
+	if !ok {
+		return nil
+	}
+	out := make(map[string]string, len(c))
+	for k, v := range c {
+		out[k] = v
+	}
+	return out
+}
+
+// BrowserPrefix starts every key the browser's modules use; Browser embeds
+// only those in a page, so a page does not carry the server's strings.
+const BrowserPrefix = "js."
+
+// Browser returns the entries of lang's catalog whose keys start with
+// BrowserPrefix: what static/i18n.js translates with.
+func Browser(lang string) map[string]string {
+	c := catalogs[Supported(lang)]
+	out := make(map[string]string)
+	for k, v := range c {
+		if strings.HasPrefix(k, BrowserPrefix) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// T returns the entry key of lang's catalog with its placeholders filled
+// from args, which alternate names and values: T("en", "lessons.steps",
+// "n", 5). A language the site does not have reads as Default; a key
+// missing from lang's catalog falls back to Default's, then to the key
+// itself (the tests keep both from happening). A placeholder without a
+// value is left as it is.
+func T(lang, key string, args ...any) string {
+	s, ok := catalogs[Supported(lang)][key]
+	if !ok {
+		if s, ok = catalogs[Default][key]; !ok {
+			return key
+		}
+	}
+	if len(args) == 0 {
+		return s
+	}
+	return Fill(s, args...)
+}
+
+// Fill replaces each {name} in s with the value that follows name in args.
+func Fill(s string, args ...any) string {
+	if len(args)%2 != 0 {
+		panic("i18n: Fill needs name, value pairs") // programmer error
+	}
+	var sb strings.Builder
+	for {
+		i := strings.IndexByte(s, '{')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			break
+		}
+		name := s[i+1 : i+j]
+		v, ok := lookup(name, args)
+		sb.WriteString(s[:i])
+		if ok {
+			sb.WriteString(v)
+		} else {
+			sb.WriteString(s[i : i+j+1])
+		}
+		s = s[i+j+1:]
+	}
+	sb.WriteString(s)
+	return sb.String()
+}
+
+func lookup(name string, args []any) (string, bool) {
+	for i := 0; i+1 < len(args); i += 2 {
+		if n, _ := args[i].(string); n == name {
+			switch v := args[i+1].(type) {
+			case string:
+				return v, true
+			case int:
+				return strconv.Itoa(v), true
+			default:
+				return fmt.Sprint(v), true
+			}
+		}
+	}
+	return "", false
+}
+
+// Placeholders lists the {name}s in s, sorted, each once.
+func Placeholders(s string) []string {
+	seen := map[string]bool{}
+	for {
+		i := strings.IndexByte(s, '{')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			break
+		}
+		seen[s[i+1:i+j]] = true
+		s = s[i+j+1:]
+	}
+	out := make([]string, 0, len(seen))
+	for n := range seen {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Span is a piece of a catalog entry: text, or code (what the entry put in
+// backquotes).
+type Span struct {
+	Text string
+	Code bool
+}
+
+// Rich splits s at its backquotes into text and code spans.
+func Rich(s string) []Span {
+	var out []Span
+	code := false
+	for _, part := range strings.Split(s, "`") {
+		if part != "" {
+			out = append(out, Span{Text: part, Code: code})
+		}
+		code = !code
+	}
+	return out
+}
+
+// Supported returns lang if the site has it, else the site's language
+// that matches it (Match), else Default.
+func Supported(lang string) string {
+	if l, ok := Match(lang); ok {
+		return l
+	}
+	return Default
+}
+
+// Match maps a language tag to one of Langs: zh, zh-CN, zh-Hans and
+// zh-SG read Simplified Chinese; en and any en-* read English. Traditional
+// Chinese (zh-TW, zh-HK, zh-Hant) is not matched: the site does not have
+// it, and Simplified is not what those readers asked for.
+func Match(tag string) (string, bool) {
+	t := strings.ToLower(strings.TrimSpace(tag))
+	switch {
+	case t == "en" || strings.HasPrefix(t, "en-"):
+		return "en", true
+	case t == "zh" || t == "zh-cn" || t == "zh-sg" || strings.HasPrefix(t, "zh-hans"):
+		return "zh-CN", true
+	}
+	return "", false
+}
+
+// Pick chooses the language of a request: ?lang= when it names a language
+// the site has, then the lang cookie (the visitor's earlier choice), then
+// the Accept-Language header's most preferred language the site has, then
+// Default. Explicit reports whether ?lang= chose, so that the handler can
+// remember the choice in the cookie.
+func Pick(r *http.Request) (lang string, explicit bool) {
+	if l, ok := Match(r.URL.Query().Get("lang")); ok {
+		return l, true
+	}
+	if c, err := r.Cookie(CookieName); err == nil {
+		if l, ok := Match(c.Value); ok {
+			return l, false
+		}
+	}
+	if l, ok := FromAcceptLanguage(r.Header.Get("Accept-Language")); ok {
+		return l, false
+	}
+	return Default, false
+}
+
+// FromAcceptLanguage returns the language of Langs an Accept-Language
+// header prefers most (by q value, then by order), if it names any.
+func FromAcceptLanguage(header string) (string, bool) {
+	best, bestQ := "", 0.0
+	for i, part := range strings.Split(header, ",") {
+		if i >= 32 { // a header is short; do not read an unbounded one
+			break
+		}
+		tag, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		q := 1.0
+		if v, ok := strings.CutPrefix(strings.TrimSpace(params), "q="); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				continue
+			}
+			q = f
+		}
+		l, ok := Match(tag)
+		if !ok || q <= bestQ {
+			continue
+		}
+		best, bestQ = l, q
+	}
+	return best, best != ""
+}
+
+// Slots splits s into its text and its placeholders, each placeholder a
+// part of its own with its braces ("up to line {line} of {total}" is "up
+// to line ", "{line}", " of ", "{total}"), for a page that puts an element
+// where a placeholder is.
+func Slots(s string) []string {
+	var out []string
+	for {
+		i := strings.IndexByte(s, '{')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			break
+		}
+		if i > 0 {
+			out = append(out, s[:i])
+		}
+		out = append(out, s[i:i+j+1])
+		s = s[i+j+1:]
+	}
+	if s != "" {
+		out = append(out, s)
+	}
+	return out
+}

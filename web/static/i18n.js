@@ -1,0 +1,44 @@
+// i18n.js translates the browser's strings. The page embeds the part of
+// its language's catalog the browser uses (web/i18n: the keys that start
+// with "js."), as JSON in <script id="i18n-catalog">; the page's language
+// is <html lang>. A key is always a literal string in the code that uses
+// it, so that web/i18n's tests can find every key the modules use.
+
+const catalogEl = document.getElementById("i18n-catalog");
+const catalog = catalogEl ? JSON.parse(catalogEl.textContent) : {};
+
+// lang is the page's language: "en" or "zh-CN".
+export const lang = document.documentElement.lang || "en";
+
+// t returns the entry key with each {name} replaced by vars[name]. A key
+// the catalog lacks is a bug: it is reported on the console and shown as
+// the key.
+export function t(key, vars = {}) {
+  const s = catalog[key];
+  if (s === undefined) {
+    console.error(`i18n: no entry ${key} in the ${lang} catalog`);
+    return key;
+  }
+  return s.replace(/\{(\w+)\}/g, (m, name) => (name in vars ? String(vars[name]) : m));
+}
+
+// tParts is t for a string with elements in it: it returns the entry as a
+// list of strings and, where a placeholder's value is a Node, that node,
+// for el() to append in the language's order.
+export function tParts(key, vars = {}) {
+  const s = t(key);
+  const out = [];
+  let last = 0;
+  for (const m of s.matchAll(/\{(\w+)\}/g)) {
+    if (m.index > last) out.push(s.slice(last, m.index));
+    out.push(m[1] in vars ? vars[m[1]] : m[0]);
+    last = m.index + m[0].length;
+  }
+  if (last < s.length) out.push(s.slice(last));
+  return out.map((p) => (p instanceof Node ? p : String(p)));
+}
+
+// list joins items as the language writes a list ("a, b, c"; "a、b、c").
+export function list(items) {
+  return items.join(t("js.list.sep"));
+}

@@ -1,0 +1,71 @@
+// The event log: one item per call (its line, time, note, error and
+// events), appended as calls come.
+import { t } from "../../i18n.js";
+import { $, el } from "../dom.js";
+import { explain } from "../explain.js";
+import { fmtMs } from "../format.js";
+import { entries } from "../session.js";
+
+const MAX_EVENTS_PER_ENTRY = 50; // events drawn per entry; the rest are counted
+
+// drawEvents keeps the event log in step with entries. It only appends the
+// entries added since the last draw (rebuilding when entries were reset or
+// trimmed), and draws at most MAX_EVENTS_PER_ENTRY events per entry: a
+// "publish ... count=500" line would otherwise put a thousand elements in
+// the page on every redraw.
+// When record trims the oldest entries, their items are removed from the
+// top rather than the whole log redrawn. The scroll to the bottom waits for
+// the next frame, so that it does not force a layout in the middle of render.
+let drawnEntries = [];
+let scrollQueued = false;
+export function drawEvents() {
+  const root = $("events");
+  let drop = entries.length ? drawnEntries.indexOf(entries[0]) : drawnEntries.length;
+  if (drop < 0) drop = drawnEntries.length; // nothing drawn is still there
+  const kept = drawnEntries.length - drop;
+  const fresh = kept <= entries.length && drawnEntries.slice(drop).every((e, i) => e === entries[i]) && root.children.length === drawnEntries.length;
+  if (!fresh) {
+    root.replaceChildren();
+    drawnEntries = [];
+  } else {
+    for (let i = 0; i < drop; i++) root.firstElementChild.remove();
+    drawnEntries = drawnEntries.slice(drop);
+  }
+  const add = entries.slice(drawnEntries.length);
+  if (add.length === 0) return;
+  root.append(...add.map(entryItem));
+  drawnEntries = entries.slice();
+  if (!scrollQueued) {
+    scrollQueued = true;
+    requestAnimationFrame(() => {
+      scrollQueued = false;
+      root.scrollTop = root.scrollHeight;
+    });
+  }
+}
+
+function entryItem({ result: r, note }) {
+  const shown = r.events.slice(0, MAX_EVENTS_PER_ENTRY);
+  const hidden = r.events.length - shown.length;
+  const eventItem = (e) => {
+    const why = explain(e);
+    return el("li", { dataset: { testid: "event", kind: e.kind } }, el("span", { class: "kind" }, e.kind), el("code", {}, e.trace), why ? el("div", { class: "explain", dataset: { testid: "event-explain" } }, why) : null);
+  };
+  return el(
+    "li",
+    { dataset: { testid: "entry" } },
+    el("code", {}, r.line || t("js.events.notLogged")),
+    el("span", { class: "at" }, `@${fmtMs(r.now)}`),
+    note ? el("div", { class: "hint" }, note) : null,
+    r.error ? el("div", { class: "error", dataset: { testid: "entry-error" } }, r.error) : null,
+    r.events.length
+      ? el(
+          "ul",
+          {},
+          shown.map(eventItem),
+          hidden > 0 ? el("li", { class: "hint" }, t("js.events.hidden", { n: hidden })) : null,
+          r.eventsTruncated ? el("li", { class: "hint" }, t("js.events.truncated")) : null,
+        )
+      : null,
+  );
+}
