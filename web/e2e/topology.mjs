@@ -252,8 +252,30 @@ await runTest("topology.mjs", {}, async (t) => {
   assert.equal(await lists.count(), 2);
   assert.deepEqual(await lists.nth(1).locator('[data-testid="exchange"]').evaluateAll((ls) => ls.map((l) => l.dataset.exchange)), ["", "amq.fanout"]);
   assert.deepEqual(await lists.nth(0).locator('[data-testid="exchange"]').evaluateAll((ls) => ls.map((l) => l.dataset.exchange)), ["", "broadcast", "dlx", "docs", "events", "orders", "unrouted"]);
-  await run(page, "use app");
+
+  t.step = "awkward links stay readable: a self-binding, dead-lettering to the default exchange, missing exchanges, long names, many consumers";
+  for (const line of [
+    "declare exchange loop topic",
+    "bind exchange loop loop 'again.#'",
+    "declare exchange a-really-quite-long-exchange-name-for-testing direct ae=nowhere",
+    "declare exchange later x-delayed-message delayed-type=topic",
+    "declare queue retry.with.a.very.long.queue.name.indeed dlx='' dlrk=q2 ttl=5s",
+    "declare queue work dlx=ghost",
+    "bind q2 a-really-quite-long-exchange-name-for-testing a.very.long.routing.key.that.goes.on.and.on.and.on",
+    "bind q2 later 'x.*'",
+    "bind work amq.headers x-match=any a=1 b=2",
+    ...Array(8).fill("consume q2"),
+  ])
+    await run(page, line);
+  await v2.locator('[data-testid="diagram-binding-loop-loop"]').waitFor();
+  for (const x of ["ghost", "nowhere"]) assert.match(await v2.locator(`[data-testid="diagram-exchange-${x}"]`).getAttribute("class"), /\bmissing\b/);
+  assert.equal(await v2.locator('[data-testid="diagram-link-dlx-retry.with.a.very.long.queue.name.indeed"]').getAttribute("data-to"), "x:");
+  assert.match(await v2.locator('[data-testid="diagram-queue-q2"]').textContent(), /\+2/);
   assertReadable(await measure(page, "v2"), "vhost v2");
+  await page.setViewportSize({ width: 2000, height: 1400 }); // wide enough for all of it
+  await v2.screenshot({ path: path.join(artifacts, "topology-awkward.png") });
+  await page.setViewportSize({ width: 1400, height: 1400 });
+  await run(page, "use app");
 
   t.step = "in Chinese on a phone: readable, no overlaps, scrolls in its own box";
   const zh = await open(base + "/playground?lang=zh-CN");
