@@ -42,10 +42,10 @@ export function layout({ exchanges, queues, links, exW, qW, pinFirst }) {
   links = links.filter((l) => (xIds.has(l.from) || qIds.has(l.from)) && (xIds.has(l.to) || qIds.has(l.to)));
   const across = links.filter((l) => qIds.has(l.to) || qIds.has(l.from)); // between the columns
   const within = links.filter((l) => xIds.has(l.from) && xIds.has(l.to)); // exchange to exchange
-  const xOrder = orderColumns(exchanges, queues, across, pinFirst);
+  const cols = orderColumns(exchanges, queues, across, pinFirst);
   const order = new Map();
-  xOrder.xs.forEach((x, i) => order.set(x.id, i));
-  xOrder.qs.forEach((q, i) => order.set(q.id, i));
+  cols.xs.forEach((x, i) => order.set(x.id, i));
+  cols.qs.forEach((q, i) => order.set(q.id, i));
   const exchangeEnd = (l) => (xIds.has(l.from) ? l.from : l.to);
   const queueEnd = (l) => (qIds.has(l.to) ? l.to : l.from);
   const byOther = (end) => (a, b) => order.get(end(a)) - order.get(end(b)) || cmpStr(a.id, b.id);
@@ -70,15 +70,15 @@ export function layout({ exchanges, queues, links, exW, qW, pinFirst }) {
   // Queues stack from the top; each exchange goes as near as it can to
   // the middle of the rows its links reach, below the one before it.
   let y = PAD;
-  for (const q of xOrder.qs) {
+  for (const q of cols.qs) {
     const h = heightWithRows(q, q.id);
     boxes.set(q.id, { x: 0, y, w: qW, h });
     y += h + GAP;
   }
   const rowAt = new Map(); // link id → its y at the queue
-  for (const q of xOrder.qs) (rowsOf.get(q.id) ?? []).forEach((l, i) => rowAt.set(l.id, rowY(q.id, i)));
+  for (const q of cols.qs) (rowsOf.get(q.id) ?? []).forEach((l, i) => rowAt.set(l.id, rowY(q.id, i)));
   y = PAD;
-  xOrder.xs.forEach((x, i) => {
+  cols.xs.forEach((x, i) => {
     const h = heightWithRows(x, x.id);
     const ys = across.filter((l) => exchangeEnd(l) === x.id).map((l) => rowAt.get(l.id));
     const want = pinFirst && i === 0 ? PAD : ys.length ? ys.reduce((a, b) => a + b, 0) / ys.length - h / 2 : y;
