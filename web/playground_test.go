@@ -75,6 +75,13 @@ func TestLessonInChromium(t *testing.T) { runBrowserTest(t, "lesson.mjs") }
 // to dead-letter scenario, and every control has an accessible name.
 func TestAccessInChromium(t *testing.T) { runBrowserTest(t, "access.mjs") }
 
+// TestTopologyInChromium runs e2e/topology.mjs: a topology of 11 queues
+// and 7 exchanges built through the console, measured from the page's
+// element boxes (no label overlaps a label or a box), its links picked out
+// on hover and focus, the default exchange drawn by one rule everywhere,
+// and the diagram in Chinese on a phone.
+func TestTopologyInChromium(t *testing.T) { runBrowserTest(t, "topology.mjs") }
+
 // TestI18nInChromium runs e2e/i18n.mjs against the server and against the
 // static export served as files: Chinese on a first visit from a browser
 // that prefers it, the language switch (which keeps the session) and its

@@ -132,8 +132,8 @@ function planTokens(events) {
       case "dead-lettered": {
         rootOf.set(e.newMsgId, root);
         routedVia.set(e.newMsgId, e.exchange);
-        const c = g.dlxCurves.get(e.queue);
-        const points = c ? bezierPoints(c) : qb && xb ? line({ x: qb.x, y: qb.y + qb.h * 0.72 }, { x: xb.x + xb.w, y: xb.y + xb.h * 0.75 }) : null;
+        const segs = g.dlxCurves.get(e.queue);
+        const points = segs ? pathPoints(segs) : qb && xb ? line({ x: qb.x, y: qb.y + qb.h * 0.72 }, { x: xb.x + xb.w, y: xb.y + xb.h * 0.75 }) : null;
         if (points) add({ from: `q:${e.queue}`, to: `x:${e.exchange}`, points });
         legOf.set(`${e.newMsgId}`, points ? leg + 1 : leg);
         break;
@@ -153,28 +153,38 @@ function planTokens(events) {
 
 // routePoints is the way into queue from exchange via: the binding arrow;
 // else an exchange-to-exchange binding or alternate-exchange arrow and then
-// a binding arrow; else a straight line from via's box; else (the default
-// exchange, which the diagram leaves out) a short line in from the left.
+// a binding arrow; else a straight line from via's box (the default
+// exchange's implicit bindings are not drawn); else a short line in from
+// the left.
 function routePoints(g, via, queue) {
   const qb = g.boxes.get(`q:${queue}`);
   const end = { x: qb.x, y: queueEntryY(qb) };
   if (via === undefined || !g.boxes.has(`x:${via}`)) return line({ x: qb.x - 60, y: end.y }, end);
   const from = `x:${via}`, to = `q:${queue}`;
   const direct = g.arrows.find((a) => a.from === from && a.to === to);
-  if (direct) return bezierPoints(direct.c);
+  if (direct) return pathPoints(direct.segs);
   for (const a of g.arrows) {
     if (a.from !== from || !a.to.startsWith("x:")) continue;
     const onward = g.arrows.find((b) => b.from === a.to && b.to === to);
-    if (onward) return [...bezierPoints(a.c), ...bezierPoints(onward.c)];
+    if (onward) return [...pathPoints(a.segs), ...pathPoints(onward.segs)];
   }
   const xb = g.boxes.get(`x:${via}`);
   return line({ x: xb.x + xb.w, y: xb.y + xb.h * 0.4 }, end);
 }
 
-function bezierPoints(c) {
+// pathPoints samples a path of cubic segments, each as often as its
+// share of the path's length asks, TOKEN_SAMPLES points in all at least.
+function pathPoints(segs) {
+  if (segs.length === 1) return bezierPoints(segs[0]);
+  const lengths = segs.map((c) => Math.hypot(c[6] - c[0], c[7] - c[1]) + 1);
+  const total = lengths.reduce((a, b) => a + b, 0);
+  return segs.flatMap((c, i) => bezierPoints(c, Math.max(2, Math.round((TOKEN_SAMPLES * lengths[i]) / total))).slice(i ? 1 : 0));
+}
+
+function bezierPoints(c, n = TOKEN_SAMPLES) {
   const pts = [];
-  for (let i = 0; i <= TOKEN_SAMPLES; i++) {
-    const t = i / TOKEN_SAMPLES, u = 1 - t;
+  for (let i = 0; i <= n; i++) {
+    const t = i / n, u = 1 - t;
     const a = u * u * u, b = 3 * u * u * t, d = 3 * u * t * t, e = t * t * t;
     pts.push({ x: a * c[0] + b * c[2] + d * c[4] + e * c[6], y: a * c[1] + b * c[3] + d * c[5] + e * c[7] });
   }

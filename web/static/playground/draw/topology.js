@@ -6,7 +6,9 @@ import { exchangeLabel } from "../format.js";
 import { snap } from "../session.js";
 import { selKey } from "../selection.js";
 import { forgetGoneCards } from "./countdowns.js";
-import { drawDiagram, flashing, flashSoon } from "./diagram.js";
+import { destination, drawDiagram, flashing, flashSoon } from "./diagram.js";
+import { restoreFocus } from "./highlight.js";
+import { topologyModel } from "./model.js";
 import { drawQueue, drawChannel } from "./queues.js";
 
 // noMessages leaves the message lists out of a vhost's JSON: the diagram
@@ -35,18 +37,20 @@ export function drawTopology() {
     // A diagram that flashes is always drawn anew, so that it flashes again.
     const dkey = `diagram${vk}${JSON.stringify(v, noMessages)}${vflash.length ? ++flashDraws : ""}`;
     part(dkey, () => {
-      const diagram = drawDiagram(v, idx);
-      return diagram ? el("div", { class: "diagram-wrap" }, diagram) : el("div", { hidden: true });
+      return el("div", { class: "diagram-wrap" }, drawDiagram(v, idx));
     });
-    const exchanges = v.exchanges.filter((x) => x.name !== "" && !x.name.startsWith("amq."));
+    // The exchanges the diagram shows, by the same rule (model.js), less
+    // a missing dead-letter or alternate exchange, which is no exchange.
+    const exchanges = topologyModel(v).exchanges.filter((x) => !x.missing);
     part("h:Exchanges", () => el("h3", {}, t("js.topo.exchanges")));
     part(`exchanges${vk}${JSON.stringify(exchanges)}`, () =>
-      exchanges.length
-        ? el(
-            "ul",
-            { dataset: { testid: "exchanges" } },
-            exchanges.map((x) =>
-              el(
+      el(
+        "ul",
+        { dataset: { testid: "exchanges" } },
+        exchanges.map((x) =>
+          x.isDefault
+            ? el("li", { dataset: { testid: "exchange", exchange: "" }, title: t("js.diagram.defaultExchange") }, el("span", { class: "mono" }, exchangeLabel("")), t("js.topo.defaultExchange"))
+            : el(
                 "li",
                 { dataset: { testid: "exchange", exchange: x.name } },
                 el("span", { class: "mono" }, x.name),
@@ -55,10 +59,10 @@ export function drawTopology() {
                 Object.keys(x.args).length ? ` ${JSON.stringify(x.args)}` : "",
                 x.heldCount ? t("js.topo.holding", { n: x.heldCount }) : "",
               ),
-            ),
-          )
-        : el("p", { class: "hint" }, tParts("js.topo.noExchanges", { amq: el("code", {}, "amq.*") })),
+        ),
+      ),
     );
+    part("amq-hint", () => el("p", { class: "hint" }, tParts("js.topo.amqHidden", { amq: el("code", {}, "amq.*") })));
     part("h:Bindings", () => el("h3", {}, t("js.topo.bindings")));
     part(`bindings${vk}${JSON.stringify(v.bindings)}`, () =>
       v.bindings.length
@@ -93,10 +97,6 @@ export function drawTopology() {
   let changed = reconcile(root, parts);
   for (const [i, cards] of grids) if (reconcile(root.children[i], cards)) changed = true;
   if (changed) forgetGoneCards();
+  restoreFocus();
   flashSoon(root);
-}
-
-// destination names a binding's destination: "queue q" or "exchange x".
-export function destination(type, name) {
-  return type === "exchange" ? t("js.dest.exchange", { name }) : t("js.dest.queue", { name });
 }
