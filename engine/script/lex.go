@@ -16,8 +16,10 @@ type token struct {
 
 // lex splits a line into tokens. Double quotes allow \" and \\ escapes;
 // single quotes are literal (so JSON can be written as in a shell:
-// '{"message-ttl":60000}'). A '#' outside quotes at the start of a word
-// begins a comment.
+// '{"message-ttl":60000}'). A '#' outside quotes begins a comment at the
+// start of the line or when it stands alone before a space; anywhere else
+// at the start of a word it is part of the word, so that a topic
+// pattern can be written as it is: bind q x #, bind q x #.error.
 func lex(line string) ([]token, error) {
 	var toks []token
 	var cur strings.Builder
@@ -37,7 +39,7 @@ func lex(line string) ([]token, error) {
 		switch {
 		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
 			flush()
-		case c == '#' && !in:
+		case c == '#' && !in && (len(toks) == 0 || i+1 < len(line) && isSpace(line[i+1])):
 			flush()
 			return toks, nil
 		case c == '"' || c == '\'':
@@ -65,6 +67,8 @@ func lex(line string) ([]token, error) {
 	flush()
 	return toks, nil
 }
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
 func (t token) isKV() bool { return t.eq > 0 }
 

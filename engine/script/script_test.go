@@ -56,6 +56,12 @@ func TestLex(t *testing.T) {
 		{"publish q # the rest", []word{{"publish", false, false}, {"q", false, false}}},
 		{"a#b", []word{{"a#b", false, false}}},
 		{`"#" x`, []word{{"#", false, true}, {"x", false, false}}},
+		// A topic pattern needs no quotes: a # that ends the line or
+		// starts a longer word is a word (a learner typing bind q x #
+		// got an empty binding key).
+		{"bind q x #", []word{{"bind", false, false}, {"q", false, false}, {"x", false, false}, {"#", false, false}}},
+		{"bind q x #.error", []word{{"bind", false, false}, {"q", false, false}, {"x", false, false}, {"#.error", false, false}}},
+		{"#.x", []word{}},
 	} {
 		toks, err := lex(tc.line)
 		if err != nil {
