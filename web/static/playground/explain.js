@@ -5,7 +5,7 @@
 // only restate the event's fields: the engine decided everything.
 import { t, tParts } from "../i18n.js";
 import { el } from "./dom.js";
-import { fmtMs, exchangeLabel, valueText } from "./format.js";
+import { fmtMs, exchangeLabel, typedText } from "./format.js";
 
 // DROP_UNROUTABLE is the cause of a dropped event for a message its
 // exchange routed to no queue (engine.DropUnroutable).
@@ -13,9 +13,10 @@ const DROP_UNROUTABLE = "routed to no queue";
 
 // viaText says which binding routed a copy into its queue (an enqueued
 // event's via, a message's in the snapshot): the exchange, and the key,
-// pattern or arguments that matched.
+// pattern or arguments that matched, the arguments with their types told
+// apart as the trace writes them.
 export function viaText(via) {
-  const v = { exchange: via.exchange, type: via.type, key: via.key === "" ? '""' : via.key, args: valueText(via.args ?? {}) };
+  const v = { exchange: via.exchange, type: via.type, key: via.key === "" ? '""' : via.key, args: via.argsText ?? typedText(via.args ?? {}) };
   let s;
   if (via.exchange === "") s = t("js.via.default", v);
   else if (via.type === "fanout") s = t("js.via.fanout", v);
