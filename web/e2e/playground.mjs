@@ -345,7 +345,7 @@ await runTest("playground.mjs", {}, async (t) => {
   const bulk = await tokensSeen();
   assert.ok(bulk.length > 0 && bulk.length <= 30, `tokens: ${bulk}`);
   const bulkOut = await tid(anim, "console-output").textContent();
-  assert.match(bulkOut, /\n… 20 more lines \(the event log lists the events\)\n/);
+  assert.match(bulkOut, /\n… output cut here: 20 of its 60 lines left out, the first 20 and the last 20 shown \(the event log lists the events\) …\n/);
   assert.equal(bulkOut.split("\n").length, 1 + 41);
   assert.match(await anim.locator('[data-testid="entry"]').last().textContent(), /and 10 more events/);
 
