@@ -48,7 +48,7 @@ await runTest("playground.mjs", {}, async (t) => {
   await tid(page, "dq-name").fill("dead");
   await tid(page, "dq-submit").click();
   await page.locator("summary", { hasText: "Bind" }).click();
-  await tid(page, "bind-queue").fill("dead");
+  await tid(page, "bind-dest").fill("dead");
   await tid(page, "bind-exchange").fill("dlx");
   await tid(page, "bind-submit").click();
   await tid(page, "dq-name").fill("work");
