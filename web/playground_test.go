@@ -65,6 +65,13 @@ func TestPages(t *testing.T) {
 // fresh page. Screenshots land in e2e/artifacts.
 func TestPlaygroundInChromium(t *testing.T) { runBrowserTest(t, "playground.mjs") }
 
+// TestPolishInChromium runs e2e/polish.mjs: the inspector's x-death table
+// after a TTL expiry to a dead-letter exchange, typed values, a cut console
+// output, an AMQP error's note of what it closed (a channel, a connection,
+// nothing for a policy), the forms the lessons need, and the management
+// API link saying which broker it shows, in English and Chinese.
+func TestPolishInChromium(t *testing.T) { runBrowserTest(t, "polish.mjs") }
+
 // TestLessonInChromium runs e2e/lesson.mjs: the lessons index, a lesson
 // done step by step with its Try buttons and Check, a failing check, a step
 // opened directly, and a share link that keeps the step.

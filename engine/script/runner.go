@@ -198,7 +198,16 @@ func (r *Runner) channelName(id engine.ChannelID) string {
 				return name
 			}
 		}
-		return id.String()
+		// A connection closed by an error has left r.conns by the time
+		// the bridge names the line's events; its channels still name it.
+		for _, ch := range r.chans {
+			if id.Num == 0 && ch.id.Conn == id.Conn && (best == "" || ch.conn < best) {
+				best = ch.conn
+			}
+		}
+		if best == "" {
+			return id.String()
+		}
 	}
 	return best
 }

@@ -123,7 +123,8 @@ await runTest("i18n.mjs", {}, async (t) => {
   assert.match(await tid(page, "next-timer").textContent(), /^无$/);
   await page.locator('[data-testid="queue"][data-queue="dead"] [data-testid="msg"]').first().click();
   assert.equal(await tid(page, "xdeath-reason").first().textContent(), "expired");
-  assert.match(await tid(page, "xdeath-count").first().textContent(), /消息因这个原因从这个队列成为死信的次数/);
+  assert.equal(await tid(page, "xdeath-count").first().textContent(), "1");
+  assert.match(await page.locator('[data-testid="xdeath"] tr[data-gloss-of="count"]').textContent(), /消息因这个原因从这个队列成为死信的次数/);
   await run(page, "get nope");
   assert.match(await page.locator('[data-testid="entry"]').last().textContent(), /broker 关闭了信道 app：404 NOT_FOUND - no queue 'nope' in vhost '\/'（所指的队列或交换机不存在）。/);
   await tid(page, "dq-name").fill("bad");

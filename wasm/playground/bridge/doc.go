@@ -43,7 +43,7 @@
 //	               consumer?, deliveryTag?, multiple?, redelivered?, noAck?, reason?, code?, text?, count?, at?,
 //	               type?, features?, destination?, destinationType?, argsText?, policy?, operatorPolicy?,
 //	               priority?, remaining?, deliveries?, overflow?, cause?, expiresAt?, releaseAt?, via?:Via, trace}
-//	Via           {exchange, type, key, args?, alternate?, text}
+//	Via           {exchange, type, key, args?, argsText?, alternate?, text}
 //	Timer         {at, kind, vhost, queue?, exchange?, channel?, msgId?}
 //	ReplayResult  {now, results:[Result], error?}
 //	Snapshot      {now, vhosts:[Vhost], timers:[Timer]}
@@ -51,7 +51,7 @@
 //	Queue         {name, type, durable, exclusive, autoDelete, args, effective:Settings, readyCount, readyBytes,
 //	               ready:[ReadyMessage], unacked, expired, consumers:[Consumer]}
 //	ReadyMessage  Message + {via:Via|null, enqueuedAt, expiresAt, priority, redelivered, deliveries, expired}
-//	Message       {id, body, bodyBytes, bodyTruncated?, exchange, routingKey, properties, headers}
+//	Message       {id, body, bodyBytes, bodyTruncated?, exchange, routingKey, properties, headers, headersText}
 //
 // See each type for its fields. Call is the JavaScript entry point: it
 // takes a method name from Methods and plain arguments and returns JSON.

@@ -28,6 +28,11 @@ type Message struct {
 	// (seconds), exchange, routing-keys, original-expiration?}, most
 	// recent death first.
 	Headers map[string]any `json:"headers"`
+	// HeadersText has each header's value as show msg prints it
+	// (engine.FormatTyped): JSON cannot tell the float 1.0 from the
+	// integer 1, and a headers exchange compares values with their types,
+	// so the page shows these texts rather than writing Headers itself.
+	HeadersText map[string]string `json:"headersText"`
 }
 
 // Properties are the AMQP basic properties, headers aside.
@@ -48,7 +53,8 @@ type Properties struct {
 
 func messageJSON(m *engine.Message) Message {
 	body := m.Body
-	out := Message{ID: m.ID, BodyBytes: len(body), Exchange: m.Exchange, RoutingKey: m.RoutingKey, Headers: tableJSON(m.Headers())}
+	headers := m.Headers()
+	out := Message{ID: m.ID, BodyBytes: len(body), Exchange: m.Exchange, RoutingKey: m.RoutingKey, Headers: tableJSON(headers), HeadersText: tableText(headers)}
 	if len(body) > MaxBodyBytes {
 		body = body[:MaxBodyBytes]
 		if i := lastRuneStart(body); !utf8.FullRune(body[i:]) {
@@ -81,6 +87,16 @@ func tableJSON(t engine.Table) map[string]any {
 	out := make(map[string]any, len(t))
 	for k, v := range t {
 		out[k] = valueJSON(v)
+	}
+	return out
+}
+
+// tableText writes each value of an AMQP field table as engine.FormatTyped
+// does; nil becomes an empty object.
+func tableText(t engine.Table) map[string]string {
+	out := make(map[string]string, len(t))
+	for k, v := range t {
+		out[k] = engine.FormatTyped(v)
 	}
 	return out
 }

@@ -45,3 +45,21 @@ func TestSnapshotShapes(t *testing.T) {
 	check(t, "prefetch", path(t, vh, "connections", "name=c1", "channels", 0, "prefetch"), 5.0)
 	check(t, "timer", path(t, snap, "timers", 0), map[string]any{"at": 2000.0, "kind": "delayed-release", "vhost": "/", "exchange": "later", "msgId": 1.0})
 }
+
+// TestTypedTexts: JSON writes the float 1.0 as 1, so the snapshot also
+// carries each header and a headers binding's arguments as show msg and
+// the trace write them, where '1' (a string), 1 and 1.0 differ; a headers
+// exchange routes on that difference, and the inspector shows it.
+func TestTypedTexts(t *testing.T) {
+	s := bridge.New()
+	run(t, s,
+		"declare exchange docs headers",
+		"declare queue q",
+		"bind q docs '' level=1.0 x-match=all",
+		"publish docs '' m header.level=1.0 header.n=1 header.s='1' header.w=word",
+	)
+	msg := path(t, asMap(t, s.Snapshot()), "vhosts", 0, "queues", "name=q", "ready", 0)
+	check(t, "headersText", path(t, msg, "headersText"), map[string]any{"level": "1.0", "n": "1", "s": "'1'", "w": "word"})
+	check(t, "headers", path(t, msg, "headers", "s"), "1")
+	check(t, "via argsText", path(t, msg, "via", "argsText"), "{level:1.0,x-match:all}")
+}

@@ -68,6 +68,7 @@ type Via struct {
 	Type      string         `json:"type"`                // how exchange routes: direct, fanout, topic, headers
 	Key       string         `json:"key"`                 // the binding key (topic pattern; the queue's name for the default exchange)
 	Args      map[string]any `json:"args,omitempty"`      // headers bindings: the arguments that matched
+	ArgsText  string         `json:"argsText,omitempty"`  // Args as the trace writes them, types told apart (engine.FormatTyped)
 	Alternate bool           `json:"alternate,omitempty"` // reached through an alternate exchange
 	Text      string         `json:"text"`                // as the trace prints it: "x:*.orange.*", "(default):q", "logs"
 }
@@ -78,7 +79,7 @@ func viaJSON(v *engine.Via) *Via {
 	}
 	out := &Via{Exchange: v.Exchange, Type: v.Type, Key: v.Key, Alternate: v.Alternate, Text: v.String()}
 	if v.Args != nil {
-		out.Args = tableJSON(v.Args)
+		out.Args, out.ArgsText = tableJSON(v.Args), engine.FormatTyped(v.Args)
 	}
 	return out
 }

@@ -162,3 +162,20 @@ func TestAMQPErrorResult(t *testing.T) {
 		t.Errorf("amqpError %+v after a line that succeeded", r.AMQPError)
 	}
 }
+
+// TestClosedConnectionKeepsItsName: the connection an error closed is
+// named as the trace names it (ch=app), not by its engine id, although the
+// runner has forgotten it by the time the bridge reads the line's events.
+func TestClosedConnectionKeepsItsName(t *testing.T) {
+	s := New()
+	r := s.Exec("declare exchange e bogus")
+	var closed *Event
+	for i := range r.Events {
+		if r.Events[i].Kind == "connection.closed" {
+			closed = &r.Events[i]
+		}
+	}
+	if closed == nil || closed.Channel != "app" || !strings.Contains(closed.Trace, " ch=app ") {
+		t.Fatalf("connection.closed %+v, want channel app", closed)
+	}
+}

@@ -4,6 +4,7 @@ import { t } from "../i18n.js";
 import { $ } from "./dom.js";
 import { UserError } from "./words.js";
 import { run } from "./app.js";
+import { codeMeaning, closedText } from "./explain.js";
 
 const MAX_HISTORY = 200; // console history lines
 const MAX_OUTPUT_LINES = 40; // console output lines shown per call: the first and last halves
@@ -23,21 +24,45 @@ export function showResult(r, note) {
   const out = [];
   if (r.line) out.push(`> ${r.line}`);
   if (note) out.push(note);
-  if (r.output) out.push(outputShown(r.output.replace(/\n$/, "")));
+  let text = (r.output ?? "").replace(/\n$/, "");
+  if (r.amqpError) text = withAMQPNotes(text, r);
+  if (text) out.push(outputShown(text));
+  if (r.outputTruncated) out.push(t("js.console.cutByEngine"));
   if (r.error) out.push(t("js.console.error", { error: r.error }));
   $("console-output").textContent = out.join("\n");
 }
 
+// SCRIPT_CLOSED_NOTE is the script's own note, in English, of what an AMQP
+// error closed; withAMQPNotes says it in the reader's language instead.
+const SCRIPT_CLOSED_NOTE = /^note: (channel|connection) \S+ closed\b/;
+
+// withAMQPNotes puts what an AMQP error means under its "error:" line (and
+// the indented lines that continue a several-line reply text), which stays
+// as RabbitMQ sends it: the reply code's meaning and what the error closed.
+// When the output was cut before the error, the error is added from the
+// result.
+function withAMQPNotes(text, r) {
+  const { code, text: reply } = r.amqpError;
+  const notes = [codeMeaning(code).trim(), closedText(r)].filter(Boolean).map((s) => `  ↳ ${s}`);
+  const lines = text === "" ? [] : text.split("\n");
+  let i = lines.findIndex((l) => l.startsWith("error: "));
+  if (i < 0) return [...lines, `error: ${code} ${reply}`.replace(/\n/g, "\n  "), ...notes].join("\n");
+  for (i++; i < lines.length && lines[i].startsWith("  "); i++);
+  lines.splice(i, i < lines.length && SCRIPT_CLOSED_NOTE.test(lines[i]) ? 1 : 0, ...notes);
+  return lines.join("\n");
+}
+
 // outputShown keeps the console to the first and last MAX_OUTPUT_LINES / 2
-// lines of an output: a step that expires 500 messages prints 500 trace
-// lines, which the event log lists already, and laying them all out would
-// cost more than the step. The last lines hold any error and the verb's
-// own output.
+// lines of an output, and says where it cut and how many lines it left
+// out: a step that expires 500 messages prints 500 trace lines, which the
+// event log lists already, and laying them all out would cost more than
+// the step. The last lines hold any error and the verb's own output.
 function outputShown(text) {
   if (text.split("\n", MAX_OUTPUT_LINES + 2).length <= MAX_OUTPUT_LINES + 1) return text;
   const all = text.split("\n");
   const half = MAX_OUTPUT_LINES / 2;
-  return [...all.slice(0, half), t("js.console.more", { n: all.length - MAX_OUTPUT_LINES }), ...all.slice(-half)].join("\n");
+  const cut = t("js.console.cut", { n: all.length - MAX_OUTPUT_LINES, total: all.length, head: half, tail: half });
+  return [...all.slice(0, half), cut, ...all.slice(-half)].join("\n");
 }
 
 // guard wraps an event handler: a UserError is shown in the console; any

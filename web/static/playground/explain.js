@@ -5,7 +5,7 @@
 // only restate the event's fields: the engine decided everything.
 import { t, tParts } from "../i18n.js";
 import { el } from "./dom.js";
-import { fmtMs, exchangeLabel, valueText } from "./format.js";
+import { fmtMs, exchangeLabel, typedText } from "./format.js";
 
 // DROP_UNROUTABLE is the cause of a dropped event for a message its
 // exchange routed to no queue (engine.DropUnroutable).
@@ -13,9 +13,10 @@ const DROP_UNROUTABLE = "routed to no queue";
 
 // viaText says which binding routed a copy into its queue (an enqueued
 // event's via, a message's in the snapshot): the exchange, and the key,
-// pattern or arguments that matched.
+// pattern or arguments that matched, the arguments with their types told
+// apart as the trace writes them.
 export function viaText(via) {
-  const v = { exchange: via.exchange, type: via.type, key: via.key === "" ? '""' : via.key, args: valueText(via.args ?? {}) };
+  const v = { exchange: via.exchange, type: via.type, key: via.key === "" ? '""' : via.key, args: via.argsText ?? typedText(via.args ?? {}) };
   let s;
   if (via.exchange === "") s = t("js.via.default", v);
   else if (via.type === "fanout") s = t("js.via.fanout", v);
@@ -59,13 +60,30 @@ const CODES = {
   541: "js.code.541",
 };
 
+// codeMeaning says what an AMQP reply code means, as a parenthesis to put
+// after the reply ("" for a code it does not know).
+export const codeMeaning = (code) => (CODES[code] ? t(CODES[code]) : "");
+
+// closedText says what a line's AMQP error closed (the result's
+// amqpError.closed), naming the channel or connection from its closed
+// event, and that the next line on it opens it again; "" when the error
+// closed nothing (set_policy and the other rabbitmqctl-style commands).
+export function closedText(r) {
+  const closed = r.amqpError?.closed;
+  if (closed !== "channel" && closed !== "connection") return "";
+  const kind = `${closed}.closed`;
+  const ev = r.events.find((e) => e.kind === kind && e.code && e.code !== 200);
+  const name = ev?.channel ?? /^@(\S+)/.exec(r.line)?.[1] ?? "app"; // the script's default channel is app
+  return t(closed === "channel" ? "js.amqp.closedChannel" : "js.amqp.closedConnection", { name });
+}
+
 const why = (table, key) => (table[key] ? t(table[key]) : key ?? "");
 
 // reply is the reply code and text exactly as RabbitMQ sends them ("404
 // NOT_FOUND - no queue 'x' in vhost '/'"), as code, then what the code
 // means.
 function reply(e) {
-  return el("span", {}, el("code", {}, `${e.code} ${e.text ?? ""}`.trim()), CODES[e.code] ? t(CODES[e.code]) : "");
+  return el("span", {}, el("code", {}, `${e.code} ${e.text ?? ""}`.trim()), codeMeaning(e.code));
 }
 
 // explain returns the sentence for e (a string, or a list of strings and

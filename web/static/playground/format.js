@@ -19,13 +19,29 @@ export function fmtMs(ms) {
   return neg ? `-${out}` : out;
 }
 
-// valueText writes a header, property or argument value.
-export function valueText(v) {
-  if (v === null) return "null";
-  if (v === "") return '""';
-  if (typeof v === "object") return JSON.stringify(v);
+// typedText writes a field value from the bridge's JSON as the script's
+// show msg does (engine.FormatTyped): a string that would read as a
+// number, a boolean or void is in single quotes ('1' is not 1), an empty
+// one is '', arrays are [a,b] and tables {k:v} by key. A headers exchange
+// compares values with their types, so a learner has to see them. JSON
+// writes the float 1.0 as 1: for headers, show the bridge's headersText.
+export function typedText(v) {
+  if (v === null || v === undefined) return "void";
+  if (typeof v === "string") return v === "" || looksTyped(v) ? `'${v}'` : v;
+  if (Array.isArray(v)) return `[${v.map(typedText).join(",")}]`;
+  if (typeof v === "object") {
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${k}:${typedText(v[k])}`)
+      .join(",")}}`;
+  }
   return String(v);
 }
+
+// looksTyped says whether a string would read as a number, a boolean or
+// void when written bare: Go's strconv.ParseFloat syntax, as the engine
+// decides it.
+const looksTyped = (s) => s === "true" || s === "false" || s === "void" || /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$|^[+-]?(inf|infinity|nan)$|^[+-]?0x[\da-f_.]+(p[+-]?\d+)?$/i.test(s);
 
 // clip shortens s to n characters, ending it with … when cut.
 export const clip = (s, n) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);

@@ -8,6 +8,7 @@ import { definitionsLines } from "./definitions.js";
 import { entries } from "./session.js";
 import { run } from "./app.js";
 import { guard } from "./console.js";
+import { codeMeaning } from "./explain.js";
 
 // countsText is what an import added: "1 exchange, 2 queues, ...".
 function countsText(counts) {
@@ -32,8 +33,11 @@ function importDefinitions(text) {
     for (const [i, line] of lines.entries()) {
       run(line);
       const r = entries.at(-1)?.result;
-      // A script error, or an AMQP exception: an "error:" line in the output.
-      const failure = r?.error || /^error: .*$/m.exec(r?.output ?? "")?.[0].slice("error: ".length);
+      // A script error, or an AMQP exception: its reply code and text as
+      // RabbitMQ sends them (a policy's can run over several lines), and
+      // what the code means.
+      const e = r?.amqpError;
+      const failure = r?.error || (e && [`${e.code} ${e.text}`, codeMeaning(e.code).trim()].filter(Boolean).join("\n"));
       if (failure) throw new UserError(t("js.import.lineFailed", { n: i + 1, total: lines.length, line, error: failure }));
     }
     status.textContent = t("js.import.done", { what: countsText(counts) });

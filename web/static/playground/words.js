@@ -16,6 +16,27 @@ export function word(s) {
   return `"${s.replace(/[\\"]/g, "\\$&")}"`;
 }
 
+// pairWords reads "k=v n=1 s='1' t=\"a b\"" as the script's key=value
+// words, each key after prefix: a value in quotes keeps its quotes and is
+// a string; a bare one is passed as typed, so the script types it (1 a
+// number, 1.0 a float, true a boolean, [a,b] an array, anything else a
+// string), and is quoted only when the script could not read it bare.
+// A headers exchange compares values with their types, so the form must
+// not turn 1 into '1' or back. bad names the mistake in the user's terms.
+export function pairWords(text, prefix, bad) {
+  const out = [];
+  const pair = /\s*([A-Za-z0-9_.:\/-]+)=("(?:[^"\\]|\\.)*"|'[^']*'|[^\s"']*)(?=\s|$)/y;
+  text = text.trim();
+  while (pair.lastIndex < text.length) {
+    const at = pair.lastIndex;
+    const m = pair.exec(text);
+    if (!m) throw new UserError(bad(text.slice(at).trim().split(/\s+/)[0]));
+    const [, key, value] = m;
+    out.push(`${prefix}${key}=${/^["']/.test(value) ? value : value === "" ? '""' : word(value)}`);
+  }
+  return out;
+}
+
 export function numberWord(name, s) {
   if (!/^\d+$/.test(s)) throw new UserError(t("js.err.number", { field: name, value: s }));
   return s;

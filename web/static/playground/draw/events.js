@@ -2,7 +2,7 @@
 // events), appended as calls come.
 import { t } from "../../i18n.js";
 import { $, el } from "../dom.js";
-import { explain } from "../explain.js";
+import { explain, codeMeaning, closedText } from "../explain.js";
 import { fmtMs } from "../format.js";
 import { entries } from "../session.js";
 
@@ -44,6 +44,21 @@ export function drawEvents() {
   }
 }
 
+// amqpErrorItem shows the AMQP exception a line raised: the reply code
+// and text exactly as RabbitMQ sends them, what the code means, and what
+// the error closed (amqpError.closed) and that the next line reopens it.
+function amqpErrorItem(r) {
+  const { code, text } = r.amqpError;
+  const closed = closedText(r);
+  return el(
+    "div",
+    { class: "error", dataset: { testid: "entry-amqp-error" } },
+    el("code", { class: "reply" }, `${code} ${text}`),
+    codeMeaning(code),
+    closed ? el("div", { class: "closed", dataset: { testid: "entry-closed" } }, closed) : null,
+  );
+}
+
 function entryItem({ result: r, note }) {
   const shown = r.events.slice(0, MAX_EVENTS_PER_ENTRY);
   const hidden = r.events.length - shown.length;
@@ -58,6 +73,7 @@ function entryItem({ result: r, note }) {
     el("span", { class: "at" }, `@${fmtMs(r.now)}`),
     note ? el("div", { class: "hint" }, note) : null,
     r.error ? el("div", { class: "error", dataset: { testid: "entry-error" } }, r.error) : null,
+    r.amqpError ? amqpErrorItem(r) : null,
     r.events.length
       ? el(
           "ul",
