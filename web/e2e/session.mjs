@@ -176,7 +176,7 @@ await runTest("session.mjs", { timeout: 30000 }, async (t) => {
   await tid(dying, "console-input").press("Enter");
   let text = await stopped(dying);
   assert.match(text, /stopped \(the Go program exited with code 2\)/);
-  assert.match(text, /replays all 2 lines; what was running when it stopped \(the line “publish q boom”\) is left out/);
+  assert.match(text, /replays the log \(2 lines\); what was running when it stopped \(the line “publish q boom”\) is left out/);
   assert.match(await tid(dying, "status").textContent(), /The engine stopped/);
   assert.match(await tid(dying, "console-output").textContent(), /the engine has stopped/);
   assert.equal(await dying.evaluate(() => playground.run("declare queue z")), false, "nothing runs");
@@ -200,7 +200,7 @@ await runTest("session.mjs", { timeout: 30000 }, async (t) => {
   t.step = "the engine dies between calls; a reload opens the kept log";
   await dying.evaluate(() => warren.crash());
   text = await stopped(dying);
-  assert.match(text, /replays all 3 lines\.$/);
+  assert.match(text, /replays the log \(3 lines\)\.$/);
   await dying.reload();
   await dying.waitForSelector("body[data-ready=true]");
   await sameLog(dying, ["declare queue q", "publish q m1", "publish q m2"]);
