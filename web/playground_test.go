@@ -89,6 +89,13 @@ func TestAccessInChromium(t *testing.T) { runBrowserTest(t, "access.mjs") }
 // and the diagram in Chinese on a phone.
 func TestTopologyInChromium(t *testing.T) { runBrowserTest(t, "topology.mjs") }
 
+// TestSessionInChromium runs e2e/session.mjs: the guided first step, the
+// session kept across a lesson and back (and a reload, Start fresh, share
+// links, a log too large to keep), the engine killed on purpose four ways
+// and restored from the log, and a queue of 100,000 messages that stays
+// usable.
+func TestSessionInChromium(t *testing.T) { runBrowserTest(t, "session.mjs") }
+
 // TestI18nInChromium runs e2e/i18n.mjs against the server and against the
 // static export served as files: Chinese on a first visit from a browser
 // that prefers it, the language switch (which keeps the session) and its

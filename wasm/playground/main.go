@@ -14,7 +14,10 @@
 //	go.run(instance);  // do not await: it settles only if Go exits
 //	warren.exec("declare queue q ttl=5s");
 //
-// warren exists as soon as go.run returns.
+// warren exists as soon as go.run returns. The program never exits on its
+// own; if it dies (a fatal error such as running out of memory), go.run's
+// promise settles and every later call throws, which the page
+// (static/playground/engine.js) watches for.
 package main
 
 import (
@@ -34,6 +37,15 @@ func main() {
 				goArgs[i] = goValue(a, true)
 			}
 			return parse.Invoke(s.Call(name, goArgs))
+		}))
+	}
+	if js.Global().Get("warrenTestHooks").Truthy() {
+		// The browser tests set warrenTestHooks before the engine starts to
+		// get warren.crash(), which ends the Go program with a panic nothing
+		// recovers, as a fatal error (out of memory) would: the page's
+		// recovery is tested against a real exit. Other pages never see it.
+		api.Set("crash", js.FuncOf(func(js.Value, []js.Value) any {
+			panic("warren.crash: the engine was stopped on purpose (warrenTestHooks)")
 		}))
 	}
 	js.Global().Set("warren", api)

@@ -108,6 +108,9 @@ await runTest("i18n.mjs", {}, async (t) => {
   await page.goto(base + "/playground");
   await page.waitForSelector("body[data-ready=true]");
   assert.equal(await lang(page), "zh-CN");
+  // The tab kept its session (static/playground/store.js): start afresh.
+  assert.match(await tid(page, "session-note-text").textContent(), /^已恢复你在这个标签页里的会话（日志共 5 行）。$/);
+  await tid(page, "session-fresh").click();
   for (const line of ["declare exchange dlx fanout", "declare queue dead", "bind dead dlx", "declare queue work ttl=1s dlx=dlx", "publish work hello"]) await run(page, line);
   const explained = await page.locator('[data-testid="entry"]').last().locator('[data-testid="event-explain"]').allTextContents();
   assert.deepEqual(explained, ["消息 #1 以路由键 work 发布到默认交换机，它会进入名为 work 的队列（如果存在）。", "消息 #1 进入队列 work，路由依据：默认交换机（按队列名 work 路由）。它的 TTL 在 1s 耗尽。"]);

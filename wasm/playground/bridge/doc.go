@@ -23,9 +23,10 @@
 //     "kind key=value ...", with an "@TIME" line whenever the clock moved)
 //     and are read back into Event structs; see trace.go for why.
 //  4. Nothing is unbounded: a line's length, the log, the events and output
-//     one call returns, and the messages and body bytes a snapshot shows
-//     all have a limit (the Max constants). A result that hit one says so
-//     (eventsTruncated, outputTruncated, readyCount > len(ready), ...).
+//     one call returns, and the messages, timers and body bytes a snapshot
+//     shows all have a limit (the Max constants). A result that hit one
+//     says so (eventsTruncated, outputTruncated, readyCount > len(ready),
+//     timerCount > len(timers), ...).
 //
 // # JSON shapes
 //
@@ -37,7 +38,7 @@
 // numbers, strings, booleans, arrays, objects or null; a timestamp is its
 // number of seconds, a decimal and a non-finite float their text.
 //
-//	Result        {line, logged, output, outputTruncated?, error?, amqpError?:AMQPError, events:[Event], eventsTruncated?, now, fired?:[Timer]}
+//	Result        {line, logged, output, outputTruncated?, error?, amqpError?:AMQPError, events:[Event], eventsTruncated?, now, fired?:[Timer], firedCount?}
 //	AMQPError     {code, text, closed?}
 //	Event         {kind, time, vhost, channel?, exchange?, queue?, name?, routingKey?, msgId?, newMsgId?,
 //	               consumer?, deliveryTag?, multiple?, redelivered?, noAck?, reason?, code?, text?, count?, at?,
@@ -46,7 +47,7 @@
 //	Via           {exchange, type, key, args?, argsText?, alternate?, text}
 //	Timer         {at, kind, vhost, queue?, exchange?, channel?, msgId?}
 //	ReplayResult  {now, results:[Result], error?}
-//	Snapshot      {now, vhosts:[Vhost], timers:[Timer]}
+//	Snapshot      {now, vhosts:[Vhost], timers:[Timer], timerCount}
 //	Vhost         {name, exchanges, bindings, queues, policies, operatorPolicies, connections}
 //	Queue         {name, type, durable, exclusive, autoDelete, args, effective:Settings, readyCount, readyBytes,
 //	               ready:[ReadyMessage], unacked, expired, consumers:[Consumer]}

@@ -23,6 +23,11 @@ const (
 	// (ready), per channel (unacked) and per delayed exchange (held); the
 	// counts beside them are exact.
 	MaxMessagesShown = 50
+	// MaxTimersShown bounds the timers a snapshot lists and those a Step
+	// says fired: a delayed exchange holding 100,000 messages arms a timer
+	// for each, and listing them all made every snapshot 8 MB of JSON. The
+	// counts beside them (timerCount, firedCount) are exact.
+	MaxTimersShown = 100
 	// MaxBodyBytes bounds the body text shown per message.
 	MaxBodyBytes = 4096
 	// MaxTimeMs is the latest virtual time AdvanceBy and AdvanceTo reach:

@@ -50,9 +50,11 @@ type Result struct {
 	EventsTruncated bool       `json:"eventsTruncated,omitempty"`
 	// Now is the virtual time after the line.
 	Now int64 `json:"now"`
-	// Fired lists, for Step, the timers that were due at the deadline it
-	// jumped to (Now). Their consequences are in Events.
-	Fired []Timer `json:"fired,omitempty"`
+	// Fired lists, for Step, the first MaxTimersShown timers that were due
+	// at the deadline it jumped to (Now), and FiredCount counts them all.
+	// Their consequences are in Events.
+	Fired      []Timer `json:"fired,omitempty"`
+	FiredCount int     `json:"firedCount,omitempty"`
 }
 
 // AMQPError is an AMQP exception a line raised.
@@ -197,7 +199,7 @@ func (s *Session) Step() Result {
 	names := s.namesFor(due)
 	res := s.AdvanceTo(int64(at))
 	if res.Error == "" {
-		res.Fired = timersJSON(due, names)
+		res.Fired, res.FiredCount = timersJSON(due, names), len(due)
 	}
 	return res
 }

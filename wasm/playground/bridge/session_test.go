@@ -401,3 +401,27 @@ func TestLimits(t *testing.T) {
 		t.Errorf("an over-long replay ran (error %q) or changed the log (now %d lines)", rep.Error, len(s.Log()))
 	}
 }
+
+// TestTimersAreBounded: a delayed exchange holding more messages than
+// MaxTimersShown arms a timer for each; the snapshot lists the first
+// MaxTimersShown and counts them all, and so does the Step that fires them.
+func TestTimersAreBounded(t *testing.T) {
+	const n = bridge.MaxTimersShown + 50
+	s := bridge.New()
+	run(t, s,
+		"declare exchange later x-delayed-message delayed-type=direct",
+		"declare queue q",
+		"bind q later k",
+		fmt.Sprintf("publish later k m delay=2s count=%d", n),
+	)
+	snap := s.Snapshot()
+	check(t, "timerCount", snap.TimerCount, n)
+	check(t, "timers shown", len(snap.Timers), bridge.MaxTimersShown)
+	check(t, "first timer", snap.Timers[0], bridge.Timer{At: 2000, Kind: "delayed-release", Vhost: "/", Exchange: "later", MsgID: 1})
+	st := s.Step()
+	check(t, "step error", st.Error, "")
+	check(t, "firedCount", st.FiredCount, n)
+	check(t, "fired shown", len(st.Fired), bridge.MaxTimersShown)
+	check(t, "timerCount after", s.Snapshot().TimerCount, 0)
+	check(t, "timerCount JSON", path(t, asMap(t, s.Snapshot()), "timerCount"), 0.0)
+}

@@ -10,7 +10,10 @@ import (
 type Snapshot struct {
 	Now    int64   `json:"now"`
 	Vhosts []Vhost `json:"vhosts"` // sorted by name; "/" always exists
-	Timers []Timer `json:"timers"` // soonest first
+	// Timers lists the first MaxTimersShown armed timers, soonest first;
+	// TimerCount counts them all.
+	Timers     []Timer `json:"timers"`
+	TimerCount int     `json:"timerCount"`
 }
 
 // Vhost is one vhost's topology and contents.
@@ -213,7 +216,7 @@ func namesOf(s engine.Snapshot) connNames {
 
 func snapshotJSON(s engine.Snapshot) Snapshot {
 	names := namesOf(s)
-	out := Snapshot{Now: int64(s.Now), Vhosts: make([]Vhost, 0, len(s.Vhosts)), Timers: timersJSON(s.Timers, names)}
+	out := Snapshot{Now: int64(s.Now), Vhosts: make([]Vhost, 0, len(s.Vhosts)), Timers: timersJSON(s.Timers, names), TimerCount: len(s.Timers)}
 	for _, v := range s.Vhosts {
 		out.Vhosts = append(out.Vhosts, vhostJSON(v, names))
 	}
@@ -304,7 +307,9 @@ func policiesJSON(ps []engine.Policy) []Policy {
 	return out
 }
 
+// timersJSON converts the first MaxTimersShown of ts.
 func timersJSON(ts []engine.PendingTimer, names connNames) []Timer {
+	ts = ts[:min(len(ts), MaxTimersShown)]
 	out := make([]Timer, 0, len(ts))
 	for _, t := range ts {
 		out = append(out, timerJSON(t, names))

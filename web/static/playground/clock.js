@@ -9,6 +9,7 @@ import { w, snap, pendingMs, play, advancePlayed, commitPending, record } from "
 import { drawClock, timerText } from "./draw/clock.js";
 import { render, run } from "./app.js";
 import { guard } from "./console.js";
+import { EngineStopped } from "./engine.js";
 
 let playing = false;
 let lastFrameMs = 0;
@@ -20,15 +21,27 @@ function frame(frameMs) {
   const dt = Math.min(frameMs - lastFrameMs, 1000); // a hidden tab does not jump an hour
   lastFrameMs = frameMs;
   play(dt * Number($("speed").value));
-  const next = w.next();
-  if (next && next.at <= snap.now + pendingMs) {
-    advancePlayed();
-    render();
-  } else {
-    drawClock();
-    $("next-timer").textContent = next ? timerText(next) : t("js.timer.none");
+  try {
+    const next = w.next();
+    if (next && next.at <= snap.now + pendingMs) {
+      advancePlayed();
+      render();
+    } else {
+      drawClock();
+      $("next-timer").textContent = next ? timerText(next) : t("js.timer.none");
+    }
+  } catch (e) {
+    if (e instanceof EngineStopped) return; // halt stopped Play; the page says why
+    throw e;
   }
   requestAnimationFrame(frame);
+}
+
+// halt stops Play without asking the engine anything: it has stopped.
+export function halt() {
+  playing = false;
+  $("play").textContent = t("js.clock.play");
+  $("play").setAttribute("aria-pressed", "false");
 }
 
 export function setPlaying(on) {

@@ -6,16 +6,23 @@
 // console, and everything drawn comes from warren.snapshot(), warren.next()
 // and the results of each call.
 //
-// The modules, by concern: session.js (the engine, the log, the calls
-// shown), app.js (render, run), draw/ (each panel drawn from the
+// The modules, by concern: engine.js (loading the engine, and noticing
+// its death), session.js (the log, the calls shown), recovery.js
+// (restoring a session after the engine died), store.js (the session kept
+// in the tab's storage), firststep.js (the guided first step), app.js
+// (render, run), draw/ (each panel drawn from the
 // snapshot: topology, diagram, tokens, queue cards, inspector, event log,
 // timeline, clock), words.js and lines.js (script lines from forms),
 // definitions.js (definitions JSON to lines), and the controls: console.js,
 // forms.js, clock.js, timeline.js, importer.js, share.js. This one boots the
 // engine and wires them.
 import { t } from "../i18n.js";
-import { say } from "./dom.js";
+import { $, say } from "./dom.js";
 import { w, start, onRecord, onRestart, replayTo, commitPending } from "./session.js";
+import { engine, load, EngineStopped } from "./engine.js";
+import { wireRecovery, linesText } from "./recovery.js";
+import { stored, keepSession, note, wireFresh } from "./store.js";
+import { showFirstStep, wireFirstStep } from "./firststep.js";
 import { onSelect } from "./selection.js";
 import { render, run } from "./app.js";
 import { noteFlashes, clearFlashes } from "./draw/diagram.js";
@@ -41,11 +48,8 @@ onSelect(render);
 async function boot() {
   for (const b of document.querySelectorAll(".playground button")) b.disabled = true;
   try {
-    const go = new Go();
-    const { instance } = await WebAssembly.instantiateStreaming(fetch("/static/warren.wasm"), go.importObject);
-    go.run(instance); // settles only if Go exits; warren exists once run returns
-    if (!globalThis.warren) throw new Error("warren is not defined after go.run");
-    start(globalThis.warren);
+    await load();
+    start(engine);
   } catch (e) {
     say(t("js.status.noEngine", { error: e.message }), true);
     return;
@@ -57,12 +61,44 @@ async function boot() {
   wireClock();
   wireTimeline();
   wireShare();
+  wireRecovery();
   const lines = sharedLines();
-  if (lines && replayTo(lines, lines.length)) say(t("js.status.readyShared", { n: lines.length }));
-  else if (!lines) say(t("js.status.ready"));
-  render();
+  try {
+    openSession(lines);
+    render();
+  } catch (e) {
+    if (!(e instanceof EngineStopped)) throw e; // the restore panel says what happened
+  }
   announceReady(lines);
   document.body.dataset.ready = "true";
+}
+
+// openSession opens the share link's session, else on the playground page
+// the one this tab kept (store.js), else an empty one with the guided
+// first step. A lesson page keeps nothing and shows no first step: its
+// steps build their own state.
+function openSession(shared) {
+  const keeps = $("first-step") !== null; // only the playground page has it
+  if (keeps) {
+    keepSession();
+    wireFirstStep();
+    wireFresh(showFirstStep);
+  }
+  const kept = keeps ? stored() : null;
+  if (kept?.lines) {
+    if (replayTo(kept.lines, kept.lines.length)) {
+      say(t("js.status.ready"));
+      note(t("js.store.restored", { lines: linesText(kept.lines.length) }), true);
+    }
+    return;
+  }
+  if (shared) {
+    if (replayTo(shared, shared.length)) say(t("js.status.readyShared", { n: shared.length }));
+    return;
+  }
+  say(t("js.status.ready"));
+  if (kept?.tooBig) note(t("js.store.wasTooBig", { lines: linesText(kept.tooBig) }), false);
+  if (keeps) showFirstStep();
 }
 
 // announceReady tells other scripts on the page (static/lesson.js on a
@@ -74,12 +110,15 @@ async function boot() {
 function announceReady(shared) {
   const api = {
     warren: w,
-    run: (line) => run(line),
-    replay: (lines) => {
-      const ok = replayTo(lines, lines.length);
-      render();
-      return ok;
-    },
+    // run and replay answer whether they ran: false when the engine has
+    // stopped (the restore panel says so).
+    run: (line) => stopsSafely(() => (run(line), true)),
+    replay: (lines) =>
+      stopsSafely(() => {
+        const ok = replayTo(lines, lines.length);
+        render();
+        return ok;
+      }),
     say,
     shared,
     fragment: () => {
@@ -89,6 +128,17 @@ function announceReady(shared) {
   };
   globalThis.playground = api;
   document.dispatchEvent(new CustomEvent("warren:ready", { detail: api }));
+}
+
+// stopsSafely runs fn, and answers false instead of throwing when the
+// engine stops.
+function stopsSafely(fn) {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof EngineStopped) return false;
+    throw e;
+  }
 }
 
 boot();

@@ -1,8 +1,11 @@
-// The session: the engine (the global warren object the wasm main puts
-// up), the log of lines the timeline moves along, the calls the event log
-// shows, the last snapshot, and virtual time played but not yet written to
-// the log. The log (warren.log()) is the session: rewinding replays a
-// prefix of it, and a share link carries it.
+// The session: the engine (engine.js's stand-in for the global warren
+// object the wasm main puts up), the log of lines the timeline moves along,
+// the calls the event log shows, the last snapshot, and virtual time played
+// but not yet written to the log. The log is the session: rewinding replays
+// a prefix of it, a share link carries it, and after the engine dies a
+// fresh one replays it. logLines is the page's copy of the engine's log
+// (warren.log()), kept line by line from each result, so that it outlives
+// the engine and a replay never asks the engine for its whole log again.
 //
 // Other modules read the exported bindings and change them only through
 // the functions here. What a call's result means for the page (the console
@@ -10,11 +13,13 @@
 // onRestart hooks run when the event log starts over (a replay or a reset).
 import { t } from "../i18n.js";
 import { say } from "./dom.js";
+import { alive } from "./engine.js";
 
 const MAX_ENTRIES_SHOWN = 300; // event-log entries kept in the DOM
 
 export let w = null; // the engine, once loaded
 export let entries = []; // {result, note} of every call shown in the event log
+export let logLines = []; // the engine's log, as the results said
 export let timelineLog = []; // the log the scrubber moves along; after a rewind it still holds the lines ahead
 export let snap = null; // the last snapshot drawn
 export let pendingMs = 0; // virtual time played but not yet written to the log (see clock.js)
@@ -53,11 +58,12 @@ export function advancePlayed() {
 }
 
 // commitPending writes time played since the last event into the log, so
-// that whatever runs next runs at the time the clock shows.
+// that whatever runs next runs at the time the clock shows. With the engine
+// dead there is nothing to write it to, and it is dropped.
 export function commitPending() {
   const ms = Math.floor(pendingMs);
   pendingMs -= ms;
-  if (ms >= 1) record(w.advanceBy(ms));
+  if (ms >= 1 && alive()) record(w.advanceBy(ms));
 }
 
 // record keeps one call's result for the event log and hands it to the
@@ -69,7 +75,16 @@ export function record(r, note) {
   entries.push({ result: r, note });
   for (const fn of recordHooks) fn(r, note);
   if (entries.length > MAX_ENTRIES_SHOWN) entries = entries.slice(-MAX_ENTRIES_SHOWN);
-  if (r.logged) timelineLog = w.log();
+  if (r.logged) noteLogged(r.line);
+}
+
+// noteLogged appends a line the engine logged (the result's line is the
+// log's, as the bridge writes it). A line run after a rewind drops the
+// lines that were ahead, as the engine's log has.
+function noteLogged(line) {
+  logLines.push(line);
+  if (timelineLog.length === logLines.length - 1) timelineLog.push(line);
+  else timelineLog = logLines.slice();
 }
 
 // exec runs one line at the time the clock shows.
@@ -87,9 +102,11 @@ export function replayTo(lines, upTo) {
     return false;
   }
   entries = [];
+  logLines = [];
+  timelineLog = [];
   for (const res of r.results) record(res);
-  for (const fn of restartHooks) fn();
   timelineLog = lines.slice();
+  for (const fn of restartHooks) fn();
   return true;
 }
 
@@ -98,6 +115,7 @@ export function reset() {
   w.reset();
   pendingMs = 0;
   entries = [];
+  logLines = [];
   timelineLog = [];
   for (const fn of restartHooks) fn();
 }

@@ -6,7 +6,7 @@
 import { t, lang } from "../i18n.js";
 import { $, el, say } from "./dom.js";
 import { UserError } from "./words.js";
-import { w, commitPending } from "./session.js";
+import { logLines, commitPending, replayTo } from "./session.js";
 import { render } from "./app.js";
 import { guard } from "./console.js";
 
@@ -40,20 +40,32 @@ export function sharedLines() {
 }
 
 // fragment is the session as a share link's fragment, or null when it is
-// too long for one (or the log is empty: nothing to carry).
+// too long for one (or the log is empty: nothing to carry). It is the
+// page's copy of the log, so it works even after the engine died.
 export function fragment() {
-  const log = w.log();
+  const log = logLines;
   if (!log.length) return null;
   const frag = `#s=${encodeLines(log)}`;
   return frag.length > MAX_SHARE_CHARS ? null : frag;
 }
 
 export function wireShare() {
+  // A share link opened in this tab over the page (only the fragment
+  // differs, so the page does not load again) opens its session too.
+  window.addEventListener(
+    "hashchange",
+    guard(() => {
+      const lines = sharedLines();
+      if (!lines || lines.join("\n") === logLines.join("\n")) return;
+      if (replayTo(lines, lines.length)) say(t("js.status.readyShared", { n: lines.length }));
+      render();
+    }),
+  );
   $("share").addEventListener(
     "click",
     guard(() => {
       commitPending();
-      const frag = `#s=${encodeLines(w.log())}`;
+      const frag = `#s=${encodeLines(logLines)}`;
       if (frag.length > MAX_SHARE_CHARS) throw new UserError(t("js.share.tooLong", { n: frag.length }));
       const u = new URL(location.pathname, location.origin);
       u.searchParams.set("lang", lang);
@@ -70,7 +82,7 @@ export function wireShare() {
     "click",
     guard(() => {
       commitPending();
-      const blob = new Blob([w.log().map((l) => `${l}\n`).join("")], { type: "text/plain" });
+      const blob = new Blob([logLines.map((l) => `${l}\n`).join("")], { type: "text/plain" });
       const a = el("a", { href: URL.createObjectURL(blob), download: "warren-session.txt" });
       document.body.append(a);
       a.click();

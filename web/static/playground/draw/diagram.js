@@ -10,7 +10,7 @@
 // each diagram keeps its geometry for the tokens (tokens.js).
 import { t } from "../../i18n.js";
 import { svg } from "../dom.js";
-import { fmtMs, exchangeLabel, valueText } from "../format.js";
+import { fmtMs, exchangeLabel, typedText } from "../format.js";
 import { layout, PAD } from "./layout.js";
 import { topologyModel } from "./model.js";
 import { FONTS, fit, textWidth, wrap } from "./text.js";
@@ -56,7 +56,7 @@ export function destination(type, name) {
 function bindingText(b, routing) {
   if (routing === "fanout") return { label: "", what: t("js.diagram.keyIgnored") };
   if (routing === "headers") {
-    const sets = b.args.map((a) => Object.entries(a).map(([k, v]) => `${k}=${valueText(v)}`).sort().join(" ") || "{}");
+    const sets = b.args.map((a) => Object.entries(a).map(([k, v]) => `${k}=${typedText(v)}`).sort().join(" ") || "{}");
     const args = sets.sort().join(" | ");
     return { label: args, what: t("js.diagram.args", { args }) };
   }

@@ -1,10 +1,10 @@
 // The timeline: the scrubber over the log and the log's lines, those
 // ahead of a rewind greyed.
 import { $, el, reconcile } from "../dom.js";
-import { w, timelineLog } from "../session.js";
+import { logLines, timelineLog } from "../session.js";
 
 export function drawTimeline() {
-  const cur = w.log().length;
+  const cur = logLines.length;
   const s = $("scrubber");
   s.max = String(timelineLog.length);
   s.value = String(cur);
