@@ -111,10 +111,29 @@ func TestI18nInChromium(t *testing.T) {
 	runBrowserTest(t, "i18n.mjs", site.URL)
 }
 
+// TestCurriculumInChromium runs e2e/curriculum.mjs: every lesson, in
+// English and in Chinese, done step by step through the page as a learner
+// would (Check fails, the Run buttons, Check passes, Next step), in the
+// right language and without a page or console error. Screenshots of each
+// lesson's last step land in e2e/artifacts/curriculum/LANG/SLUG.png.
+func TestCurriculumInChromium(t *testing.T) {
+	runBrowserTestWithin(t, curriculumTimeout, "curriculum.mjs")
+}
+
+// curriculumTimeout bounds the whole curriculum in both languages: 34
+// lessons, about 1,500 button presses, which took two to two and a half
+// minutes on two cores shared with other browsers.
+const curriculumTimeout = 6 * time.Minute
+
 // runBrowserTest serves Handler and runs the node script e2e/NAME against
 // it in chromium, with args after the server's URL; the script prints
 // "ok" last when everything held.
 func runBrowserTest(t *testing.T, name string, args ...string) {
+	runBrowserTestWithin(t, 2*time.Minute, name, args...)
+}
+
+// runBrowserTestWithin is runBrowserTest with the script's time limit.
+func runBrowserTestWithin(t *testing.T, limit time.Duration, name string, args ...string) {
 	for _, f := range []string{"static/warren.wasm", "static/wasm_exec.js"} {
 		if _, err := os.Stat(f); err != nil {
 			t.Fatalf("%s is missing (a build output, embedded at compile time): %s", f, depsHint)
@@ -143,7 +162,7 @@ func runBrowserTest(t *testing.T, name string, args ...string) {
 
 	srv := httptest.NewServer(Handler())
 	defer srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join("e2e", name), srv.URL}, args...)...)
 	cmd.Env = append(os.Environ(), "CHROMIUM="+chromium)

@@ -1,8 +1,9 @@
 // The browser tests' shared frame: Debian's chromium through playwright-core
 // with a fresh profile (RECIPES.md's flags), the artifacts folder, a watch
 // that turns page errors, console errors and requests to other hosts into
-// problems, and the try/finally that reports the failing step, prints "ok"
-// when all held, and always closes the browser and removes the profile.
+// problems, the try/finally that reports the failing step, prints "ok"
+// when all held, and always closes the browser and removes the profile, and
+// englishRuns, which finds English left on a Chinese page.
 import { chromium } from "playwright-core";
 import assert from "node:assert/strict";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
@@ -67,3 +68,32 @@ export async function runTest(script, opts, body) {
     await close();
   }
 }
+
+// englishRuns returns the visible text of the page's main element that
+// holds three or more English words in a row, outside code (code, pre,
+// .mono, translate="no", the event kinds) and outside the English terms
+// Chinese text gives in full-width parentheses on first use: on a Chinese
+// page, each is a string that was not translated. The diagram's message
+// tokens are skipped too: they live for an animation, and their titles
+// quote message bodies, the learner's data.
+export const englishRuns = (page) =>
+  page.evaluate(() => {
+    const skip = "code, pre, .mono, [translate=no], .kind, .tokens, script, style, option, [hidden]";
+    const out = [];
+    const walker = document.createTreeWalker(document.querySelector("main"), NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (n.parentElement.closest(skip)) continue;
+      const s = n.textContent.replace(/（[^（）]*）/g, "");
+      const m = /[A-Za-z][A-Za-z'’-]*(?:[ ,]+[A-Za-z][A-Za-z'’-]*){2,}/.exec(s);
+      if (m) out.push(`${m[0]} ← ${n.textContent.trim().slice(0, 120)}`);
+    }
+    for (const e of document.querySelectorAll("main [title], main [aria-label], main [placeholder]")) {
+      if (e.closest(skip)) continue;
+      for (const a of ["title", "aria-label", "placeholder"]) {
+        const v = (e.getAttribute(a) ?? "").replace(/（[^（）]*）/g, "");
+        const m = /[A-Za-z][A-Za-z'’-]*(?:[ ,]+[A-Za-z][A-Za-z'’-]*){2,}/.exec(v);
+        if (m) out.push(`${a}: ${m[0]} ← ${v.slice(0, 120)}`);
+      }
+    }
+    return out;
+  });

@@ -9,37 +9,10 @@
 // a share link opens in the language it was made in, in a browser that
 // prefers English; and switching back works. Prints "ok" or exits 1.
 import assert from "node:assert/strict";
-import { launch } from "./browser.mjs";
-import { runTest } from "./browser.mjs";
+import { englishRuns, launch, runTest } from "./browser.mjs";
 
 const staticBase = process.argv[3];
 if (!staticBase) throw new Error("usage: node i18n.mjs BASE_URL STATIC_URL");
-
-// englishRuns returns the visible text of the page's main element that
-// holds three or more English words in a row, outside code (code, pre,
-// .mono, translate="no", the event kinds) and outside the English terms
-// Chinese text gives in full-width parentheses on first use.
-const englishRuns = (page) =>
-  page.evaluate(() => {
-    const skip = "code, pre, .mono, [translate=no], .kind, script, style, option, [hidden]";
-    const out = [];
-    const walker = document.createTreeWalker(document.querySelector("main"), NodeFilter.SHOW_TEXT);
-    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-      if (n.parentElement.closest(skip)) continue;
-      const s = n.textContent.replace(/（[^（）]*）/g, "");
-      const m = /[A-Za-z][A-Za-z'’-]*(?:[ ,]+[A-Za-z][A-Za-z'’-]*){2,}/.exec(s);
-      if (m) out.push(`${m[0]} ← ${n.textContent.trim().slice(0, 120)}`);
-    }
-    for (const e of document.querySelectorAll("main [title], main [aria-label], main [placeholder]")) {
-      if (e.closest(skip)) continue;
-      for (const a of ["title", "aria-label", "placeholder"]) {
-        const v = (e.getAttribute(a) ?? "").replace(/（[^（）]*）/g, "");
-        const m = /[A-Za-z][A-Za-z'’-]*(?:[ ,]+[A-Za-z][A-Za-z'’-]*){2,}/.exec(v);
-        if (m) out.push(`${a}: ${m[0]} ← ${v.slice(0, 120)}`);
-      }
-    }
-    return out;
-  });
 
 const lang = (page) => page.evaluate(() => document.documentElement.lang);
 

@@ -48,7 +48,8 @@ function msgButton(m, kind, a, b, label, tags, testid) {
     },
     el("span", { class: "mono" }, label),
     " ",
-    m.body.length > 40 ? `${m.body.slice(0, 40)}…` : m.body,
+    // The body is the learner's data, never translated (nor by the browser).
+    el("span", { class: "body", translate: "no" }, m.body.length > 40 ? `${m.body.slice(0, 40)}…` : m.body),
     tags,
   );
 }
