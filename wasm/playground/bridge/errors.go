@@ -75,6 +75,15 @@ func refusal(key string, args map[string]string) (string, *ErrorDetail) {
 	return fill(text, args), &ErrorDetail{Key: key, Args: args}
 }
 
+// ErrorTemplate returns the English template of key, one of ErrorKeys
+// ("" for any other): the script's or the bridge's.
+func ErrorTemplate(key string) string {
+	if t, ok := refusalTemplates[key]; ok {
+		return t
+	}
+	return script.ErrorTemplate(key)
+}
+
 // ErrorKeys returns every key an ErrorDetail can have: what the page's
 // catalogs must translate. The script's come first, sorted, then the
 // bridge's.
