@@ -1,7 +1,6 @@
 package script
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 )
@@ -78,11 +77,11 @@ func Parse(line string) (*Command, error) {
 	if t := toks[0]; strings.HasPrefix(t.text, "@") && !t.quoted {
 		c.Channel = t.text[1:]
 		if c.Channel == "" {
-			return nil, fmt.Errorf("empty channel name after @")
+			return nil, newError(KeyEmptyChannel)
 		}
 		toks = toks[1:]
 		if len(toks) == 0 {
-			return nil, fmt.Errorf("missing command after @%s", c.Channel)
+			return nil, newError(KeyMissingCommand, "channel", c.Channel)
 		}
 	}
 	c.Verb = toks[0].text
@@ -99,9 +98,9 @@ func Parse(line string) (*Command, error) {
 	spec, ok := verbs[c.Verb]
 	if !ok {
 		if seconds, two := twoWordVerbs[c.Verb]; two {
-			return nil, fmt.Errorf("%s what? expected one of: %s", c.Verb, strings.Join(seconds, ", "))
+			return nil, newError(KeyWhichVerb, "verb", c.Verb, "choices", strings.Join(seconds, ", "))
 		}
-		return nil, fmt.Errorf("unknown command %q (try \"help\")", c.Verb)
+		return nil, newError(KeyUnknownCommand, "command", quote(c.Verb))
 	}
 	isFlag := map[string]bool{}
 	for _, f := range spec.flags {
@@ -118,7 +117,7 @@ func Parse(line string) (*Command, error) {
 		case t.isKV() && (spec.anyOpt || isOpt[t.key()]):
 			c.Opts = append(c.Opts, Opt{Key: t.key(), Value: t.value(), Quoted: t.quoted})
 		case t.isKV():
-			return nil, fmt.Errorf("%s: unknown option %q (options: %s)", c.Verb, t.key(), strings.Join(sorted(spec.opts), ", "))
+			return nil, newError(KeyUnknownOption, "verb", c.Verb, "option", quote(t.key()), "options", strings.Join(sorted(spec.opts), ", "))
 		case !t.quoted && isFlag[t.text]:
 			c.Flags[t.text] = true
 		default:
@@ -126,7 +125,7 @@ func Parse(line string) (*Command, error) {
 		}
 	}
 	if len(c.Args) < spec.minArgs || (spec.maxArgs >= 0 && len(c.Args) > spec.maxArgs) {
-		return nil, fmt.Errorf("usage: %s", spec.usage)
+		return nil, usageError(spec)
 	}
 	return c, nil
 }

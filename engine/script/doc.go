@@ -214,8 +214,8 @@
 //	show time                   the virtual time
 //	help [COMMAND]              every command by group; with COMMAND, its usage
 //
-// Expect asserts; a failure is a script error wrapping ErrExpectation and
-// changes nothing:
+// Expect asserts; a failure is a script error (KeyExpectationFailed, for
+// which errors.Is(err, ErrExpectation) holds) and changes nothing:
 //
 //	expect queue NAME [FIELD=VALUE ...]
 //	expect msg QUEUE INDEX [FIELD=VALUE ...]
@@ -265,7 +265,10 @@
 // There are two kinds. Script errors — parse errors, misuse such as a bad
 // duration, and failed expectations — are returned by Exec; scenario files
 // show them in the output as "script error: ...", the console as
-// "error: ...". AMQP exceptions are not script errors but part of what
+// "error: ...". Each is an *Error: a stable key (ErrorKeys lists them all)
+// and the named values its English text is made from, and for a failed
+// comparison the fields that differ, so that a page can say the same in
+// its reader's language. AMQP exceptions are not script errors but part of what
 // happened: the trace shows the channel.closed (or connection.closed) event
 // and then "error: CODE TEXT", and expect error can check the code. A text
 // of several lines (rabbitmqctl's "Validation failed" and its reason)

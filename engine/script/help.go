@@ -14,17 +14,49 @@ import (
 
 // helpGroups orders the overview and says which group a verb's first word
 // belongs to.
+// A group's key is its stable id, for a page that says the title in
+// another language.
 var helpGroups = []struct {
+	key   string
 	title string
 	first []string
 }{
-	{"Topology", []string{"declare", "delete", "bind", "unbind", "purge"}},
-	{"Messages", []string{"publish", "consume", "cancel", "get", "ack", "nack", "reject", "recover", "qos", "confirm", "tx"}},
-	{"Channels", []string{"open", "use", "close", "disconnect"}},
-	{"Policies and vhosts", []string{"set_policy", "clear_policy", "set_operator_policy", "clear_operator_policy", "vhost"}},
-	{"Time", []string{"advance", "step", "run"}},
-	{"Looking", []string{"show", "help"}},
-	{"Checks", []string{"expect"}},
+	{"topology", "Topology", []string{"declare", "delete", "bind", "unbind", "purge"}},
+	{"messages", "Messages", []string{"publish", "consume", "cancel", "get", "ack", "nack", "reject", "recover", "qos", "confirm", "tx"}},
+	{"channels", "Channels", []string{"open", "use", "close", "disconnect"}},
+	{"policies", "Policies and vhosts", []string{"set_policy", "clear_policy", "set_operator_policy", "clear_operator_policy", "vhost"}},
+	{"time", "Time", []string{"advance", "step", "run"}},
+	{"looking", "Looking", []string{"show", "help"}},
+	{"checks", "Checks", []string{"expect"}},
+}
+
+// HelpMore is the overview's last line: how to ask for one command.
+const HelpMore = "help COMMAND shows how to use a command, e.g. help publish, help show"
+
+// HelpGroup is one line of the overview: a group's key and English title,
+// and its commands in order.
+type HelpGroup struct {
+	Key   string
+	Title string
+	Verbs []string
+}
+
+// HelpOverview returns the overview's groups, in order; Help renders them
+// as text, followed by HelpMore.
+func HelpOverview() []HelpGroup {
+	key := map[string]string{}
+	for _, g := range helpGroups {
+		key[g.title] = g.key
+	}
+	var out []HelpGroup
+	for _, v := range Verbs() {
+		if len(out) == 0 || out[len(out)-1].Title != v.Group {
+			out = append(out, HelpGroup{Key: key[v.Group], Title: v.Group})
+		}
+		g := &out[len(out)-1]
+		g.Verbs = append(g.Verbs, v.Name)
+	}
+	return out
 }
 
 // VerbHelp is one command's entry in the help: its name, the group it is
@@ -65,19 +97,10 @@ func Verbs() []VerbHelp {
 // ask for one command's usage.
 func Help() string {
 	var sb strings.Builder
-	group := ""
-	for _, v := range Verbs() {
-		if v.Group != group {
-			if group != "" {
-				sb.WriteString("\n")
-			}
-			group = v.Group
-			fmt.Fprintf(&sb, "%-20s %s", group+":", v.Name)
-			continue
-		}
-		sb.WriteString(", " + v.Name)
+	for _, g := range HelpOverview() {
+		fmt.Fprintf(&sb, "%-20s %s\n", g.Title+":", strings.Join(g.Verbs, ", "))
 	}
-	sb.WriteString("\nhelp COMMAND shows how to use a command, e.g. help publish, help show")
+	sb.WriteString(HelpMore)
 	return sb.String()
 }
 
@@ -93,7 +116,7 @@ func HelpFor(topic string) (string, error) {
 		}
 	}
 	if len(lines) == 0 {
-		return "", fmt.Errorf("no command %q (try \"help\")", topic)
+		return "", newError(KeyNoHelpTopic, "topic", quote(topic))
 	}
 	return strings.Join(lines, "\n"), nil
 }

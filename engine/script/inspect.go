@@ -116,16 +116,16 @@ func (r *Runner) msgAt(queue, index string) (*engine.Message, map[string]string,
 	i, err := strconv.Atoi(index)
 	if err != nil || i < 0 {
 		if _, ok := findQueue(r.state(1), queue); !ok {
-			return nil, nil, fmt.Errorf("no queue %q", queue)
+			return nil, nil, newError(KeyNoQueue, "queue", quote(queue))
 		}
-		return nil, nil, fmt.Errorf("message index must be 0, 1, ... got %q", index)
+		return nil, nil, newError(KeyBadIndex, "value", quote(index))
 	}
 	q, ok := findQueue(r.state(i+1), queue)
 	if !ok {
-		return nil, nil, fmt.Errorf("no queue %q", queue)
+		return nil, nil, newError(KeyNoQueue, "queue", quote(queue))
 	}
 	if i >= q.ReadyCount {
-		return nil, nil, fmt.Errorf("queue %s has %d ready messages, no index %d", queue, q.ReadyCount, i)
+		return nil, nil, newError(KeyNoIndex, "queue", queue, "ready", strconv.Itoa(q.ReadyCount), "index", strconv.Itoa(i))
 	}
 	rv := q.Ready[i]
 	extra := map[string]string{"redelivered": strconv.FormatBool(rv.Redelivered), "expired": strconv.FormatBool(rv.Expired)}

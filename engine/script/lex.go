@@ -1,9 +1,6 @@
 package script
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // token is one whitespace-separated word. Quotes group words and force a
 // value to be a string; quoted reports whether any part was quoted.
@@ -53,7 +50,7 @@ func lex(line string) ([]token, error) {
 				cur.WriteByte(line[j])
 			}
 			if j >= len(line) {
-				return nil, fmt.Errorf("unterminated quote in %q", line)
+				return nil, newError(KeyUnterminatedQuote, "line", quote(line))
 			}
 			i = j
 		default:

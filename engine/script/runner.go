@@ -53,9 +53,6 @@ func New(cfg engine.Config) *Runner {
 	return &Runner{B: engine.New(cfg), chans: map[string]*chanRef{}, conns: map[string]engine.ConnID{}, current: DefaultChannel, MaxSteps: 100000}
 }
 
-// ErrExpectation marks a failed expect line.
-var ErrExpectation = errors.New("expectation failed")
-
 // Exec runs one line and returns its output. Parse errors, misuse and failed
 // expectations are returned as errors; AMQP exceptions are not errors of the
 // script: they are printed ("error: 406 PRECONDITION_FAILED - ...") and

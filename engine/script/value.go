@@ -1,7 +1,6 @@
 package script
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -43,11 +42,11 @@ func parseValue(s string, quoted bool) any {
 // number of milliseconds, and returns milliseconds.
 func parseDuration(s string) (int64, error) {
 	if s == "" {
-		return 0, fmt.Errorf("empty duration")
+		return 0, newError(KeyEmptyDuration)
 	}
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 		if n < 0 {
-			return 0, fmt.Errorf("negative duration %q", s)
+			return 0, newError(KeyNegativeDuration, "value", quote(s))
 		}
 		return n, nil
 	}
@@ -59,11 +58,11 @@ func parseDuration(s string) (int64, error) {
 			i++
 		}
 		if i == 0 {
-			return 0, fmt.Errorf("bad duration %q (use e.g. 250ms, 5s, 1.5s, 2m, 1h)", s)
+			return 0, newError(KeyBadDuration, "value", quote(s))
 		}
 		num, err := strconv.ParseFloat(rest[:i], 64)
 		if err != nil {
-			return 0, fmt.Errorf("bad duration %q", s)
+			return 0, newError(KeyBadDurationNumber, "value", quote(s))
 		}
 		rest = rest[i:]
 		j := 0
@@ -85,7 +84,7 @@ func parseDuration(s string) (int64, error) {
 		case "d":
 			mult = 86_400_000
 		default:
-			return 0, fmt.Errorf("bad duration unit %q in %q (use ms, s, m, h or d)", unit, s)
+			return 0, newError(KeyBadDurationUnit, "unit", quote(unit), "value", quote(s))
 		}
 		total += num * mult
 	}

@@ -21,70 +21,72 @@ func init() {
 	register(&verbSpec{name: "expect time", minArgs: 1, maxArgs: 1, usage: "expect time DURATION", run: runExpectTime})
 }
 
-func fail(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrExpectation, fmt.Sprintf(format, args...))
-}
-
-func compareFields(what string, have map[string]string, want []Opt) error {
-	if bad := mismatch(have, want); bad != "" {
-		return fail("%s: %s", what, bad)
+// compareFields fails when a wanted field differs: an expectation that
+// failed because of an error of key, with args (name, value pairs) saying
+// what was compared, and the fields that differ.
+func compareFields(have map[string]string, want []Opt, key string, args ...string) error {
+	if bad := mismatches(have, want); len(bad) > 0 {
+		e := newError(key, args...)
+		e.Mismatches = bad
+		return fail(e)
 	}
 	return nil
 }
 
-// mismatch lists the wanted fields that differ, as "key=got (want value)",
-// or returns "" when all match.
-func mismatch(have map[string]string, want []Opt) string {
-	var bad []string
+// mismatches lists the wanted fields that differ, none when all match. A
+// field that is not there compares as "(absent)", so that a check can say
+// a header or x-death field is missing.
+func mismatches(have map[string]string, want []Opt) []Mismatch {
+	var bad []Mismatch
 	for _, o := range want {
 		got, ok := have[o.Key]
-		if !ok {
-			got = "(absent)"
+		if !ok && o.Value == errorTemplates[KeyAbsent] {
+			continue
 		}
-		if got != o.Value {
-			bad = append(bad, fmt.Sprintf("%s=%s (want %s)", o.Key, got, o.Value))
+		if !ok || got != o.Value {
+			bad = append(bad, Mismatch{Field: o.Key, Got: got, Want: o.Value, Absent: !ok})
 		}
 	}
-	return strings.Join(bad, ", ")
+	return bad
 }
 
 func runExpectQueue(r *Runner, c *Command) error {
 	q, ok := findQueue(r.state(1), c.Args[0])
 	if !ok {
-		return fail("no queue %s", c.Args[0])
+		return fail(newError(KeyNoQueue, "queue", c.Args[0]))
 	}
-	return compareFields("queue "+q.Name, queueFields(q), c.Opts)
+	return compareFields(queueFields(q), c.Opts, KeyQueueDiffers, "queue", q.Name)
 }
 
 func runExpectMsg(r *Runner, c *Command) error {
 	m, extra, err := r.msgAt(c.Args[0], c.Args[1])
 	if err != nil {
-		return fail("%v", err)
+		return fail(err)
 	}
 	f := msgFields(m)
 	for k, v := range extra {
 		f[k] = v
 	}
-	return compareFields(fmt.Sprintf("msg %s[%s]", c.Args[0], c.Args[1]), f, c.Opts)
+	return compareFields(f, c.Opts, KeyMsgDiffers, "queue", c.Args[0], "index", c.Args[1])
 }
 
 func runExpectError(r *Runner, c *Command) error {
 	want := c.Args[0]
 	if want == "none" {
 		if r.lastErr != nil {
-			return fail("unexpected error %d %s", r.lastErr.Code, r.lastErr.Text)
+			return fail(newError(KeyUnexpectedError, "code", strconv.Itoa(r.lastErr.Code), "text", r.lastErr.Text))
 		}
 		return nil
 	}
 	code, err := strconv.Atoi(want)
 	if err != nil {
-		return fmt.Errorf("expect error: want a reply code or none, got %q", want)
+		return newError(KeyBadErrorCode, "value", quote(want))
 	}
 	if r.lastErr == nil {
-		return fail("no error, want %d", code)
+		return fail(newError(KeyNoError, "want", strconv.Itoa(code)))
 	}
 	if r.lastErr.Code != code {
-		return fail("error %d %s, want %d", r.lastErr.Code, r.lastErr.Text, code)
+		return fail(newError(KeyWrongError, "code", strconv.Itoa(r.lastErr.Code), "text", r.lastErr.Text, "want", strconv.Itoa(code)))
 	}
 	return nil
 }
@@ -119,38 +121,40 @@ func splitTrace(s string) []string {
 func runExpectEvent(r *Runner, c *Command) error {
 	kind := c.Args[0]
 	if _, ok := engine.EventKindByName(kind); !ok {
-		return fmt.Errorf("expect event: unknown event kind %q", kind)
+		return newError(KeyUnknownEvent, "kind", quote(kind))
 	}
 	for _, e := range r.lastEvents {
 		if e.Kind.String() != kind {
 			continue
 		}
-		if compareFields("", eventFields(r, e), c.Opts) == nil {
+		if len(mismatches(eventFields(r, e), c.Opts)) == 0 {
 			return nil
 		}
 	}
-	return fail("no %s event matching %v in the previous command's events", kind, c.Opts)
+	return fail(newError(KeyNoEvent, "kind", kind, "fields", fmt.Sprint(c.Opts)))
 }
 
 func runExpectExists(want bool) func(r *Runner, c *Command) error {
 	return func(r *Runner, c *Command) error {
 		s := r.state(1)
 		var have bool
+		missing, exists := KeyQueueMissing, KeyQueueExists
 		switch c.Args[0] {
 		case "queue":
 			_, have = findQueue(s, c.Args[1])
 		case "exchange":
 			have = findExchange(s, c.Args[1])
+			missing, exists = KeyExchangeMissing, KeyExchangeExists
 		default:
-			return fmt.Errorf("expect exists/missing: queue or exchange, got %q", c.Args[0])
+			return newError(KeyBadExistsWhat, "value", quote(c.Args[0]))
 		}
-		if have != want {
-			if want {
-				return fail("%s %s does not exist", c.Args[0], c.Args[1])
-			}
-			return fail("%s %s still exists", c.Args[0], c.Args[1])
+		switch {
+		case have == want:
+			return nil
+		case want:
+			return fail(newError(missing, "name", c.Args[1]))
 		}
-		return nil
+		return fail(newError(exists, "name", c.Args[1]))
 	}
 }
 
@@ -160,7 +164,7 @@ func runExpectTime(r *Runner, c *Command) error {
 		return err
 	}
 	if int64(r.B.Now()) != ms {
-		return fail("time is %s, want %s", engine.FormatDuration(int64(r.B.Now())), c.Args[0])
+		return fail(newError(KeyWrongTime, "now", engine.FormatDuration(int64(r.B.Now())), "want", c.Args[0]))
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package script
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -38,7 +37,7 @@ func (r *Runner) openChannel(name string) (engine.ChannelView, error) {
 			}
 		}
 	}
-	return engine.ChannelView{}, fail("channel %s is not open", name)
+	return engine.ChannelView{}, fail(newError(KeyChannelNotOpen, "channel", name))
 }
 
 func runExpectChannel(r *Runner, c *Command) error {
@@ -51,7 +50,7 @@ func runExpectChannel(r *Runner, c *Command) error {
 		}
 		return err
 	}
-	return compareFields("channel "+name, map[string]string{
+	return compareFields(map[string]string{
 		"open":            "true",
 		"confirm":         strconv.FormatBool(cv.Confirm),
 		"tx":              strconv.FormatBool(cv.Tx),
@@ -60,13 +59,13 @@ func runExpectChannel(r *Runner, c *Command) error {
 		"consumers":       strconv.Itoa(len(cv.Consumers)),
 		"unacked":         strconv.Itoa(cv.UnackedCount),
 		"pending-tx":      strconv.Itoa(cv.PendingTx),
-	}, c.Opts)
+	}, c.Opts, KeyChannelDiffers, "channel", name)
 }
 
 func parseTag(s string) (uint64, error) {
 	tag, err := strconv.ParseUint(s, 10, 64)
 	if err != nil || tag == 0 {
-		return 0, fmt.Errorf("a delivery tag is 1, 2, ... got %q", s)
+		return 0, newError(KeyBadTag, "value", quote(s))
 	}
 	return tag, nil
 }
@@ -75,7 +74,7 @@ func runExpectUnacked(r *Runner, c *Command) error {
 	name := c.Args[0]
 	tag, err := parseTag(c.Args[1])
 	if err != nil {
-		return fmt.Errorf("expect unacked: %v", err)
+		return wrapIn(c.Verb, err)
 	}
 	cv, err := r.openChannel(name)
 	if err != nil {
@@ -90,30 +89,26 @@ func runExpectUnacked(r *Runner, c *Command) error {
 		f["consumer"] = u.ConsumerTag
 		f["redelivered"] = strconv.FormatBool(u.Redelivered)
 		f["delivered-at"] = engine.FormatDuration(int64(u.DeliveredAt))
-		return compareFields(fmt.Sprintf("channel %s tag %d", name, tag), f, c.Opts)
+		return compareFields(f, c.Opts, KeyUnackedDiffers, "channel", name, "tag", strconv.FormatUint(tag, 10))
 	}
 	tags := make([]string, len(cv.Unacked))
 	for i, u := range cv.Unacked {
 		tags[i] = strconv.FormatUint(u.DeliveryTag, 10)
 	}
-	return fail("channel %s has no delivery %d awaiting an ack (unacked tags: %s)", name, tag, orNone(tags))
-}
-
-func orNone(ss []string) string {
-	if len(ss) == 0 {
-		return "none"
+	if len(tags) == 0 {
+		return fail(newError(KeyNoUnackedAtAll, "channel", name, "tag", strconv.FormatUint(tag, 10)))
 	}
-	return strings.Join(ss, ",")
+	return fail(newError(KeyNoUnacked, "channel", name, "tag", strconv.FormatUint(tag, 10), "tags", strings.Join(tags, ",")))
 }
 
 func runExpectConfirm(r *Runner, c *Command) error {
 	name, want := c.Args[0], c.Args[2]
 	tag, err := parseTag(c.Args[1])
 	if err != nil {
-		return fmt.Errorf("expect confirm: %v", err)
+		return wrapIn(c.Verb, err)
 	}
 	if want != "ack" && want != "nack" {
-		return fmt.Errorf("expect confirm: want ack or nack, got %q", want)
+		return newError(KeyBadConfirmWant, "value", quote(want))
 	}
 	cv, err := r.openChannel(name)
 	if err != nil {
@@ -124,15 +119,16 @@ func runExpectConfirm(r *Runner, c *Command) error {
 		p = &publisherRecord{floor: 1}
 	}
 	got, forgotten := p.outcome(tag)
+	tagText := strconv.FormatUint(tag, 10)
 	switch {
 	case forgotten:
-		return fail("channel %s: publish %d is older than the confirms kept (from %d on)", name, tag, p.floor)
+		return fail(newError(KeyConfirmForgotten, "channel", name, "tag", tagText, "floor", strconv.FormatUint(p.floor, 10)))
 	case got == "" && !cv.Confirm:
-		return fail("channel %s is not in confirm mode: no publish %d was confirmed", name, tag)
+		return fail(newError(KeyNotConfirmMode, "channel", name, "tag", tagText))
 	case got == "":
-		return fail("channel %s: publish %d has no confirm (confirmed up to %d)", name, tag, p.highest())
+		return fail(newError(KeyNoConfirm, "channel", name, "tag", tagText, "highest", strconv.FormatUint(p.highest(), 10)))
 	case got != want:
-		return fail("channel %s: publish %d got %s, want %s", name, tag, got, want)
+		return fail(newError(KeyWrongConfirm, "channel", name, "tag", tagText, "got", got, "want", want))
 	}
 	return nil
 }
@@ -148,15 +144,16 @@ func runExpectReturned(r *Runner, c *Command) error {
 		returns = p.returns
 	}
 	for _, m := range returns {
-		if mismatch(returnedFields(m), c.Opts) == "" {
+		if len(mismatches(returnedFields(m), c.Opts)) == 0 {
 			return nil
 		}
 	}
 	if len(returns) == 0 {
-		return fail("no message was returned on channel %s", name)
+		return fail(newError(KeyNoReturn, "channel", name))
 	}
-	return fail("none of the %d messages returned on channel %s matches; the last one has %s", len(returns), name,
-		mismatch(returnedFields(returns[len(returns)-1]), c.Opts))
+	e := newError(KeyNoMatchingReturn, "count", strconv.Itoa(len(returns)), "channel", name)
+	e.Mismatches = mismatches(returnedFields(returns[len(returns)-1]), c.Opts)
+	return fail(e)
 }
 
 // returnedFields are a returned message's fields for expect returned: the

@@ -1,7 +1,6 @@
 package script
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -53,7 +52,7 @@ func publishProps(c *Command) (*engine.Properties, int, error) {
 		case o.Key == "priority":
 			n, err := strconv.Atoi(o.Value)
 			if err != nil || n < 0 || n > 255 {
-				return nil, 0, fmt.Errorf("priority must be 0..255, got %q", o.Value)
+				return nil, 0, newError(KeyBadPriority, "value", quote(o.Value))
 			}
 			p.Priority = uint8(n)
 		case o.Key == "delay":
@@ -71,7 +70,7 @@ func publishProps(c *Command) (*engine.Properties, int, error) {
 		case o.Key == "count":
 			n, err := strconv.Atoi(o.Value)
 			if err != nil || n < 1 || n > 1_000_000 {
-				return nil, 0, fmt.Errorf("count must be 1..1000000, got %q", o.Value)
+				return nil, 0, newError(KeyBadCount, "value", quote(o.Value))
 			}
 			count = n
 			continue
@@ -94,14 +93,14 @@ func publishProps(c *Command) (*engine.Properties, int, error) {
 		case o.Key == "timestamp":
 			n, err := strconv.ParseInt(o.Value, 10, 64)
 			if err != nil {
-				return nil, 0, fmt.Errorf("timestamp must be seconds, got %q", o.Value)
+				return nil, 0, newError(KeyBadTimestamp, "value", quote(o.Value))
 			}
 			p.Timestamp = engine.Timestamp(n)
 		case strings.HasPrefix(o.Key, "header.") || strings.HasPrefix(o.Key, "h."):
 			name := o.Key[strings.IndexByte(o.Key, '.')+1:]
 			headers[name] = parseValue(o.Value, o.Quoted)
 		default:
-			return nil, 0, fmt.Errorf("publish: unknown option %q (headers are header.NAME=VALUE)", o.Key)
+			return nil, 0, newError(KeyPublishOption, "option", quote(o.Key))
 		}
 		set = true
 	}
@@ -159,7 +158,7 @@ func runConsume(r *Runner, c *Command) error {
 	if v, ok := c.Opt("prefetch"); ok {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 || n > 65535 {
-			return fmt.Errorf("prefetch must be 0..65535, got %q", v)
+			return newError(KeyBadPrefetch, "value", quote(v))
 		}
 		if err := r.B.BasicQos(id, engine.BasicQos{PrefetchCount: uint16(n)}); err != nil {
 			return err
@@ -189,12 +188,12 @@ func runQos(r *Runner, c *Command) error {
 	}
 	n, err := strconv.Atoi(c.Args[0])
 	if err != nil || n < 0 || n > 65535 {
-		return fmt.Errorf("prefetch count must be 0..65535, got %q", c.Args[0])
+		return newError(KeyBadPrefetchCount, "value", quote(c.Args[0]))
 	}
 	var size uint64
 	if v, ok := c.Opt("size"); ok {
 		if size, err = strconv.ParseUint(v, 10, 32); err != nil {
-			return fmt.Errorf("prefetch size must be 0..4294967295, got %q", v)
+			return newError(KeyBadPrefetchSize, "value", quote(v))
 		}
 	}
 	return r.B.BasicQos(id, engine.BasicQos{PrefetchSize: uint32(size), PrefetchCount: uint16(n), Global: c.Flags["global"]})
@@ -223,7 +222,7 @@ func (r *Runner) tagArg(s string) (uint64, bool, error) {
 	}
 	n, err := strconv.ParseUint(s, 10, 64)
 	if err != nil {
-		return 0, false, fmt.Errorf("delivery tag must be a number, last or all, got %q", s)
+		return 0, false, newError(KeyBadDeliveryTag, "value", quote(s))
 	}
 	return n, false, nil
 }
@@ -235,7 +234,7 @@ func requeueOpt(c *Command) (bool, error) {
 	}
 	b, err := strconv.ParseBool(v)
 	if err != nil {
-		return false, fmt.Errorf("requeue must be true or false, got %q", v)
+		return false, newError(KeyBadRequeue, "value", quote(v))
 	}
 	return b, nil
 }
@@ -327,7 +326,7 @@ func runOpen(r *Runner, c *Command) error {
 	}
 	name := c.Args[0]
 	if ch, exists := r.chans[name]; exists && ch.open {
-		return fmt.Errorf("channel %s is already open", name)
+		return newError(KeyChannelAlreadyOpen, "channel", name)
 	}
 	if ch, exists := r.chans[name]; exists {
 		ch.vhost = vh
@@ -351,7 +350,7 @@ func runClose(r *Runner, c *Command) error {
 	}
 	ch, ok := r.chans[name]
 	if !ok || !ch.open {
-		return fmt.Errorf("channel %s is not open", name)
+		return newError(KeyChannelNotOpen, "channel", name)
 	}
 	r.B.CloseChannel(ch.id)
 	return nil
@@ -367,7 +366,7 @@ func runDisconnect(r *Runner, c *Command) error {
 	}
 	id, ok := r.conns[name]
 	if !ok {
-		return fmt.Errorf("connection %s is not open", name)
+		return newError(KeyConnectionNotOpen, "connection", name)
 	}
 	r.B.CloseConnection(id)
 	return nil

@@ -3,7 +3,6 @@ package script
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -42,11 +41,11 @@ func rabbitmqctlArgs(args []string) (pos []string, flags map[string]string, err 
 			name = "vhost"
 		case "priority", "apply-to":
 		default:
-			return nil, nil, fmt.Errorf("unknown flag %s", a)
+			return nil, nil, newError(KeyUnknownFlag, "flag", a)
 		}
 		if !hasVal {
 			if i+1 >= len(args) {
-				return nil, nil, fmt.Errorf("flag %s needs a value", a)
+				return nil, nil, newError(KeyFlagNeedsValue, "flag", a)
 			}
 			i++
 			val = args[i]
@@ -63,7 +62,7 @@ func parseDefinition(s string) (engine.Table, error) {
 	dec.UseNumber()
 	var raw map[string]any
 	if err := dec.Decode(&raw); err != nil {
-		return nil, fmt.Errorf("policy definition is not a JSON object: %v", err)
+		return nil, newError(KeyBadDefinition, "detail", err.Error())
 	}
 	return jsonTable(raw), nil
 }
@@ -103,7 +102,7 @@ func runSetPolicy(op bool) func(r *Runner, c *Command) error {
 			return err
 		}
 		if len(pos) != 3 {
-			return fmt.Errorf("usage: %s", verbs[c.Verb].usage)
+			return usageError(verbs[c.Verb])
 		}
 		def, err := parseDefinition(pos[2])
 		if err != nil {
@@ -119,7 +118,7 @@ func runSetPolicy(op bool) func(r *Runner, c *Command) error {
 		if v, ok := flags["priority"]; ok {
 			n, err := strconv.Atoi(v)
 			if err != nil {
-				return fmt.Errorf("priority must be an integer, got %q", v)
+				return newError(KeyBadPolicyPriority, "value", quote(v))
 			}
 			p.Priority = n
 		}
@@ -137,7 +136,7 @@ func runClearPolicy(op bool) func(r *Runner, c *Command) error {
 			return err
 		}
 		if len(pos) != 1 {
-			return fmt.Errorf("usage: %s", verbs[c.Verb].usage)
+			return usageError(verbs[c.Verb])
 		}
 		vh := "/"
 		if v, ok := flags["vhost"]; ok {

@@ -70,7 +70,7 @@ func runShowQueue(r *Runner, c *Command) error {
 	s := r.state(ShowLimit)
 	q, ok := findQueue(s, c.Args[0])
 	if !ok {
-		return fmt.Errorf("no queue %q", c.Args[0])
+		return newError(KeyNoQueue, "queue", quote(c.Args[0]))
 	}
 	r.print("%s\n", describeQueue(q))
 	defer r.cut(q.ReadyCount, len(q.Ready), "messages")

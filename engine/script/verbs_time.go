@@ -2,6 +2,7 @@ package script
 
 import (
 	"fmt"
+	"strconv"
 
 	"warren/engine"
 )
@@ -22,7 +23,7 @@ func runAdvance(r *Runner, c *Command) error {
 		}
 		target = engine.Time(ms)
 		if target < r.B.Now() {
-			return fmt.Errorf("cannot go back in time to %s (now %s)", engine.FormatDuration(ms), engine.FormatDuration(int64(r.B.Now())))
+			return newError(KeyBackInTime, "target", engine.FormatDuration(ms), "now", engine.FormatDuration(int64(r.B.Now())))
 		}
 	case len(c.Args) == 1:
 		ms, err := parseDuration(c.Args[0])
@@ -31,7 +32,7 @@ func runAdvance(r *Runner, c *Command) error {
 		}
 		target = r.B.Now() + engine.Time(ms)
 	default:
-		return fmt.Errorf("usage: %s", verbs["advance"].usage)
+		return usageError(verbs["advance"])
 	}
 	r.B.Settle(target)
 	r.noteTime()
@@ -50,7 +51,7 @@ func runStep(r *Runner, c *Command) error {
 	n := 1
 	if len(c.Args) == 1 {
 		if _, err := fmt.Sscanf(c.Args[0], "%d", &n); err != nil || n < 1 {
-			return fmt.Errorf("step count must be a positive number, got %q", c.Args[0])
+			return newError(KeyBadStepCount, "value", quote(c.Args[0]))
 		}
 	}
 	for i := 0; i < n; i++ {
@@ -66,7 +67,7 @@ func runStep(r *Runner, c *Command) error {
 func runRun(r *Runner, c *Command) error {
 	for i := 0; ; i++ {
 		if i >= r.MaxSteps {
-			return fmt.Errorf("run: still busy after %d steps (a timer keeps re-arming?)", r.MaxSteps)
+			return newError(KeyRunBusy, "steps", strconv.Itoa(r.MaxSteps))
 		}
 		if !r.step() {
 			break

@@ -5,7 +5,9 @@
 // static site's navigator.languages; the switch on a page changes the
 // language, keeps the session built so far, and is remembered across a
 // reload and on other pages; the playground works in Chinese (events
-// explained in Chinese, x-death glossed, no English sentence outside code);
+// explained in Chinese, x-death glossed, the script's errors, a failed
+// check's reasons and the help overview in Chinese, no English sentence
+// outside code);
 // a share link opens in the language it was made in, in a browser that
 // prefers English; and switching back works. Prints "ok" or exits 1.
 import assert from "node:assert/strict";
@@ -108,6 +110,24 @@ await runTest("i18n.mjs", {}, async (t) => {
   await tid(page, "dq-submit").click();
   assert.equal(await tid(page, "console-output").textContent(), "错误：消息过期时间（message TTL）必须是一个时长，例如 5s、250ms 或 1m30s，收到的是“soon”");
   await tid(page, "dq-ttl").fill("");
+
+  t.step = "the script's errors and help in Chinese";
+  await run(page, "frobnicate q");
+  assert.equal(await tid(page, "console-output").textContent(), '> frobnicate q\n错误：未知命令 "frobnicate"（试试 "help"）');
+  assert.equal(await tid(page, "entry-error").last().textContent(), '未知命令 "frobnicate"（试试 "help"）');
+  await run(page, "consume");
+  assert.match(await tid(page, "console-output").textContent(), /\n错误：用法：consume QUEUE \[tag=TAG\]/);
+  await run(page, "expect queue dead ready=5 nope=1");
+  assert.equal(await tid(page, "entry-error").last().textContent(), "检查未通过：队列 dead：ready=1（应为 5）、nope=（不存在）（应为 1）");
+  await run(page, "expect msg nowhere 0");
+  assert.equal(await tid(page, "entry-error").last().textContent(), '检查未通过：没有队列 "nowhere"');
+  await run(page, "help");
+  const help = (await tid(page, "console-output").textContent()).split("\n");
+  assert.match(help[1], /^拓扑：\s+bind, bind exchange, declare exchange/);
+  assert.ok(help.some((l) => /^策略与虚拟主机：\s+clear_operator_policy, clear_policy, set_operator_policy, set_policy/.test(l)), help.join("\n"));
+  assert.equal(help.at(-1), "help COMMAND 显示一个命令的用法，例如 help publish、help show");
+  const columns = (s) => [...s].reduce((n, c) => n + (/[\u2e80-\uffef]/.test(c) ? 2 : 1), 0); // a Chinese character is two wide
+  assert.equal(new Set(help.slice(1, -1).map((l) => columns(/^\S+\s+/.exec(l)[0]))).size, 1, `the commands line up:\n${help.join("\n")}`);
   await page.locator("details.help summary").click();
   assert.deepEqual(await englishRuns(page), []);
   await t.shot(page, "i18n-zh-playground");
@@ -134,7 +154,15 @@ await runTest("i18n.mjs", {}, async (t) => {
   assert.match(await lesson.locator("#lesson-h").textContent(), /\p{Script=Han}/u);
   await tid(lesson, "lesson-check").click();
   assert.match(await tid(lesson, "lesson-result").textContent(), /^还没有：/);
-  for (const b of await lesson.locator("article.lesson-step:not([hidden]) button.try").all()) await b.click();
+  t.step = "a failed check says why in Chinese";
+  assert.deepEqual(await lesson.locator('[data-testid="lesson-result"] .why').allTextContents(), ["检查未通过：没有队列 orders"]);
+  const tries = await lesson.locator("article.lesson-step:not([hidden]) button.try").all();
+  await tries[0].click();
+  await tid(lesson, "lesson-check").click();
+  await lesson.waitForFunction(() => document.querySelector('[data-testid="lesson-result"] .why')?.textContent.includes("ready=0"));
+  assert.deepEqual(await lesson.locator('[data-testid="lesson-result"] .why').allTextContents(), ["检查未通过：队列 orders：ready=0（应为 1）"]);
+  assert.deepEqual(await englishRuns(lesson), []);
+  for (const b of tries.slice(1)) await b.click();
   await tid(lesson, "lesson-check").click();
   await lesson.waitForFunction(() => document.querySelector('[data-testid="lesson-result"]').classList.contains("pass"));
   assert.match(await tid(lesson, "lesson-result").textContent(), /^完成。/);
@@ -147,6 +175,15 @@ await runTest("i18n.mjs", {}, async (t) => {
   assert.equal(await lang(page), "en");
   assert.equal(await tid(page, "nav-playground").textContent(), "Playground");
   assert.equal(await page.evaluate(() => localStorage.getItem("lang")), "en");
+  t.step = "in English, the script's errors and help read as the engine writes them";
+  for (const line of ["frobnicate q", "consume", "expect queue dead ready=5 nope=1", "help"]) {
+    await run(page, line);
+    const r = await page.evaluate((l) => warren.exec(l), line); // the same line again, for its English
+    const want = [`> ${line}`];
+    if (r.output) want.push(r.output.replace(/\n$/, ""));
+    if (r.error) want.push(`error: ${r.error}`);
+    assert.equal(await tid(page, "console-output").textContent(), want.join("\n"));
+  }
   const back = await open(context, base + "/", null);
   assert.equal(await lang(back), "en");
 });

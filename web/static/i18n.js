@@ -2,7 +2,9 @@
 // its language's catalog the browser uses (web/i18n: the keys that start
 // with "js."), as JSON in <script id="i18n-catalog">; the page's language
 // is <html lang>. A key is always a literal string in the code that uses
-// it, so that web/i18n's tests can find every key the modules use.
+// it, so that web/i18n's tests can find every key the modules use; the one
+// exception is keys named by data the engine sends (scripterror.js), which
+// web's tests check against the engine's own lists of them.
 
 const catalogEl = document.getElementById("i18n-catalog");
 const catalog = catalogEl ? JSON.parse(catalogEl.textContent) : {};
@@ -20,6 +22,11 @@ export function t(key, vars = {}) {
     return key;
   }
   return s.replace(/\{(\w+)\}/g, (m, name) => (name in vars ? String(vars[name]) : m));
+}
+
+// has reports whether the catalog has an entry for key.
+export function has(key) {
+  return Object.hasOwn(catalog, key);
 }
 
 // tParts is t for a string with elements in it: it returns the entry as a

@@ -7,8 +7,10 @@
 // before Check does not undo a step. Like the playground's modules it holds
 // no engine logic: the lines and what they mean come from the lesson
 // (lessons/content) and the engine. Its messages come from the page
-// language's catalog (i18n.js).
+// language's catalog (i18n.js), a failed check line's reason too
+// (scripterror.js).
 import { t } from "./i18n.js";
+import { errorText } from "./scripterror.js";
 
 const data = JSON.parse(document.getElementById("lesson-data").textContent);
 const $ = (id) => document.getElementById(id);
@@ -58,7 +60,7 @@ function result(text, kind, lines = []) {
       li.dataset.testid = "lesson-check-line";
       const code = Object.assign(document.createElement("code"), { textContent: l.line });
       li.append(l.error ? "✗ " : "✓ ", code);
-      if (l.error) li.append(Object.assign(document.createElement("div"), { className: "why", textContent: l.error }));
+      if (l.error) li.append(Object.assign(document.createElement("div"), { className: "why", textContent: errorText(l) }));
       ul.append(li);
     }
     r.append(ul);

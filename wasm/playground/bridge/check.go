@@ -14,10 +14,13 @@ type CheckResult struct {
 	Lines  []CheckedLine `json:"lines"`
 }
 
-// CheckedLine is one expect line and, when it failed, why.
+// CheckedLine is one expect line and, when it failed, why: in English,
+// and as data for the page to say in its reader's language (as in
+// Result).
 type CheckedLine struct {
-	Line  string `json:"line"`
-	Error string `json:"error,omitempty"`
+	Line        string       `json:"line"`
+	Error       string       `json:"error,omitempty"`
+	ErrorDetail *ErrorDetail `json:"errorDetail,omitempty"`
 }
 
 // Check runs expect lines against the session as it is, without logging
@@ -41,7 +44,7 @@ func (s *Session) Check(lines []string) (CheckResult, error) {
 	for i, c := range cmds {
 		res.Lines[i].Line = c.Line
 		if _, err := s.r.ExecCommand(c); err != nil {
-			res.Lines[i].Error = err.Error()
+			res.Lines[i].Error, res.Lines[i].ErrorDetail = err.Error(), detailOf(err)
 			res.Passed = false
 		}
 	}

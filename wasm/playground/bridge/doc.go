@@ -27,6 +27,11 @@
 //     shows all have a limit (the Max constants). A result that hit one
 //     says so (eventsTruncated, outputTruncated, readyCount > len(ready),
 //     timerCount > len(timers), ...).
+//  5. A script error comes twice: error, its English text, and
+//     errorDetail, the same as a key and named values (errors.go), which
+//     the page says in its reader's language. Only what a bug in the page
+//     causes (a call with wrong arguments, a time move out of range, check
+//     lines that are not expect lines) is answered in English alone.
 //
 // # JSON shapes
 //
@@ -38,7 +43,10 @@
 // numbers, strings, booleans, arrays, objects or null; a timestamp is its
 // number of seconds, a decimal and a non-finite float their text.
 //
-//	Result        {line, logged, output, outputTruncated?, error?, amqpError?:AMQPError, events:[Event], eventsTruncated?, now, fired?:[Timer], firedCount?}
+//	Result        {line, logged, output, outputTruncated?, error?, errorDetail?:ErrorDetail, amqpError?:AMQPError,
+//	               events:[Event], eventsTruncated?, now, fired?:[Timer], firedCount?, help?:HelpOverview}
+//	ErrorDetail   {key, args?:{name: text}, mismatches?:[{field, got, want, absent?}], cause?:ErrorDetail}
+//	HelpOverview  {groups:[{key, title, verbs:[string]}], more}
 //	AMQPError     {code, text, closed?}
 //	Event         {kind, time, vhost, channel?, exchange?, queue?, name?, routingKey?, msgId?, newMsgId?,
 //	               consumer?, deliveryTag?, multiple?, redelivered?, noAck?, reason?, code?, text?, count?, at?,
@@ -46,7 +54,8 @@
 //	               priority?, remaining?, deliveries?, overflow?, cause?, expiresAt?, releaseAt?, via?:Via, trace}
 //	Via           {exchange, type, key, args?, argsText?, alternate?, text}
 //	Timer         {at, kind, vhost, queue?, exchange?, channel?, msgId?}
-//	ReplayResult  {now, results:[Result], error?}
+//	ReplayResult  {now, results:[Result], error?, errorDetail?}
+//	CheckResult   {passed, lines:[{line, error?, errorDetail?}]}
 //	Snapshot      {now, vhosts:[Vhost], timers:[Timer], timerCount}
 //	Vhost         {name, exchanges, bindings, queues, policies, operatorPolicies, connections}
 //	Queue         {name, type, durable, exclusive, autoDelete, args, effective:Settings, readyCount, readyBytes,

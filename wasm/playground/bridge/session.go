@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"warren/engine"
@@ -35,10 +36,13 @@ type Result struct {
 	// connection, and the verb's own output.
 	Output          string `json:"output"`
 	OutputTruncated bool   `json:"outputTruncated,omitempty"`
-	// Error is a script error: a parse error, misuse, or a failed expect.
-	// AMQP exceptions are not script errors; they are channel.closed or
+	// Error is a script error: a parse error, misuse, or a failed expect,
+	// or the bridge's refusal of the line; in English. ErrorDetail is the
+	// same as data, for the page to say in its reader's language. AMQP
+	// exceptions are not script errors; they are channel.closed or
 	// connection.closed events and an "error:" line in Output.
-	Error string `json:"error,omitempty"`
+	Error       string       `json:"error,omitempty"`
+	ErrorDetail *ErrorDetail `json:"errorDetail,omitempty"`
 	// AMQPError is the AMQP exception the line raised, if any: the reply
 	// code and text exactly as RabbitMQ sends them (Output prints a
 	// several-line text readably), and which the broker closed for it,
@@ -55,6 +59,32 @@ type Result struct {
 	// Their consequences are in Events.
 	Fired      []Timer `json:"fired,omitempty"`
 	FiredCount int     `json:"firedCount,omitempty"`
+	// Help is, for the line "help", the overview Output prints, as data:
+	// the page titles its groups in the reader's language.
+	Help *HelpOverview `json:"help,omitempty"`
+}
+
+// HelpOverview is the help overview: each group of commands, in order,
+// and the line that says how to ask about one command (script.HelpMore).
+type HelpOverview struct {
+	Groups []HelpGroup `json:"groups"`
+	More   string      `json:"more"`
+}
+
+// HelpGroup is one group of the overview: its stable key, its English
+// title and its commands.
+type HelpGroup struct {
+	Key   string   `json:"key"`
+	Title string   `json:"title"`
+	Verbs []string `json:"verbs"`
+}
+
+func helpOverview() *HelpOverview {
+	h := &HelpOverview{Groups: []HelpGroup{}, More: script.HelpMore}
+	for _, g := range script.HelpOverview() {
+		h.Groups = append(h.Groups, HelpGroup(g))
+	}
+	return h
 }
 
 // AMQPError is an AMQP exception a line raised.
@@ -84,8 +114,10 @@ func closedBy(evs []engine.Event) string {
 type ReplayResult struct {
 	Now     int64    `json:"now"`
 	Results []Result `json:"results"`
-	// Error says why nothing was replayed (the session is then unchanged).
-	Error string `json:"error,omitempty"`
+	// Error says why nothing was replayed (the session is then unchanged),
+	// and ErrorDetail says it as data, as in Result.
+	Error       string       `json:"error,omitempty"`
+	ErrorDetail *ErrorDetail `json:"errorDetail,omitempty"`
 }
 
 // New returns a session over a fresh broker.
@@ -117,29 +149,31 @@ func (s *Session) exec(line string, b *budget) Result {
 	res := Result{Line: line, Events: []Event{}, Now: s.Now()}
 	switch {
 	case len(line) > MaxLineBytes:
-		res.Error = fmt.Sprintf("line too long: %d bytes, the limit is %d", len(line), MaxLineBytes)
+		res.Error, res.ErrorDetail = refusal(KeyLineTooLong, map[string]string{"bytes": strconv.Itoa(len(line)), "limit": strconv.Itoa(MaxLineBytes)})
 		return res
 	case strings.ContainsAny(line, "\r\n"):
-		res.Error = "one line at a time: the line contains a line break"
+		res.Error, res.ErrorDetail = refusal(KeyLineBreak, nil)
 		return res
 	}
 	c, err := script.Parse(line)
 	if err != nil {
-		res.Error = err.Error()
+		res.Error, res.ErrorDetail = err.Error(), detailOf(err)
 		return res
 	}
 	if c == nil {
 		return res
 	}
 	if len(s.log) >= MaxLogLines {
-		res.Error = fmt.Sprintf("the log is full (%d lines): reset, or replay part of it", MaxLogLines)
+		res.Error, res.ErrorDetail = refusal(KeyLogFull, map[string]string{"limit": strconv.Itoa(MaxLogLines)})
 		return res
 	}
 	out, err := s.r.ExecCommand(c)
 	s.log = append(s.log, c.Line)
 	res.Line, res.Logged, res.Now = c.Line, true, s.Now()
 	if err != nil {
-		res.Error = err.Error()
+		res.Error, res.ErrorDetail = err.Error(), detailOf(err)
+	} else if c.Verb == "help" && len(c.Args) == 0 {
+		res.Help = helpOverview()
 	}
 	if e := s.r.LineError(); e != nil {
 		res.AMQPError = &AMQPError{Code: e.Code, Text: e.Text, Closed: closedBy(s.r.LastEvents())}
@@ -239,7 +273,8 @@ func (s *Session) Replay(lines []string, upTo int) ReplayResult {
 		upTo = len(lines)
 	}
 	if upTo > MaxLogLines {
-		return ReplayResult{Now: s.Now(), Results: []Result{}, Error: fmt.Sprintf("replay: %d lines, the limit is %d", upTo, MaxLogLines)}
+		text, detail := refusal(KeyReplayTooLong, map[string]string{"lines": strconv.Itoa(upTo), "limit": strconv.Itoa(MaxLogLines)})
+		return ReplayResult{Now: s.Now(), Results: []Result{}, Error: text, ErrorDetail: detail}
 	}
 	s.Reset()
 	b := replayBudget()

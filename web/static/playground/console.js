@@ -5,6 +5,7 @@ import { $ } from "./dom.js";
 import { UserError } from "./words.js";
 import { run } from "./app.js";
 import { codeMeaning, closedText } from "./explain.js";
+import { errorText, helpText } from "../scripterror.js";
 
 const MAX_HISTORY = 200; // console history lines
 const MAX_OUTPUT_LINES = 40; // console output lines shown per call: the first and last halves
@@ -19,16 +20,17 @@ export function remember(line) {
   historyPos = history.length;
 }
 
-// showResult writes a call's line, note, output and error to the console.
+// showResult writes a call's line, note, output and error to the console,
+// the help overview and the error in the page's language.
 export function showResult(r, note) {
   const out = [];
   if (r.line) out.push(`> ${r.line}`);
   if (note) out.push(note);
-  let text = (r.output ?? "").replace(/\n$/, "");
+  let text = r.help ? helpText(r.help) : (r.output ?? "").replace(/\n$/, "");
   if (r.amqpError) text = withAMQPNotes(text, r);
   if (text) out.push(outputShown(text));
   if (r.outputTruncated) out.push(t("js.console.cutByEngine"));
-  if (r.error) out.push(t("js.console.error", { error: r.error }));
+  if (r.error) out.push(t("js.console.error", { error: errorText(r) }));
   $("console-output").textContent = out.join("\n");
 }
 

@@ -9,6 +9,7 @@ import { entries } from "./session.js";
 import { run } from "./app.js";
 import { guard } from "./console.js";
 import { codeMeaning } from "./explain.js";
+import { errorText } from "../scripterror.js";
 
 // countsText is what an import added: "1 exchange, 2 queues, ...".
 function countsText(counts) {
@@ -37,7 +38,7 @@ function importDefinitions(text) {
       // RabbitMQ sends them (a policy's can run over several lines), and
       // what the code means.
       const e = r?.amqpError;
-      const failure = r?.error || (e && [`${e.code} ${e.text}`, codeMeaning(e.code).trim()].filter(Boolean).join("\n"));
+      const failure = errorText(r) || (e && [`${e.code} ${e.text}`, codeMeaning(e.code).trim()].filter(Boolean).join("\n"));
       if (failure) throw new UserError(t("js.import.lineFailed", { n: i + 1, total: lines.length, line, error: failure }));
     }
     status.textContent = t("js.import.done", { what: countsText(counts) });

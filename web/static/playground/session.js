@@ -14,6 +14,7 @@
 import { t } from "../i18n.js";
 import { say } from "./dom.js";
 import { alive } from "./engine.js";
+import { errorText } from "../scripterror.js";
 
 const MAX_ENTRIES_SHOWN = 300; // event-log entries kept in the DOM
 
@@ -98,7 +99,7 @@ export function replayTo(lines, upTo) {
   pendingMs = 0;
   const r = w.replay(lines, upTo);
   if (r.error) {
-    say(t("js.status.replayFailed", { error: r.error }), true);
+    say(t("js.status.replayFailed", { error: errorText(r) }), true);
     return false;
   }
   entries = [];

@@ -5,6 +5,7 @@ import { $, el } from "../dom.js";
 import { explain, codeMeaning, closedText } from "../explain.js";
 import { fmtMs } from "../format.js";
 import { entries } from "../session.js";
+import { errorText } from "../../scripterror.js";
 
 const MAX_EVENTS_PER_ENTRY = 50; // events drawn per entry; the rest are counted
 
@@ -72,7 +73,7 @@ function entryItem({ result: r, note }) {
     el("code", {}, r.line || t("js.events.notLogged")),
     el("span", { class: "at" }, `@${fmtMs(r.now)}`),
     note ? el("div", { class: "hint" }, note) : null,
-    r.error ? el("div", { class: "error", dataset: { testid: "entry-error" } }, r.error) : null,
+    r.error ? el("div", { class: "error", dataset: { testid: "entry-error" } }, errorText(r)) : null,
     r.amqpError ? amqpErrorItem(r) : null,
     r.events.length
       ? el(

@@ -1,0 +1,56 @@
+// scripterror.js says what the engine's script runner answers in the
+// page's language: its errors (a mistyped command, a bad option, a failed
+// check) and the help overview. The engine stays English: the bridge
+// sends each error's English text (error) and the same as data
+// (errorDetail: a key, named values, the fields a check found different,
+// and the error it wraps), and the catalog's js.scriptError.KEY entry says
+// it here, as engine/script's own templates say it in English. These keys
+// are built from the data, not written out; web's tests check that the
+// catalogs have one entry for each key the engine lists. A key the
+// catalog lacks falls back to the English text.
+import { t, has, list } from "./i18n.js";
+
+// errorText returns a result's (or a checked line's) error in the page's
+// language, or "" when it has none.
+export function errorText(r) {
+  if (!r?.error) return "";
+  return (r.errorDetail && detailText(r.errorDetail)) ?? r.error;
+}
+
+// detailText renders an error detail, or null when the catalog lacks a key
+// it needs.
+function detailText(d) {
+  const key = `js.scriptError.${d.key}`;
+  if (!has(key)) return null;
+  const vars = { ...d.args };
+  if (d.cause) {
+    vars.cause = detailText(d.cause);
+    if (vars.cause === null) return null;
+  }
+  if (d.mismatches) {
+    vars.mismatches = list(
+      d.mismatches.map((m) => t("js.scriptError.mismatch", { field: m.field, got: m.absent ? t("js.scriptError.absent") : m.got, want: m.want })),
+    );
+  }
+  return t(key, vars);
+}
+
+// helpText renders the help overview: each group's title and commands on
+// one line, the titles padded to one width (a Chinese character takes two
+// columns), then how to ask about one command.
+export function helpText(help) {
+  const labels = help.groups.map((g) => {
+    const key = `js.scriptHelp.group.${g.key}`;
+    return t("js.scriptHelp.label", { group: has(key) ? t(key) : g.title });
+  });
+  const width = Math.max(...labels.map(columns));
+  const lines = help.groups.map((g, i) => `${labels[i]}${" ".repeat(width - columns(labels[i]))} ${g.verbs.join(", ")}`);
+  return [...lines, t("js.scriptHelp.more")].join("\n");
+}
+
+// columns is how wide a monospace font draws s.
+function columns(s) {
+  let n = 0;
+  for (const ch of s) n += /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/.test(ch) ? 2 : 1;
+  return n;
+}
