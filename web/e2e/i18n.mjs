@@ -128,6 +128,10 @@ await runTest("i18n.mjs", {}, async (t) => {
   assert.equal(help.at(-1), "help COMMAND 显示一个命令的用法，例如 help publish、help show");
   const columns = (s) => [...s].reduce((n, c) => n + (/[\u2e80-\uffef]/.test(c) ? 2 : 1), 0); // a Chinese character is two wide
   assert.equal(new Set(help.slice(1, -1).map((l) => columns(/^\S+\s+/.exec(l)[0]))).size, 1, `the commands line up:\n${help.join("\n")}`);
+  // help COMMAND: the usage, then the command's description in Chinese
+  // instead of the engine's English aside ("(its messages, head first)").
+  await run(page, "help show queue");
+  assert.equal(await tid(page, "console-output").textContent(), "> help show queue\nshow queue NAME\n    显示一个队列及其就绪消息，从队首开始。");
   await page.locator("details.help summary").click();
   assert.deepEqual(await englishRuns(page), []);
   await t.shot(page, "i18n-zh-playground");

@@ -78,13 +78,19 @@ func Catalog(lang string) map[string]string {
 // only those in a page, so a page does not carry the server's strings.
 const BrowserPrefix = "js."
 
+// HelpPrefix starts the help panel's description of each script command
+// (web/help.go). The browser gets them too: the console's help COMMAND
+// shows the command's usage with its description in the reader's
+// language (static/scripterror.js).
+const HelpPrefix = "help."
+
 // Browser returns the entries of lang's catalog whose keys start with
-// BrowserPrefix: what static/i18n.js translates with.
+// BrowserPrefix or HelpPrefix: what static/i18n.js translates with.
 func Browser(lang string) map[string]string {
 	c := catalogs[Supported(lang)]
 	out := make(map[string]string)
 	for k, v := range c {
-		if strings.HasPrefix(k, BrowserPrefix) {
+		if strings.HasPrefix(k, BrowserPrefix) || strings.HasPrefix(k, HelpPrefix) {
 			out[k] = v
 		}
 	}

@@ -48,6 +48,23 @@ export function helpText(help) {
   return [...lines, t("js.scriptHelp.more")].join("\n");
 }
 
+// usageText renders what help COMMAND printed: each usage line without the
+// engine's English aside ("   (its messages, head first)"), followed by the
+// help panel's description of that command in the page's language (the
+// catalog's help.VERB entry, VERB's words joined by "_": help.show_queue).
+// A line whose command the catalog does not describe stays as printed.
+export function usageText(output) {
+  return output
+    .split("\n")
+    .map((line) => {
+      const [usage] = line.split("   (");
+      const words = usage.split(" ");
+      const key = [`help.${words[0]}_${words[1]}`, `help.${words[0]}`].find(has);
+      return key ? `${usage.trimEnd()}\n    ${t(key)}` : line;
+    })
+    .join("\n");
+}
+
 // columns is how wide a monospace font draws s.
 function columns(s) {
   let n = 0;
