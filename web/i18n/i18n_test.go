@@ -86,8 +86,11 @@ func TestBrowserHasOnlyItsKeys(t *testing.T) {
 	if len(b) == 0 {
 		t.Fatal("no browser keys")
 	}
+	if _, ok := b["help.show_queue"]; !ok {
+		t.Error("Browser lacks the help descriptions (help.show_queue) the console's help COMMAND shows")
+	}
 	for k, v := range b {
-		if !strings.HasPrefix(k, BrowserPrefix) {
+		if !strings.HasPrefix(k, BrowserPrefix) && !strings.HasPrefix(k, HelpPrefix) {
 			t.Errorf("Browser has %q", k)
 		}
 		if v != catalogs["zh-CN"][k] {
