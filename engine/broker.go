@@ -346,12 +346,24 @@ type PendingTimer struct {
 
 // Timers lists the armed timers in firing order.
 func (b *Broker) Timers() []PendingTimer {
+	ts, _ := b.TimersUntil(Never, 0)
+	return ts
+}
+
+// TimersUntil lists the armed timers due at or before at, in firing order,
+// at most n of them (all when n <= 0), and says how many there are. The
+// first few of 100,000 (what a page shows, "what happens next") cost a
+// pass over the timers, not a sort of them all.
+func (b *Broker) TimersUntil(at Time, n int) ([]PendingTimer, int) {
 	items := b.timers.Items()
-	sorted := make([]*deadline.Timer[timerRef], 0, len(items))
+	var sorted []*deadline.Timer[timerRef]
+	count := 0
 	for _, t := range items {
-		if !idleTimer(t.Value) {
-			sorted = append(sorted, t)
+		if idleTimer(t.Value) || Time(t.At) > at {
+			continue
 		}
+		count++
+		sorted = keepFirst(sorted, t, n)
 	}
 	sort.SliceStable(sorted, func(i, j int) bool { return deadlineLess(sorted[i], sorted[j]) })
 	out := make([]PendingTimer, 0, len(sorted))
@@ -379,7 +391,46 @@ func (b *Broker) Timers() []PendingTimer {
 		}
 		out = append(out, p)
 	}
-	return out
+	return out, count
+}
+
+// keepFirst adds t to first, which holds at most n timers (any number when
+// n <= 0): past n, a max-heap by firing order whose top, the latest, makes
+// room for t when t fires before it.
+func keepFirst(first []*deadline.Timer[timerRef], t *deadline.Timer[timerRef], n int) []*deadline.Timer[timerRef] {
+	less := func(i, j int) bool { return deadlineLess(first[j], first[i]) } // max-heap
+	switch {
+	case n <= 0:
+		return append(first, t)
+	case len(first) < n:
+		first = append(first, t)
+		for i := len(first) - 1; i > 0; {
+			p := (i - 1) / 2
+			if !less(i, p) {
+				break
+			}
+			first[i], first[p] = first[p], first[i]
+			i = p
+		}
+		return first
+	case !deadlineLess(t, first[0]):
+		return first
+	}
+	first[0] = t
+	for i := 0; ; {
+		l, r, top := 2*i+1, 2*i+2, i
+		if l < len(first) && less(l, top) {
+			top = l
+		}
+		if r < len(first) && less(r, top) {
+			top = r
+		}
+		if top == i {
+			return first
+		}
+		first[i], first[top] = first[top], first[i]
+		i = top
+	}
 }
 
 // deadlineLess orders timers as the heap does; used only for listing.

@@ -7,7 +7,9 @@ import "sort"
 type Snapshot struct {
 	Now    Time
 	Vhosts []VhostView
-	Timers []PendingTimer
+	Timers []PendingTimer // in firing order (the first n of SnapshotLimit)
+	// TimerCount is how many timers are armed, all of them.
+	TimerCount int
 }
 
 // VhostView is one vhost's topology and contents.
@@ -155,11 +157,12 @@ func (b *Broker) Snapshot() Snapshot { return b.SnapshotLimit(0) }
 
 // SnapshotLimit is Snapshot listing at most n messages (n > 0) in each
 // queue, each channel's unacknowledged deliveries and each exchange's held
-// messages, the first in order; the counts (ReadyCount, UnackedCount,
-// HeldCount, Expired) still cover all. A UI that shows a few messages per
+// messages, and at most n timers, the first in order; the counts
+// (ReadyCount, UnackedCount, HeldCount, Expired, TimerCount) still cover all. A UI that shows a few messages per
 // queue then pays for those, not for a queue of a million.
 func (b *Broker) SnapshotLimit(n int) Snapshot {
-	s := Snapshot{Now: b.now, Timers: b.Timers()}
+	s := Snapshot{Now: b.now}
+	s.Timers, s.TimerCount = b.TimersUntil(Never, n)
 	for _, name := range b.Vhosts() {
 		s.Vhosts = append(s.Vhosts, b.vhosts[name].view(n))
 	}

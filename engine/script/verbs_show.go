@@ -217,19 +217,19 @@ func describeTimer(r *Runner, t engine.PendingTimer) string {
 }
 
 func runShowTimers(r *Runner, c *Command) error {
-	ts := r.B.Timers()
-	if len(ts) == 0 {
+	ts, all := r.B.TimersUntil(engine.Never, ShowLimit)
+	if all == 0 {
 		r.print("nothing scheduled\n")
 	}
-	for _, t := range ts[:min(len(ts), ShowLimit)] {
+	for _, t := range ts {
 		r.print("%s\n", describeTimer(r, t))
 	}
-	r.cut(len(ts), min(len(ts), ShowLimit), "timers")
+	r.cut(all, len(ts), "timers")
 	return nil
 }
 
 func runShowNext(r *Runner, c *Command) error {
-	ts := r.B.Timers()
+	ts, _ := r.B.TimersUntil(engine.Never, 1)
 	if len(ts) == 0 {
 		r.print("nothing scheduled\n")
 		return nil

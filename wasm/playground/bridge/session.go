@@ -224,23 +224,18 @@ func (s *Session) Step() Result {
 		return Result{Output: "nothing scheduled\n", Events: []Event{}, Now: s.Now()}
 	}
 	at = max(at, s.r.B.Now())
-	var due []engine.PendingTimer
-	for _, t := range s.r.B.Timers() {
-		if t.At <= at {
-			due = append(due, t)
-		}
-	}
+	due, count := s.r.B.TimersUntil(at, MaxTimersShown)
 	names := s.namesFor(due)
 	res := s.AdvanceTo(int64(at))
 	if res.Error == "" {
-		res.Fired, res.FiredCount = timersJSON(due, names), len(due)
+		res.Fired, res.FiredCount = timersJSON(due, names), count
 	}
 	return res
 }
 
 // Next returns the timer that fires first, or nil when none is armed.
 func (s *Session) Next() *Timer {
-	ts := s.r.B.Timers()
+	ts, _ := s.r.B.TimersUntil(engine.Never, 1)
 	if len(ts) == 0 {
 		return nil
 	}
@@ -262,7 +257,13 @@ func (s *Session) namesFor(ts []engine.PendingTimer) connNames {
 // Snapshot returns the whole state, as JavaScript draws it.
 // The engine lists only the messages shown (MaxMessagesShown per queue and
 // channel); the counts cover all.
-func (s *Session) Snapshot() Snapshot { return snapshotJSON(s.r.B.SnapshotLimit(MaxMessagesShown)) }
+func (s *Session) Snapshot() Snapshot {
+	snap := s.r.B.SnapshotLimit(MaxMessagesShown)
+	if len(snap.Timers) < snap.TimerCount && MaxTimersShown > MaxMessagesShown {
+		snap.Timers, _ = s.r.B.TimersUntil(engine.Never, MaxTimersShown)
+	}
+	return snapshotJSON(snap)
+}
 
 // Replay starts over and runs lines[:upTo] (all of them when upTo is
 // negative or past the end), as a fresh session given them one by one

@@ -216,7 +216,7 @@ func namesOf(s engine.Snapshot) connNames {
 
 func snapshotJSON(s engine.Snapshot) Snapshot {
 	names := namesOf(s)
-	out := Snapshot{Now: int64(s.Now), Vhosts: make([]Vhost, 0, len(s.Vhosts)), Timers: timersJSON(s.Timers, names), TimerCount: len(s.Timers)}
+	out := Snapshot{Now: int64(s.Now), Vhosts: make([]Vhost, 0, len(s.Vhosts)), Timers: timersJSON(s.Timers, names), TimerCount: s.TimerCount}
 	for _, v := range s.Vhosts {
 		out.Vhosts = append(out.Vhosts, vhostJSON(v, names))
 	}
