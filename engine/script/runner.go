@@ -34,6 +34,13 @@ type Runner struct {
 	pubs map[engine.ChannelID]*publisherRecord
 	// MaxSteps bounds "run" so a script can never loop forever.
 	MaxSteps int
+	// MaxTraceBytes bounds the event lines one command prints (0: no
+	// bound). Past it the remaining events are not rendered, though they
+	// still count for the runner's state ("ack last", closed channels),
+	// and TraceCut says so: publish count=100000 would otherwise build
+	// 200,000 lines that a page then cuts to its own limit.
+	MaxTraceBytes int
+	traceCut      bool
 }
 
 // chanRef is a named channel: which connection and number.
@@ -68,6 +75,7 @@ func (r *Runner) Exec(line string) (string, error) {
 // ExecCommand runs a parsed command.
 func (r *Runner) ExecCommand(c *Command) (string, error) {
 	var out strings.Builder
+	r.traceCut = false
 	spec := verbs[c.Verb]
 	runErr := spec.run(r, c)
 	// A script's next line sees this one's effects whole: the batches a
@@ -99,6 +107,10 @@ func (r *Runner) ExecCommand(c *Command) (string, error) {
 	}
 	return out.String(), runErr
 }
+
+// TraceCut reports whether the last command's event lines were cut at
+// MaxTraceBytes.
+func (r *Runner) TraceCut() bool { return r.traceCut }
 
 // writeError prints an AMQP error as "error: CODE TEXT". A text of several
 // lines (rabbitmqctl's "Validation failed\n\n...", an Erlang term the
@@ -132,12 +144,17 @@ func (r *Runner) writeEvents(out *strings.Builder, evs []engine.Event) (closed s
 			// noise in a trace.
 			continue
 		}
-		if e.Time != r.printedAt {
-			fmt.Fprintf(out, "@%s\n", engine.FormatDuration(int64(e.Time)))
-			r.printedAt = e.Time
+		switch {
+		case r.MaxTraceBytes > 0 && out.Len() >= r.MaxTraceBytes:
+			r.traceCut = true
+		default:
+			if e.Time != r.printedAt {
+				fmt.Fprintf(out, "@%s\n", engine.FormatDuration(int64(e.Time)))
+				r.printedAt = e.Time
+			}
+			out.WriteString(r.describe(e))
+			out.WriteByte('\n')
 		}
-		out.WriteString(r.describe(e))
-		out.WriteByte('\n')
 		switch e.Kind {
 		case engine.EvDelivered:
 			if !e.NoAck {

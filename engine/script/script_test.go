@@ -528,3 +528,32 @@ func TestShowTellsTypesApart(t *testing.T) {
 		}
 	}
 }
+
+// TestTraceIsBounded: with MaxTraceBytes set, a command that makes 200,000
+// events prints about that many bytes of them and says it cut them, and
+// the events it did not print still count ("ack last" acks the last
+// delivery).
+func TestTraceIsBounded(t *testing.T) {
+	r := New(engine.Config{Seed: 1})
+	r.MaxTraceBytes = 1000
+	for _, line := range []string{"declare queue q", "publish q m count=100000", "consume q tag=c"} {
+		out, err := r.Exec(line)
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		if len(out) > r.MaxTraceBytes+200 {
+			t.Errorf("%s printed %d bytes, want about %d", line, len(out), r.MaxTraceBytes)
+		}
+	}
+	if !r.TraceCut() {
+		t.Error("TraceCut is false after a cut trace")
+	}
+	for _, line := range []string{"ack last", "expect queue q unacked=99999"} {
+		if _, err := r.Exec(line); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+	}
+	if r.TraceCut() {
+		t.Error("TraceCut is still true after a short trace")
+	}
+}

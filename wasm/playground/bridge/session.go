@@ -130,6 +130,7 @@ func New() *Session {
 // Reset starts over: a fresh broker at time 0 and an empty log.
 func (s *Session) Reset() {
 	s.r = script.New(engineConfig)
+	s.r.MaxTraceBytes = MaxOutputBytes
 	s.log = nil
 }
 
@@ -184,6 +185,7 @@ func (s *Session) exec(line string, b *budget) Result {
 		res.Events, res.EventsTruncated = eventsOf(s.r, b)
 	}
 	res.Output, res.OutputTruncated = b.output(out)
+	res.OutputTruncated = res.OutputTruncated || s.r.TraceCut()
 	return res
 }
 
