@@ -123,26 +123,34 @@ func Fill(s string, args ...any) string {
 	}
 	var sb strings.Builder
 	for {
-		i := strings.IndexByte(s, '{')
-		if i < 0 {
+		before, name, after, ok := nextName(s)
+		if !ok {
 			break
 		}
-		j := strings.IndexByte(s[i:], '}')
-		if j < 0 {
-			break
-		}
-		name := s[i+1 : i+j]
-		v, ok := lookup(name, args)
-		sb.WriteString(s[:i])
-		if ok {
+		sb.WriteString(before)
+		if v, ok := lookup(name, args); ok {
 			sb.WriteString(v)
 		} else {
-			sb.WriteString(s[i : i+j+1])
+			sb.WriteString("{" + name + "}")
 		}
-		s = s[i+j+1:]
+		s = after
 	}
 	sb.WriteString(s)
 	return sb.String()
+}
+
+// nextName finds the first {name} in s: the text before it, the name and
+// the text after it.
+func nextName(s string) (before, name, after string, ok bool) {
+	i := strings.IndexByte(s, '{')
+	if i < 0 {
+		return "", "", "", false
+	}
+	j := strings.IndexByte(s[i:], '}')
+	if j < 0 {
+		return "", "", "", false
+	}
+	return s[:i], s[i+1 : i+j], s[i+j+1:], true
 }
 
 func lookup(name string, args []any) (string, bool) {
@@ -165,16 +173,12 @@ func lookup(name string, args []any) (string, bool) {
 func Placeholders(s string) []string {
 	seen := map[string]bool{}
 	for {
-		i := strings.IndexByte(s, '{')
-		if i < 0 {
+		_, name, after, ok := nextName(s)
+		if !ok {
 			break
 		}
-		j := strings.IndexByte(s[i:], '}')
-		if j < 0 {
-			break
-		}
-		seen[s[i+1:i+j]] = true
-		s = s[i+j+1:]
+		seen[name] = true
+		s = after
 	}
 	out := make([]string, 0, len(seen))
 	for n := range seen {
