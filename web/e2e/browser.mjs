@@ -34,7 +34,7 @@ export async function launch({ viewport = { width: 1400, height: 1000 }, timeout
 }
 
 // runTest runs body(t) against the server at process.argv[2]. t holds
-// base, context, problems, watch(page), shot(page, name) and step, which
+// base, context, problems, watch(page), shot(page, name), open(url, init) and step, which
 // body sets to name what it is doing, so a failure says where it was.
 export async function runTest(script, opts, body) {
   const base = process.argv[2];
@@ -55,6 +55,16 @@ export async function runTest(script, opts, body) {
       });
     },
     shot: (page, name) => page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true }),
+    // open loads url in a new watched page of the context and waits for
+    // the page to be ready; init runs in the page before its scripts.
+    async open(url, init) {
+      const page = await context.newPage();
+      t.watch(page);
+      if (init) await page.addInitScript(init);
+      await page.goto(url);
+      await page.waitForSelector("body[data-ready=true]");
+      return page;
+    },
   };
   try {
     await body(t);

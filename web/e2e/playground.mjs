@@ -14,13 +14,7 @@ await runTest("playground.mjs", {}, async (t) => {
   const queue = (page, name) => page.locator(`[data-testid="queue"][data-queue="${name}"]`);
   const snapshot = (page) => page.evaluate(() => JSON.stringify(globalThis.warren.snapshot()));
 
-  async function open(url) {
-    const page = await context.newPage();
-    watch(page);
-    await page.goto(url);
-    await page.waitForSelector("body[data-ready=true]");
-    return page;
-  }
+  const open = (url) => t.open(url);
 
   async function consoleRun(page, line) {
     await tid(page, "console-input").fill(line);

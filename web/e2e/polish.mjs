@@ -16,13 +16,7 @@ await runTest("polish.mjs", {}, async (t) => {
   const lastLine = (page) => page.evaluate(() => warren.log().at(-1));
   const lastEntry = (page) => page.locator('[data-testid="entry"]').last();
 
-  async function open(url) {
-    const page = await context.newPage();
-    watch(page);
-    await page.goto(url);
-    await page.waitForSelector("body[data-ready=true]");
-    return page;
-  }
+  const open = (url) => t.open(url);
   // type runs a line in the console and returns what the console shows.
   async function type(page, line) {
     await tid(page, "console-input").fill(line);

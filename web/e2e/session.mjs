@@ -23,7 +23,7 @@ import assert from "node:assert/strict";
 import { runTest } from "./browser.mjs";
 
 await runTest("session.mjs", { timeout: 30000 }, async (t) => {
-  const { base, context, watch } = t;
+  const { base } = t;
   const tid = (page, id) => page.getByTestId(id);
   const log = (page) => page.evaluate(() => warren.log());
   const timeline = (page) => page.$$eval('[data-testid="log"] li', (lis) => lis.map((li) => li.textContent.replace(/^\d+\. /, "")));
@@ -31,14 +31,7 @@ await runTest("session.mjs", { timeout: 30000 }, async (t) => {
   const readyCount = (page, q) => page.evaluate((q) => warren.snapshot().vhosts[0].queues.find((x) => x.name === q)?.readyCount, q);
 
   // open loads url in a new tab whose engine has the test hooks.
-  async function open(url) {
-    const page = await context.newPage();
-    watch(page);
-    await page.addInitScript(() => (globalThis.warrenTestHooks = true));
-    await page.goto(url);
-    await page.waitForSelector("body[data-ready=true]");
-    return page;
-  }
+  const open = (url) => t.open(url, () => (globalThis.warrenTestHooks = true));
 
   async function run(page, line) {
     await tid(page, "console-input").fill(line);

@@ -60,17 +60,11 @@ const BIND = [
 const LABELS = { eu: 2, us: 1, "apac, asia": 1, "*.error": 1, "#": 1, "order.*": 1, "format=pdf x-match=all": 1, failed: 1, "alert.#": 1 };
 
 await runTest("topology.mjs", {}, async (t) => {
-  const { base, context, watch } = t;
+  const { base } = t;
   const tid = (page, id) => page.getByTestId(id);
   const shot = (page, name, opts = {}) => page.screenshot({ path: path.join(artifacts, `${name}.png`), ...opts });
 
-  async function open(url) {
-    const page = await context.newPage();
-    watch(page);
-    await page.goto(url);
-    await page.waitForSelector("body[data-ready=true]");
-    return page;
-  }
+  const open = (url) => t.open(url);
   async function run(page, line) {
     await tid(page, "console-input").fill(line);
     await tid(page, "console-input").press("Enter");
