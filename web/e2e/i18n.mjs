@@ -132,6 +132,12 @@ await runTest("i18n.mjs", {}, async (t) => {
   // instead of the engine's English aside ("(its messages, head first)").
   await run(page, "help show queue");
   assert.equal(await tid(page, "console-output").textContent(), "> help show queue\nshow queue NAME\n    显示一个队列及其就绪消息，从队首开始。");
+  // show's own prose: an empty list, and where a long list was cut.
+  await run(page, "show timers");
+  assert.equal(await tid(page, "console-output").textContent(), "> show timers\n没有待触发的定时器");
+  await run(page, "publish dead x count=150");
+  await run(page, "show queue dead");
+  assert.equal((await tid(page, "console-output").textContent()).split("\n").at(-1), "  ……另有 51 条消息未显示（输出已截断：show 只列出前 100 条）");
   await page.locator("details.help summary").click();
   assert.deepEqual(await englishRuns(page), []);
   await t.shot(page, "i18n-zh-playground");

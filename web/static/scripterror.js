@@ -65,6 +65,33 @@ export function usageText(output) {
     .join("\n");
 }
 
+// showText says in the page's language the few lines of prose that show
+// and step print among their key=value lines: that a list is empty, that
+// nothing is scheduled, and where show cut a long list (engine/script
+// ShowLimit). Every other line stays as the engine printed it.
+export function showText(output) {
+  const whole = {
+    "no queues": () => t("js.scriptShow.noQueues"),
+    "no bindings": () => t("js.scriptShow.noBindings"),
+    "no consumers": () => t("js.scriptShow.noConsumers"),
+    "no policies": () => t("js.scriptShow.noPolicies"),
+    "nothing scheduled": () => t("js.scriptShow.nothingScheduled"),
+  };
+  const cuts = {
+    messages: (v) => t("js.scriptShow.cut.messages", v),
+    deliveries: (v) => t("js.scriptShow.cut.deliveries", v),
+    timers: (v) => t("js.scriptShow.cut.timers", v),
+  };
+  return output
+    .split("\n")
+    .map((line) => {
+      if (whole[line]) return whole[line]();
+      const m = /^ {2}\.\.\. (\d+) more (messages|deliveries|timers) not shown \(output cut: show lists the first (\d+)\)$/.exec(line);
+      return m ? `  ${cuts[m[2]]({ n: m[1], first: m[3] })}` : line;
+    })
+    .join("\n");
+}
+
 // columns is how wide a monospace font draws s.
 function columns(s) {
   let n = 0;

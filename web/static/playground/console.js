@@ -5,7 +5,7 @@ import { $ } from "./dom.js";
 import { UserError } from "./words.js";
 import { run } from "./app.js";
 import { codeMeaning, closedText } from "./explain.js";
-import { errorText, helpText, usageText } from "../scripterror.js";
+import { errorText, helpText, showText, usageText } from "../scripterror.js";
 
 const MAX_HISTORY = 200; // console history lines
 const MAX_OUTPUT_LINES = 40; // console output lines shown per call: the first and last halves
@@ -28,6 +28,7 @@ export function showResult(r, note) {
   if (note) out.push(note);
   let text = r.help ? helpText(r.help) : (r.output ?? "").replace(/\n$/, "");
   if (!r.help && !r.error && /^help\s+\S/.test(r.line ?? "")) text = usageText(text);
+  if (!r.help) text = showText(text);
   if (r.amqpError) text = withAMQPNotes(text, r);
   if (text) out.push(outputShown(text));
   if (r.outputTruncated) out.push(t("js.console.cutByEngine"));
