@@ -147,12 +147,17 @@ web:
 	install -m 0644 "$(GOROOT)/lib/wasm/wasm_exec.js" $(WEB_STATIC)/wasm_exec.js
 
 # web-deps installs what the browser tests (web/playground_test.go) need:
-# Debian's chromium when /usr/bin/chromium is missing, and playwright-core
+# Debian's chromium when /usr/bin/chromium is missing, a Chinese font
+# (fonts-wqy-microhei) so that the Chinese pages' screenshots show their
+# text rather than empty boxes, and playwright-core
 # as pinned in web/e2e's package-lock.json (npm ci when node_modules is
 # absent or older than package.json or the lock file).
 E2E_WEB := web/e2e
 web-deps: client-tools $(E2E_WEB)/node_modules/.package-lock.json
-	@test -x /usr/bin/chromium || { apt-get update -qq && apt-get install -y -qq chromium; }
+	@missing=""; \
+	test -x /usr/bin/chromium || missing="$$missing chromium"; \
+	test -e /usr/share/fonts/truetype/wqy/wqy-microhei.ttc || missing="$$missing fonts-wqy-microhei"; \
+	if [ -n "$$missing" ]; then apt-get update -qq && apt-get install -y -qq $$missing; fi
 
 $(E2E_WEB)/node_modules/.package-lock.json: $(E2E_WEB)/package.json $(E2E_WEB)/package-lock.json | client-tools
 	cd $(E2E_WEB) && npm ci --no-audit --no-fund
