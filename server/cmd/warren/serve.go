@@ -56,12 +56,11 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "warren serve: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "Warren is running.\n  Playground:          http://%s/playground\n  Lessons:             http://%s/lessons\n  AMQP 0-9-1:          amqp://guest:guest@%s/\n  AMQP over WebSocket: ws://%s/amqp\n  Management API:      http://%s/api/overview (guest/guest)\nPress Ctrl-C to stop.\n",
-		srv.HTTPAddr(), srv.HTTPAddr(), srv.AMQPAddr(), srv.HTTPAddr(), srv.HTTPAddr())
+	fmt.Fprint(stdout, banner(srv.HTTPAddr(), srv.AMQPAddr()))
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	<-sig
-	fmt.Fprintln(stdout, "shutting down")
+	fmt.Fprintln(stdout, "shutting down 正在关闭")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(ctx); err != nil {
@@ -69,4 +68,17 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// banner says where the server listens, in English and in Simplified
+// Chinese (most of Warren's users read Chinese first).
+func banner(httpAddr, amqpAddr string) string {
+	return fmt.Sprintf(`Warren is running. Warren 已启动。
+  Playground 演练场:                       http://%[1]s/playground
+  Lessons 课程:                            http://%[1]s/lessons
+  AMQP 0-9-1:                              amqp://guest:guest@%[2]s/
+  AMQP over WebSocket 基于 WebSocket 的 AMQP: ws://%[1]s/amqp
+  Management API 管理 API:                 http://%[1]s/api/overview (guest/guest)
+Press Ctrl-C to stop. 按 Ctrl-C 停止。
+`, httpAddr, amqpAddr)
 }
