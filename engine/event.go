@@ -169,6 +169,10 @@ type Event struct {
 	// Via is, for Enqueued, the binding that routed the copy to Queue
 	// (shared, read-only).
 	Via *Via
+	// Durable marks a Confirmed publish that some queue keeps across a
+	// restart (queue.keeps): a driver that writes the command log to
+	// disk sends its confirm only once the publish is on disk.
+	Durable bool
 }
 
 // DropUnroutable is the Text of a Dropped event for a message routed to no

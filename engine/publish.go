@@ -237,10 +237,12 @@ func (b *Broker) publish(ch *channel, x *exchange, msg *Message, mandatory bool,
 			b.emit(Event{Kind: EvDropped, Vhost: v.name, Channel: ch.id, Exchange: x.name, MsgID: msg.ID, Msg: msg, Text: DropUnroutable})
 		}
 	}
-	accepted := true
+	accepted, kept := true, false
 	for _, t := range targets {
 		if !t.q.offer(msg, t.via) {
 			accepted = false
+		} else if t.q.keeps(msg) {
+			kept = true
 		}
 	}
 	if seq != 0 {
@@ -248,8 +250,19 @@ func (b *Broker) publish(ch *channel, x *exchange, msg *Message, mandatory bool,
 		if !accepted {
 			kind = EvNacked
 		}
-		b.emit(Event{Kind: kind, Vhost: v.name, Channel: ch.id, DeliveryTag: seq})
+		b.emit(Event{Kind: kind, Vhost: v.name, Channel: ch.id, DeliveryTag: seq, Durable: kept && accepted})
 	}
+}
+
+// keeps says whether the queue keeps m across a restart: a durable queue
+// keeps persistent (delivery-mode 2) messages (persistence.md), and a
+// quorum queue, always durable, keeps every message it holds whatever its
+// delivery mode (quorum-queues.md). A driver with a disk makes such a
+// message's confirm wait until it is written (confirms.md: for persistent
+// messages routed to durable queues, the ack means the message was
+// persisted to disk).
+func (q *queue) keeps(m *Message) bool {
+	return q.quorum || (q.durable && m.Props != nil && m.Props.DeliveryMode == 2)
 }
 
 // nextPublishSeq numbers a publish for confirms: 1, 2, ... in confirm mode,

@@ -55,6 +55,10 @@ type Broker struct {
 	byConn  map[engine.ConnID][]engine.Event
 	touched []engine.ConnID
 
+	// dur is how far the command log is on disk (durable.go); nil when
+	// the broker keeps its state in memory only.
+	dur *durability
+
 	stopOnce sync.Once
 }
 
