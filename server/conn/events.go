@@ -14,8 +14,16 @@ func (s sink) Events(e *engine.Broker, evs []engine.Event) {
 	for i := range evs {
 		ev := &evs[i]
 		switch ev.Kind {
-		case engine.EvDelivered, engine.EvReturned, engine.EvConfirmed, engine.EvNacked:
+		case engine.EvDelivered, engine.EvReturned, engine.EvNacked:
 			c.out.push(outItem{channel: ev.Channel.Num, ev: *ev})
+		case engine.EvConfirmed:
+			// A confirm of a message some queue keeps across a restart
+			// waits for the command log to be on disk (writer.go).
+			it := outItem{channel: ev.Channel.Num, ev: *ev}
+			if ev.Durable {
+				it.syncPos = c.b.LogEnd()
+			}
+			c.out.push(it)
 		case engine.EvConsumerCancelled:
 			// consumer_cancel_notify: tell the client when the server
 			// cancelled its consumer (its queue was deleted).
@@ -23,7 +31,9 @@ func (s sink) Events(e *engine.Broker, evs []engine.Event) {
 				c.push(ev.Channel.Num, &amqp.BasicCancel{ConsumerTag: ev.ConsumerTag, NoWait: true})
 			}
 		case engine.EvTxCommitted:
-			c.push(ev.Channel.Num, &amqp.TxCommitOk{})
+			// "A transaction's commit is durable when tx.commit-ok is
+			// sent": it waits for the log like a durable confirm.
+			c.out.push(outItem{channel: ev.Channel.Num, method: &amqp.TxCommitOk{}, syncPos: c.b.LogEnd()})
 		case engine.EvChannelClosed:
 			c.dropReplyTo(ev.Channel)
 			if ev.Code != engine.ReplySuccess && ev.Channel.Num != 0 {

@@ -139,6 +139,9 @@ func coalesceConfirms(chunks []*outChunk) {
 				prev.channel == it.channel && prev.ev.DeliveryTag+1 == it.ev.DeliveryTag && !prev.closeAfter {
 				prev.skip = true
 				it.ev.Multiple = true
+				// The ack that stays answers for the folded ones: it
+				// waits for the disk as long as any of them must.
+				it.syncPos = max(it.syncPos, prev.syncPos)
 			}
 			prev = it
 		}
