@@ -25,6 +25,10 @@ type Alarm struct {
 	// queued one).
 	PerMessageBytes int64
 
+	// memory and disk are the two reasons to block, touched on the
+	// broker goroutine only.
+	memory, disk bool
+
 	mu    sync.Mutex
 	on    bool
 	wake  chan struct{}
@@ -48,7 +52,25 @@ func (a *Alarm) Events(e *engine.Broker, _ []engine.Event) {
 		return
 	}
 	held := e.MessageTotals().All()
-	over := held.Bytes+held.Msgs*a.PerMessageBytes > a.HighWatermark
+	a.memory = held.Bytes+held.Msgs*a.PerMessageBytes > a.HighWatermark
+	a.update()
+}
+
+// DiskFailed is told, on the broker goroutine, when the store that keeps
+// the broker's state on disk starts failing to write (disk full, an I/O
+// error) and when it recovers (err nil). While it fails, publishers are
+// blocked as for RabbitMQ's disk alarm, since nothing they publish could
+// be made durable; consumers keep draining.
+func (a *Alarm) DiskFailed(err error) {
+	a.disk = err != nil
+	a.update()
+}
+
+// update blocks or unblocks the publishing connections when the alarm's
+// state changes, telling those that announced connection.blocked why, in
+// RabbitMQ's words ("low on memory", "low on disk").
+func (a *Alarm) update() {
+	over := a.memory || a.disk
 	a.mu.Lock()
 	changed := over != a.on
 	a.on = over
@@ -60,12 +82,16 @@ func (a *Alarm) Events(e *engine.Broker, _ []engine.Event) {
 	if !changed {
 		return
 	}
+	reason := "low on memory"
+	if !a.memory {
+		reason = "low on disk"
+	}
 	for c := range a.conns {
 		if c.caps["connection.blocked"] != true {
 			continue
 		}
 		if over {
-			c.out.push(outItem{method: &amqp.ConnectionBlocked{Reason: "low on memory"}})
+			c.out.push(outItem{method: &amqp.ConnectionBlocked{Reason: reason}})
 		} else {
 			c.out.push(outItem{method: &amqp.ConnectionUnblocked{}})
 		}
