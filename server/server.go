@@ -5,6 +5,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"warren/server/broker"
 	"warren/server/conn"
 	"warren/server/mgmt"
+	"warren/server/store"
 	"warren/web"
 )
 
@@ -28,6 +30,13 @@ type Options struct {
 	// OriginPatterns are the browser origins allowed to open the AMQP
 	// WebSocket (coder/websocket checks the Origin header).
 	OriginPatterns []string
+	// DataDir, when set, keeps the broker's state on disk there (the
+	// command log and snapshots, server/store) and restores it at start;
+	// empty keeps everything in memory.
+	DataDir string
+	// Log receives start-up notes (what recovery found and repaired);
+	// nil discards them.
+	Log func(format string, args ...any)
 }
 
 // Server is a running Warren.
@@ -59,10 +68,19 @@ func Start(opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.broker = broker.Start(opts.Engine, nil)
+	if opts.DataDir == "" {
+		s.broker = broker.Start(opts.Engine, nil)
+	} else {
+		b, err := startDurable(opts)
+		if err != nil {
+			return nil, err
+		}
+		s.broker = b
+	}
 	s.opts.Conn.Broker, s.opts.Conn.Users = s.broker, opts.Users
 	s.opts.Conn.Defaults()
 	s.broker.Observe(s.opts.Conn.Alarm)
+	s.broker.OnDiskError(s.opts.Conn.Alarm.DiskFailed)
 
 	var err error
 	if s.amqpLn, err = net.Listen("tcp", opts.AMQPAddr); err != nil {
@@ -147,5 +165,34 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		err = ctx.Err()
 	}
 	s.broker.Stop()
+	if cerr := s.broker.CloseStore(); err == nil {
+		err = cerr
+	}
 	return err
+}
+
+// startDurable opens the data directory, rebuilds the broker it holds and
+// starts it, logging what recovery found.
+func startDurable(opts Options) (*broker.Broker, error) {
+	logf := opts.Log
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	st, rec, err := store.Open(opts.DataDir, store.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("data directory %s: %w", opts.DataDir, err)
+	}
+	for _, n := range rec.Notes {
+		logf("data directory %s: %s", opts.DataDir, n)
+	}
+	began := time.Now()
+	eng, err := broker.Recover(opts.Engine, began, st, rec)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	if rec.Last > 0 || rec.Snapshot != nil {
+		logf("data directory %s: restored snapshot %d and %d logged commands in %v", opts.DataDir, rec.SnapshotPos, rec.Last-rec.SnapshotPos, time.Since(began).Round(time.Millisecond))
+	}
+	return broker.StartDurable(eng, nil, st), nil
 }

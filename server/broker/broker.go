@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"warren/engine"
+	"warren/server/store"
 )
 
 // Sink receives events. It runs on the broker goroutine and must not block
@@ -55,9 +56,14 @@ type Broker struct {
 	byConn  map[engine.ConnID][]engine.Event
 	touched []engine.ConnID
 
-	// dur is how far the command log is on disk (durable.go); nil when
-	// the broker keeps its state in memory only.
-	dur *durability
+	// st keeps the command log and snapshots on disk, and dur says how
+	// far it got (durable.go); both nil when the broker keeps its state
+	// in memory only.
+	st        *store.Store
+	dur       *durability
+	persistFn func([]byte) // persistRecord, bound once
+	storeErr  error        // the store's error as last told to the hooks
+	diskHooks []func(error)
 
 	stopOnce sync.Once
 }
@@ -71,19 +77,37 @@ func Start(cfg engine.Config, now func() time.Time) *Broker {
 	if now == nil {
 		now = time.Now
 	}
-	start := now()
-	cfg.EpochMs = start.UnixMilli()
+	cfg.EpochMs = now().UnixMilli()
+	return run(engine.New(cfg), now, nil)
+}
+
+// StartDurable runs eng, rebuilt from st by Recover, on its own goroutine,
+// and appends every command it applies from now on to st (durable.go).
+func StartDurable(eng *engine.Broker, now func() time.Time, st *store.Store) *Broker {
+	if now == nil {
+		now = time.Now
+	}
+	return run(eng, now, st)
+}
+
+func run(eng *engine.Broker, now func() time.Time, st *store.Store) *Broker {
 	b := &Broker{
 		reqs:      make(chan func()),
 		done:      make(chan struct{}),
 		now:       now,
-		start:     start,
-		eng:       engine.New(cfg),
+		start:     time.UnixMilli(eng.Config().EpochMs),
+		eng:       eng,
 		sinks:     map[engine.ConnID]Sink{},
 		observers: map[int]Sink{},
 		byConn:    map[engine.ConnID][]engine.Event{},
 	}
 	b.dispatchFn = b.dispatchBatch
+	if st != nil {
+		b.st, b.dur = st, newDurability()
+		b.persistFn = b.persistRecord
+		b.persist()
+		go b.forwardSyncs()
+	}
 	b.eng.DrainEvents(nil)
 	go b.loop()
 	return b
@@ -98,6 +122,7 @@ func (b *Broker) Do(f func(e *engine.Broker)) error {
 	req := func() {
 		defer close(finished)
 		f(b.eng)
+		b.persist()
 		b.dispatch()
 	}
 	select {
@@ -120,6 +145,7 @@ func (b *Broker) Do(f func(e *engine.Broker)) error {
 func (b *Broker) DoAsync(f func(e *engine.Broker)) error {
 	req := func() {
 		f(b.eng)
+		b.persist()
 		b.dispatch()
 	}
 	select {
@@ -162,8 +188,10 @@ func (b *Broker) Stop() {
 // Done is closed when the broker has stopped.
 func (b *Broker) Done() <-chan struct{} { return b.done }
 
+// engineNow is the wall clock on the engine's clock. It never goes back,
+// even if the wall clock does (across a restart, say).
 func (b *Broker) engineNow() engine.Time {
-	return engine.Time(b.now().Sub(b.start) / time.Millisecond)
+	return max(engine.Time(b.now().Sub(b.start)/time.Millisecond), b.eng.Now())
 }
 
 // maxServedBetweenBatches bounds how many waiting requests the loop runs
@@ -176,7 +204,9 @@ func (b *Broker) loop() {
 	timer.Stop()
 	for {
 		b.eng.AdvanceTo(b.engineNow())
+		b.persist()
 		b.dispatch()
+		b.maybeSnapshot()
 		if at, ok := b.eng.NextDeadline(); ok && at <= b.eng.Now() {
 			// A backlog is being worked off, a batch per AdvanceTo
 			// (engine/backlog.go): run the requests already waiting
@@ -198,6 +228,7 @@ func (b *Broker) loop() {
 		case req := <-b.reqs:
 			timer.Stop()
 			b.eng.AdvanceTo(b.engineNow())
+			b.persist()
 			b.dispatch()
 			req()
 		case <-timer.C:

@@ -1,6 +1,14 @@
 package broker
 
-import "sync"
+import (
+	"fmt"
+	"log"
+	"sync"
+	"time"
+
+	"warren/engine"
+	"warren/server/store"
+)
 
 // durability tracks how far the broker's command log is on disk, for the
 // connections' writers: a publisher confirm (or tx.commit-ok) that promises
@@ -61,4 +69,163 @@ func (d *durability) setSynced(pos uint64, failed error) {
 		d.changed = make(chan struct{})
 	}
 	d.mu.Unlock()
+}
+
+// Recover rebuilds the engine a data directory holds: the snapshot's
+// state, then every command logged after it, applied as they were. The
+// engine's events are dropped on the way (they went to clients that are
+// gone); then the restart command applies RabbitMQ's rules for what a
+// node keeps across a restart (engine.Broker.Restart), and the clock
+// moves to now, so messages whose TTL ran out while the broker was down
+// expire and are dead-lettered at once.
+//
+// A directory with nothing in it starts a new broker from cfg; its first
+// snapshot is written at once, so that the configuration the log was
+// recorded under (the epoch, the seed) is on disk with it.
+func Recover(cfg engine.Config, now time.Time, st *store.Store, rec *store.Recovered) (*engine.Broker, error) {
+	var eng *engine.Broker
+	if rec.Snapshot != nil {
+		var err error
+		if eng, err = engine.Load(rec.Snapshot); err != nil {
+			return nil, fmt.Errorf("data directory: snapshot %d: %w", rec.SnapshotPos, err)
+		}
+	} else {
+		cfg.EpochMs = now.UnixMilli()
+		cfg.RecordCommands = true
+		eng = engine.New(cfg)
+	}
+	discardRecords := func([]byte) {}
+	discardEvents := func([]engine.Event) {}
+	eng.DrainCommands(discardRecords)
+	eng.DrainEventsTo(discardEvents)
+	err := rec.Replay(func(pos store.Pos, data []byte) error {
+		c, err := engine.DecodeCommand(data)
+		if err != nil {
+			return fmt.Errorf("data directory: log record %d: %w", pos, err)
+		}
+		eng.Apply(c)
+		eng.DrainCommands(discardRecords)
+		eng.DrainEventsTo(discardEvents)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if rec.Snapshot == nil && rec.Last == 0 {
+		if err := st.WriteSnapshot(eng.Save()); err != nil {
+			return nil, err
+		}
+	}
+	// The restart and the clock's jump over the downtime are commands
+	// like any other: logged, so a crash during start-up replays them.
+	eng.Restart()
+	eng.AdvanceTo(max(engineTime(eng, now), eng.Now()))
+	eng.DrainEventsTo(discardEvents)
+	return eng, nil
+}
+
+// engineTime is wall-clock time t on eng's clock: milliseconds since the
+// epoch its configuration was created with.
+func engineTime(eng *engine.Broker, t time.Time) engine.Time {
+	return engine.Time(t.UnixMilli() - eng.Config().EpochMs)
+}
+
+// persist appends the commands the engine applied since the last call to
+// the store, in order, and moves LogEnd past them. It runs on the broker
+// goroutine after every command and clock move, before the events are
+// dispatched, so a sink that queues a confirm knows the position the
+// confirm waits for.
+func (b *Broker) persist() {
+	if b.st == nil {
+		return
+	}
+	b.eng.DrainCommands(b.persistFn)
+}
+
+func (b *Broker) persistRecord(rec []byte) {
+	pos, err := b.st.Append(rec)
+	if err != nil {
+		// Append refuses only a record past MaxRecordBytes (larger than
+		// any message the connections accept) or a closed store (at
+		// shutdown). The command is applied already; what it changed is
+		// lost at the next restart, as if the broker had crashed before
+		// writing it, and nothing that waits for it is confirmed.
+		b.dur.setSynced(0, err)
+		return
+	}
+	b.dur.setEnd(uint64(pos))
+}
+
+// forwardSyncs tells the writers whenever the store's durable position or
+// error changes, and the broker goroutine when the error changes, until
+// the broker stops.
+func (b *Broker) forwardSyncs() {
+	var last error
+	for {
+		select {
+		case <-b.st.Notify():
+		case <-b.done:
+			return
+		}
+		err := b.st.Err()
+		b.dur.setSynced(uint64(b.st.Durable()), err)
+		if (err == nil) != (last == nil) {
+			last = err
+			b.DoAsync(func(*engine.Broker) { b.diskState(err) })
+		}
+	}
+}
+
+// OnDiskError registers f to be told, on the broker goroutine, when the
+// store starts failing to write (err) and when it recovers (nil): the
+// memory-and-disk alarm blocks publishers meanwhile.
+func (b *Broker) OnDiskError(f func(err error)) {
+	b.Do(func(*engine.Broker) { b.diskHooks = append(b.diskHooks, f) })
+}
+
+func (b *Broker) diskState(err error) {
+	if (err == nil) == (b.storeErr == nil) {
+		return
+	}
+	b.storeErr = err
+	if err != nil {
+		log.Printf("warren: writing the data directory failed, publishers are blocked until it works again: %v", err)
+	} else {
+		log.Printf("warren: the data directory is writable again, publishers are unblocked")
+	}
+	for _, f := range b.diskHooks {
+		f(err)
+	}
+}
+
+// maybeSnapshot replaces the log with a snapshot of the state once the
+// log has grown past the store's limit, so that a restart replays little.
+// It runs on the broker goroutine between commands, when no events are
+// pending; the store writes the bytes in the background.
+func (b *Broker) maybeSnapshot() {
+	if b.st == nil || !b.st.NeedsSnapshot() {
+		return
+	}
+	if err := b.st.WriteSnapshot(b.eng.Save()); err != nil {
+		log.Printf("warren: snapshot: %v", err)
+	}
+}
+
+// StoreStats describes the data directory for the management API; ok is
+// false when the broker keeps its state in memory only. It is safe from
+// any goroutine.
+func (b *Broker) StoreStats() (s store.Stats, ok bool) {
+	if b.st == nil {
+		return store.Stats{}, false
+	}
+	return b.st.Stats(), true
+}
+
+// CloseStore writes what the store has buffered and closes it, after the
+// broker has stopped (graceful shutdown).
+func (b *Broker) CloseStore() error {
+	if b.st == nil {
+		return nil
+	}
+	return b.st.Close()
 }

@@ -29,7 +29,7 @@ type warrenProc struct {
 // both accept connections (at most 15 s).
 func startWarren(bin string, stderr io.Writer) (*warrenProc, error) {
 	w := &warrenProc{output: &lockedBuffer{}, exited: make(chan struct{})}
-	w.cmd = exec.Command(bin, "serve", "--amqp", amqpAddr, "--http", httpAddr)
+	w.cmd = exec.Command(bin, "serve", "--amqp", amqpAddr, "--http", httpAddr, "--data", "")
 	w.cmd.Stdout, w.cmd.Stderr = w.output, w.output
 	if err := w.cmd.Start(); err != nil {
 		return nil, err

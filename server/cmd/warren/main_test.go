@@ -92,11 +92,14 @@ func TestUsage(t *testing.T) {
 // TestBannerInBothLanguages: warren serve says where it listens in English
 // and in Chinese, with every address.
 func TestBannerInBothLanguages(t *testing.T) {
-	b := banner("127.0.0.1:8080", "127.0.0.1:5672")
-	for _, want := range []string{"Warren is running.", "Warren 已启动。", "Playground 演练场:", "Lessons 课程:", "http://127.0.0.1:8080/playground",
+	b := banner("127.0.0.1:8080", "127.0.0.1:5672", "/var/lib/warren")
+	for _, want := range []string{"Warren is running.", "Data 数据目录:", "/var/lib/warren", "Warren 已启动。", "Playground 演练场:", "Lessons 课程:", "http://127.0.0.1:8080/playground",
 		"amqp://guest:guest@127.0.0.1:5672/", "ws://127.0.0.1:8080/amqp", "管理 API", "http://127.0.0.1:8080/api/overview", "按 Ctrl-C 停止。"} {
 		if !strings.Contains(b, want) {
 			t.Errorf("the banner lacks %q:\n%s", want, b)
 		}
+	}
+	if b := banner("127.0.0.1:8080", "127.0.0.1:5672", ""); !strings.Contains(b, "in memory only") || !strings.Contains(b, "仅在内存中") {
+		t.Errorf("the banner of an in-memory broker does not say so:\n%s", b)
 	}
 }

@@ -42,7 +42,8 @@ func startServe(t *testing.T, args ...string) *servedProcess {
 	if _, err := os.Stat("/proc/self/status"); err != nil {
 		t.Skip("needs /proc to read the server's memory")
 	}
-	args = append([]string{"serve", "--amqp", "127.0.0.1:0", "--http", "127.0.0.1:0"}, args...)
+	// In memory unless the test names a data directory (a later --data wins).
+	args = append([]string{"serve", "--amqp", "127.0.0.1:0", "--http", "127.0.0.1:0", "--data", ""}, args...)
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "WARREN_TEST_SERVE=1")
 	cmd.Stderr = os.Stderr

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -33,6 +34,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	maxMsg := fs.Uint64("max-message-size", 16<<20, "largest message body; larger ones get 406 PRECONDITION_FAILED")
 	maxQueues := fs.Int("max-queues", 0, "most queues per vhost (0: unlimited); past it queue.declare gets 406")
 	maxMsgs := fs.Int64("max-messages", 0, "most ready messages per vhost (0: unlimited); past it basic.publish gets 406")
+	dataDir := fs.String("data", defaultDataDir(), "directory that keeps the broker's state across restarts (durable exchanges, queues, bindings, policies, vhosts, users, persistent messages); '' keeps everything in memory")
 	watermark := fs.Int64("memory-high-watermark", server.DefaultMemoryHighWatermark(), "bytes of messages held (ready, unacknowledged, delayed) past which publishers are blocked (connection.blocked); default 40% of RAM")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -48,7 +50,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "warren serve: --channel-max must be 1..65535 and --frame-max 4096..2147483648")
 		return 2
 	}
-	srv, err := server.Start(server.Options{AMQPAddr: *amqpAddr, HTTPAddr: *httpAddr, Users: users,
+	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "warren serve: "+format+"\n", args...) }
+	srv, err := server.Start(server.Options{AMQPAddr: *amqpAddr, HTTPAddr: *httpAddr, Users: users, DataDir: *dataDir, Log: logf,
 		Engine: engine.Config{Seed: *seed, MaxQueuesPerVhost: *maxQueues, MaxMessagesPerVhost: *maxMsgs},
 		Conn: conn.Config{MaxConnections: *maxConns, ChannelMax: uint16(*channelMax), FrameMax: uint32(*frameMax), MaxMessageSize: *maxMsg,
 			Alarm: &conn.Alarm{HighWatermark: *watermark}}})
@@ -56,7 +59,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "warren serve: %v\n", err)
 		return 1
 	}
-	fmt.Fprint(stdout, banner(srv.HTTPAddr(), srv.AMQPAddr()))
+	fmt.Fprint(stdout, banner(srv.HTTPAddr(), srv.AMQPAddr(), *dataDir))
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	<-sig
@@ -72,13 +75,32 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 
 // banner says where the server listens, in English and in Simplified
 // Chinese (most of Warren's users read Chinese first).
-func banner(httpAddr, amqpAddr string) string {
+func banner(httpAddr, amqpAddr, dataDir string) string {
+	data := "in memory only, gone when it stops 仅在内存中，停止即丢失"
+	if dataDir != "" {
+		data = dataDir
+	}
 	return fmt.Sprintf(`Warren is running. Warren 已启动。
+  Data 数据目录:                           %[3]s
   Playground 演练场:                       http://%[1]s/playground
   Lessons 课程:                            http://%[1]s/lessons
   AMQP 0-9-1:                              amqp://guest:guest@%[2]s/
   AMQP over WebSocket 基于 WebSocket 的 AMQP: ws://%[1]s/amqp
   Management API 管理 API:                 http://%[1]s/api/overview (guest/guest)
 Press Ctrl-C to stop. 按 Ctrl-C 停止。
-`, httpAddr, amqpAddr)
+`, httpAddr, amqpAddr, data)
+}
+
+// defaultDataDir is where `warren serve` keeps its state unless told
+// otherwise: $XDG_STATE_HOME/warren, else ~/.local/state/warren (the XDG
+// base directory for state that should survive a restart), else
+// ./warren-data when there is no home directory.
+func defaultDataDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "warren")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "state", "warren")
+	}
+	return "warren-data"
 }
