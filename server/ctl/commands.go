@@ -49,6 +49,7 @@ func init() {
 		{name: "list_topic_permissions", group: "Access Control", desc: "Lists topic permissions in a virtual host", usage: "[--vhost <vhost>] [--no-table-headers]", maxArgs: 0, run: listCommand(topicPermissionsList)},
 		{name: "list_vhosts", group: "Access Control", desc: "Lists virtual hosts", usage: "[--no-table-headers] [<column> ...]", maxArgs: -1, run: listCommand(vhostsList)},
 
+		{name: "status", group: "Monitoring, observability and health checks", desc: "Displays status of a node, with where it keeps its state: the data directory, its size, the last snapshot and the log length", usage: "", maxArgs: 0, run: runStatus},
 		{name: "list_bindings", group: "Monitoring, observability and health checks", desc: "Lists all bindings on a vhost", usage: "[--vhost <vhost>] [--no-table-headers] [<column> ...]", maxArgs: -1, run: listCommand(bindingsList)},
 		{name: "list_channels", group: "Monitoring, observability and health checks", desc: "Lists all channels in the node", usage: "[--no-table-headers] [<column> ...]", maxArgs: -1, run: listCommand(channelsList)},
 		{name: "list_connections", group: "Monitoring, observability and health checks", desc: "Lists AMQP 0.9.1 connections for the node", usage: "[--no-table-headers] [<column> ...]", maxArgs: -1, run: listCommand(connectionsList)},

@@ -2,6 +2,7 @@ package mgmt
 
 import (
 	"net/http"
+	"time"
 
 	"warren/engine"
 )
@@ -51,6 +52,45 @@ type overview struct {
 	QueueTotals       messageTotals  `json:"queue_totals"`
 	ObjectTotals      objectTotals   `json:"object_totals"`
 	Node              string         `json:"node"`
+	// Storage is Warren's own: where the broker keeps its state (RabbitMQ
+	// reports its data directory on the node instead).
+	Storage storage `json:"storage"`
+}
+
+// storage describes the data directory (server/store) for /api/overview
+// and `warren ctl status`: where it is, how big, the last snapshot, how
+// long the log after it is (what a restart replays), and the write error
+// that blocks publishers, if any.
+type storage struct {
+	Mode          string `json:"mode"` // "disk" or "memory"
+	DataDir       string `json:"data_dir,omitempty"`
+	SizeBytes     int64  `json:"size_bytes"`
+	SnapshotPos   uint64 `json:"last_snapshot_position"`
+	SnapshotBytes int64  `json:"last_snapshot_bytes"`
+	SnapshotTime  string `json:"last_snapshot_time,omitempty"` // RFC 3339, UTC
+	LogRecords    uint64 `json:"log_records"`
+	LogBytes      int64  `json:"log_bytes"`
+	Durable       uint64 `json:"durable_position"`
+	Fsyncs        uint64 `json:"fsyncs"`
+	Error         string `json:"error,omitempty"`
+	LastError     string `json:"last_error,omitempty"`
+	LastErrorTime string `json:"last_error_time,omitempty"`
+}
+
+func (a *api) storage() storage {
+	st, ok := a.b.StoreStats()
+	if !ok {
+		return storage{Mode: "memory"}
+	}
+	s := storage{Mode: "disk", DataDir: st.Dir, SizeBytes: st.DiskBytes, SnapshotPos: uint64(st.SnapshotPos), SnapshotBytes: st.SnapshotBytes,
+		LogRecords: st.LogRecords, LogBytes: st.LogBytes, Durable: uint64(st.Durable), Fsyncs: st.Fsyncs, Error: st.Err, LastError: st.LastError}
+	if !st.SnapshotTime.IsZero() {
+		s.SnapshotTime = st.SnapshotTime.UTC().Format(time.RFC3339)
+	}
+	if !st.LastErrorTime.IsZero() {
+		s.LastErrorTime = st.LastErrorTime.UTC().Format(time.RFC3339)
+	}
+	return s
 }
 
 // overview is GET /api/overview. Warren keeps no message rates
@@ -60,7 +100,7 @@ type overview struct {
 func (a *api) overview(c *call) (int, any, error) {
 	o := overview{ManagementVersion: rabbitVersion, RatesMode: "none", ExchangeTypes: exchangeTypes,
 		ProductVersion: productVersion, ProductName: productName, RabbitMQVersion: rabbitVersion,
-		ClusterName: a.node, Node: a.node}
+		ClusterName: a.node, Node: a.node, Storage: a.storage()}
 	err := a.read(func(e *engine.Broker) {
 		for _, v := range e.Vhosts() {
 			if !c.canSee(v) {
