@@ -34,6 +34,9 @@ type Options struct {
 	// command log and snapshots, server/store) and restores it at start;
 	// empty keeps everything in memory.
 	DataDir string
+	// Store tunes the data directory's store (tests inject disk faults
+	// through it).
+	Store store.Options
 	// Log receives start-up notes (what recovery found and repaired);
 	// nil discards them.
 	Log func(format string, args ...any)
@@ -178,7 +181,7 @@ func startDurable(opts Options) (*broker.Broker, error) {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	st, rec, err := store.Open(opts.DataDir, store.Options{})
+	st, rec, err := store.Open(opts.DataDir, opts.Store)
 	if err != nil {
 		return nil, fmt.Errorf("data directory %s: %w", opts.DataDir, err)
 	}
