@@ -22,9 +22,12 @@ import (
 type Options struct {
 	AMQPAddr string // default 127.0.0.1:5672
 	HTTPAddr string // default 127.0.0.1:8080
-	Users    *auth.Store
-	Engine   engine.Config
-	Conn     conn.Config
+	// UsersFile is a JSON file of users and permissions (auth.Definitions,
+	// RabbitMQ's definitions shape) imported at start, after the default
+	// user guest; "" imports none.
+	UsersFile string
+	Engine    engine.Config
+	Conn      conn.Config
 	// OriginPatterns are the browser origins allowed to open the AMQP
 	// WebSocket (coder/websocket checks the Origin header).
 	OriginPatterns []string
@@ -34,6 +37,7 @@ type Options struct {
 type Server struct {
 	opts   Options
 	broker *broker.Broker
+	users  *auth.Store
 	amqpLn net.Listener
 	http   *http.Server
 	httpLn net.Listener
@@ -51,20 +55,21 @@ func Start(opts Options) (*Server, error) {
 	if opts.HTTPAddr == "" {
 		opts.HTTPAddr = "127.0.0.1:8080"
 	}
-	if opts.Users == nil {
-		opts.Users = auth.NewStore()
-	}
 	if len(opts.OriginPatterns) == 0 {
 		opts.OriginPatterns = []string{"127.0.0.1:*", "localhost:*"}
 	}
 	s := &Server{opts: opts}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.broker = broker.Start(opts.Engine, nil)
-	s.opts.Conn.Broker, s.opts.Conn.Users = s.broker, opts.Users
+	var err error
+	if s.users, err = startUsers(s.broker, opts.UsersFile); err != nil {
+		s.broker.Stop()
+		return nil, err
+	}
+	s.opts.Conn.Broker, s.opts.Conn.Users = s.broker, s.users
 	s.opts.Conn.Defaults()
 	s.broker.Observe(s.opts.Conn.Alarm)
 
-	var err error
 	if s.amqpLn, err = net.Listen("tcp", opts.AMQPAddr); err != nil {
 		s.broker.Stop()
 		return nil, err
@@ -77,7 +82,7 @@ func Start(opts Options) (*Server, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/amqp", s.serveWebSocket)
 	mux.HandleFunc("/ws/amqp", s.serveWebSocket)
-	mux.Handle("/api/", mgmt.New(s.broker, opts.Users))
+	mux.Handle("/api/", mgmt.New(s.broker, s.users))
 	mux.Handle("/", web.Handler()) // the home page, /playground and /static/
 	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	s.wg.Add(2)
@@ -102,6 +107,25 @@ func (s *Server) HTTPAddr() string { return s.httpLn.Addr().String() }
 
 // Broker exposes the driver (for tests and sessions).
 func (s *Server) Broker() *broker.Broker { return s.broker }
+
+// Users exposes the users and permissions (for tests): changes made
+// through it go to the engine, as the management API's do.
+func (s *Server) Users() *auth.Store { return s.users }
+
+// startUsers gives a fresh broker its users, through the engine like every
+// later change: RabbitMQ's default user, then those of the users file.
+func startUsers(b *broker.Broker, usersFile string) (*auth.Store, error) {
+	users, err := auth.NewStore(b)
+	if err != nil {
+		return nil, err
+	}
+	if usersFile != "" {
+		if err := users.LoadFile(usersFile); err != nil {
+			return nil, err
+		}
+	}
+	return users, nil
+}
 
 func (s *Server) acceptAMQP() {
 	for {

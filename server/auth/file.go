@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"slices"
+
+	"warren/engine"
 )
 
 // Definitions is the users-and-permissions part of a RabbitMQ definitions
@@ -57,7 +59,7 @@ func (t *Tags) UnmarshalJSON(b []byte) error {
 }
 
 // LoadFile imports the users and permissions of a definitions file (see
-// Definitions) into the store, replacing users of the same names.
+// Definitions) into the broker, replacing users of the same names.
 func (s *Store) LoadFile(path string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -75,7 +77,8 @@ func (s *Store) LoadFile(path string) error {
 
 // Import adds the users, then the permissions and topic permissions, of d,
 // replacing those of the same names. Everything is checked before anything
-// changes, so a bad entry leaves the store as it was.
+// changes, so a bad entry leaves the broker as it was; the changes are
+// applied to the engine in one broker.Do.
 func (s *Store) Import(d Definitions) error {
 	users := make([]*user, 0, len(d.Users))
 	for _, ud := range d.Users {
@@ -89,45 +92,52 @@ func (s *Store) Import(d Definitions) error {
 		}
 		users = append(users, nu)
 	}
-	perms := make([]*perm, 0, len(d.Permissions))
 	for _, pm := range d.Permissions {
-		p, err := buildPerm(pm)
-		if err != nil {
+		if _, err := buildPerm(pm); err != nil {
 			return fmt.Errorf("permissions of %q on %q: %v", pm.User, pm.Vhost, err)
 		}
-		perms = append(perms, p)
 	}
 	for _, tp := range d.TopicPermissions {
 		if err := checkTopic(tp); err != nil {
 			return fmt.Errorf("topic permissions of %q on %q in %q: %v", tp.User, tp.Exchange, tp.Vhost, err)
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	known := func(name string) bool {
-		_, existing := s.users[name]
-		return existing || slices.ContainsFunc(users, func(u *user) bool { return u.name == name })
-	}
-	for _, p := range perms {
-		if !known(p.p.User) {
-			return fmt.Errorf("permissions for unknown user %q", p.p.User)
+	return s.do(func(e *engine.Broker) error {
+		known := func(name string) bool {
+			_, existing := e.User(name)
+			return existing || slices.ContainsFunc(users, func(u *user) bool { return u.name == name })
 		}
-	}
-	for _, tp := range d.TopicPermissions {
-		if !known(tp.User) {
-			return fmt.Errorf("topic permissions for unknown user %q", tp.User)
+		for _, pm := range d.Permissions {
+			if !known(pm.User) {
+				return fmt.Errorf("permissions for unknown user %q", pm.User)
+			}
 		}
-	}
-	for _, u := range users {
-		s.users[u.name] = u
-	}
-	for _, p := range perms {
-		s.perms[permKey{p.p.User, p.p.Vhost}] = p
-	}
-	for _, tp := range d.TopicPermissions {
-		s.topics[topicKey{tp.User, tp.Vhost, tp.Exchange}] = tp
-	}
-	return nil
+		for _, tp := range d.TopicPermissions {
+			if !known(tp.User) {
+				return fmt.Errorf("topic permissions for unknown user %q", tp.User)
+			}
+		}
+		// Nothing below fails: the engine checks what was checked above.
+		for _, u := range users {
+			if err := e.PutUser(u.record()); err != nil {
+				return err
+			}
+			s.copyUser(e, u.name)
+		}
+		for _, pm := range d.Permissions {
+			if err := e.PutUserPermission(pm.record()); err != nil {
+				return err
+			}
+			s.copyPerm(e, permKey{pm.User, pm.Vhost})
+		}
+		for _, tp := range d.TopicPermissions {
+			if err := e.PutTopicPermission(tp.record()); err != nil {
+				return err
+			}
+			s.copyTopics(e, tp.User, tp.Vhost)
+		}
+		return nil
+	})
 }
 
 // user converts a definitions entry, hashing a plain password.

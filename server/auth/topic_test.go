@@ -9,7 +9,8 @@ import (
 )
 
 func TestTopicPermissions(t *testing.T) {
-	s := NewStore()
+	s := newStore(t)
+	s.b.Do(func(e *engine.Broker) { e.AddVhost("v1") })
 	if err := s.AddUser("app", "pw", nil); err != nil {
 		t.Fatal(err)
 	}
@@ -45,9 +46,9 @@ func TestTopicPermissions(t *testing.T) {
 	if err := s.ClearTopicPermissions("app", "/", ""); !errors.Is(err, ErrNoPermission) {
 		t.Errorf("clearing none: %v", err)
 	}
-	s.ClearVhost("v1")
+	deleteVhost(t, s, "v1")
 	if got := s.TopicPermissions(); len(got) != 0 {
-		t.Errorf("after ClearVhost: %+v", got)
+		t.Errorf("after deleting the vhost: %+v", got)
 	}
 
 	if err := s.Import(Definitions{TopicPermissions: []TopicPermission{events}}); err != nil {
@@ -67,7 +68,7 @@ func TestTopicPermissions(t *testing.T) {
 // TestGrantsForStrangers: a user without permissions in the vhost gets
 // permissions that grant nothing, never nil (which would grant all).
 func TestGrantsForStrangers(t *testing.T) {
-	s := NewStore()
+	s := newStore(t)
 	s.AddUser("imp", "pw", []string{"impersonator"})
 	g := s.Grants("imp", "/")
 	if g == nil || g.Configure != "" || g.Write != "" || g.Read != "" || !g.Impersonator {

@@ -25,7 +25,12 @@ type server struct {
 
 func newServer(t *testing.T) *server {
 	t.Helper()
-	s := &server{t: t, b: broker.Start(engine.Config{Seed: 1}, nil), users: auth.NewStore()}
+	s := &server{t: t, b: broker.Start(engine.Config{Seed: 1}, nil)}
+	var err error
+	if s.users, err = auth.NewStore(s.b); err != nil {
+		s.b.Stop()
+		t.Fatal(err)
+	}
 	hs := httptest.NewServer(mgmt.New(s.b, s.users))
 	t.Cleanup(func() {
 		hs.Close()
