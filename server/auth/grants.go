@@ -2,6 +2,7 @@ package auth
 
 import (
 	"slices"
+	"strings"
 
 	"warren/engine"
 )
@@ -26,6 +27,9 @@ func (s *Store) Grants(user, vhost string) *engine.Permissions {
 			g.Topics = append(g.Topics, engine.TopicPermission{Exchange: tp.Exchange, Write: tp.Write, Read: tp.Read})
 		}
 	}
+	// By exchange, so that the same permissions always make the same
+	// connection.open command.
+	slices.SortFunc(g.Topics, func(a, b engine.TopicPermission) int { return strings.Compare(a.Exchange, b.Exchange) })
 	if u, ok := s.users[user]; ok {
 		g.Impersonator = slices.Contains(u.tags, tagImpersonator)
 	}
