@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 
 	"warren/engine"
 )
@@ -78,7 +77,7 @@ func (s *Store) LoadFile(path string) error {
 // Import adds the users, then the permissions and topic permissions, of d,
 // replacing those of the same names. Everything is checked before anything
 // changes, so a bad entry leaves the broker as it was; the changes are
-// applied to the engine in one broker.Do.
+// then applied to the engine a bounded number per turn (inTurns).
 func (s *Store) Import(d Definitions) error {
 	users := make([]*user, 0, len(d.Users))
 	for _, ud := range d.Users {
@@ -102,10 +101,14 @@ func (s *Store) Import(d Definitions) error {
 			return fmt.Errorf("topic permissions of %q on %q in %q: %v", tp.User, tp.Exchange, tp.Vhost, err)
 		}
 	}
-	return s.do(func(e *engine.Broker) error {
+	adding := make(map[string]bool, len(users))
+	for _, u := range users {
+		adding[u.name] = true
+	}
+	err := s.do(func(e *engine.Broker) error {
 		known := func(name string) bool {
 			_, existing := e.User(name)
-			return existing || slices.ContainsFunc(users, func(u *user) bool { return u.name == name })
+			return existing || adding[name]
 		}
 		for _, pm := range d.Permissions {
 			if !known(pm.User) {
@@ -117,27 +120,66 @@ func (s *Store) Import(d Definitions) error {
 				return fmt.Errorf("topic permissions for unknown user %q", tp.User)
 			}
 		}
-		// Nothing below fails: the engine checks what was checked above.
-		for _, u := range users {
-			if err := e.PutUser(u.record()); err != nil {
-				return err
-			}
-			s.copyUser(e, u.name)
-		}
-		for _, pm := range d.Permissions {
-			if err := e.PutUserPermission(pm.record()); err != nil {
-				return err
-			}
-			s.copyPerm(e, permKey{pm.User, pm.Vhost})
-		}
-		for _, tp := range d.TopicPermissions {
-			if err := e.PutTopicPermission(tp.record()); err != nil {
-				return err
-			}
-			s.copyTopics(e, tp.User, tp.Vhost)
-		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	// The engine checks what was checked above, so nothing below fails
+	// unless a user is deleted meanwhile; then what was applied stays, as
+	// in a definitions import.
+	err = inTurns(s, len(users), func(e *engine.Broker, i int) error {
+		if err := e.PutUser(users[i].record()); err != nil {
+			return err
+		}
+		s.copyUser(e, users[i].name)
+		return nil
+	})
+	if err == nil {
+		err = inTurns(s, len(d.Permissions), func(e *engine.Broker, i int) error {
+			pm := d.Permissions[i]
+			if err := e.PutUserPermission(pm.record()); err != nil {
+				return fmt.Errorf("permissions of %q on %q: %v", pm.User, pm.Vhost, err)
+			}
+			s.copyPerm(e, permKey{pm.User, pm.Vhost})
+			return nil
+		})
+	}
+	if err == nil {
+		err = inTurns(s, len(d.TopicPermissions), func(e *engine.Broker, i int) error {
+			tp := d.TopicPermissions[i]
+			if err := e.PutTopicPermission(tp.record()); err != nil {
+				return fmt.Errorf("topic permissions of %q on %q in %q: %v", tp.User, tp.Exchange, tp.Vhost, err)
+			}
+			s.copyTopics(e, tp.User, tp.Vhost)
+			return nil
+		})
+	}
+	return err
+}
+
+// importPerTurn bounds how many items an import applies in one turn of
+// the broker goroutine (a few microseconds each), so that a file of
+// 100,000 users never holds the broker for long.
+const importPerTurn = 1000
+
+// inTurns applies items 0..n-1 with apply, importPerTurn of them per turn
+// of the broker goroutine, and stops at the first error.
+func inTurns(s *Store, n int, apply func(e *engine.Broker, i int) error) error {
+	for start := 0; start < n; start += importPerTurn {
+		err := s.do(func(e *engine.Broker) error {
+			for i := start; i < min(n, start+importPerTurn); i++ {
+				if err := apply(e, i); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // user converts a definitions entry, hashing a plain password.

@@ -2,7 +2,6 @@ package auth
 
 import (
 	"slices"
-	"strings"
 
 	"warren/engine"
 )
@@ -22,14 +21,11 @@ func (s *Store) Grants(user, vhost string) *engine.Permissions {
 	if p, ok := s.perms[permKey{user, vhost}]; ok {
 		g.Configure, g.Write, g.Read = p.p.Configure, p.p.Write, p.p.Read
 	}
-	for k, tp := range s.topics {
-		if k.user == user && k.vhost == vhost {
-			g.Topics = append(g.Topics, engine.TopicPermission{Exchange: tp.Exchange, Write: tp.Write, Read: tp.Read})
-		}
-	}
 	// By exchange, so that the same permissions always make the same
 	// connection.open command.
-	slices.SortFunc(g.Topics, func(a, b engine.TopicPermission) int { return strings.Compare(a.Exchange, b.Exchange) })
+	for _, tp := range s.topics[permKey{user, vhost}] {
+		g.Topics = append(g.Topics, engine.TopicPermission{Exchange: tp.Exchange, Write: tp.Write, Read: tp.Read})
+	}
 	if u, ok := s.users[user]; ok {
 		g.Impersonator = slices.Contains(u.tags, tagImpersonator)
 	}

@@ -38,7 +38,7 @@ func (s *Store) Rebuild() error {
 func (s *Store) Reset(e *engine.Broker) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.users, s.perms, s.topics = map[string]*user{}, map[permKey]*perm{}, map[topicKey]TopicPermission{}
+	s.users, s.perms, s.topics = map[string]*user{}, map[permKey]*perm{}, map[permKey][]TopicPermission{}
 	for _, rec := range e.Users() {
 		s.users[rec.Name] = userFromRecord(rec)
 	}
@@ -46,7 +46,8 @@ func (s *Store) Reset(e *engine.Broker) {
 		s.perms[permKey{p.User, p.Vhost}] = permFromRecord(p)
 	}
 	for _, tp := range e.TopicPermissions() {
-		s.topics[topicKey{tp.User, tp.Vhost, tp.Exchange}] = topicFromRecord(tp)
+		k := permKey{tp.User, tp.Vhost}
+		s.topics[k] = append(s.topics[k], topicFromRecord(tp))
 	}
 }
 
@@ -66,14 +67,10 @@ func (s *Store) copyUser(e *engine.Broker, name string) {
 			s.copyPermLocked(e, k)
 		}
 	}
-	vhosts := map[string]bool{}
 	for k := range s.topics {
 		if k.user == name {
-			vhosts[k.vhost] = true
+			s.copyTopicsLocked(e, name, k.vhost)
 		}
-	}
-	for v := range vhosts {
-		s.copyTopicsLocked(e, name, v)
 	}
 }
 
@@ -100,10 +97,17 @@ func (s *Store) copyTopics(e *engine.Broker, user, vhost string) {
 }
 
 func (s *Store) copyTopicsLocked(e *engine.Broker, user, vhost string) {
-	s.dropTopics(func(k topicKey) bool { return k.user == user && k.vhost == vhost })
-	for _, tp := range e.UserTopicPermissions(user, vhost) {
-		s.topics[topicKey{tp.User, tp.Vhost, tp.Exchange}] = topicFromRecord(tp)
+	k := permKey{user, vhost}
+	tps := e.UserTopicPermissions(user, vhost)
+	if len(tps) == 0 {
+		delete(s.topics, k)
+		return
 	}
+	out := make([]TopicPermission, len(tps))
+	for i, tp := range tps {
+		out[i] = topicFromRecord(tp)
+	}
+	s.topics[k] = out
 }
 
 // userFromRecord is the Store's form of an engine user. A hash that is not

@@ -101,10 +101,12 @@ type perm struct {
 type Store struct {
 	b *broker.Broker
 
-	mu       sync.RWMutex
-	users    map[string]*user
-	perms    map[permKey]*perm
-	topics   map[topicKey]TopicPermission
+	mu    sync.RWMutex
+	users map[string]*user
+	perms map[permKey]*perm
+	// topics are each user's topic permissions in each vhost, by
+	// exchange (as the engine lists them).
+	topics   map[permKey][]TopicPermission
 	loopback []string
 }
 

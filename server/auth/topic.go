@@ -22,8 +22,6 @@ type TopicPermission struct {
 	Read     string `json:"read"`
 }
 
-type topicKey struct{ user, vhost, exchange string }
-
 // checkTopic compiles a topic permission's expressions, as
 // rabbitmqctl set_topic_permissions refuses an invalid one.
 func checkTopic(tp TopicPermission) error {
@@ -76,9 +74,9 @@ func (s *Store) ClearTopicPermissions(user, vhost, exchange string) error {
 func (s *Store) TopicPermissions() []TopicPermission {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := make([]TopicPermission, 0, len(s.topics))
-	for _, tp := range s.topics {
-		out = append(out, tp)
+	out := []TopicPermission{}
+	for _, tps := range s.topics {
+		out = append(out, tps...)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
@@ -91,14 +89,4 @@ func (s *Store) TopicPermissions() []TopicPermission {
 		return a.Exchange < b.Exchange
 	})
 	return out
-}
-
-// dropTopics removes the topic permissions drop selects from the Store;
-// the caller holds the lock.
-func (s *Store) dropTopics(drop func(k topicKey) bool) {
-	for k := range s.topics {
-		if drop(k) {
-			delete(s.topics, k)
-		}
-	}
 }

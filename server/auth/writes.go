@@ -131,14 +131,10 @@ func (s *Store) VhostDeleted(e *engine.Broker, vhost string) {
 			s.copyPermLocked(e, k)
 		}
 	}
-	users := map[string]bool{}
 	for k := range s.topics {
 		if k.vhost == vhost {
-			users[k.user] = true
+			s.copyTopicsLocked(e, k.user, vhost)
 		}
-	}
-	for u := range users {
-		s.copyTopicsLocked(e, u, vhost)
 	}
 }
 
