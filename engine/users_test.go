@@ -211,3 +211,22 @@ func TestUserChangesRegrant(t *testing.T) {
 		t.Errorf("unrestricted connection: %q", got)
 	}
 }
+
+// TestUserGrantsNeverNil: a user without permissions in a vhost, or no user
+// at all, gets grants that allow nothing, never nil (which would allow
+// everything).
+func TestUserGrantsNeverNil(t *testing.T) {
+	b := engine.New(engine.Config{})
+	if err := b.PutUser(engine.User{Name: "imp", Tags: []string{"impersonator"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		user string
+		want engine.Permissions
+	}{{"imp", engine.Permissions{Impersonator: true}}, {"nobody", engine.Permissions{}}} {
+		g := b.UserGrants(c.user, "/")
+		if g == nil || g.Configure != "" || g.Write != "" || g.Read != "" || g.Topics != nil || g.Impersonator != c.want.Impersonator {
+			t.Errorf("%s: %+v", c.user, g)
+		}
+	}
+}
