@@ -60,6 +60,7 @@ type Broker struct {
 	events eventLog
 
 	vhosts map[string]*vhost
+	users  userDB // users and their permissions (users.go)
 	conns  map[ConnID]*connection
 	chans  map[ChannelID]*channel
 	// lastChan is the channel the last command named: a driver usually

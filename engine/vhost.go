@@ -74,8 +74,9 @@ func (b *Broker) AddVhost(name string) error {
 	return nil
 }
 
-// DeleteVhost deletes a vhost and everything in it, closing its connections
-// with 320 CONNECTION_FORCED as RabbitMQ does. The vhost is gone at once;
+// DeleteVhost deletes a vhost and everything in it, the users' permissions
+// in it included, closing its connections with 320 CONNECTION_FORCED as
+// RabbitMQ does. The vhost is gone at once;
 // its queues and delayed messages go a batch per call (queuewalk.go).
 func (b *Broker) DeleteVhost(name string) error {
 	v, ok := b.vhosts[name]
@@ -83,6 +84,7 @@ func (b *Broker) DeleteVhost(name string) error {
 		return &Error{Code: NotFound, Text: "NOT_FOUND - vhost '" + name + "' not found"}
 	}
 	v.startDeletion()
+	b.dropVhostPermissions(name)
 	b.flush()
 	return nil
 }

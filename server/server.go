@@ -24,9 +24,12 @@ import (
 type Options struct {
 	AMQPAddr string // default 127.0.0.1:5672
 	HTTPAddr string // default 127.0.0.1:8080
-	Users    *auth.Store
-	Engine   engine.Config
-	Conn     conn.Config
+	// UsersFile is a JSON file of users and permissions (auth.Definitions,
+	// RabbitMQ's definitions shape) imported at start, after the default
+	// user guest; "" imports none.
+	UsersFile string
+	Engine    engine.Config
+	Conn      conn.Config
 	// OriginPatterns are the browser origins allowed to open the AMQP
 	// WebSocket (coder/websocket checks the Origin header).
 	OriginPatterns []string
@@ -46,6 +49,7 @@ type Options struct {
 type Server struct {
 	opts   Options
 	broker *broker.Broker
+	users  *auth.Store
 	amqpLn net.Listener
 	http   *http.Server
 	httpLn net.Listener
@@ -63,29 +67,32 @@ func Start(opts Options) (*Server, error) {
 	if opts.HTTPAddr == "" {
 		opts.HTTPAddr = "127.0.0.1:8080"
 	}
-	if opts.Users == nil {
-		opts.Users = auth.NewStore()
-	}
 	if len(opts.OriginPatterns) == 0 {
 		opts.OriginPatterns = []string{"127.0.0.1:*", "localhost:*"}
 	}
 	s := &Server{opts: opts}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	fresh := true
 	if opts.DataDir == "" {
 		s.broker = broker.Start(opts.Engine, nil)
 	} else {
-		b, err := startDurable(opts)
+		b, restored, err := startDurable(opts)
 		if err != nil {
 			return nil, err
 		}
-		s.broker = b
+		s.broker, fresh = b, !restored
 	}
-	s.opts.Conn.Broker, s.opts.Conn.Users = s.broker, opts.Users
+	var err error
+	if s.users, err = startUsers(s.broker, opts.UsersFile, fresh); err != nil {
+		s.broker.Stop()
+		s.broker.CloseStore()
+		return nil, err
+	}
+	s.opts.Conn.Broker, s.opts.Conn.Users = s.broker, s.users
 	s.opts.Conn.Defaults()
 	s.broker.Observe(s.opts.Conn.Alarm)
 	s.broker.OnDiskError(s.opts.Conn.Alarm.DiskFailed)
 
-	var err error
 	if s.amqpLn, err = net.Listen("tcp", opts.AMQPAddr); err != nil {
 		s.broker.Stop()
 		return nil, err
@@ -98,7 +105,7 @@ func Start(opts Options) (*Server, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/amqp", s.serveWebSocket)
 	mux.HandleFunc("/ws/amqp", s.serveWebSocket)
-	mux.Handle("/api/", mgmt.New(s.broker, opts.Users))
+	mux.Handle("/api/", mgmt.New(s.broker, s.users))
 	mux.Handle("/", web.Handler()) // the home page, /playground and /static/
 	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	s.wg.Add(2)
@@ -123,6 +130,34 @@ func (s *Server) HTTPAddr() string { return s.httpLn.Addr().String() }
 
 // Broker exposes the driver (for tests and sessions).
 func (s *Server) Broker() *broker.Broker { return s.broker }
+
+// Users exposes the users and permissions (for tests): changes made
+// through it go to the engine, as the management API's do.
+func (s *Server) Users() *auth.Store { return s.users }
+
+// startUsers gives a fresh broker its users, through the engine like every
+// later change: RabbitMQ's default user, then those of the users file.
+func startUsers(b *broker.Broker, usersFile string, fresh bool) (*auth.Store, error) {
+	var users *auth.Store
+	var err error
+	if fresh {
+		users, err = auth.NewStore(b)
+	} else {
+		// A restored broker has the users it had (guest only if it
+		// was not deleted); the users file is imported again at every
+		// start, as RabbitMQ loads its definitions file at boot.
+		users, err = auth.Mirror(b)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if usersFile != "" {
+		if err := users.LoadFile(usersFile); err != nil {
+			return nil, err
+		}
+	}
+	return users, nil
+}
 
 func (s *Server) acceptAMQP() {
 	for {
@@ -175,15 +210,16 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 // startDurable opens the data directory, rebuilds the broker it holds and
-// starts it, logging what recovery found.
-func startDurable(opts Options) (*broker.Broker, error) {
+// starts it, logging what recovery found; restored says the directory
+// held a broker already.
+func startDurable(opts Options) (b *broker.Broker, restored bool, err error) {
 	logf := opts.Log
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
 	st, rec, err := store.Open(opts.DataDir, opts.Store)
 	if err != nil {
-		return nil, fmt.Errorf("data directory %s: %w", opts.DataDir, err)
+		return nil, false, fmt.Errorf("data directory %s: %w", opts.DataDir, err)
 	}
 	for _, n := range rec.Notes {
 		logf("data directory %s: %s", opts.DataDir, n)
@@ -192,10 +228,11 @@ func startDurable(opts Options) (*broker.Broker, error) {
 	eng, err := broker.Recover(opts.Engine, began, st, rec)
 	if err != nil {
 		st.Close()
-		return nil, err
+		return nil, false, err
 	}
-	if rec.Last > 0 || rec.Snapshot != nil {
+	restored = rec.Last > 0 || rec.Snapshot != nil
+	if restored {
 		logf("data directory %s: restored snapshot %d and %d logged commands in %v", opts.DataDir, rec.SnapshotPos, rec.Last-rec.SnapshotPos, time.Since(began).Round(time.Millisecond))
 	}
-	return broker.StartDurable(eng, nil, st), nil
+	return broker.StartDurable(eng, nil, st), restored, nil
 }

@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
+
+	"warren/engine"
 )
 
 // Definitions is the users-and-permissions part of a RabbitMQ definitions
@@ -57,7 +58,7 @@ func (t *Tags) UnmarshalJSON(b []byte) error {
 }
 
 // LoadFile imports the users and permissions of a definitions file (see
-// Definitions) into the store, replacing users of the same names.
+// Definitions) into the broker, replacing users of the same names.
 func (s *Store) LoadFile(path string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -75,7 +76,8 @@ func (s *Store) LoadFile(path string) error {
 
 // Import adds the users, then the permissions and topic permissions, of d,
 // replacing those of the same names. Everything is checked before anything
-// changes, so a bad entry leaves the store as it was.
+// changes, so a bad entry leaves the broker as it was; the changes are
+// then applied to the engine a bounded number per turn (inTurns).
 func (s *Store) Import(d Definitions) error {
 	users := make([]*user, 0, len(d.Users))
 	for _, ud := range d.Users {
@@ -89,43 +91,93 @@ func (s *Store) Import(d Definitions) error {
 		}
 		users = append(users, nu)
 	}
-	perms := make([]*perm, 0, len(d.Permissions))
 	for _, pm := range d.Permissions {
-		p, err := buildPerm(pm)
-		if err != nil {
+		if _, err := buildPerm(pm); err != nil {
 			return fmt.Errorf("permissions of %q on %q: %v", pm.User, pm.Vhost, err)
 		}
-		perms = append(perms, p)
 	}
 	for _, tp := range d.TopicPermissions {
 		if err := checkTopic(tp); err != nil {
 			return fmt.Errorf("topic permissions of %q on %q in %q: %v", tp.User, tp.Exchange, tp.Vhost, err)
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	known := func(name string) bool {
-		_, existing := s.users[name]
-		return existing || slices.ContainsFunc(users, func(u *user) bool { return u.name == name })
-	}
-	for _, p := range perms {
-		if !known(p.p.User) {
-			return fmt.Errorf("permissions for unknown user %q", p.p.User)
-		}
-	}
-	for _, tp := range d.TopicPermissions {
-		if !known(tp.User) {
-			return fmt.Errorf("topic permissions for unknown user %q", tp.User)
-		}
-	}
+	adding := make(map[string]bool, len(users))
 	for _, u := range users {
-		s.users[u.name] = u
+		adding[u.name] = true
 	}
-	for _, p := range perms {
-		s.perms[permKey{p.p.User, p.p.Vhost}] = p
+	err := s.do(func(e *engine.Broker) error {
+		known := func(name string) bool {
+			_, existing := e.User(name)
+			return existing || adding[name]
+		}
+		for _, pm := range d.Permissions {
+			if !known(pm.User) {
+				return fmt.Errorf("permissions for unknown user %q", pm.User)
+			}
+		}
+		for _, tp := range d.TopicPermissions {
+			if !known(tp.User) {
+				return fmt.Errorf("topic permissions for unknown user %q", tp.User)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	for _, tp := range d.TopicPermissions {
-		s.topics[topicKey{tp.User, tp.Vhost, tp.Exchange}] = tp
+	// The engine checks what was checked above, so nothing below fails
+	// unless a user is deleted meanwhile; then what was applied stays, as
+	// in a definitions import.
+	err = inTurns(s, len(users), func(e *engine.Broker, i int) error {
+		if err := e.PutUser(users[i].record()); err != nil {
+			return err
+		}
+		s.copyUser(e, users[i].name)
+		return nil
+	})
+	if err == nil {
+		err = inTurns(s, len(d.Permissions), func(e *engine.Broker, i int) error {
+			pm := d.Permissions[i]
+			if err := e.PutUserPermission(pm.record()); err != nil {
+				return fmt.Errorf("permissions of %q on %q: %v", pm.User, pm.Vhost, err)
+			}
+			s.copyPerm(e, permKey{pm.User, pm.Vhost})
+			return nil
+		})
+	}
+	if err == nil {
+		err = inTurns(s, len(d.TopicPermissions), func(e *engine.Broker, i int) error {
+			tp := d.TopicPermissions[i]
+			if err := e.PutTopicPermission(tp.record()); err != nil {
+				return fmt.Errorf("topic permissions of %q on %q in %q: %v", tp.User, tp.Exchange, tp.Vhost, err)
+			}
+			s.copyTopics(e, tp.User, tp.Vhost)
+			return nil
+		})
+	}
+	return err
+}
+
+// importPerTurn bounds how many items an import applies in one turn of
+// the broker goroutine (a few microseconds each), so that a file of
+// 100,000 users never holds the broker for long.
+const importPerTurn = 1000
+
+// inTurns applies items 0..n-1 with apply, importPerTurn of them per turn
+// of the broker goroutine, and stops at the first error.
+func inTurns(s *Store, n int, apply func(e *engine.Broker, i int) error) error {
+	for start := 0; start < n; start += importPerTurn {
+		err := s.do(func(e *engine.Broker) error {
+			for i := start; i < min(n, start+importPerTurn); i++ {
+				if err := apply(e, i); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }

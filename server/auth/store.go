@@ -1,10 +1,26 @@
-// Package auth holds Warren's users and their permissions, RabbitMQ's
+// Package auth is Warren's users and their permissions, RabbitMQ's
 // internal authentication backend (rabbit_auth_backend_internal): users
-// with password hashes and tags, and per-vhost configure/write/read
-// permissions given as regular expressions.
+// with password hashes and tags, per-vhost configure/write/read
+// permissions given as regular expressions, and topic permissions.
 //
-// A Store is safe for concurrent use: every AMQP connection authenticates
-// against it from its own goroutine while the management API edits it.
+// The engine holds them: users and permissions are broker state, changed
+// only by engine commands, so that the command log and snapshots carry
+// them and a restarted broker has them back. A Store is the engine's
+// records' mirror for the goroutines that cannot read the engine: every
+// AMQP connection authenticates against it from its own goroutine, and
+// the management API lists from it. It has one writer, the broker
+// goroutine:
+//
+//  1. A change (AddUser, SetPermissions, Import ...) is checked and its
+//     password hashed here, off the broker goroutine (the salt is random,
+//     and the engine draws no unseeded randomness).
+//  2. On the broker goroutine, in one broker.Do, the engine applies it
+//     (the engine decides: the user must exist ...), and the Store copies
+//     the engine's resulting records for what the change touched.
+//  3. Readers see the copy under a read lock.
+//
+// So the Store never holds anything the engine does not, and Mirror
+// rebuilds one from the engine alone (after crash recovery, say).
 package auth
 
 import (
@@ -17,6 +33,7 @@ import (
 	"sync"
 
 	"warren/engine"
+	"warren/server/broker"
 )
 
 // User is a user as listed: the password only as its hash.
@@ -78,27 +95,42 @@ type perm struct {
 	re [3]*regexp.Regexp // by Access
 }
 
-// Store is the users and permissions database.
+// Store is the mirror of one broker's users and permissions (see the
+// package comment). Its writers go through the broker goroutine; its
+// readers are safe for concurrent use.
 type Store struct {
-	mu       sync.RWMutex
-	users    map[string]*user
-	perms    map[permKey]*perm
-	topics   map[topicKey]TopicPermission
+	b *broker.Broker
+
+	mu    sync.RWMutex
+	users map[string]*user
+	perms map[permKey]*perm
+	// topics are each user's topic permissions in each vhost, by
+	// exchange (as the engine lists them).
+	topics   map[permKey][]TopicPermission
 	loopback []string
 }
 
-// NewStore returns a store with RabbitMQ's default user: guest, password
+// NewStore returns the Store of a fresh broker, given RabbitMQ's default
+// user as a new node's database is (AddDefaultUser).
+func NewStore(b *broker.Broker) (*Store, error) {
+	s, err := Mirror(b)
+	if err == nil {
+		err = s.AddDefaultUser()
+	}
+	return s, err
+}
+
+// AddDefaultUser gives the broker RabbitMQ's default user: guest, password
 // guest, tag administrator, full permissions on vhost "/", and allowed to
-// log in only from loopback addresses (loopback_users.guest = true).
-func NewStore() *Store {
-	s := &Store{users: map[string]*user{}, perms: map[permKey]*perm{}, topics: map[topicKey]TopicPermission{}, loopback: []string{"guest"}}
+// log in only from loopback addresses (loopback_users.guest = true, the
+// Store's default). RabbitMQ creates it when a node starts with an empty
+// database, not at every start: a broker restored from its data has the
+// users it had.
+func (s *Store) AddDefaultUser() error {
 	if err := s.AddUser("guest", "guest", []string{"administrator"}); err != nil {
-		panic(err)
+		return err
 	}
-	if err := s.SetPermissions("guest", "/", ".*", ".*", ".*"); err != nil {
-		panic(err)
-	}
-	return s
+	return s.SetPermissions("guest", "/", ".*", ".*", ".*")
 }
 
 // Authenticate checks a user name and password.
@@ -159,22 +191,6 @@ func (s *Store) User(name string) (User, bool) {
 	return u.view(), true
 }
 
-// AddUser creates a user; a user of that name must not exist (rabbitmqctl
-// add_user: "User \"x\" already exists"). An empty password disables
-// password login.
-func (s *Store) AddUser(name, password string, tags []string) error {
-	if err := checkUserName(name); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.users[name]; ok {
-		return ErrUserExists
-	}
-	s.users[name] = newUser(name, password, tags)
-	return nil
-}
-
 // checkUserName refuses an empty user name, and one that does not fit an
 // AMQP short string (engine.ShortStringProblem), as every name the broker
 // keeps must: a publisher's user-id property, a short string, has to
@@ -189,29 +205,9 @@ func checkUserName(name string) error {
 	return nil
 }
 
-func newUser(name, password string, tags []string) *user {
-	u := &user{name: name, tags: cleanTags(tags), algorithm: SHA256}
-	if password != "" {
-		u.hash, _ = decodeHash(HashPassword(password), SHA256)
-	}
-	return u
-}
-
-// PutUser creates or replaces a user from its listed form, as the
-// management API's PUT /api/users/{name} and definitions import do: the
-// hash must be in the shape of its algorithm (an empty algorithm means
-// SHA256); an empty hash disables password login.
-func (s *Store) PutUser(u User) error {
-	nu, err := buildUser(u)
-	if err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.users[u.Name] = nu
-	return nil
-}
-
+// buildUser checks a user as PutUser is given it and returns it as the
+// Store keeps it: the hash must be in the shape of its algorithm (an empty
+// algorithm means SHA256).
 func buildUser(u User) (*user, error) {
 	if err := checkUserName(u.Name); err != nil {
 		return nil, err
@@ -233,40 +229,7 @@ func buildUser(u User) (*user, error) {
 	return nu, nil
 }
 
-// DeleteUser removes a user and all its permissions and topic permissions.
-func (s *Store) DeleteUser(name string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.users[name]; !ok {
-		return ErrNoUser
-	}
-	delete(s.users, name)
-	for k := range s.perms {
-		if k.user == name {
-			delete(s.perms, k)
-		}
-	}
-	s.dropTopics(func(k topicKey) bool { return k.user == name })
-	return nil
-}
-
-// SetPermissions sets a user's permissions on a vhost. The user must exist
-// and each expression must compile. The Store does not know which vhosts
-// exist: that check is the caller's (the engine owns vhosts).
-func (s *Store) SetPermissions(name, vhost, configure, write, read string) error {
-	p, err := buildPerm(Permission{User: name, Vhost: vhost, Configure: configure, Write: write, Read: read})
-	if err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.users[name]; !ok {
-		return ErrNoUser
-	}
-	s.perms[permKey{name, vhost}] = p
-	return nil
-}
-
+// buildPerm compiles a permission's expressions; an empty one is "^$".
 func buildPerm(pm Permission) (*perm, error) {
 	p := &perm{p: pm}
 	for i, expr := range []string{pm.Configure, pm.Write, pm.Read} {
@@ -280,31 +243,6 @@ func buildPerm(pm Permission) (*perm, error) {
 		p.re[i] = re
 	}
 	return p, nil
-}
-
-// ClearPermissions removes a user's permissions on a vhost.
-func (s *Store) ClearPermissions(name, vhost string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	k := permKey{name, vhost}
-	if _, ok := s.perms[k]; !ok {
-		return ErrNoPermission
-	}
-	delete(s.perms, k)
-	return nil
-}
-
-// ClearVhost removes every permission and topic permission on vhost, as
-// deleting a vhost does.
-func (s *Store) ClearVhost(vhost string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for k := range s.perms {
-		if k.vhost == vhost {
-			delete(s.perms, k)
-		}
-	}
-	s.dropTopics(func(k topicKey) bool { return k.vhost == vhost })
 }
 
 // Users lists the users by name.

@@ -8,10 +8,40 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"warren/engine"
+	"warren/server/broker"
 )
 
+// newStore is the Store of a fresh broker, stopped when the test ends.
+func newStore(t *testing.T) *Store {
+	t.Helper()
+	b := broker.Start(engine.Config{Seed: 1}, nil)
+	t.Cleanup(b.Stop)
+	s, err := NewStore(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// deleteVhost deletes a vhost in the engine, and tells the Store, as the
+// management API does.
+func deleteVhost(t *testing.T, s *Store, name string) {
+	t.Helper()
+	var err error
+	s.b.Do(func(e *engine.Broker) {
+		if err = e.DeleteVhost(name); err == nil {
+			s.VhostDeleted(e, name)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestDefaultGuest(t *testing.T) {
-	s := NewStore()
+	s := newStore(t)
 	u, ok := s.Authenticate("guest", "guest")
 	if !ok || !u.HasTag("administrator") {
 		t.Fatalf("guest/guest: %+v %v", u, ok)
@@ -37,7 +67,7 @@ func TestDefaultGuest(t *testing.T) {
 // TestRabbitHashFormat checks the hash against one RabbitMQ 3.10.8 made for
 // guest/guest (GET /api/users/guest on a fresh node).
 func TestRabbitHashFormat(t *testing.T) {
-	s := NewStore()
+	s := newStore(t)
 	err := s.PutUser(User{Name: "r", PasswordHash: "a5EspB5+nrwsdaejuc54kehJSh8AP4012RqdSB4NHsGpyIBi", HashingAlgorithm: SHA256})
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +99,7 @@ func TestRabbitHashFormat(t *testing.T) {
 }
 
 func TestUsersAndPermissions(t *testing.T) {
-	s := NewStore()
+	s := newStore(t)
 	if err := s.AddUser("app", "pw", []string{" management", "", "monitoring"}); err != nil {
 		t.Fatal(err)
 	}
@@ -132,9 +162,9 @@ func TestUsersAndPermissions(t *testing.T) {
 	if err := s.DeleteUser("app"); !errors.Is(err, ErrNoUser) {
 		t.Errorf("second delete: %v", err)
 	}
-	s.ClearVhost("/")
+	deleteVhost(t, s, "/")
 	if s.CanAccessVhost("guest", "/") {
-		t.Error("ClearVhost kept guest")
+		t.Error("deleting the vhost kept guest's permissions")
 	}
 }
 
@@ -149,7 +179,7 @@ func TestLoadFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := NewStore()
+	s := newStore(t)
 	if err := s.LoadFile(path); err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +207,7 @@ func TestLoadFile(t *testing.T) {
 }
 
 func TestConcurrentUse(t *testing.T) {
-	s := NewStore()
+	s := newStore(t)
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Add(1)
@@ -203,7 +233,7 @@ func TestConcurrentUse(t *testing.T) {
 // TestUserNamesAreShortStrings: a user name must fit an AMQP short string,
 // whichever way the user is created.
 func TestUserNamesAreShortStrings(t *testing.T) {
-	s := NewStore()
+	s := newStore(t)
 	long := strings.Repeat("u", 256)
 	for _, c := range []struct {
 		name, want string

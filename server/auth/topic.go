@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+
+	"warren/engine"
 )
 
 // TopicPermission is a user's topic permission on one exchange in one vhost
@@ -19,8 +21,6 @@ type TopicPermission struct {
 	Write    string `json:"write"`
 	Read     string `json:"read"`
 }
-
-type topicKey struct{ user, vhost, exchange string }
 
 // checkTopic compiles a topic permission's expressions, as
 // rabbitmqctl set_topic_permissions refuses an invalid one.
@@ -41,34 +41,32 @@ func (s *Store) SetTopicPermissions(tp TopicPermission) error {
 	if err := checkTopic(tp); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.users[tp.User]; !ok {
-		return ErrNoUser
-	}
-	s.topics[topicKey{tp.User, tp.Vhost, tp.Exchange}] = tp
-	return nil
+	return s.do(func(e *engine.Broker) error {
+		if err := e.PutTopicPermission(tp.record()); err != nil {
+			if isNotFound(err) {
+				return ErrNoUser
+			}
+			return err
+		}
+		s.copyTopics(e, tp.User, tp.Vhost)
+		return nil
+	})
 }
 
 // ClearTopicPermissions removes a user's topic permissions in vhost: the
 // one on exchange, or with exchange "" all of them. It is ErrNoPermission
 // when the user has none in vhost.
 func (s *Store) ClearTopicPermissions(user, vhost, exchange string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	found := false
-	for k := range s.topics {
-		if k.user == user && k.vhost == vhost {
-			found = true
-			if exchange == "" || k.exchange == exchange {
-				delete(s.topics, k)
+	return s.do(func(e *engine.Broker) error {
+		if err := e.ClearTopicPermissions(user, vhost, exchange); err != nil {
+			if isNotFound(err) {
+				return ErrNoPermission
 			}
+			return err
 		}
-	}
-	if !found {
-		return ErrNoPermission
-	}
-	return nil
+		s.copyTopics(e, user, vhost)
+		return nil
+	})
 }
 
 // TopicPermissions lists every topic permission, by vhost, user and
@@ -76,9 +74,9 @@ func (s *Store) ClearTopicPermissions(user, vhost, exchange string) error {
 func (s *Store) TopicPermissions() []TopicPermission {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := make([]TopicPermission, 0, len(s.topics))
-	for _, tp := range s.topics {
-		out = append(out, tp)
+	out := []TopicPermission{}
+	for _, tps := range s.topics {
+		out = append(out, tps...)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
@@ -91,14 +89,4 @@ func (s *Store) TopicPermissions() []TopicPermission {
 		return a.Exchange < b.Exchange
 	})
 	return out
-}
-
-// dropTopics removes the topic permissions drop selects; the caller holds
-// the lock.
-func (s *Store) dropTopics(drop func(k topicKey) bool) {
-	for k := range s.topics {
-		if drop(k) {
-			delete(s.topics, k)
-		}
-	}
 }

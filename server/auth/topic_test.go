@@ -9,7 +9,8 @@ import (
 )
 
 func TestTopicPermissions(t *testing.T) {
-	s := NewStore()
+	s := newStore(t)
+	s.b.Do(func(e *engine.Broker) { e.AddVhost("v1") })
 	if err := s.AddUser("app", "pw", nil); err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func TestTopicPermissions(t *testing.T) {
 		t.Errorf("listed %+v", got)
 	}
 	s.SetPermissions("app", "/", "", ".*", "")
-	g := s.Grants("app", "/")
+	g := grantsOf(s, "app", "/")
 	want := engine.Permissions{Write: ".*", Topics: []engine.TopicPermission{{Exchange: "amq.topic", Write: `^{username}\.`, Read: ".*"}}}
 	if g.Configure != want.Configure || g.Write != want.Write || g.Read != want.Read || !slices.Equal(g.Topics, want.Topics) || g.Impersonator {
 		t.Errorf("grants %+v, want %+v", g, want)
@@ -45,9 +46,9 @@ func TestTopicPermissions(t *testing.T) {
 	if err := s.ClearTopicPermissions("app", "/", ""); !errors.Is(err, ErrNoPermission) {
 		t.Errorf("clearing none: %v", err)
 	}
-	s.ClearVhost("v1")
+	deleteVhost(t, s, "v1")
 	if got := s.TopicPermissions(); len(got) != 0 {
-		t.Errorf("after ClearVhost: %+v", got)
+		t.Errorf("after deleting the vhost: %+v", got)
 	}
 
 	if err := s.Import(Definitions{TopicPermissions: []TopicPermission{events}}); err != nil {
@@ -64,12 +65,20 @@ func TestTopicPermissions(t *testing.T) {
 	}
 }
 
+// grantsOf is what a connection of user's to vhost gets: the engine's
+// grants, from the records the Store mirrors.
+func grantsOf(s *Store, user, vhost string) *engine.Permissions {
+	var g *engine.Permissions
+	s.b.Do(func(e *engine.Broker) { g = e.UserGrants(user, vhost) })
+	return g
+}
+
 // TestGrantsForStrangers: a user without permissions in the vhost gets
 // permissions that grant nothing, never nil (which would grant all).
 func TestGrantsForStrangers(t *testing.T) {
-	s := NewStore()
+	s := newStore(t)
 	s.AddUser("imp", "pw", []string{"impersonator"})
-	g := s.Grants("imp", "/")
+	g := grantsOf(s, "imp", "/")
 	if g == nil || g.Configure != "" || g.Write != "" || g.Read != "" || !g.Impersonator {
 		t.Errorf("grants %+v", g)
 	}

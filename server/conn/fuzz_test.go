@@ -35,7 +35,10 @@ func FuzzConnection(f *testing.F) {
 	f.Add([]byte("\x01\x00\x01\xff\xff\xff\xff"), uint8(2))
 	b := broker.Start(engine.Config{}, nil)
 	defer b.Stop()
-	users := auth.NewStore()
+	users, err := auth.NewStore(b)
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, data []byte, cut uint8) {
 		cfg := Config{Broker: b, Users: users, HandshakeTimeout: 2 * time.Second}
 		cfg.Defaults()

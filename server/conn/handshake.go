@@ -133,11 +133,13 @@ func (c *conn) handshake(cmd command) (bool, error) {
 		if !c.cfg.Users.CanAccessVhost(c.user, m.VirtualHost) {
 			return c.handshakeError(engine.NotAllowed, "NOT_ALLOWED - access to vhost '"+m.VirtualHost+"' refused for user '"+c.user+"'", engine.Method{Class: 10, ID: 40})
 		}
-		perms := c.cfg.Users.Grants(c.user, m.VirtualHost)
 		var openErr error
 		c.b.Do(func(e *engine.Broker) {
+			// The user's permissions as the engine has them when the
+			// connection opens: a change after this reaches the
+			// connection, one before it is already in them.
 			id, err := e.OpenConnection(engine.ConnectionOpen{Vhost: m.VirtualHost, User: c.user, Name: c.t.RemoteAddr().String() + " -> " + c.t.LocalAddr().String(),
-				ClientProperties: c.clientProps, Perms: perms})
+				ClientProperties: c.clientProps, Perms: e.UserGrants(c.user, m.VirtualHost)})
 			if err != nil {
 				openErr = err
 				return

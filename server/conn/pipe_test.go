@@ -43,7 +43,16 @@ type client struct {
 }
 
 func startPipe(t *testing.T, b *broker.Broker, cfg Config) *client {
-	cfg.Broker, cfg.Users = b, auth.NewStore()
+	// Several pipes may share a broker: the first gives it its default
+	// user, the others mirror what it has.
+	users, err := auth.Mirror(b)
+	if _, ok := users.User("guest"); err == nil && !ok {
+		err = users.AddDefaultUser()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Broker, cfg.Users = b, users
 	cfg.Defaults()
 	server, clientEnd := net.Pipe()
 	done := make(chan struct{})

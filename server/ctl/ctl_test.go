@@ -25,7 +25,12 @@ type server struct {
 
 func newServer(t *testing.T) *server {
 	t.Helper()
-	s := &server{t: t, b: broker.Start(engine.Config{Seed: 1}, nil), users: auth.NewStore()}
+	s := &server{t: t, b: broker.Start(engine.Config{Seed: 1}, nil)}
+	var err error
+	if s.users, err = auth.NewStore(s.b); err != nil {
+		s.b.Stop()
+		t.Fatal(err)
+	}
 	hs := httptest.NewServer(mgmt.New(s.b, s.users))
 	t.Cleanup(func() {
 		hs.Close()
@@ -33,6 +38,14 @@ func newServer(t *testing.T) *server {
 	})
 	s.addr = strings.TrimPrefix(hs.URL, "http://")
 	return s
+}
+
+// grants is what a connection of user's to vhost is checked against: the
+// engine's grants from its user records.
+func (s *server) grants(user, vhost string) *engine.Permissions {
+	var g *engine.Permissions
+	s.b.Do(func(e *engine.Broker) { g = e.UserGrants(user, vhost) })
+	return g
 }
 
 type result struct {
@@ -329,7 +342,7 @@ func TestTopicPermissionsCommands(t *testing.T) {
 	s.expect(s.ctl("set_topic_permissions", "-p", "novh", "app", "events", "^w", "^r"), 69, `Setting topic permissions on "events" for user "app" in vhost "novh" ...`+"\n", "Error:\nVirtual host novh does not exist\n")
 	s.expect(s.ctl("list_topic_permissions"), 0, "Listing topic permissions for vhost \"/\" ...\nuser\texchange\twrite\tread\napp\tamq.topic\t^{username}\\.\t.*\napp\tevents\t^w\t^r\n", "")
 	s.expect(s.ctl("list_topic_permissions", "-p", "novh"), 65, "Listing topic permissions for vhost \"novh\" ...\n", "Virtual host 'novh' does not exist\n")
-	g := s.users.Grants("app", "/")
+	g := s.grants("app", "/")
 	if len(g.Topics) != 2 {
 		t.Errorf("grants %+v", g)
 	}
@@ -350,19 +363,19 @@ func TestClearPermissionsCommands(t *testing.T) {
 	s.expect(s.ctl("clear_permissions", "app"), 0, `Clearing permissions for user "app" in vhost "/" ...`+"\n", "")
 	s.expect(s.ctl("clear_permissions", "nouser"), 67, `Clearing permissions for user "nouser" in vhost "/" ...`+"\n", "Error:\nUser nouser does not exist\n")
 	s.expect(s.ctl("clear_permissions", "-p", "novh", "app"), 69, `Clearing permissions for user "app" in vhost "novh" ...`+"\n", "Error:\nVirtual host novh does not exist\n")
-	if g := s.users.Grants("app", "/"); g.Configure != "" || g.Write != "" || g.Read != "" {
+	if g := s.grants("app", "/"); g.Configure != "" || g.Write != "" || g.Read != "" {
 		t.Errorf("after clear_permissions: %+v", g)
 	}
 
 	s.expect(s.ctl("clear_topic_permissions", "app", "amq.topic"), 0, `Clearing topic permissions on "amq.topic" for user "app" in vhost "/" ...`+"\n", "")
-	if g := s.users.Grants("app", "/"); len(g.Topics) != 1 {
+	if g := s.grants("app", "/"); len(g.Topics) != 1 {
 		t.Errorf("after clearing amq.topic's: %+v", g)
 	}
 	s.expect(s.ctl("clear_topic_permissions", "app"), 0, `Clearing topic permissions for user "app" in vhost "/" ...`+"\n", "")
 	s.expect(s.ctl("clear_topic_permissions", "app", "amq.topic"), 0, `Clearing topic permissions on "amq.topic" for user "app" in vhost "/" ...`+"\n", "")
 	s.expect(s.ctl("clear_topic_permissions", "nouser"), 67, `Clearing topic permissions for user "nouser" in vhost "/" ...`+"\n", "Error:\nUser nouser does not exist\n")
 	s.expect(s.ctl("clear_topic_permissions", "-p", "novh", "app"), 69, `Clearing topic permissions for user "app" in vhost "novh" ...`+"\n", "Error:\nVirtual host novh does not exist\n")
-	if g := s.users.Grants("app", "/"); len(g.Topics) != 0 {
+	if g := s.grants("app", "/"); len(g.Topics) != 0 {
 		t.Errorf("after clear_topic_permissions: %+v", g)
 	}
 }

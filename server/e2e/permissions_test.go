@@ -89,9 +89,9 @@ var permOps = []struct {
 // key "bound", exchanges x2, dlx and ae.
 func permServer(t *testing.T) (*server.Server, *auth.Store) {
 	t.Helper()
-	users := auth.NewStore()
+	srv := startServerWith(t, server.Options{})
+	users := srv.Users()
 	must(t, users.AddUser("bob", "pw", nil))
-	srv := startServerWith(t, server.Options{Users: users})
 	ch := channel(t, dial(t, srv))
 	for _, x := range []string{"x", "x2", "dlx", "ae"} {
 		must(t, ch.ExchangeDeclare(x, "direct", false, false, false, false, nil))

@@ -132,7 +132,7 @@ func (a *api) importDefinitions(c *call) (int, any, error) {
 		doc.Users, doc.Vhosts, doc.Permissions, doc.TopicPermissions = nil, nil, nil, nil
 	}
 	if err := a.users.Import(auth.Definitions{Users: doc.Users}); err != nil {
-		return 0, nil, badRequest(err.Error())
+		return 0, nil, usersErr(err, badRequest(err.Error()))
 	}
 	if err := a.runImport(c.user.Name, a.importSteps(&doc, pathVhost, one)); err != nil {
 		return 0, nil, err

@@ -94,11 +94,12 @@ func (l *stepList) concurrent(n int, item func(i int) importStep) {
 }
 
 // grants adds a category of n permissions (or topic permissions), item i
-// being user's in vhost, which imp imports into the auth store. The vhosts
-// are checked on the broker goroutine, the store is written between turns
-// (as a PUT of a permission does), then the engine is handed each user's
-// new permissions, so that open connections are checked against them (see
-// regrant). The category fails with its first failure in document order.
+// being user's in vhost, which imp imports through the auth.Store. The
+// vhosts are checked on the broker goroutine, then the Store applies each
+// item to the engine between the import's turns (as a PUT of a permission
+// does: its writers take their own turn), and the engine hands open
+// connections their new permissions as it takes them. The category fails
+// with its first failure in document order.
 func (a *api) grants(l *stepList, n int, userVhost func(i int) (user, vhost string), imp func(i int) error) {
 	if n == 0 {
 		return
@@ -117,20 +118,11 @@ func (a *api) grants(l *stepList, n int, userVhost func(i int) (user, vhost stri
 				continue
 			}
 			if err := imp(i); err != nil {
-				failed[i] = badRequest(err.Error())
+				failed[i] = usersErr(err, badRequest(err.Error()))
 			}
 		}
 		return nil
 	}})
-	for i := 0; i < n; i++ {
-		l.on(nil, func(s *session) error {
-			if failed[i] == nil {
-				user, vhost := userVhost(i)
-				s.e.SetPermissions(user, vhost, a.users.Grants(user, vhost))
-			}
-			return nil
-		})
-	}
 	l.on(nil, func(*session) error {
 		for _, err := range failed {
 			if err != nil {

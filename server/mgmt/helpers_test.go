@@ -28,12 +28,16 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{t: t, users: auth.NewStore()}
+	f := &fixture{t: t}
 	epoch := time.Unix(1_700_000_000, 0)
 	f.b = broker.Start(engine.Config{Seed: 1}, func() time.Time {
 		return epoch.Add(time.Duration(f.nowMs.Load()) * time.Millisecond)
 	})
 	t.Cleanup(f.b.Stop)
+	var err error
+	if f.users, err = auth.NewStore(f.b); err != nil {
+		t.Fatal(err)
+	}
 	f.api = newAPI(f.b, f.users)
 	f.h = f.api.mux
 	return f

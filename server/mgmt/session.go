@@ -23,10 +23,11 @@ import (
 type session struct {
 	e    *engine.Broker
 	user string
-	// perms gives the user's permissions in a vhost; nil checks none.
-	perms  func(vhost string) *engine.Permissions
-	chans  map[string]engine.ChannelID
-	probes map[string]engine.ChannelID // unchecked, for probes
+	// checked says the connections carry the user's permissions, as the
+	// engine has them (engine.Broker.UserGrants); false checks none.
+	checked bool
+	chans   map[string]engine.ChannelID
+	probes  map[string]engine.ChannelID // unchecked, for probes
 }
 
 // internalConnName names the management's internal connections in events.
@@ -36,7 +37,7 @@ var errUnavailable = &apiError{status: http.StatusServiceUnavailable, kind: "ser
 
 // do runs f on the broker goroutine with a fresh session acting for user.
 func (a *api) do(user string, f func(s *session) error) error {
-	return a.doWith(user, func(vhost string) *engine.Permissions { return a.users.Grants(user, vhost) }, f)
+	return a.doWith(user, true, f)
 }
 
 // doUnchecked runs f with a session whose connections check no
@@ -44,13 +45,13 @@ func (a *api) do(user string, f func(s *session) error) error {
 // which RabbitMQ applies without per-resource checks (only administrators
 // may import).
 func (a *api) doUnchecked(user string, f func(s *session) error) error {
-	return a.doWith(user, nil, f)
+	return a.doWith(user, false, f)
 }
 
-func (a *api) doWith(user string, perms func(string) *engine.Permissions, f func(s *session) error) error {
+func (a *api) doWith(user string, checked bool, f func(s *session) error) error {
 	var err error
 	derr := a.turn(func(e *engine.Broker) {
-		s := &session{e: e, user: user, perms: perms, chans: map[string]engine.ChannelID{}, probes: map[string]engine.ChannelID{}}
+		s := &session{e: e, user: user, checked: checked, chans: map[string]engine.ChannelID{}, probes: map[string]engine.ChannelID{}}
 		defer s.close()
 		err = f(s)
 	})
@@ -103,8 +104,8 @@ func (s *session) channel(chans map[string]engine.ChannelID, vhost string, check
 		return engine.ChannelID{}, errNotFound
 	}
 	o := engine.ConnectionOpen{Vhost: vhost, User: s.user, Name: internalConnName}
-	if checked && s.perms != nil {
-		o.Perms = s.perms(vhost)
+	if checked && s.checked {
+		o.Perms = s.e.UserGrants(s.user, vhost)
 	}
 	id, err := s.e.OpenConnection(o)
 	if err != nil {

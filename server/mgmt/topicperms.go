@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"warren/server/auth"
+	"warren/server/broker"
 )
 
 // Topic permissions (access-control.md, "Topic Authorisation"), managed as
@@ -141,10 +142,7 @@ func (a *api) putTopicPermission(c *call) (int, any, error) {
 		if errors.Is(err, auth.ErrNoUser) {
 			return 0, nil, badRequest("vhost_or_user_not_found")
 		}
-		return 0, nil, badRequest(err.Error())
-	}
-	if err := a.regrant(userVhost{tp.User, tp.Vhost}); err != nil {
-		return 0, nil, err
+		return 0, nil, usersErr(err, badRequest(err.Error()))
 	}
 	if len(tps) > 0 {
 		return http.StatusNoContent, nil, nil
@@ -168,9 +166,8 @@ func (a *api) deleteTopicPermission(c *call) (int, any, error) {
 		return 0, nil, errNotFound
 	}
 	user, vhost := c.r.PathValue("user"), c.r.PathValue("vhost")
-	a.users.ClearTopicPermissions(user, vhost, c.r.PathValue("exchange"))
-	if err := a.regrant(userVhost{user, vhost}); err != nil {
-		return 0, nil, err
+	if err := a.users.ClearTopicPermissions(user, vhost, c.r.PathValue("exchange")); errors.Is(err, broker.ErrStopped) {
+		return 0, nil, errUnavailable
 	}
 	return http.StatusNoContent, nil, nil
 }

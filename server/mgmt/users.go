@@ -5,7 +5,23 @@ import (
 	"net/http"
 
 	"warren/server/auth"
+	"warren/server/broker"
 )
+
+// Users and permissions are the engine's, and auth.Store applies every
+// change to the engine, which hands the user's open connections their new
+// permissions in the same command (RabbitMQ checks each operation against
+// the user's current permissions). The handlers only read the Store and
+// call its writers.
+
+// usersErr is the reply for an error of the auth.Store's writers: 503
+// when the broker has stopped, otherwise the endpoint's own.
+func usersErr(err error, otherwise error) error {
+	if errors.Is(err, broker.ErrStopped) {
+		return errUnavailable
+	}
+	return otherwise
+}
 
 type userJSON struct {
 	Name             string         `json:"name"`
@@ -93,10 +109,7 @@ func (a *api) putUser(c *call) (int, any, error) {
 	}
 	_, existed := a.users.User(name)
 	if err := a.users.PutUser(u); err != nil {
-		return 0, nil, badRequest(err.Error())
-	}
-	if err := a.regrantUser(name); err != nil {
-		return 0, nil, err
+		return 0, nil, usersErr(err, badRequest(err.Error()))
 	}
 	if existed {
 		return http.StatusNoContent, nil, nil
@@ -110,7 +123,7 @@ func (a *api) deleteUser(c *call) (int, any, error) {
 	}
 	user := c.r.PathValue("user")
 	if err := a.users.DeleteUser(user); err != nil {
-		return 0, nil, errNotFound
+		return 0, nil, usersErr(err, errNotFound)
 	}
 	// RabbitMQ closes a deleted user's connections (observed, 3.10.8).
 	err := a.doUnchecked("", func(s *session) error {
@@ -231,10 +244,7 @@ func (a *api) putPermission(c *call) (int, any, error) {
 		if errors.Is(err, auth.ErrNoUser) {
 			return 0, nil, badRequest("vhost_or_user_not_found")
 		}
-		return 0, nil, badRequest(err.Error())
-	}
-	if err := a.regrant(userVhost{user, vhost}); err != nil {
-		return 0, nil, err
+		return 0, nil, usersErr(err, badRequest(err.Error()))
 	}
 	if existed {
 		return http.StatusNoContent, nil, nil
@@ -248,10 +258,7 @@ func (a *api) deletePermission(c *call) (int, any, error) {
 	}
 	user, vhost := c.r.PathValue("user"), c.r.PathValue("vhost")
 	if err := a.users.ClearPermissions(user, vhost); err != nil {
-		return 0, nil, errNotFound
-	}
-	if err := a.regrant(userVhost{user, vhost}); err != nil {
-		return 0, nil, err
+		return 0, nil, usersErr(err, errNotFound)
 	}
 	return http.StatusNoContent, nil, nil
 }

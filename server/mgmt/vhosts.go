@@ -115,13 +115,14 @@ func (a *api) putVhost(c *call) (int, any, error) {
 		return http.StatusNoContent, nil, nil
 	}
 	if err := a.users.SetPermissions(c.user.Name, name, ".*", ".*", ".*"); err != nil {
-		return 0, nil, err
+		return 0, nil, usersErr(err, err)
 	}
 	return http.StatusCreated, nil, nil
 }
 
 // deleteVhost is DELETE /api/vhosts/{vhost}: everything in it goes, its
-// connections are closed, and so do all permissions on it.
+// connections are closed, and so do all permissions on it (the engine
+// deletes them with the vhost; the auth.Store follows in the same turn).
 func (a *api) deleteVhost(c *call) (int, any, error) {
 	if err := c.requireAdmin(); err != nil {
 		return 0, nil, err
@@ -131,11 +132,14 @@ func (a *api) deleteVhost(c *call) (int, any, error) {
 		if !s.hasVhost(name) {
 			return errNotFound
 		}
-		return s.e.DeleteVhost(name)
+		if err := s.e.DeleteVhost(name); err != nil {
+			return err
+		}
+		a.users.VhostDeleted(s.e, name)
+		return nil
 	})
 	if err != nil {
 		return 0, nil, err
 	}
-	a.users.ClearVhost(name)
 	return http.StatusNoContent, nil, nil
 }

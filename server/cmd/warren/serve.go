@@ -13,7 +13,6 @@ import (
 
 	"warren/engine"
 	"warren/server"
-	"warren/server/auth"
 	"warren/server/conn"
 )
 
@@ -39,19 +38,12 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	users := auth.NewStore()
-	if *usersFile != "" {
-		if err := users.LoadFile(*usersFile); err != nil {
-			fmt.Fprintf(stderr, "warren serve: %v\n", err)
-			return 1
-		}
-	}
 	if *channelMax == 0 || *channelMax > 65535 || *frameMax < 4096 || *frameMax > 1<<31 {
 		fmt.Fprintln(stderr, "warren serve: --channel-max must be 1..65535 and --frame-max 4096..2147483648")
 		return 2
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "warren serve: "+format+"\n", args...) }
-	srv, err := server.Start(server.Options{AMQPAddr: *amqpAddr, HTTPAddr: *httpAddr, Users: users, DataDir: *dataDir, Log: logf,
+	srv, err := server.Start(server.Options{AMQPAddr: *amqpAddr, HTTPAddr: *httpAddr, UsersFile: *usersFile, DataDir: *dataDir, Log: logf,
 		Engine: engine.Config{Seed: *seed, MaxQueuesPerVhost: *maxQueues, MaxMessagesPerVhost: *maxMsgs},
 		Conn: conn.Config{MaxConnections: *maxConns, ChannelMax: uint16(*channelMax), FrameMax: uint32(*frameMax), MaxMessageSize: *maxMsg,
 			Alarm: &conn.Alarm{HighWatermark: *watermark}}})
