@@ -208,6 +208,10 @@ func durableRuns(ctx context.Context, cfg durableConfig, warren, rabbit *durable
 		if err != nil {
 			r.Err = err.Error()
 			fmt.Fprintf(log, "rep %d %-26s %-16s ERROR %v\n", rep, res.Workload, side.label, err)
+			if gone := side.srv.running(); gone != nil {
+				side.skip = fmt.Sprintf("%s stopped in rep %d %s: %v", side.label, rep, res.Workload, gone)
+				fmt.Fprintln(log, "NOTE: "+side.skip)
+			}
 		} else {
 			fmt.Fprintf(log, "rep %d %-26s %-16s %s\n", rep, res.Workload, side.label, summary(res))
 		}
@@ -216,7 +220,7 @@ func durableRuns(ctx context.Context, cfg durableConfig, warren, rabbit *durable
 	pids := func() []int {
 		var ps []int
 		for _, s := range []*durableSide{warren, rabbit} {
-			if s.srv != nil {
+			if s.srv != nil && s.skip == "" {
 				_, pid := s.srv.addr()
 				ps = append(ps, pid)
 			}
@@ -240,7 +244,7 @@ func durableRuns(ctx context.Context, cfg durableConfig, warren, rabbit *durable
 				if ctx.Err() != nil {
 					return out
 				}
-				if side.srv == nil {
+				if side.srv == nil || side.skip != "" {
 					continue
 				}
 				waited, quiet, qerr := waitQuiet(ctx, pids()...)
@@ -264,7 +268,7 @@ func durableRuns(ctx context.Context, cfg durableConfig, warren, rabbit *durable
 		if ctx.Err() != nil {
 			return out
 		}
-		if side.srv == nil || !side.onDisk {
+		if side.srv == nil || side.skip != "" || !side.onDisk {
 			continue
 		}
 		waitQuiet(ctx, pids()...)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
@@ -21,6 +23,9 @@ type durableServer interface {
 	close() error // stop, and end anything else it started
 	addr() (url string, pid int)
 	dataDir() string // "" when the state is in memory
+	// running returns nil while the process runs, or how it ended with
+	// the end of what it logged.
+	running() error
 }
 
 // warrenNode is `warren serve --data DIR`, or in memory when data is "".
@@ -69,6 +74,18 @@ func (w *warrenNode) addr() (string, int) {
 
 func (w *warrenNode) dataDir() string { return w.data }
 
+func (w *warrenNode) running() error {
+	if w.proc == nil {
+		return errors.New("warren is not running")
+	}
+	select {
+	case <-w.proc.exited:
+		return fmt.Errorf("warren (pid %d) exited (%v): %s", w.proc.pid, w.proc.err, lastLines(w.proc.output.String(), 10))
+	default:
+		return nil
+	}
+}
+
 func (n *rabbitNode) addr() (string, int) {
 	if n.beam == nil {
 		return "", 0
@@ -77,6 +94,25 @@ func (n *rabbitNode) addr() (string, int) {
 }
 
 func (n *rabbitNode) dataDir() string { return n.mnesia }
+
+func (n *rabbitNode) running() error {
+	if n.beam == nil {
+		return errors.New("rabbitmq-server is not running")
+	}
+	select {
+	case <-n.exited:
+		log, _ := os.ReadFile(filepath.Join(n.dir, "log", "warrenbench@localhost.log"))
+		return fmt.Errorf("beam.smp (pid %d) exited (%v); its log ends:\n%s", n.pid, n.err, lastLines(string(log), 10))
+	default:
+		return nil
+	}
+}
+
+// lastLines returns the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
 
 // persistentMsg is a persistent (delivery-mode 2) message of size bytes.
 func persistentMsg(size int) amqp.Publishing {
