@@ -102,7 +102,7 @@ bench-amqp:
 # per message come from the data directories. Stops what it started by pid;
 # RabbitMQ is left out with a note if it cannot be started. A warren without
 # --data runs in memory, with a note and no disk or recovery figures.
-# About 6 minutes; interrupted (and cleaned up) after 30.
+# About 5 minutes; interrupted (and cleaned up) after 30.
 .PHONY: bench-durable
 RABBIT_SERVER ?= /usr/lib/rabbitmq/bin/rabbitmq-server
 BENCH_DURABLE_REPS ?= 3
