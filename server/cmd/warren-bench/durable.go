@@ -110,9 +110,11 @@ func runDurable(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// hasDataFlag says whether `bin serve` accepts --data.
-func hasDataFlag(bin string) bool {
-	out, _ := exec.Command(bin, "serve", "-h").CombinedOutput()
+// hasDataFlag says whether `bin serve` accepts --data (its -h lists it).
+func hasDataFlag(ctx context.Context, bin string) bool {
+	ctx, cancel := context.WithTimeout(ctx, warrenStartMax)
+	defer cancel()
+	out, _ := exec.CommandContext(ctx, bin, "serve", "-h").CombinedOutput()
 	return strings.Contains(string(out), "\n  -data ")
 }
 
@@ -124,7 +126,7 @@ func startWarrenSide(ctx context.Context, bin, data string, log io.Writer) *dura
 		return side
 	}
 	node := &warrenNode{bin: bin}
-	if hasDataFlag(bin) {
+	if hasDataFlag(ctx, bin) {
 		if err := os.Mkdir(data, 0o755); err != nil {
 			side.skip = err.Error()
 			return side
