@@ -180,7 +180,7 @@ func chainSegments(dir string, firsts []Pos, rec *Recovered, out *recovery) erro
 		}
 		n := len(rec.segs)
 		switch {
-		case n == 0 && sg.last <= rec.SnapshotPos:
+		case n == 0 && sg.first <= rec.SnapshotPos && sg.last <= rec.SnapshotPos:
 			out.obsolete = append(out.obsolete, path)
 			continue
 		case n == 0 && sg.first > rec.SnapshotPos+1:
