@@ -207,13 +207,12 @@ func (s *Store) Append(rec []byte) (Pos, error) {
 		s.mu.Unlock()
 		return 0, ErrClosed
 	}
-	n := len(s.buf)
 	s.buf = appendRecord(s.buf, rec)
 	p := s.next
 	s.next++
 	s.bufLast = p
 	s.mu.Unlock()
-	s.logBytes.Add(int64(len(s.buf) - n))
+	s.logBytes.Add(int64(recordHeaderBytes + len(rec)))
 	s.kick()
 	return p, nil
 }
