@@ -1,0 +1,168 @@
+package store
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestSnapshotReplacesLog: after a snapshot the old log is gone, and
+// start-up restores the snapshot plus the records after it.
+func TestSnapshotReplacesLog(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := openT(t, dir, Options{SnapshotLogBytes: 100 * 19})
+	appendN(t, s, 1, 99)
+	if s.NeedsSnapshot() {
+		t.Fatal("NeedsSnapshot before the log reached its limit")
+	}
+	appendN(t, s, 100, 100)
+	if !s.NeedsSnapshot() {
+		t.Fatal("NeedsSnapshot false at the limit")
+	}
+	if err := s.WriteSnapshot([]byte("state@100")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WriteSnapshot([]byte("again")); err != ErrSnapshotPending && err != nil {
+		t.Fatal(err)
+	}
+	appendN(t, s, 101, 150)
+	st := s.Stats()
+	if st.SnapshotPos != 100 || st.SnapshotBytes != 9 || st.LogRecords != 50 || st.SnapshotTime.IsZero() {
+		t.Fatalf("stats %+v", st)
+	}
+	s.Close()
+	if got := names(t, dir); !slices.Equal(got, []string{"LOCK", segmentName(101), snapName(100)}) {
+		t.Fatalf("directory holds %v", got)
+	}
+	s, r := openT(t, dir, Options{})
+	if string(r.Snapshot) != "state@100" || r.SnapshotPos != 100 || r.Last != 150 {
+		t.Fatalf("recovered snapshot %q at %d, last %d", r.Snapshot, r.SnapshotPos, r.Last)
+	}
+	wantRecords(t, records(t, r), 101, 150)
+	// A snapshot right after another (no records between) keeps the log file.
+	if err := s.WriteSnapshot([]byte("state@150")); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	_, r = openT(t, dir, Options{})
+	if string(r.Snapshot) != "state@150" || r.Last != 150 || len(records(t, r)) != 0 {
+		t.Fatalf("recovered %q, last %d", r.Snapshot, r.Last)
+	}
+}
+
+// TestSnapshotCrashPoints stops the syncer dead after each step of writing
+// a snapshot, both for a first snapshot and for one replacing another:
+// every point leaves a directory that recovers to the same state, and
+// appending and snapshotting carry on from there.
+func TestSnapshotCrashPoints(t *testing.T) {
+	for _, prior := range []bool{false, true} {
+		for _, step := range []string{"records", "snapshot-tmp", "snapshot", "segment"} {
+			t.Run(step, func(t *testing.T) {
+				dir := t.TempDir()
+				base := 0
+				if prior {
+					s, _ := openT(t, dir, Options{})
+					appendN(t, s, 1, 50)
+					s.WriteSnapshot([]byte("state@50"))
+					s.Close()
+					base = 50
+				}
+				s, _ := openT(t, dir, Options{crashAt: step})
+				appendN(t, s, base+1, base+100)
+				s.Append([]byte(rec(base + 101)))
+				if err := s.WriteSnapshot([]byte("state@new")); err != nil {
+					t.Fatal(err)
+				}
+				// Appended after the snapshot: held for the new log file,
+				// so never written before the crash.
+				s.Append([]byte(rec(base + 102)))
+				<-s.done
+				abandon(s)
+
+				s, r := openT(t, dir, Options{})
+				got := state(t, r)
+				want := "state@new"
+				if r.SnapshotPos != Pos(base+101) {
+					want = expected(prior, base+101)
+				}
+				if got != want {
+					t.Fatalf("after crash at %s: %q, want %q", step, got, want)
+				}
+				appendN(t, s, base+102, base+110)
+				if err := s.WriteSnapshot([]byte("state@final")); err != nil {
+					t.Fatal(err)
+				}
+				appendN(t, s, base+111, base+111)
+				s.Close()
+				_, r = openT(t, dir, Options{})
+				if got := state(t, r); got != "state@final|"+rec(base+111) {
+					t.Fatalf("after carrying on: %q", got)
+				}
+				for _, n := range names(t, dir) {
+					if strings.HasSuffix(n, ".tmp") || strings.HasSuffix(n, ".dropped") {
+						t.Fatalf("left behind %s", n)
+					}
+				}
+			})
+		}
+	}
+}
+
+// state renders a recovery as snapshot|record|record...
+func state(t *testing.T, r *Recovered) string {
+	return strings.Join(append([]string{string(r.Snapshot)}, records(t, r)...), "|")
+}
+
+func expected(prior bool, last int) string {
+	parts, first := []string{""}, 1
+	if prior {
+		parts, first = []string{"state@50"}, 51
+	}
+	for i := first; i <= last; i++ {
+		parts = append(parts, rec(i))
+	}
+	return strings.Join(parts, "|")
+}
+
+// TestPartialSnapshotFiles: the files a crash can leave half-written — a
+// temporary snapshot, a new log file without its full header — are
+// cleaned up, and the state is that of the complete files.
+func TestPartialSnapshotFiles(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := openT(t, dir, Options{})
+	appendN(t, s, 1, 10)
+	s.Close()
+	full := append(snapHeader(10, []byte("state@10")), "state@10"...)
+	for cut := 0; cut < len(full); cut++ {
+		d := copyDir(t, dir)
+		os.WriteFile(filepath.Join(d, snapName(10)+".tmp"), full[:cut], 0o640)
+		os.WriteFile(filepath.Join(d, segmentName(11)), logHeader(11)[:cut%logHeaderBytes], 0o640)
+		s, r := openT(t, d, Options{})
+		if got := state(t, r); got != expected(false, 10) {
+			t.Fatalf("cut %d: %q", cut, got)
+		}
+		appendN(t, s, 11, 11)
+		s.Close()
+		if got := names(t, d); !slices.Equal(got, []string{"LOCK", segmentName(1)}) {
+			t.Fatalf("cut %d: directory holds %v", cut, got)
+		}
+	}
+}
+
+// TestCorruptSnapshot: a snapshot failing its checksum is set aside and an
+// older one, with its log, is used if the log still covers the gap.
+func TestCorruptSnapshot(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := openT(t, dir, Options{})
+	appendN(t, s, 1, 10)
+	s.Close()
+	b := append(snapHeader(10, []byte("state@10")), "state@10"...)
+	b[len(b)-1] ^= 1
+	os.WriteFile(filepath.Join(dir, snapName(10)), b, 0o640)
+	_, r := openT(t, dir, Options{})
+	if got := state(t, r); got != expected(false, 10) || r.DroppedBytes != int64(len(b)) {
+		t.Fatalf("%q, dropped %d", got, r.DroppedBytes)
+	}
+}
