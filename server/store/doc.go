@@ -17,7 +17,9 @@
 // WriteSnapshot; everything else may be called from any goroutine):
 //
 //  1. Open the directory; load Recovered.Snapshot (if any), then apply
-//     Recovered.Records in order. Together they are the state at Recovered.Last.
+//     each record Recovered.Replay yields, in order, before the first
+//     WriteSnapshot (which deletes the files Replay reads). Together they
+//     are the state at Recovered.Last.
 //  2. Append every command as it is applied. Append only buffers: the
 //     record is durable once Durable() reaches its Pos. Hold back what
 //     must wait for the disk (publisher confirms for persistent messages)
@@ -28,4 +30,15 @@
 //  4. When NeedsSnapshot() says the log has grown, save the state and pass
 //     it to WriteSnapshot; it covers every record appended before the call.
 //  5. Close on shutdown: it writes what is buffered and says if it could not.
+//
+// Why a format of our own rather than a library such as bbolt: the job is
+// an append-only log read back once at start-up, not a key-value index.
+// Measured side by side on the same disk (BENCHMARKS.md; the bbolt side is
+// testdata/bboltbench), this log stores a 16-byte record in 24 bytes
+// (bbolt: 86), confirms 1.5-3.6x as many records per second with one
+// writer waiting (one fsync per group; a bbolt commit costs two
+// fdatasyncs) and 14-22x as many with 64 waiting (bbolt's Batch waits for
+// its batch delay), and replays a million records in 63-123 ms (bbolt
+// iterates them in 90-149 ms). It is about 1,300 lines of standard-library
+// Go, most of them comments and checks.
 package store
