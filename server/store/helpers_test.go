@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -115,6 +116,7 @@ func names(t testing.TB, dir string) []string {
 // up or stalls, without filling or stalling one.
 type faultFS struct {
 	failWrite atomic.Pointer[error] // WriteAt fails with it (after writing half)
+	suffix    string                // if set, only files named ...suffix fail
 	failSync  atomic.Pointer[error] // Sync fails with it
 	syncs     atomic.Int64
 	mu        sync.Mutex
@@ -127,7 +129,7 @@ func (fs *faultFS) open(name string, flag int, perm os.FileMode) (File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &faultFile{f: f, fs: fs}, nil
+	return &faultFile{f: f, fs: fs, name: name}, nil
 }
 
 func (fs *faultFS) setWriteErr(err error) {
@@ -147,12 +149,13 @@ func (fs *faultFS) setSyncErr(err error) {
 }
 
 type faultFile struct {
-	f  *os.File
-	fs *faultFS
+	f    *os.File
+	fs   *faultFS
+	name string
 }
 
 func (ff *faultFile) WriteAt(p []byte, off int64) (int, error) {
-	if e := ff.fs.failWrite.Load(); e != nil {
+	if e := ff.fs.failWrite.Load(); e != nil && strings.HasSuffix(ff.name, ff.fs.suffix) {
 		// A full disk typically takes part of a write before refusing.
 		n, _ := ff.f.WriteAt(p[:len(p)/2], off)
 		return n, *e

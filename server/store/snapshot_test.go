@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -164,5 +165,38 @@ func TestCorruptSnapshot(t *testing.T) {
 	_, r := openT(t, dir, Options{})
 	if got := state(t, r); got != expected(false, 10) || r.DroppedBytes != int64(len(b)) {
 		t.Fatalf("%q, dropped %d", got, r.DroppedBytes)
+	}
+}
+
+// TestSnapshotDiskFull: a snapshot that cannot be written puts the store
+// in the error state (records after it wait, nothing durable is lost, no
+// temporary file is left taking space) and goes through once space is back.
+func TestSnapshotDiskFull(t *testing.T) {
+	dir := t.TempDir()
+	fs := &faultFS{suffix: ".tmp"}
+	s, _ := openT(t, dir, Options{OpenFile: fs.open, RetryInterval: 1})
+	appendN(t, s, 1, 10)
+	fs.setWriteErr(syscall.ENOSPC)
+	if err := s.WriteSnapshot([]byte("state@10")); err != nil {
+		t.Fatal(err)
+	}
+	p, _ := s.Append([]byte(rec(11)))
+	for s.Err() == nil {
+		<-s.Notify()
+	}
+	if s.Durable() != 10 || s.NeedsSnapshot() {
+		t.Fatalf("Durable = %d, NeedsSnapshot = %v", s.Durable(), s.NeedsSnapshot())
+	}
+	fs.setWriteErr(nil)
+	if err := s.WaitSynced(p); err != nil {
+		t.Fatal(err)
+	}
+	if st := s.Stats(); st.SnapshotPos != 10 || st.Err != "" || st.LastError == "" {
+		t.Fatalf("stats %+v", st)
+	}
+	s.Close()
+	_, r := openT(t, dir, Options{})
+	if got := state(t, r); got != "state@10|"+rec(11) {
+		t.Fatalf("recovered %q", got)
 	}
 }
