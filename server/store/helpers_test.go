@@ -120,7 +120,8 @@ type faultFS struct {
 	failSync  atomic.Pointer[error] // Sync fails with it
 	syncs     atomic.Int64
 	mu        sync.Mutex
-	gate      chan struct{} // if set, Sync waits for a receive-able value
+	gate      chan struct{} // if set, Sync waits until it is closed
+	gateOnly  string        // if set, only files named ...gateOnly wait
 	entered   chan struct{} // Sync signals here when it waits at the gate
 }
 
@@ -166,6 +167,9 @@ func (ff *faultFile) WriteAt(p []byte, off int64) (int, error) {
 func (ff *faultFile) Sync() error {
 	ff.fs.mu.Lock()
 	gate, entered := ff.fs.gate, ff.fs.entered
+	if !strings.HasSuffix(ff.name, ff.fs.gateOnly) {
+		gate = nil
+	}
 	ff.fs.mu.Unlock()
 	if gate != nil {
 		entered <- struct{}{}

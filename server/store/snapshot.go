@@ -11,23 +11,25 @@ type snapJob struct {
 	data []byte
 	pos  Pos    // the last record the snapshot includes
 	tail []byte // records appended before it, not yet taken by the syncer
-	// stage is how far writing got, so that a retry after a failure
-	// resumes there: 0 nothing, 1 snapshot durable, 2 new log file made.
-	stage int
+	// segmentMade is set once the log file for the records after pos
+	// exists; done is set while the snapshot file is being written.
+	segmentMade bool
+	done        chan error
 }
 
-// WriteSnapshot hands the owner's saved state to the syncer, covering
-// every record appended before the call. It returns at once; the syncer
-// writes the snapshot after the records before it are durable, then
-// starts a new log file for the records appended after it, then deletes
-// the old log files and snapshots. The store keeps data until it is
-// written, so the caller must not modify it.
+// WriteSnapshot hands the owner's saved state to the store, covering
+// every record appended before the call, and returns at once. The syncer
+// makes the records before it durable, starts a new log file for the
+// records after it, and then, while records keep flowing into that file,
+// writes the snapshot; once the snapshot is durable, the old log files
+// and snapshots are deleted. The store keeps data until it is written, so
+// the caller must not modify it.
 //
-// Each step is durable before the next begins (snapshot: temporary file,
-// fsync, rename, fsync of the directory; new log file: header, fsync,
+// Each step is durable before the next begins (new log file: header,
+// fsync, fsync of the directory; snapshot: temporary file, fsync, rename,
 // fsync of the directory), so a crash anywhere leaves either the old
-// snapshot with its whole log or the new snapshot, possibly beside log
-// files it makes obsolete, which Open deletes.
+// snapshot with an unbroken log after it or the new snapshot, possibly
+// beside files it makes obsolete, which Open deletes.
 func (s *Store) WriteSnapshot(data []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -44,42 +46,37 @@ func (s *Store) WriteSnapshot(data []byte) error {
 	return nil
 }
 
-// writeSnapshot runs the active job's remaining steps.
-func (s *Store) writeSnapshot() error {
-	job := s.active
-	if job.stage == 0 {
-		if err := s.writeSnapshotFile(job); err != nil {
-			return err
-		}
-		job.stage = 1
-		if s.crashed("snapshot") {
-			return errCrashed
-		}
-	}
-	if job.stage == 1 && s.seg.first == job.pos+1 {
-		// No record since the current log file began: it is already the
-		// file that follows the snapshot.
-		job.stage = 2
-	}
-	if job.stage == 1 {
+// startSegmentAfter starts the log file that follows job's snapshot.
+func (s *Store) startSegmentAfter(job *snapJob) error {
+	if s.seg.first != job.pos+1 {
+		// Otherwise no record came since the current file began: it is
+		// already the file that follows the snapshot.
 		old := s.seg
 		if err := s.createSegment(job.pos + 1); err != nil {
 			return err
 		}
 		old.f.Close()
-		job.stage = 2
-		if s.crashed("segment") {
-			return errCrashed
-		}
 	}
+	job.segmentMade = true
+	s.kick() // records appended since the snapshot can go now
+	return nil
+}
+
+// startSnapshotFile writes job's snapshot on a goroutine of its own; the
+// syncer receives the outcome on job.done.
+func (s *Store) startSnapshotFile(job *snapJob) {
+	job.done = make(chan error, 1)
+	go func() { job.done <- s.writeSnapshotFile(job) }()
+}
+
+// finishSnapshot deletes what the durable snapshot replaced.
+func (s *Store) finishSnapshot(job *snapJob) {
 	s.removeObsolete(job.pos)
 	s.mu.Lock()
 	s.active = nil
 	s.stats.snapPos, s.stats.snapBytes, s.stats.snapTime = job.pos, int64(len(job.data)), time.Now()
 	s.mu.Unlock()
-	// Records appended meanwhile wait in buf for the new log file.
-	s.kick()
-	return nil
+	s.signal()
 }
 
 // writeSnapshotFile writes job's data to snap-<pos>.snap atomically: the
@@ -108,7 +105,10 @@ func (s *Store) writeSnapshotFile(job *snapJob) error {
 		err = os.Rename(tmp, final)
 	}
 	if err == nil {
-		return syncDir(s.dir)
+		if err = syncDir(s.dir); err == nil && s.crashed("snapshot") {
+			return errCrashed
+		}
+		return err
 	}
 	// Leave no half-written file taking the space a retry needs.
 	os.Remove(tmp)

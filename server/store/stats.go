@@ -48,8 +48,8 @@ func (s *Store) Stats() Stats {
 	if last := s.next - 1; last > st.SnapshotPos {
 		st.LogRecords = uint64(last - st.SnapshotPos)
 	}
-	if s.err != nil {
-		st.Err = s.err.Error()
+	if err := s.errLocked(); err != nil {
+		st.Err = err.Error()
 	}
 	return st
 }

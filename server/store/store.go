@@ -61,7 +61,7 @@ type Store struct {
 	dir    string
 	opts   Options
 	lock   *os.File
-	notify chan struct{} // cap 1: Durable or Err changed
+	notify chan struct{} // cap 1: Durable, Err or the snapshot changed
 	wake   chan struct{} // cap 1: work for the syncer
 	stop   chan struct{} // closed by Close
 	done   chan struct{} // closed when the syncer has exited
@@ -74,7 +74,8 @@ type Store struct {
 	pending  *snapJob   // a WriteSnapshot the syncer has not started
 	active   *snapJob   // the snapshot the syncer is writing
 	durable  Pos
-	err      error
+	logErr   error // the log write or fsync that is failing
+	snapErr  error // the snapshot write that is failing
 	closing  bool
 	exited   bool
 	closeErr error
@@ -225,9 +226,10 @@ func (s *Store) kick() {
 	}
 }
 
-// Notify returns a channel that receives when Durable or Err change. It
-// holds at most one signal, so a slow reader sees the latest state
-// rather than a backlog: read Durable() and Err() after receiving.
+// Notify returns a channel that receives when Durable or Err change or a
+// snapshot is complete. It holds at most one signal, so a slow reader
+// sees the latest state rather than a backlog: read Durable(), Err() or
+// Stats() after receiving.
 func (s *Store) Notify() <-chan struct{} { return s.notify }
 
 func (s *Store) signal() {
@@ -251,7 +253,15 @@ func (s *Store) Durable() Pos {
 func (s *Store) Err() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.err
+	return s.errLocked()
+}
+
+// errLocked prefers the log's error: it is the one holding confirms back.
+func (s *Store) errLocked() error {
+	if s.logErr != nil {
+		return s.logErr
+	}
+	return s.snapErr
 }
 
 // WaitSynced blocks until record p is durable, or returns the error that

@@ -10,6 +10,10 @@ import (
 // appended while an fsync is under way wait for the next round and share
 // its fsync, so the number of fsyncs per second is bounded by the disk,
 // not by the publish rate: group commit.
+//
+// A snapshot is written by a goroutine of its own (writeSnapshotFile)
+// while the syncer carries on with the new log file, so a large snapshot
+// does not hold confirms back.
 func (s *Store) run() {
 	defer func() {
 		s.mu.Lock()
@@ -18,42 +22,85 @@ func (s *Store) run() {
 		s.mu.Unlock()
 		close(s.done)
 	}()
+	var logRetry, snapRetry <-chan time.Time // set while waiting to retry
 	for {
 		s.mu.Lock()
 		s.takeLocked()
 		closing := s.closing
 		s.mu.Unlock()
-		if len(s.held) == 0 && s.active == nil {
-			if closing {
+		if closing {
+			logRetry, snapRetry = nil, nil // one last attempt at each
+		}
+		job := s.active
+		if logRetry == nil && (len(s.held) > 0 || (job != nil && !job.segmentMade)) {
+			err := s.round()
+			if errors.Is(err, errCrashed) {
 				return
 			}
-			<-s.wake
+			s.setErr(&s.logErr, err)
+			if err != nil {
+				if closing {
+					s.giveUp(err)
+					return
+				}
+				logRetry = time.After(s.opts.RetryInterval)
+			}
 			continue
 		}
-		err := s.round()
-		if errors.Is(err, errCrashed) {
-			return
-		}
-		s.setErr(err)
-		if err == nil {
+		if job != nil && job.segmentMade && job.done == nil && snapRetry == nil {
+			s.startSnapshotFile(job)
 			continue
 		}
-		if closing {
-			s.mu.Lock()
-			s.closeErr = err
-			s.mu.Unlock()
+		var snapDone <-chan error
+		if job != nil {
+			snapDone = job.done
+		}
+		if closing && len(s.held) == 0 && snapDone == nil {
 			return
+		}
+		var stop <-chan struct{}
+		if !closing {
+			stop = s.stop
 		}
 		select {
-		case <-time.After(s.opts.RetryInterval):
-		case <-s.stop:
+		case <-s.wake:
+		case <-stop:
+		case <-logRetry:
+			logRetry = nil
+		case <-snapRetry:
+			snapRetry = nil
+		case err := <-snapDone:
+			job.done = nil
+			if errors.Is(err, errCrashed) {
+				return
+			}
+			switch {
+			case err == nil:
+				s.finishSnapshot(job)
+			case closing:
+				// The log holds everything; the snapshot only saved
+				// replay time at the next start. Leave it.
+				s.mu.Lock()
+				s.active = nil
+				s.mu.Unlock()
+			default:
+				snapRetry = time.After(s.opts.RetryInterval)
+			}
+			s.setErr(&s.snapErr, err)
 		}
 	}
 }
 
-// takeLocked moves the owner's buffered records to the syncer. While a
-// snapshot is pending or being written, only the records appended before
-// it are taken: those after it belong in the next log file.
+// giveUp records why Close could not make the buffered records durable.
+func (s *Store) giveUp(err error) {
+	s.mu.Lock()
+	s.closeErr = err
+	s.mu.Unlock()
+}
+
+// takeLocked moves the owner's buffered records to the syncer. Between a
+// WriteSnapshot and the new log file that follows it, only the records
+// appended before the snapshot are taken: the others go in the new file.
 func (s *Store) takeLocked() {
 	if s.active == nil && s.pending != nil {
 		s.active, s.pending = s.pending, nil
@@ -61,7 +108,7 @@ func (s *Store) takeLocked() {
 		s.heldLast = s.active.pos
 		s.active.tail = nil
 	}
-	if s.active != nil || len(s.buf) == 0 {
+	if (s.active != nil && !s.active.segmentMade) || len(s.buf) == 0 {
 		return
 	}
 	if len(s.held) == 0 {
@@ -74,19 +121,25 @@ func (s *Store) takeLocked() {
 	s.heldLast = s.bufLast
 }
 
-// round makes the held records durable, then carries on with a pending
-// snapshot. A failure leaves everything in place to be tried again.
+// round makes the held records durable, then, if a snapshot is starting,
+// the new log file that follows it. A failure leaves everything in place
+// to be tried again.
 func (s *Store) round() error {
 	if len(s.held) > 0 {
 		if err := s.writeHeld(); err != nil {
 			return err
 		}
 	}
-	if s.active != nil {
+	if job := s.active; job != nil && !job.segmentMade {
 		if s.crashed("records") {
 			return errCrashed
 		}
-		return s.writeSnapshot()
+		if err := s.startSegmentAfter(job); err != nil {
+			return err
+		}
+		if s.crashed("segment") {
+			return errCrashed
+		}
 	}
 	return nil
 }
@@ -124,15 +177,16 @@ func (s *Store) writeHeld() error {
 	return nil
 }
 
-// setErr records the outcome of a round; the owner is told when the
-// store enters or leaves the error state.
-func (s *Store) setErr(err error) {
+// setErr records the outcome of a log or snapshot write in *slot; the
+// owner is told when the store enters or leaves the error state.
+func (s *Store) setErr(slot *error, err error) {
 	s.mu.Lock()
-	changed := (s.err == nil) != (err == nil)
-	s.err = err
+	was := s.errLocked() != nil
+	*slot = err
 	if err != nil {
 		s.stats.lastErr, s.stats.lastErrTime = err.Error(), time.Now()
 	}
+	changed := was != (s.errLocked() != nil)
 	s.mu.Unlock()
 	if changed {
 		s.signal()
