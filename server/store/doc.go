@@ -33,12 +33,12 @@
 //
 // Why a format of our own rather than a library such as bbolt: the job is
 // an append-only log read back once at start-up, not a key-value index.
-// Measured side by side on the same disk (BENCHMARKS.md; the bbolt side is
-// testdata/bboltbench), this log stores a 16-byte record in 24 bytes
-// (bbolt: 86), confirms 1.5-3.6x as many records per second with one
-// writer waiting (one fsync per group; a bbolt commit costs two
-// fdatasyncs) and 14-22x as many with 64 waiting (bbolt's Batch waits for
-// its batch delay), and replays a million records in 63-123 ms (bbolt
-// iterates them in 90-149 ms). It is about 1,300 lines of standard-library
-// Go, most of them comments and checks.
+// Measured in alternating runs on the same disk (BENCHMARKS.md; the bbolt
+// side is testdata/bboltbench), this log stores a 16-byte record in 24
+// bytes (bbolt: 86), confirms at least 1.5x as many records per second
+// with one writer waiting (one fsync per group; a bbolt commit costs two
+// fdatasyncs) and 14-60x as many with 64 waiting (bbolt's Batch waits for
+// its batch delay), and replays a million records about as fast as bbolt
+// iterates them (39-126 ms against 33-113 ms). It is about 1,300 lines of
+// standard-library Go, most of them comments and checks.
 package store
