@@ -90,6 +90,30 @@ bench-amqp:
 	$(GO) build -o "$$d/warren-bench" ./server/cmd/warren-bench && \
 	"$$d/warren-bench" compare --warren-bin "$$d/warren" --rabbit-url '$(RABBIT_URL)' --reps $(BENCH_REPS) $(BENCH_ARGS)
 
+# Durability vs RabbitMQ (not part of `make test`; see BENCHMARKS.md):
+# builds warren and warren-bench; warren-bench starts warren with --data in
+# a temporary directory, and a RabbitMQ node of its own beside it (own epmd,
+# node name, loopback ports and mnesia directory: never the machine's own
+# RabbitMQ, which is not ours to kill), then runs persistent publishing with
+# confirms to a durable queue (window 256, and window 1) BENCH_DURABLE_REPS
+# times interleaved, and on each broker fills a durable queue with 1,000,000
+# persistent messages, kills it with SIGKILL, times the restart until the
+# queue reports them all, and again after a graceful stop. Bytes on disk
+# per message come from the data directories. Stops what it started by pid;
+# RabbitMQ is left out with a note if it cannot be started. A warren without
+# --data runs in memory, with a note and no disk or recovery figures.
+# About 5 minutes; interrupted (and cleaned up) after 30.
+.PHONY: bench-durable
+RABBIT_SERVER ?= /usr/lib/rabbitmq/bin/rabbitmq-server
+BENCH_DURABLE_REPS ?= 3
+bench-durable:
+	@d="$$(mktemp -d)" && trap 'rm -rf "$$d"' EXIT && \
+	$(GO) build -o "$$d/warren" ./server/cmd/warren && \
+	$(GO) build -o "$$d/warren-bench" ./server/cmd/warren-bench && \
+	mkdir "$$d/work" && \
+	timeout -s INT -k 2m 30m "$$d/warren-bench" durable --warren-bin "$$d/warren" --rabbit-server '$(RABBIT_SERVER)' \
+		--work "$$d/work" --reps $(BENCH_DURABLE_REPS) $(BENCH_ARGS)
+
 # Differential conformance, Warren vs RabbitMQ (not part of `make test`: CI
 # has no RabbitMQ). Starts Warren in-process on free loopback ports, runs
 # every scenario in server/conformance against it and against RabbitMQ,

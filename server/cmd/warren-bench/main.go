@@ -6,6 +6,7 @@
 //	warren-bench --inproc --workload NAME [--cpuprofile FILE] [--memprofile FILE]
 //	warren-bench compare --warren-bin PATH [--rabbit-url URL] [--reps 3]
 //	warren-bench serve [--amqp ADDR] [--for 1m] [--cpuprofile FILE] [--memprofile FILE]
+//	warren-bench durable --warren-bin PATH [--rabbit-server PATH] [--reps 3]
 //
 // The first form runs one workload once. The second starts a Warren server
 // inside this process on loopback ports and runs the workload against it,
@@ -16,7 +17,10 @@
 // RabbitMQ, interleaved, several times, and a side-by-side table of medians.
 // The fourth runs only a Warren server in this process, under the CPU
 // profiler, for workloads driven from another process: a profile of the
-// server alone, in the same setting as the comparison.
+// server alone, in the same setting as the comparison. The fifth is what
+// `make bench-durable` runs: persistent publishing with confirms, recovery
+// after SIGKILL and bytes on disk, against a Warren started with --data
+// and a RabbitMQ node of its own, both in a temporary directory.
 //
 // Every workload declares its own uniquely named queues and exchanges and
 // deletes them when it ends, also on failure; every wait is bounded by
@@ -49,6 +53,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return runCompare(args[1:], stdout, stderr)
 		case "serve":
 			return runServe(args[1:], stdout, stderr)
+		case "durable":
+			return runDurable(args[1:], stdout, stderr)
 		}
 	}
 	fs := flag.NewFlagSet("warren-bench", flag.ContinueOnError)

@@ -15,6 +15,9 @@ import (
 const (
 	warrenStartMax = 15 * time.Second
 	warrenStopMax  = 15 * time.Second
+	// startPoll is how often a starting server is dialled; it bounds the
+	// resolution of the recovery time.
+	startPoll = 10 * time.Millisecond
 )
 
 // warrenProc is a `warren serve` process this tool started on loopback.
@@ -27,9 +30,9 @@ type warrenProc struct {
 	err    error         // how it exited, once exited is closed
 }
 
-// startWarren runs `bin serve` on two free loopback ports (5673 and 8081
-// when free) and returns once it accepts an AMQP connection.
-func startWarren(ctx context.Context, bin string) (*warrenProc, error) {
+// startWarren runs `bin serve` with args on two free loopback ports (5673
+// and 8081 when free) and returns once it accepts an AMQP connection.
+func startWarren(ctx context.Context, bin string, args ...string) (*warrenProc, error) {
 	amqpAddr, err := freeLoopback("127.0.0.1:5673")
 	if err != nil {
 		return nil, err
@@ -39,7 +42,7 @@ func startWarren(ctx context.Context, bin string) (*warrenProc, error) {
 		return nil, err
 	}
 	w := &warrenProc{output: new(bytes.Buffer), exited: make(chan struct{})}
-	w.cmd = exec.Command(bin, "serve", "--amqp", amqpAddr, "--http", httpAddr)
+	w.cmd = exec.Command(bin, append([]string{"serve", "--amqp", amqpAddr, "--http", httpAddr}, args...)...)
 	w.cmd.Stdout, w.cmd.Stderr = w.output, w.output
 	if err := w.cmd.Start(); err != nil {
 		return nil, err
@@ -64,7 +67,7 @@ func startWarren(ctx context.Context, bin string) (*warrenProc, error) {
 		case <-ctx.Done():
 			w.stop()
 			return nil, ctx.Err()
-		case <-time.After(50 * time.Millisecond):
+		case <-time.After(startPoll):
 		}
 		if time.Now().After(deadline) {
 			w.stop()
@@ -94,6 +97,21 @@ func (w *warrenProc) stop() error {
 	}
 	<-w.exited
 	return fmt.Errorf("warren (pid %d) ignored SIGTERM for %s and was killed", w.pid, warrenStopMax)
+}
+
+// kill ends the server at once with SIGKILL, as a crash would, and waits
+// for it to be gone.
+func (w *warrenProc) kill() error {
+	select {
+	case <-w.exited:
+		return fmt.Errorf("warren (pid %d) had already exited: %v", w.pid, w.err)
+	default:
+	}
+	if err := syscall.Kill(w.pid, syscall.SIGKILL); err != nil {
+		return err
+	}
+	<-w.exited
+	return nil
 }
 
 // freeLoopback returns preferred if it can be listened on, or else a port

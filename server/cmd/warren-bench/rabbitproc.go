@@ -1,0 +1,226 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Limits on a RabbitMQ node this tool runs. Its start includes the
+// recovery of every durable queue before the AMQP listener opens, so it
+// is allowed minutes.
+const (
+	rabbitStartMax = 5 * time.Minute
+	rabbitStopMax  = 60 * time.Second
+)
+
+// rabbitNode is a RabbitMQ node this tool runs in a directory of its own:
+// its own epmd, node name, loopback ports, configuration and mnesia
+// directory, so that it can be killed with SIGKILL and started again
+// without touching a RabbitMQ the machine already runs (which is not ours
+// to crash).
+//
+// The node is started with RUNNING_UNDER_SYSTEMD=true, which makes the
+// rabbitmq-server script exec erl (and erl beam.smp) instead of running it
+// as a child: the pid this tool starts is beam.smp's, whose /proc/PID/stat
+// gives the broker's CPU time.
+type rabbitNode struct {
+	script  string // /usr/lib/rabbitmq/bin/rabbitmq-server (not the root wrapper in /usr/sbin, which su's)
+	dir     string // everything the node writes
+	mnesia  string // RABBITMQ_MNESIA_BASE: the messages and definitions
+	env     []string
+	url     string
+	epmd    *exec.Cmd
+	epmdEnd chan struct{}
+	beam    *exec.Cmd
+	pid     int
+	exited  chan struct{}
+	err     error // how beam exited, once exited is closed
+}
+
+// newRabbitNode prepares dir (which must exist and be empty) and starts
+// the node's epmd on a free loopback port; start starts the node itself.
+func newRabbitNode(script, dir string) (*rabbitNode, error) {
+	if _, err := os.Stat(script); err != nil {
+		return nil, err
+	}
+	epmdBin, err := exec.LookPath("epmd")
+	if err != nil {
+		return nil, err
+	}
+	amqpAddr, err := freeLoopback("127.0.0.1:5682")
+	if err != nil {
+		return nil, err
+	}
+	distAddr, err := freeLoopback("127.0.0.1:25682")
+	if err != nil {
+		return nil, err
+	}
+	epmdAddr, err := freeLoopback("127.0.0.1:4380")
+	if err != nil {
+		return nil, err
+	}
+	port := func(addr string) string { _, p, _ := net.SplitHostPort(addr); return p }
+	files := map[string]string{
+		"rabbitmq-env.conf": "",    // instead of /etc/rabbitmq's
+		"enabled_plugins":   "[].", // no management plugin
+		"rabbitmq.conf":     "listeners.tcp.1 = " + amqpAddr + "\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "home"), 0o700); err != nil {
+		return nil, err
+	}
+	n := &rabbitNode{script: script, dir: dir, mnesia: filepath.Join(dir, "mnesia"),
+		url: "amqp://guest:guest@" + amqpAddr + "/"}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "RABBITMQ_") && !strings.HasPrefix(kv, "ERL_") && !strings.HasPrefix(kv, "NOTIFY_SOCKET=") {
+			n.env = append(n.env, kv)
+		}
+	}
+	n.env = append(n.env,
+		"HOME="+filepath.Join(dir, "home"), // the Erlang cookie
+		"RUNNING_UNDER_SYSTEMD=true",
+		"RABBITMQ_CONF_ENV_FILE="+filepath.Join(dir, "rabbitmq-env.conf"),
+		"RABBITMQ_CONFIG_FILE="+filepath.Join(dir, "rabbitmq.conf"),
+		"RABBITMQ_ADVANCED_CONFIG_FILE="+filepath.Join(dir, "advanced.config"),
+		"RABBITMQ_ENABLED_PLUGINS_FILE="+filepath.Join(dir, "enabled_plugins"),
+		"RABBITMQ_PLUGINS_EXPAND_DIR="+filepath.Join(dir, "plugins-expand"),
+		"RABBITMQ_NODENAME=warrenbench@localhost",
+		"RABBITMQ_NODE_IP_ADDRESS=127.0.0.1",
+		"RABBITMQ_NODE_PORT="+port(amqpAddr),
+		"RABBITMQ_DIST_PORT="+port(distAddr),
+		"RABBITMQ_MNESIA_BASE="+n.mnesia,
+		"RABBITMQ_LOG_BASE="+filepath.Join(dir, "log"),
+		"RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS=-kernel inet_dist_use_interface {127,0,0,1}",
+		"ERL_EPMD_ADDRESS=127.0.0.1",
+		"ERL_EPMD_PORT="+port(epmdAddr),
+	)
+
+	n.epmd = exec.Command(epmdBin, "-port", port(epmdAddr), "-address", "127.0.0.1")
+	n.epmd.Dir = dir
+	if err := n.epmd.Start(); err != nil {
+		return nil, err
+	}
+	n.epmdEnd = make(chan struct{})
+	go func() { n.epmd.Wait(); close(n.epmdEnd) }()
+	deadline := time.Now().Add(dialTimeout)
+	for {
+		c, err := net.DialTimeout("tcp", epmdAddr, dialTimeout)
+		if err == nil {
+			c.Close()
+			return n, nil
+		}
+		if time.Now().After(deadline) {
+			n.close()
+			return nil, fmt.Errorf("epmd did not listen on %s: %w", epmdAddr, err)
+		}
+		time.Sleep(startPoll)
+	}
+}
+
+// start runs the node and returns once it accepts an AMQP connection.
+func (n *rabbitNode) start(ctx context.Context) error {
+	logf, err := os.OpenFile(filepath.Join(n.dir, "server.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer logf.Close() // the child has its own copy
+	n.beam = exec.Command(n.script)
+	n.beam.Dir, n.beam.Env = n.dir, n.env
+	n.beam.Stdout, n.beam.Stderr = logf, logf
+	if err := n.beam.Start(); err != nil {
+		return err
+	}
+	n.pid = n.beam.Process.Pid
+	n.exited = make(chan struct{})
+	beam, exited := n.beam, n.exited
+	go func() { n.err = beam.Wait(); close(exited) }()
+	deadline := time.Now().Add(rabbitStartMax)
+	for {
+		c, err := dial(n.url)
+		if err == nil {
+			c.Close()
+			break
+		}
+		select {
+		case <-exited:
+			return fmt.Errorf("rabbitmq-server exited at start (%v); see %s", n.err, logf.Name())
+		case <-ctx.Done():
+			n.stop()
+			return ctx.Err()
+		case <-time.After(startPoll):
+		}
+		if time.Now().After(deadline) {
+			n.stop()
+			return fmt.Errorf("rabbitmq-server did not accept AMQP within %s; see %s", rabbitStartMax, logf.Name())
+		}
+	}
+	if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", n.pid)); strings.TrimSpace(string(comm)) != "beam.smp" {
+		n.stop()
+		return fmt.Errorf("pid %d is %q, not beam.smp: the broker's CPU cannot be read", n.pid, strings.TrimSpace(string(comm)))
+	}
+	return nil
+}
+
+// kill ends beam.smp at once with SIGKILL and waits for it to be gone.
+func (n *rabbitNode) kill() error {
+	if n.beam == nil {
+		return errors.New("rabbitmq-server is not running")
+	}
+	if err := syscall.Kill(n.pid, syscall.SIGKILL); err != nil {
+		return err
+	}
+	<-n.exited
+	n.beam = nil
+	return nil
+}
+
+// stop shuts the node down gracefully (RabbitMQ stops cleanly on SIGTERM)
+// and kills it if it takes longer than rabbitStopMax.
+func (n *rabbitNode) stop() error {
+	if n.beam == nil {
+		return nil
+	}
+	defer func() { n.beam = nil }()
+	if err := syscall.Kill(n.pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return err
+	}
+	select {
+	case <-n.exited:
+		return nil
+	case <-time.After(rabbitStopMax):
+	}
+	if err := syscall.Kill(n.pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return err
+	}
+	<-n.exited
+	return fmt.Errorf("rabbitmq-server (pid %d) ignored SIGTERM for %s and was killed", n.pid, rabbitStopMax)
+}
+
+// close stops the node and then its epmd, both by pid.
+func (n *rabbitNode) close() error {
+	err := n.stop()
+	if n.epmd != nil {
+		if kerr := n.epmd.Process.Signal(syscall.SIGTERM); kerr == nil {
+			select {
+			case <-n.epmdEnd:
+			case <-time.After(5 * time.Second):
+				n.epmd.Process.Kill()
+				<-n.epmdEnd
+			}
+		}
+		n.epmd = nil
+	}
+	return err
+}

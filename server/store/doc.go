@@ -1,0 +1,44 @@
+// Package store keeps a broker's state on disk as one snapshot file plus a
+// log of records written after it. Records are opaque bytes (the engine's
+// encoded commands); the store knows nothing about what they mean.
+//
+// The directory holds:
+//
+//	snap-<pos>.snap   the state after record <pos> (20 decimal digits)
+//	log-<first>.wlog  records <first>, <first>+1, ... in order
+//	*.tmp             a snapshot being written (deleted at Open)
+//	*.dropped         log files set aside by recovery after damage
+//
+// Every file starts with a magic string and a format version, and every
+// byte of content is covered by a CRC-32C (Castagnoli), so a torn record
+// or a partial file is detected instead of being replayed as garbage.
+//
+// The driver's duties (one goroutine, the broker's owner, calls Append and
+// WriteSnapshot; everything else may be called from any goroutine):
+//
+//  1. Open the directory; load Recovered.Snapshot (if any), then apply
+//     each record Recovered.Replay yields, in order, before the first
+//     WriteSnapshot (which deletes the files Replay reads). Together they
+//     are the state at Recovered.Last.
+//  2. Append every command as it is applied. Append only buffers: the
+//     record is durable once Durable() reaches its Pos. Hold back what
+//     must wait for the disk (publisher confirms for persistent messages)
+//     until then; Notify() fires when Durable or Err change.
+//  3. While Err() is not nil, block publishers and report the error; the
+//     store keeps retrying the write and clears Err once it succeeds.
+//     Nothing that was durable is lost meanwhile.
+//  4. When NeedsSnapshot() says the log has grown, save the state and pass
+//     it to WriteSnapshot; it covers every record appended before the call.
+//  5. Close on shutdown: it writes what is buffered and says if it could not.
+//
+// Why a format of our own rather than a library such as bbolt: the job is
+// an append-only log read back once at start-up, not a key-value index.
+// Measured in alternating runs on the same disk (BENCHMARKS.md; the bbolt
+// side is testdata/bboltbench), this log stores a 16-byte record in 24
+// bytes (bbolt: 86), confirms at least 1.5x as many records per second
+// with one writer waiting (one fsync per group; a bbolt commit costs two
+// fdatasyncs) and 14-60x as many with 64 waiting (bbolt's Batch waits for
+// its batch delay), and replays a million records about as fast as bbolt
+// iterates them (39-126 ms against 33-113 ms). It is about 1,300 lines of
+// standard-library Go, most of them comments and checks.
+package store

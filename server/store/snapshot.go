@@ -1,0 +1,142 @@
+package store
+
+import (
+	"errors"
+	"os"
+	"time"
+)
+
+// snapJob is a snapshot on its way to disk.
+type snapJob struct {
+	data []byte
+	pos  Pos    // the last record the snapshot includes
+	tail []byte // records appended before it, not yet taken by the syncer
+	// segmentMade is set once the log file for the records after pos
+	// exists; done is set while the snapshot file is being written.
+	segmentMade bool
+	done        chan error
+}
+
+// WriteSnapshot hands the owner's saved state to the store, covering
+// every record appended before the call, and returns at once. The syncer
+// makes the records before it durable, starts a new log file for the
+// records after it, and then, while records keep flowing into that file,
+// writes the snapshot; once the snapshot is durable, the old log files
+// and snapshots are deleted. The store keeps data until it is written, so
+// the caller must not modify it.
+//
+// Each step is durable before the next begins (new log file: header,
+// fsync, fsync of the directory; snapshot: temporary file, fsync, rename,
+// fsync of the directory), so a crash anywhere leaves either the old
+// snapshot with an unbroken log after it or the new snapshot, possibly
+// beside files it makes obsolete, which Open deletes.
+func (s *Store) WriteSnapshot(data []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return ErrClosed
+	}
+	if s.pending != nil || s.active != nil {
+		return ErrSnapshotPending
+	}
+	s.pending = &snapJob{data: data, pos: s.next - 1, tail: s.buf}
+	s.buf = nil
+	s.logBytes.Store(0)
+	s.kick()
+	return nil
+}
+
+// startSegmentAfter starts the log file that follows job's snapshot.
+func (s *Store) startSegmentAfter(job *snapJob) error {
+	if s.seg.first != job.pos+1 {
+		// Otherwise no record came since the current file began: it is
+		// already the file that follows the snapshot.
+		old := s.seg
+		if err := s.createSegment(job.pos + 1); err != nil {
+			return err
+		}
+		old.f.Close()
+	}
+	job.segmentMade = true
+	s.kick() // records appended since the snapshot can go now
+	return nil
+}
+
+// startSnapshotFile writes job's snapshot on a goroutine of its own; the
+// syncer receives the outcome on job.done.
+func (s *Store) startSnapshotFile(job *snapJob) {
+	job.done = make(chan error, 1)
+	go func() { job.done <- s.writeSnapshotFile(job) }()
+}
+
+// finishSnapshot deletes what the durable snapshot replaced.
+func (s *Store) finishSnapshot(job *snapJob) {
+	s.removeObsolete(job.pos)
+	s.mu.Lock()
+	s.active = nil
+	s.stats.snapPos, s.stats.snapBytes, s.stats.snapTime = job.pos, int64(len(job.data)), time.Now()
+	s.mu.Unlock()
+	s.signal()
+}
+
+// writeSnapshotFile writes job's data to snap-<pos>.snap atomically: the
+// name only ever refers to a complete, fsynced file.
+func (s *Store) writeSnapshotFile(job *snapJob) error {
+	final := join(s.dir, snapName(job.pos))
+	tmp := final + ".tmp"
+	f, err := s.opts.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o640)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteAt(snapHeader(job.pos, job.data), 0)
+	if err == nil {
+		_, err = f.WriteAt(job.data, snapHeaderBytes)
+	}
+	if err == nil {
+		err = s.sync(f)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && s.crashed("snapshot-tmp") {
+		return errCrashed
+	}
+	if err == nil {
+		err = os.Rename(tmp, final)
+	}
+	if err == nil {
+		if err = syncDir(s.dir); err == nil && s.crashed("snapshot") {
+			return errCrashed
+		}
+		return err
+	}
+	// Leave no half-written file taking the space a retry needs.
+	os.Remove(tmp)
+	return err
+}
+
+// removeObsolete deletes the log files and snapshots the snapshot at pos
+// has replaced. A failure here loses nothing (Open deletes them later),
+// so it is only reported in Stats.
+func (s *Store) removeObsolete(pos Pos) {
+	var errs []error
+	for _, path := range s.segs {
+		if path != s.seg.path {
+			errs = append(errs, os.Remove(path))
+		}
+	}
+	s.segs = []string{s.seg.path}
+	entries, err := os.ReadDir(s.dir)
+	errs = append(errs, err)
+	for _, e := range entries {
+		if p, ok := parseName(e.Name(), "snap-", ".snap"); ok && p != pos {
+			errs = append(errs, os.Remove(join(s.dir, e.Name())))
+		}
+	}
+	errs = append(errs, syncDir(s.dir))
+	if err := errors.Join(errs...); err != nil {
+		s.mu.Lock()
+		s.stats.lastErr, s.stats.lastErrTime = err.Error(), time.Now()
+		s.mu.Unlock()
+	}
+}
