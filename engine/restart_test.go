@@ -291,3 +291,65 @@ func TestRestartNeverMovesTimeBack(t *testing.T) {
 		t.Fatalf("events %v", evs)
 	}
 }
+
+// TestRestartFinishesWorkLeftForLater: work commands left for later calls
+// (a purge's events, a closed channel's returns, a transaction's commit)
+// is finished before the restart's rules apply, so no copy is lost or
+// told twice.
+func TestRestartFinishesWorkLeftForLater(t *testing.T) {
+	b := engine.New(engine.Config{Seed: 1, MaxBatch: 2})
+	ledger := &copyLedger{live: map[copyID]bool{}}
+	drain := func() {
+		ledger.apply(b.DrainEvents(nil))
+		if len(ledger.errs) > 0 {
+			t.Fatal(strings.Join(ledger.errs, "\n"))
+		}
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := b.OpenConnection(engine.ConnectionOpen{Vhost: "/", User: "guest"})
+	must(err)
+	ch1, err := b.OpenChannel(c, 1)
+	must(err)
+	ch2, err := b.OpenChannel(c, 2)
+	must(err)
+	for _, q := range []string{"purged", "returned", "committed"} {
+		_, err := b.QueueDeclare(ch1, engine.QueueDeclare{Queue: q, Durable: true})
+		must(err)
+	}
+	persistent := &engine.Properties{DeliveryMode: 2}
+	for i := 0; i < 10; i++ {
+		must(b.BasicPublish(ch1, engine.BasicPublish{RoutingKey: "purged", Props: persistent, Body: []byte("p")}))
+		must(b.BasicPublish(ch1, engine.BasicPublish{RoutingKey: "returned", Props: persistent, Body: []byte("r")}))
+	}
+	b.Settle(b.Now())
+	_, err = b.BasicConsume(ch2, engine.BasicConsume{Queue: "returned"})
+	must(err)
+	b.Settle(b.Now())
+	drain()
+	must(b.TxSelect(ch1))
+	for i := 0; i < 10; i++ {
+		must(b.BasicPublish(ch1, engine.BasicPublish{RoutingKey: "committed", Props: persistent, Body: []byte("c")}))
+	}
+	must(b.TxCommit(ch1))
+	_, err = b.QueuePurge(ch1, "purged")
+	must(err)
+	b.CloseChannel(ch2)
+	b.Restart(b.Now() + 1000)
+	b.Settle(b.Now())
+	drain()
+	if d := checkCopies(b, ledger.live); d != "" {
+		t.Fatal(d)
+	}
+	for _, q := range b.Snapshot().Vhosts[0].Queues {
+		want := map[string]int{"purged": 0, "returned": 10, "committed": 10}[q.Name]
+		if q.ReadyCount != want {
+			t.Errorf("queue %s holds %d, want %d", q.Name, q.ReadyCount, want)
+		}
+	}
+	checkRestarted(t, b)
+}
