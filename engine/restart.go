@@ -71,7 +71,8 @@ package engine
 //
 // Work the engine had left for later calls (backlog.go) was decided by
 // commands before the stop, so it is finished first, as a driver that
-// settles sees it. The events of the restart itself: Restarted first; then
+// settles sees it, but with the consumers already gone: nothing more is
+// delivered once the node has stopped. The events of the restart itself: Restarted first; then
 // Requeued (or Discarded) for each delivery that was unacknowledged, in
 // channel and tag order; then for each vhost, in name order, the transient
 // queues' and exchanges' ends (Discarded with reason "restart" for their
@@ -97,9 +98,9 @@ const (
 // down fire in the next AdvanceTo, with the clock at the start, as RabbitMQ
 // finds them due when it boots.
 func (b *Broker) Restart(at Time) {
-	b.finishEnds()
 	b.lastChan = nil
 	deliveries := b.dropConnections()
+	b.finishEnds()
 	if at > b.now {
 		b.now = at
 	}
