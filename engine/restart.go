@@ -34,8 +34,10 @@ package engine
 //     policies and operator policies are definitions: they stay.
 //   - Connections, channels and consumers are gone, and with them what a
 //     channel had not finished: an open transaction's publishes and
-//     acknowledgements (tx.md: nothing of a transaction happens before
-//     tx.commit), the publisher-confirm mode, prefetch settings. No
+//     acknowledgements, which only tx.commit would have performed (AMQP
+//     0-9-1, tx.commit: "This method commits all message publications and
+//     acknowledgments performed in the current transaction"), the
+//     publisher-confirm mode, prefetch settings. No
 //     client is connected any more, so none is told: no ChannelClosed,
 //     ConnectionClosed or ConsumerCancelled event. A durable auto-delete
 //     queue that had consumers stays until a consumer it gets after the
