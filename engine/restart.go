@@ -59,7 +59,9 @@ package engine
 //     ran out while the node was down expires, and is dead-lettered, when
 //     it starts (observed, RabbitMQ 3.10.8: x-death's time is the start's).
 //     A queue's x-expires lease starts again: "Leases of durable queues
-//     restart when the server restarts" (ttl.html, Queue TTL).
+//     restart when the server restarts" (ttl.html, Queue TTL, in the
+//     rabbitmq-website's site/ttl.xml and site/ttl.md; today's docs/ttl.md
+//     no longer says either way).
 //   - Messages held by a delayed-message exchange all come back, persistent
 //     or not, their exchange durable or not: the plugin keeps them in a
 //     table "with a single disk replica on the current node. They will
