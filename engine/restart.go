@@ -213,15 +213,7 @@ func (b *Broker) restoreDelivery(rd restartDelivery) {
 func (v *vhost) restart() {
 	queues := v.sortedQueues()
 	exchanges := v.sortedExchanges()
-	// A binding that is not restored was never removed: no auto-delete
-	// follows from it (see the file comment).
-	var autoDelete []*exchange
-	for _, x := range exchanges {
-		if x.autoDelete && x.durable {
-			x.autoDelete = false
-			autoDelete = append(autoDelete, x)
-		}
-	}
+	v.unbindTransient(exchanges)
 	for _, q := range queues {
 		if !q.durable {
 			q.dropConsumers()
@@ -230,11 +222,8 @@ func (v *vhost) restart() {
 	}
 	for _, x := range exchanges {
 		if !x.durable {
-			x.delete()
+			x.dropAtRestart()
 		}
-	}
-	for _, x := range autoDelete {
-		x.autoDelete = true
 	}
 	for _, q := range queues {
 		if q.durable {
@@ -248,10 +237,33 @@ func (v *vhost) restart() {
 	}
 }
 
-// dropAtRestart removes a transient queue at a restart. It is delete
-// without what a deletion does before the queue goes: nothing expires or
-// is dead-lettered, since the queue is gone from the moment the node
-// stopped.
+// unbindTransient removes every binding that is not durable, one pass
+// over each exchange's bindings, in the order the exchanges are given and
+// each exchange's in creation order: removing them queue by queue, as a
+// deletion does, walks every exchange's bindings for every queue, 11 s for
+// 50,000 exclusive queues bound to amq.topic. A binding that is not
+// restored was never removed, so no auto-delete follows (see the file
+// comment).
+func (v *vhost) unbindTransient(exchanges []*exchange) {
+	for _, x := range exchanges {
+		kept := x.bindings[:0]
+		for _, bd := range x.bindings {
+			if x.durable && (bd.dst.q == nil || bd.dst.q.durable) && (bd.dst.x == nil || bd.dst.x.durable) {
+				kept = append(kept, bd)
+				continue
+			}
+			x.unindex(bd)
+			v.b.emit(Event{Kind: EvUnbound, Vhost: v.name, Exchange: x.name, Name: bindDestName(bd.dst), RoutingKey: bd.key, Text: argsText(bd.args)})
+		}
+		clear(x.bindings[len(kept):])
+		x.bindings = kept
+	}
+}
+
+// dropAtRestart removes a transient queue at a restart, its bindings gone
+// already (unbindTransient). It is delete without what a deletion does
+// before the queue goes: nothing expires or is dead-lettered, since the
+// queue is gone from the moment the node stopped.
 func (q *queue) dropAtRestart() {
 	b := q.vhost.b
 	q.deleted = true
@@ -266,8 +278,17 @@ func (q *queue) dropAtRestart() {
 	b.timers.Remove(&q.dispatchTimer)
 	q.vhost.dropQueue(q)
 	q.vhost.queueMemo.forget()
-	q.vhost.unbindDestination(dest{q: q})
 	b.emit(Event{Kind: EvQueueDeleted, Vhost: q.vhost.name, Queue: q.name, Reason: ReasonRestart})
+}
+
+// dropAtRestart removes a transient exchange at a restart, its bindings
+// gone already (unbindTransient). The messages it holds, if it is a
+// delayed-message exchange, stay scheduled (see the file comment and
+// releaseDelayed).
+func (x *exchange) dropAtRestart() {
+	x.deleted = true
+	x.vhost.dropExchange(x)
+	x.vhost.b.emit(Event{Kind: EvExchangeDeleted, Vhost: x.vhost.name, Exchange: x.name})
 }
 
 // dropTransient lets go of the transient messages of a durable classic

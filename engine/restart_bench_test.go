@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"strconv"
 	"testing"
 
 	"warren/engine"
@@ -44,6 +45,34 @@ func BenchmarkRestart(b *testing.B) {
 		b.StopTimer()
 		if n := br.PendingEvents(); n > 20000 {
 			b.Fatalf("the restart made %d events in one call", n)
+		}
+	}
+}
+
+// BenchmarkRestartTransientQueues measures one Restart call dropping
+// 20,000 exclusive queues, each bound to amq.topic (a reply queue each):
+// the transient bindings go in one pass per exchange (unbindTransient).
+func BenchmarkRestartTransientQueues(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		br := engine.New(engine.Config{Seed: 1})
+		c, _ := br.OpenConnection(engine.ConnectionOpen{Vhost: "/", User: "guest"})
+		ch, _ := br.OpenChannel(c, 1)
+		for j := 0; j < 20000; j++ {
+			name := "reply-" + strconv.Itoa(j)
+			if _, err := br.QueueDeclare(ch, engine.QueueDeclare{Queue: name, Exclusive: true}); err != nil {
+				b.Fatal(err)
+			}
+			if err := br.QueueBind(ch, engine.QueueBind{Queue: name, Exchange: "amq.topic", RoutingKey: "reply." + strconv.Itoa(j)}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		br.DrainEvents(nil)
+		b.StartTimer()
+		br.Restart(br.Now())
+		b.StopTimer()
+		if q, _ := br.VhostTotals("/"); q.Queues != 0 {
+			b.Fatalf("%d queues left", q.Queues)
 		}
 	}
 }
