@@ -76,15 +76,17 @@ package engine
 // Work the engine had left for later calls (backlog.go) was decided by
 // commands before the stop, so it is finished first, as a driver that
 // settles sees it, but with the consumers already gone: nothing more is
-// delivered once the node has stopped. The events of the restart itself: Restarted first; then
-// Requeued (or Discarded) for each delivery that was unacknowledged, in
-// channel and tag order; then for each vhost, in name order, the transient
-// queues' and exchanges' ends (Discarded with reason "restart" for their
-// messages, Unbound, QueueDeleted and ExchangeDeleted) and Discarded with
-// reason "transient" for each transient message a durable classic queue
-// lets go. A queue's messages are reported a batch per call, as a purge's
-// are (bulkend.go); what expired during the downtime expires in the next
-// AdvanceTo.
+// delivered once the node has stopped.
+//
+// The events of the restart itself: Restarted first; then Requeued (or
+// Discarded) for each delivery that was unacknowledged, in channel and tag
+// order; then for each vhost, in name order: Unbound for each binding not
+// restored, Discarded with reason "restart" for each message of a
+// transient queue and QueueDeleted for the queue, ExchangeDeleted for each
+// transient exchange, and Discarded with reason "transient" for each
+// transient message a durable classic queue lets go. A queue's messages
+// are reported a batch per call, as a purge's are (bulkend.go); what
+// expired during the downtime expires in the next AdvanceTo.
 
 // Reasons a restart gives in Discarded and QueueDeleted events.
 const (
