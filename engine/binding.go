@@ -192,6 +192,16 @@ func (v *vhost) removeBinding(bd *binding) {
 			break
 		}
 	}
+	x.unindex(bd)
+	v.b.emit(Event{Kind: EvUnbound, Vhost: v.name, Exchange: x.name, Name: bindDestName(bd.dst), RoutingKey: bd.key, Text: argsText(bd.args)})
+	if x.autoDelete && len(x.bindings) == 0 && !x.deleted {
+		x.delete()
+	}
+}
+
+// unindex removes a binding from the exchange's routing index (not from
+// its bindings list).
+func (x *exchange) unindex(bd *binding) {
 	switch x.route {
 	case KindDirect:
 		list := x.direct[bd.key]
@@ -209,10 +219,6 @@ func (v *vhost) removeBinding(bd *binding) {
 		}
 	case KindTopic:
 		x.topic.Remove(bd.key, bd)
-	}
-	v.b.emit(Event{Kind: EvUnbound, Vhost: v.name, Exchange: x.name, Name: bindDestName(bd.dst), RoutingKey: bd.key, Text: argsText(bd.args)})
-	if x.autoDelete && len(x.bindings) == 0 && !x.deleted {
-		x.delete()
 	}
 }
 

@@ -14,7 +14,8 @@ type EventKind uint8
 // DeliveryLimited, Purged, Discarded or an auto-acked Delivered (NoAck).
 // Requeued returns an unacked copy to ready. DeadLettered and Dropped describe
 // what happened next to a copy that died; Dropped with no Queue is a message
-// its exchange routed to no queue (Text DropUnroutable, or why).
+// its exchange routed to no queue (Text DropUnroutable, or why). Restarted
+// marks a restart (restart.go); the events that follow tell what it did.
 const (
 	EvNone EventKind = iota
 	EvVhostAdded
@@ -54,6 +55,7 @@ const (
 	EvDropped
 	EvTxCommitted
 	EvTxRolledBack
+	EvRestarted
 	evKindCount
 )
 
@@ -96,6 +98,7 @@ var eventNames = [...]string{
 	EvDropped:            "dropped",
 	EvTxCommitted:        "tx.committed",
 	EvTxRolledBack:       "tx.rolledback",
+	EvRestarted:          "restarted",
 }
 
 func (k EventKind) String() string {

@@ -47,6 +47,7 @@ var helpKeys = map[string]string{
 	"qos":                   "help.qos",
 	"recover":               "help.recover",
 	"reject":                "help.reject",
+	"restart":               "help.restart",
 	"run":                   "help.run",
 	"set_operator_policy":   "help.set_operator_policy",
 	"set_policy":            "help.set_policy",

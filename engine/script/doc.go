@@ -178,10 +178,19 @@
 //	advance to TIME             move time to TIME (never backwards)
 //	step [N]                    jump to the next N timer deadlines
 //	run                         step until no timer is pending
+//	restart [DOWNTIME]          stop the broker as a crash does and start it
+//	                            again DOWNTIME later (none by default)
 //
 // step prints "nothing scheduled" when there is no timer. run is bounded by
 // Runner.MaxSteps (100000), so a timer that keeps re-arming is an error,
 // not a hang.
+//
+// restart keeps what a RabbitMQ node keeps (engine.Broker.Restart):
+// durable queues, exchanges and bindings, policies and vhosts, persistent
+// messages in durable queues (every message in a quorum queue), held
+// delayed messages; unacked deliveries come back redelivered. Connections
+// are gone: each channel opens again on its next use. Timers that fell due
+// during the downtime fire at the start.
 //
 // Policies, in rabbitmqctl's syntax (flags also as --flag=value; -p and
 // --vhost are the same):

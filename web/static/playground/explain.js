@@ -41,6 +41,7 @@ const QUEUE_GONE = {
   "auto-delete": "js.gone.autoDelete",
   "owner-closed": "js.gone.ownerClosed",
   "vhost-deleted": "js.gone.vhostDeleted",
+  restart: "js.gone.restart",
 };
 
 // CODES say what an AMQP reply code means; the reply text stays as sent.
@@ -143,6 +144,7 @@ export function explain(e) {
     case "purged":
       return t("js.ev.purged", v);
     case "discarded":
+      if (e.reason === "transient") return t("js.ev.discarded.transient", v);
       return t("js.ev.discarded", { ...v, why: why(QUEUE_GONE, e.reason) });
     case "dead-lettered":
       return t("js.ev.deadLettered", { ...v, why: why(REASONS, e.reason) });
@@ -202,6 +204,8 @@ export function explain(e) {
       return t("js.ev.txCommitted", v);
     case "tx.rolledback":
       return t("js.ev.txRolledBack", v);
+    case "restarted":
+      return t("js.ev.restarted", v);
   }
   return "";
 }
