@@ -118,8 +118,9 @@ func Recover(cfg engine.Config, now time.Time, st *store.Store, rec *store.Recov
 	}
 	// The restart and the clock's jump over the downtime are commands
 	// like any other: logged, so a crash during start-up replays them.
-	eng.Restart()
-	eng.AdvanceTo(max(engineTime(eng, now), eng.Now()))
+	at := max(engineTime(eng, now), eng.Now())
+	eng.Restart(at)
+	eng.AdvanceTo(at)
 	eng.DrainEventsTo(discardEvents)
 	return eng, nil
 }
