@@ -340,6 +340,10 @@ type BasicQos struct {
 // BasicQos applies basic.qos. RabbitMQ does not implement prefetch-size: a
 // non-zero value is refused with 540 NOT_IMPLEMENTED.
 func (b *Broker) BasicQos(id ChannelID, m BasicQos) error {
+	return b.Apply(CmdBasicQos{Channel: id, Qos: m}).Err
+}
+
+func (b *Broker) basicQos(id ChannelID, m BasicQos) error {
 	ch, err := b.channelFor(id, MethodBasicQos)
 	if err != nil {
 		return err
@@ -362,6 +366,10 @@ func (b *Broker) BasicQos(id ChannelID, m BasicQos) error {
 // BasicAck acknowledges one delivery, or with Multiple every delivery up to
 // and including Tag (0 meaning all).
 func (b *Broker) BasicAck(id ChannelID, tag uint64, multiple bool) error {
+	return b.Apply(CmdBasicAck{Channel: id, DeliveryTag: tag, Multiple: multiple}).Err
+}
+
+func (b *Broker) basicAck(id ChannelID, tag uint64, multiple bool) error {
 	ch, err := b.channelFor(id, MethodBasicAck)
 	if err != nil {
 		return err
@@ -395,12 +403,12 @@ func (b *Broker) BasicAck(id ChannelID, tag uint64, multiple bool) error {
 // BasicNack rejects one or (with Multiple) several deliveries; Requeue puts
 // them back in their queues, otherwise they are dead-lettered or dropped.
 func (b *Broker) BasicNack(id ChannelID, tag uint64, multiple, requeue bool) error {
-	return b.reject(id, tag, multiple, requeue, MethodBasicNack)
+	return b.Apply(CmdBasicNack{Channel: id, DeliveryTag: tag, Multiple: multiple, Requeue: requeue}).Err
 }
 
 // BasicReject rejects one delivery.
 func (b *Broker) BasicReject(id ChannelID, tag uint64, requeue bool) error {
-	return b.reject(id, tag, false, requeue, MethodBasicReject)
+	return b.Apply(CmdBasicReject{Channel: id, DeliveryTag: tag, Requeue: requeue}).Err
 }
 
 func (b *Broker) reject(id ChannelID, tag uint64, multiple, requeue bool, m Method) error {
@@ -443,13 +451,13 @@ func (b *Broker) reject(id ChannelID, tag uint64, multiple, requeue bool, m Meth
 // go to any consumer; requeue=false is refused with the connection
 // exception 540 "NOT_IMPLEMENTED - requeue=false" (rabbit_channel).
 func (b *Broker) BasicRecover(id ChannelID, requeue bool) error {
-	return b.recover(id, requeue, MethodBasicRecover)
+	return b.Apply(CmdBasicRecover{Channel: id, Requeue: requeue}).Err
 }
 
 // BasicRecoverAsync is basic.recover-async, the deprecated form of
 // basic.recover without a reply; it behaves the same.
 func (b *Broker) BasicRecoverAsync(id ChannelID, requeue bool) error {
-	return b.recover(id, requeue, MethodBasicRecoverAsync)
+	return b.Apply(CmdBasicRecoverAsync{Channel: id, Requeue: requeue}).Err
 }
 
 func (b *Broker) recover(id ChannelID, requeue bool, m Method) error {
