@@ -347,6 +347,17 @@ func (d *decoder) count(what string) int {
 	return int(n)
 }
 
+// optCount reads a count+1 (0 for nil): the count must fit in what
+// remains.
+func (d *decoder) optCount(what string) int {
+	n := d.uvarint()
+	if n > 0 && n-1 > uint64(d.left()) {
+		d.fail(what + " longer than the record")
+		return 0
+	}
+	return int(n)
+}
+
 func (d *decoder) raw(n int) []byte {
 	p := d.src[d.off : d.off+n]
 	d.off += n
@@ -370,7 +381,7 @@ func (d *decoder) boolean() bool {
 func (d *decoder) present() bool { return d.boolean() }
 
 func (d *decoder) optBytes() []byte {
-	n := d.count("bytes")
+	n := d.optCount("bytes")
 	if n == 0 {
 		return nil
 	}
@@ -383,7 +394,7 @@ func (d *decoder) channel() ChannelID {
 }
 
 func (d *decoder) table(depth int) Table {
-	n := d.count("table")
+	n := d.optCount("table")
 	if n == 0 || d.err != nil {
 		return nil
 	}
@@ -455,7 +466,7 @@ func (d *decoder) value(depth int) any {
 	case tagTable:
 		return d.table(depth)
 	case tagArray:
-		n := d.count("array")
+		n := d.optCount("array")
 		if n == 0 || d.err != nil {
 			return []any(nil)
 		}
