@@ -102,7 +102,11 @@ func (ch *channel) deliver(q *queue, e entry, c *consumer, noAck bool) uint64 {
 // the heap and put it back each time, an emptied channel marks its timer
 // idle: an idle timer never fires and is invisible to NextDeadline and
 // Timers, which drop it from the heap when they meet it. A delivery that
-// needs the same deadline just wakes it.
+// needs it again re-arms it, even at the same deadline: waking it in place
+// would keep its old arming order only if no read had dropped it
+// meanwhile, and then a read (NextDeadline) would decide which of two
+// timers due at once fires first, which a replay of the commands could
+// not reproduce.
 func (ch *channel) armAckTimer() {
 	if ch.b.cfg.ConsumerTimeoutMs < 0 {
 		return
@@ -115,7 +119,7 @@ func (ch *channel) armAckTimer() {
 		return
 	}
 	at := int64(d.atMs) + ch.b.cfg.ConsumerTimeoutMs
-	if !ch.ackTimer.Armed() || ch.ackTimer.At != at {
+	if !ch.ackTimer.Armed() || ch.ackTimer.At != at || ch.ackIdle {
 		ch.b.timers.Reset(&ch.ackTimer, at)
 	}
 	ch.ackIdle = false
