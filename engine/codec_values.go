@@ -43,9 +43,9 @@ const (
 	tagVoid      = 'V'
 )
 
-// smallTable is the size up to which a table's keys are put in order by
-// repeated scans, which allocate nothing (a publish's headers); larger
-// tables sort a copy of their keys.
+// smallTable is the size up to which a table's keys are put in order in
+// an array on the stack, which allocates nothing (a publish's headers);
+// larger tables sort a copy of their keys.
 const smallTable = 16
 
 // encoder appends to buf. err is the first value it could not encode.
@@ -58,6 +58,10 @@ func (e *encoder) uvarint(v uint64) { e.buf = binary.AppendUvarint(e.buf, v) }
 func (e *encoder) varint(v int64)   { e.buf = binary.AppendVarint(e.buf, v) }
 
 func (e *encoder) str(s string) {
+	if len(s) < 0x80 {
+		e.buf = append(append(e.buf, byte(len(s))), s...)
+		return
+	}
 	e.uvarint(uint64(len(s)))
 	e.buf = append(e.buf, s...)
 }
@@ -102,17 +106,22 @@ func (e *encoder) table(t Table, depth int) {
 		}
 		return
 	}
-	var last string
-	for i := range len(t) {
-		next, found := "", false
-		for k := range t {
-			if (i == 0 || k > last) && (!found || k < next) {
-				next, found = k, true
-			}
+	// One pass over the map into an array on the stack, then an
+	// insertion sort: no allocation, and a map iteration costs more than
+	// sorting a few keys.
+	var arr [smallTable]string
+	keys := arr[:0]
+	for k := range t {
+		i := len(keys)
+		keys = append(keys, k)
+		for ; i > 0 && keys[i-1] > k; i-- {
+			keys[i] = keys[i-1]
 		}
-		e.str(next)
-		e.value(t[next], depth+1)
-		last = next
+		keys[i] = k
+	}
+	for _, k := range keys {
+		e.str(k)
+		e.value(t[k], depth+1)
 	}
 }
 
