@@ -46,7 +46,7 @@ const (
 // smallTable is the size up to which a table's keys are put in order in
 // an array on the stack, which allocates nothing (a publish's headers);
 // larger tables sort a copy of their keys.
-const smallTable = 16
+const smallTable = 8
 
 // encoder appends to buf. err is the first value it could not encode.
 type encoder struct {
@@ -109,19 +109,20 @@ func (e *encoder) table(t Table, depth int) {
 	// One pass over the map into an array on the stack, then an
 	// insertion sort: no allocation, and a map iteration costs more than
 	// sorting a few keys.
-	var arr [smallTable]string
-	keys := arr[:0]
-	for k := range t {
-		i := len(keys)
-		keys = append(keys, k)
+	var keys [smallTable]string
+	var vals [smallTable]any
+	n := 0
+	for k, v := range t {
+		i := n
 		for ; i > 0 && keys[i-1] > k; i-- {
-			keys[i] = keys[i-1]
+			keys[i], vals[i] = keys[i-1], vals[i-1]
 		}
-		keys[i] = k
+		keys[i], vals[i] = k, v
+		n++
 	}
-	for _, k := range keys {
-		e.str(k)
-		e.value(t[k], depth+1)
+	for i := range n {
+		e.str(keys[i])
+		e.value(vals[i], depth+1)
 	}
 }
 
