@@ -21,8 +21,9 @@ import "strconv"
 //     returning a new constant KindX: the next unused number, never reused
 //     or renumbered, since logs already written hold the old numbers. Add
 //     its name to commandNames.
-//  2. Encode and decode its fields in command_codec.go (appendCmd and
-//     decodeCmd), in field order, with the existing helpers.
+//  2. Encode its fields in encoder.cmd (command_codec.go) and decode them
+//     in decoder.cmd (command_decode.go), in the same order, with the
+//     existing helpers.
 //  3. Apply it in apply.go, and make X a one-line wrapper over Apply.
 //  4. Give it a sample in command_test.go: the round-trip test fails for a
 //     kind without one.
