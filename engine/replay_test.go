@@ -157,3 +157,37 @@ func TestReplayRandomRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestReadsDoNotChangeTheFuture runs the same commands twice, once with a
+// NextDeadline read in the middle, which drops an idle consumer-timeout
+// timer from the heap: the two brokers must still agree on which of two
+// timers due at once fires first, since a replay of the commands cannot
+// know what the driver read.
+func TestReadsDoNotChangeTheFuture(t *testing.T) {
+	run := func(read bool) string {
+		b := engine.New(engine.Config{Seed: 1, ConsumerTimeoutMs: 1000})
+		conn, _ := b.OpenConnection(engine.ConnectionOpen{Vhost: "/"})
+		a, _ := b.OpenChannel(conn, 1)
+		c, _ := b.OpenChannel(conn, 2)
+		for _, q := range []string{"qa", "qc"} {
+			b.QueueDeclare(a, engine.QueueDeclare{Queue: q})
+		}
+		b.BasicConsume(a, engine.BasicConsume{Queue: "qa", ConsumerTag: "a"})
+		b.BasicConsume(c, engine.BasicConsume{Queue: "qc", ConsumerTag: "c"})
+		b.BasicPublish(a, engine.BasicPublish{RoutingKey: "qa"}) // a's timer is armed
+		b.BasicAck(a, 1, false)                                  // and idle
+		b.BasicPublish(a, engine.BasicPublish{RoutingKey: "qc"}) // c's, due at the same time
+		if read {
+			b.NextDeadline()
+		}
+		b.BasicPublish(a, engine.BasicPublish{RoutingKey: "qa"}) // a's wakes
+		var sb strings.Builder
+		for _, tm := range b.Timers() {
+			sb.WriteString(tm.Kind + " " + tm.Channel.String() + "\n")
+		}
+		return sb.String()
+	}
+	if without, with := run(false), run(true); without != with {
+		t.Fatalf("a NextDeadline read changed the timers' order:\nwithout it\n%swith it\n%s", without, with)
+	}
+}
