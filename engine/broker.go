@@ -57,6 +57,9 @@ const DefaultConsumerTimeoutMs = 30 * 60 * 1000
 //     and handle every one of them, in order.
 //  3. Treat a returned *Error as an AMQP exception: the engine has already
 //     closed the channel (or connection) it names.
+//  4. With Config.RecordCommands, drain the command records with
+//     DrainCommands too: every input goes through Apply, and the records
+//     replay to this same broker (command.go).
 type Broker struct {
 	cfg    Config
 	now    Time
