@@ -52,9 +52,13 @@ const DefaultMaxBatch = 1024
 // broker goroutine does not: it calls AdvanceTo, so that a backlog never
 // holds up other connections.
 func (b *Broker) Settle(t Time) {
+	b.Apply(CmdSettle{Time: t})
+}
+
+func (b *Broker) settle(t Time) {
 	t = max(t, b.now)
 	for {
-		b.AdvanceTo(t)
+		b.advanceTo(t)
 		if b.now < t {
 			continue
 		}

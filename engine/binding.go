@@ -21,22 +21,22 @@ type ExchangeBind struct {
 
 // QueueBind binds a queue to an exchange.
 func (b *Broker) QueueBind(id ChannelID, qb QueueBind) error {
-	return b.bindAction(id, qb.Exchange, qb.Queue, false, qb.RoutingKey, qb.Args, true, MethodQueueBind)
+	return b.Apply(CmdQueueBind{Channel: id, Bind: qb}).Err
 }
 
 // QueueUnbind removes a binding; removing a missing binding succeeds.
 func (b *Broker) QueueUnbind(id ChannelID, qb QueueBind) error {
-	return b.bindAction(id, qb.Exchange, qb.Queue, false, qb.RoutingKey, qb.Args, false, MethodQueueUnbind)
+	return b.Apply(CmdQueueUnbind{Channel: id, Bind: qb}).Err
 }
 
 // ExchangeBind binds an exchange to an exchange.
 func (b *Broker) ExchangeBind(id ChannelID, eb ExchangeBind) error {
-	return b.bindAction(id, eb.Source, eb.Destination, true, eb.RoutingKey, eb.Args, true, MethodExchangeBind)
+	return b.Apply(CmdExchangeBind{Channel: id, Bind: eb}).Err
 }
 
 // ExchangeUnbind removes an exchange-to-exchange binding.
 func (b *Broker) ExchangeUnbind(id ChannelID, eb ExchangeBind) error {
-	return b.bindAction(id, eb.Source, eb.Destination, true, eb.RoutingKey, eb.Args, false, MethodExchangeUnbind)
+	return b.Apply(CmdExchangeUnbind{Channel: id, Bind: eb}).Err
 }
 
 func (b *Broker) bindAction(id ChannelID, src, dst string, dstIsExchange bool, key string, args Table, add bool, m Method) error {

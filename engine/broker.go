@@ -38,6 +38,10 @@ type Config struct {
 	// (queuewalk.go); more continue in later calls (see backlog.go). Zero
 	// means DefaultMaxBatch.
 	MaxBatch int
+	// RecordCommands makes Apply log every command it applies, for the
+	// driver to take with DrainCommands: the broker's history as data, to
+	// persist or to send to replicas (command_log.go).
+	RecordCommands bool
 }
 
 // DefaultConsumerTimeoutMs is RabbitMQ's default consumer_timeout (30 min).
@@ -53,11 +57,15 @@ const DefaultConsumerTimeoutMs = 30 * 60 * 1000
 //     and handle every one of them, in order.
 //  3. Treat a returned *Error as an AMQP exception: the engine has already
 //     closed the channel (or connection) it names.
+//  4. With Config.RecordCommands, drain the command records with
+//     DrainCommands too: every input goes through Apply, and the records
+//     replay to this same broker (command.go).
 type Broker struct {
 	cfg    Config
 	now    Time
 	rng    uint64
 	events eventLog
+	cmds   commandLog
 
 	vhosts map[string]*vhost
 	users  userDB // users and their permissions (users.go)
@@ -256,6 +264,10 @@ func (b *Broker) peekLive() *deadline.Timer[timerRef] {
 // serving other commands if it has any. Settle does that until nothing is
 // due.
 func (b *Broker) AdvanceTo(t Time) {
+	b.Apply(CmdAdvanceTo{Time: t})
+}
+
+func (b *Broker) advanceTo(t Time) {
 	armedBefore := b.timers.LastSeq()
 	for {
 		top := b.peekLive()
@@ -278,6 +290,11 @@ func (b *Broker) AdvanceTo(t Time) {
 
 // Step advances to the next deadline, if any, and reports whether one fired.
 func (b *Broker) Step() (Time, bool) {
+	r := b.Apply(CmdStep{})
+	return r.Time, r.Fired
+}
+
+func (b *Broker) step() (Time, bool) {
 	t, ok := b.NextDeadline()
 	if !ok {
 		return b.now, false
@@ -285,7 +302,7 @@ func (b *Broker) Step() (Time, bool) {
 	if t < b.now {
 		t = b.now
 	}
-	b.AdvanceTo(t)
+	b.advanceTo(t)
 	return t, true
 }
 

@@ -102,7 +102,11 @@ func (ch *channel) deliver(q *queue, e entry, c *consumer, noAck bool) uint64 {
 // the heap and put it back each time, an emptied channel marks its timer
 // idle: an idle timer never fires and is invisible to NextDeadline and
 // Timers, which drop it from the heap when they meet it. A delivery that
-// needs the same deadline just wakes it.
+// needs it again re-arms it, even at the same deadline: waking it in place
+// would keep its old arming order only if no read had dropped it
+// meanwhile, and then a read (NextDeadline) would decide which of two
+// timers due at once fires first, which a replay of the commands could
+// not reproduce.
 func (ch *channel) armAckTimer() {
 	if ch.b.cfg.ConsumerTimeoutMs < 0 {
 		return
@@ -115,7 +119,7 @@ func (ch *channel) armAckTimer() {
 		return
 	}
 	at := int64(d.atMs) + ch.b.cfg.ConsumerTimeoutMs
-	if !ch.ackTimer.Armed() || ch.ackTimer.At != at {
+	if !ch.ackTimer.Armed() || ch.ackTimer.At != at || ch.ackIdle {
 		ch.b.timers.Reset(&ch.ackTimer, at)
 	}
 	ch.ackIdle = false
@@ -340,6 +344,10 @@ type BasicQos struct {
 // BasicQos applies basic.qos. RabbitMQ does not implement prefetch-size: a
 // non-zero value is refused with 540 NOT_IMPLEMENTED.
 func (b *Broker) BasicQos(id ChannelID, m BasicQos) error {
+	return b.Apply(CmdBasicQos{Channel: id, Qos: m}).Err
+}
+
+func (b *Broker) basicQos(id ChannelID, m BasicQos) error {
 	ch, err := b.channelFor(id, MethodBasicQos)
 	if err != nil {
 		return err
@@ -362,6 +370,10 @@ func (b *Broker) BasicQos(id ChannelID, m BasicQos) error {
 // BasicAck acknowledges one delivery, or with Multiple every delivery up to
 // and including Tag (0 meaning all).
 func (b *Broker) BasicAck(id ChannelID, tag uint64, multiple bool) error {
+	return b.Apply(CmdBasicAck{Channel: id, DeliveryTag: tag, Multiple: multiple}).Err
+}
+
+func (b *Broker) basicAck(id ChannelID, tag uint64, multiple bool) error {
 	ch, err := b.channelFor(id, MethodBasicAck)
 	if err != nil {
 		return err
@@ -395,12 +407,12 @@ func (b *Broker) BasicAck(id ChannelID, tag uint64, multiple bool) error {
 // BasicNack rejects one or (with Multiple) several deliveries; Requeue puts
 // them back in their queues, otherwise they are dead-lettered or dropped.
 func (b *Broker) BasicNack(id ChannelID, tag uint64, multiple, requeue bool) error {
-	return b.reject(id, tag, multiple, requeue, MethodBasicNack)
+	return b.Apply(CmdBasicNack{Channel: id, DeliveryTag: tag, Multiple: multiple, Requeue: requeue}).Err
 }
 
 // BasicReject rejects one delivery.
 func (b *Broker) BasicReject(id ChannelID, tag uint64, requeue bool) error {
-	return b.reject(id, tag, false, requeue, MethodBasicReject)
+	return b.Apply(CmdBasicReject{Channel: id, DeliveryTag: tag, Requeue: requeue}).Err
 }
 
 func (b *Broker) reject(id ChannelID, tag uint64, multiple, requeue bool, m Method) error {
@@ -443,13 +455,13 @@ func (b *Broker) reject(id ChannelID, tag uint64, multiple, requeue bool, m Meth
 // go to any consumer; requeue=false is refused with the connection
 // exception 540 "NOT_IMPLEMENTED - requeue=false" (rabbit_channel).
 func (b *Broker) BasicRecover(id ChannelID, requeue bool) error {
-	return b.recover(id, requeue, MethodBasicRecover)
+	return b.Apply(CmdBasicRecover{Channel: id, Requeue: requeue}).Err
 }
 
 // BasicRecoverAsync is basic.recover-async, the deprecated form of
 // basic.recover without a reply; it behaves the same.
 func (b *Broker) BasicRecoverAsync(id ChannelID, requeue bool) error {
-	return b.recover(id, requeue, MethodBasicRecoverAsync)
+	return b.Apply(CmdBasicRecoverAsync{Channel: id, Requeue: requeue}).Err
 }
 
 func (b *Broker) recover(id ChannelID, requeue bool, m Method) error {

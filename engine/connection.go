@@ -44,6 +44,11 @@ type ConnectionOpen struct {
 // OpenConnection opens a connection to a vhost. An unknown vhost is the 530
 // NOT_ALLOWED connection error RabbitMQ sends in reply to connection.open.
 func (b *Broker) OpenConnection(o ConnectionOpen) (ConnID, error) {
+	r := b.Apply(CmdOpenConnection{Open: o})
+	return r.Conn, r.Err
+}
+
+func (b *Broker) openConnection(o ConnectionOpen) (ConnID, error) {
 	v, ok := b.vhosts[o.Vhost]
 	if !ok {
 		return 0, connectionErr(NotAllowed, MethodConnectionOpen, "vhost %s not found", o.Vhost)
@@ -61,6 +66,10 @@ func (b *Broker) OpenConnection(o ConnectionOpen) (ConnID, error) {
 // dropped socket does: every channel closes (requeueing its unacked
 // messages) and its exclusive queues are deleted.
 func (b *Broker) CloseConnection(id ConnID) {
+	b.Apply(CmdCloseConnection{Conn: id})
+}
+
+func (b *Broker) closeConnectionByID(id ConnID) {
 	if c, ok := b.conns[id]; ok {
 		b.closeConnection(c, ReplySuccess, "", Method{})
 		b.flush()
@@ -92,6 +101,11 @@ func (b *Broker) closeConnection(c *connection, code int, text string, m Method)
 // OpenChannel opens channel number num on a connection. Reopening an open
 // channel is RabbitMQ's 504 CHANNEL_ERROR connection exception.
 func (b *Broker) OpenChannel(conn ConnID, num uint16) (ChannelID, error) {
+	r := b.Apply(CmdOpenChannel{Conn: conn, Num: num})
+	return r.Channel, r.Err
+}
+
+func (b *Broker) openChannel(conn ConnID, num uint16) (ChannelID, error) {
 	c, ok := b.conns[conn]
 	if !ok {
 		return ChannelID{}, connectionErr(ChannelError, MethodChannelOpen, "no connection %d", conn)
@@ -121,6 +135,10 @@ func (b *Broker) OpenChannel(conn ConnID, num uint16) (ChannelID, error) {
 
 // CloseChannel closes a channel as the client's channel.close does.
 func (b *Broker) CloseChannel(id ChannelID) {
+	b.Apply(CmdCloseChannel{Channel: id})
+}
+
+func (b *Broker) closeChannel(id ChannelID) {
 	if ch, ok := b.chans[id]; ok {
 		ch.close(ReplySuccess, "", Method{})
 		b.flush()
@@ -193,6 +211,10 @@ func (b *Broker) fail(ch *channel, err *Error) error {
 // buffer without bound, as RabbitMQ's credit flow holds back its queues.
 // Messages wait ready in their queues meanwhile; basic.get still works.
 func (b *Broker) PauseConnection(id ConnID, paused bool) {
+	b.Apply(CmdPauseConnection{Conn: id, Paused: paused})
+}
+
+func (b *Broker) pauseConnection(id ConnID, paused bool) {
 	c, ok := b.conns[id]
 	if !ok || c.paused == paused {
 		return
@@ -226,6 +248,10 @@ func sortedChannelNums(c *connection) []uint16 {
 // same as a channel exception raised by a command, so unacked messages are
 // requeued and ChannelClosed carries err's code, text and method.
 func (b *Broker) ChannelException(id ChannelID, err *Error) {
+	b.Apply(CmdChannelException{Channel: id, Err: err})
+}
+
+func (b *Broker) channelException(id ChannelID, err *Error) {
 	if ch, ok := b.chans[id]; ok && !err.Connection {
 		b.fail(ch, err)
 	}
@@ -236,6 +262,10 @@ func (b *Broker) ChannelException(id ChannelID, err *Error) {
 // (observed, RabbitMQ 3.10.8: 320 "CONNECTION_FORCED - user 'app' is
 // deleted"). It reports how many it closed.
 func (b *Broker) ForceCloseUserConnections(user, reason string) int {
+	return b.Apply(CmdForceCloseUserConnections{User: user, Reason: reason}).Count
+}
+
+func (b *Broker) forceCloseUserConnections(user, reason string) int {
 	var ids []ConnID
 	for id, c := range b.conns {
 		if c.user == user {
@@ -255,6 +285,10 @@ func (b *Broker) ForceCloseUserConnections(user, reason string) int {
 // 320 CONNECTION_FORCED with reason, then everything closes as for
 // CloseConnection.
 func (b *Broker) ForceCloseConnection(id ConnID, reason string) {
+	b.Apply(CmdForceCloseConnection{Conn: id, Reason: reason})
+}
+
+func (b *Broker) forceCloseConnection(id ConnID, reason string) {
 	if c, ok := b.conns[id]; ok {
 		b.closeConnection(c, ConnectionForced, "CONNECTION_FORCED - "+reason, Method{})
 		b.flush()

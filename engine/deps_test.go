@@ -16,7 +16,7 @@ import (
 // numbers. Test files may import more ("testing", "math/rand" with a seed,
 // "os" to read testdata).
 var allowedImports = map[string][]string{
-	"warren/engine":          {"fmt", "regexp", "sort", "strconv", "strings", "unicode/utf8", "warren/engine/deadline", "warren/engine/topic"},
+	"warren/engine":          {"encoding/binary", "fmt", "math", "regexp", "sort", "strconv", "strings", "unicode/utf8", "warren/engine/deadline", "warren/engine/topic"},
 	"warren/engine/deadline": {},
 	"warren/engine/topic":    {"strings"},
 	"warren/engine/script":   {"bufio", "bytes", "encoding/json", "errors", "fmt", "sort", "strconv", "strings", "warren/engine"},

@@ -10,6 +10,10 @@ package engine
 // is returned, another dropped, and a confirm-mode publisher gets its ack
 // afterwards.
 func (b *Broker) PublishDirect(from, to ChannelID, consumerTag string, p BasicPublish) error {
+	return b.Apply(CmdPublishDirect{From: from, To: to, ConsumerTag: consumerTag, Publish: p}).Err
+}
+
+func (b *Broker) publishDirect(from, to ChannelID, consumerTag string, p BasicPublish) error {
 	ch, err := b.channelFor(from, MethodBasicPublish)
 	if err != nil {
 		return err

@@ -7,6 +7,16 @@
 // input. Given the same commands and the same AdvanceTo calls it produces
 // the same events, natively, in the browser (GOOS=js) and in tests.
 //
+// Every input is also a value: each method builds a Command (CmdQueueDeclare,
+// CmdAdvanceTo, ...) and passes it to Broker.Apply, the one entry point.
+// A command has a versioned binary encoding (AppendCommand, DecodeCommand);
+// with Config.RecordCommands the broker logs the records of the commands it
+// applies, and DrainCommands hands them to the driver as DrainEvents hands
+// over events. Applying those records, in order, to a new broker with the
+// same Config rebuilds the same broker, with the same events on the way.
+// Reads (Snapshot, NextDeadline, the listings) are not commands and must
+// not change what later commands do.
+//
 // The driver's duties (compare etcd raft's Node/RawNode contract):
 //
 //  1. Own the Broker from exactly one goroutine (or the browser's single
@@ -23,7 +33,11 @@
 //     DrainEvents and act on each, in order: deliver Delivered messages to
 //     consumers, send Returned before Confirmed, send basic.cancel for
 //     server-side ConsumerCancelled, close channels on ChannelClosed.
-//  5. Treat a returned *Error as the AMQP exception it describes: the engine
+//  5. With Config.RecordCommands, drain the command records with
+//     DrainCommands as often as the events, and keep them (or send them
+//     on) before acting on what they caused where losing them would show:
+//     they are the broker's history.
+//  6. Treat a returned *Error as the AMQP exception it describes: the engine
 //     has already closed the channel (Connection false) or the connection it
 //     names; the driver sends channel.close or connection.close with the
 //     error's Code, Text and Method.

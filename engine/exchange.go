@@ -126,6 +126,10 @@ func checkExchangeType(t string, m Method) *Error {
 // configure permission (403), reserved amq. prefix for new exchanges (403),
 // then equivalence (406).
 func (b *Broker) ExchangeDeclare(id ChannelID, d ExchangeDeclare) error {
+	return b.Apply(CmdExchangeDeclare{Channel: id, Declare: d}).Err
+}
+
+func (b *Broker) declareExchange(id ChannelID, d ExchangeDeclare) error {
 	ch, err := b.channelFor(id, MethodExchangeDeclare)
 	if err != nil {
 		return err
@@ -272,6 +276,10 @@ type ExchangeDelete struct {
 // ExchangeDelete deletes an exchange and every binding to or from it.
 // Deleting a missing exchange succeeds, as in RabbitMQ.
 func (b *Broker) ExchangeDelete(id ChannelID, d ExchangeDelete) error {
+	return b.Apply(CmdExchangeDelete{Channel: id, Delete: d}).Err
+}
+
+func (b *Broker) exchangeDelete(id ChannelID, d ExchangeDelete) error {
 	ch, err := b.channelFor(id, MethodExchangeDelete)
 	if err != nil {
 		return err

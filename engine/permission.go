@@ -187,6 +187,10 @@ func (c *connection) checkUserID(p *Properties) *Error {
 // dropped, so a revoked write permission applies to the next publish. A
 // connection opened unrestricted (nil permissions) stays so.
 func (b *Broker) SetPermissions(user, vhost string, p *Permissions) {
+	b.Apply(CmdSetPermissions{User: user, Vhost: vhost, Perms: p})
+}
+
+func (b *Broker) setPermissions(user, vhost string, p *Permissions) {
 	for _, c := range b.conns {
 		if c.user != user || c.vhost.name != vhost || c.grants == nil {
 			continue

@@ -121,11 +121,13 @@ func (b *Broker) validatePolicy(p *Policy, operator bool) *Error {
 
 // SetPolicy creates or replaces a policy; it takes effect on existing
 // queues and exchanges at once.
-func (b *Broker) SetPolicy(p Policy) error { return b.setPolicy(p, false) }
+func (b *Broker) SetPolicy(p Policy) error { return b.Apply(CmdSetPolicy{Policy: p}).Err }
 
 // SetOperatorPolicy creates or replaces an operator policy, whose numeric
 // limits cap those of user policies and queue arguments.
-func (b *Broker) SetOperatorPolicy(p Policy) error { return b.setPolicy(p, true) }
+func (b *Broker) SetOperatorPolicy(p Policy) error {
+	return b.Apply(CmdSetPolicy{Policy: p, Operator: true}).Err
+}
 
 func (b *Broker) setPolicy(p Policy, operator bool) error {
 	p.Definition = p.Definition.Clone()
@@ -153,11 +155,13 @@ func (p *Policy) describe(operator bool) string {
 }
 
 // ClearPolicy removes a policy.
-func (b *Broker) ClearPolicy(vhost, name string) error { return b.clearPolicy(vhost, name, false) }
+func (b *Broker) ClearPolicy(vhost, name string) error {
+	return b.Apply(CmdClearPolicy{Vhost: vhost, Name: name}).Err
+}
 
 // ClearOperatorPolicy removes an operator policy.
 func (b *Broker) ClearOperatorPolicy(vhost, name string) error {
-	return b.clearPolicy(vhost, name, true)
+	return b.Apply(CmdClearPolicy{Vhost: vhost, Name: name, Operator: true}).Err
 }
 
 func (b *Broker) clearPolicy(vhost, name string, operator bool) error {

@@ -20,6 +20,10 @@ type BasicPublish struct {
 // event follows (after any Returned event for the same message); in a
 // transaction the message waits for TxCommit.
 func (b *Broker) BasicPublish(id ChannelID, p BasicPublish) error {
+	return b.Apply(CmdBasicPublish{Channel: id, Publish: p}).Err
+}
+
+func (b *Broker) basicPublish(id ChannelID, p BasicPublish) error {
 	ch, err := b.channelFor(id, MethodBasicPublish)
 	if err != nil {
 		return err
@@ -67,6 +71,10 @@ func (b *Broker) BasicPublish(id ChannelID, p BasicPublish) error {
 // first, so that its own errors come after these, in rabbit_channel's
 // order.
 func (b *Broker) PublishTarget(id ChannelID, exchange string) error {
+	return b.Apply(CmdPublishTarget{Channel: id, Exchange: exchange}).Err
+}
+
+func (b *Broker) publishTarget(id ChannelID, exchange string) error {
 	ch, err := b.channelFor(id, MethodBasicPublish)
 	if err != nil {
 		return err

@@ -92,6 +92,11 @@ type QueueDeclareOk struct {
 
 // QueueDeclare declares (or with Passive checks) a queue.
 func (b *Broker) QueueDeclare(id ChannelID, d QueueDeclare) (QueueDeclareOk, error) {
+	r := b.Apply(CmdQueueDeclare{Channel: id, Declare: d})
+	return r.Declared, r.Err
+}
+
+func (b *Broker) declareQueue(id ChannelID, d QueueDeclare) (QueueDeclareOk, error) {
 	ch, err := b.channelFor(id, MethodQueueDeclare)
 	if err != nil {
 		return QueueDeclareOk{}, err
@@ -336,6 +341,11 @@ type QueueDelete struct {
 // QueueDelete deletes a queue and returns how many ready messages it held.
 // Deleting a queue that does not exist succeeds with 0, as in RabbitMQ.
 func (b *Broker) QueueDelete(id ChannelID, d QueueDelete) (int, error) {
+	r := b.Apply(CmdQueueDelete{Channel: id, Delete: d})
+	return r.Count, r.Err
+}
+
+func (b *Broker) queueDelete(id ChannelID, d QueueDelete) (int, error) {
 	ch, err := b.channelFor(id, MethodQueueDelete)
 	if err != nil {
 		return 0, err
@@ -372,6 +382,11 @@ func (b *Broker) QueueDelete(id ChannelID, d QueueDelete) (int, error) {
 // QueuePurge removes every ready message (unacked ones stay) and returns
 // how many were removed.
 func (b *Broker) QueuePurge(id ChannelID, name string) (int, error) {
+	r := b.Apply(CmdQueuePurge{Channel: id, Queue: name})
+	return r.Count, r.Err
+}
+
+func (b *Broker) queuePurge(id ChannelID, name string) (int, error) {
 	ch, err := b.channelFor(id, MethodQueuePurge)
 	if err != nil {
 		return 0, err

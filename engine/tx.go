@@ -38,6 +38,10 @@ func (ch *channel) bufferAcks(ds []*delivery, k txAckKind) {
 
 // ConfirmSelect puts the channel in confirm mode.
 func (b *Broker) ConfirmSelect(id ChannelID) error {
+	return b.Apply(CmdConfirmSelect{Channel: id}).Err
+}
+
+func (b *Broker) confirmSelect(id ChannelID) error {
 	ch, err := b.channelFor(id, MethodConfirmSelect)
 	if err != nil {
 		return err
@@ -51,6 +55,10 @@ func (b *Broker) ConfirmSelect(id ChannelID) error {
 
 // TxSelect puts the channel in transactional mode.
 func (b *Broker) TxSelect(id ChannelID) error {
+	return b.Apply(CmdTxSelect{Channel: id}).Err
+}
+
+func (b *Broker) txSelect(id ChannelID) error {
 	ch, err := b.channelFor(id, MethodTxSelect)
 	if err != nil {
 		return err
@@ -66,6 +74,10 @@ func (b *Broker) TxSelect(id ChannelID) error {
 // the first batch now, the rest in later calls (txcommit.go). Its
 // TxCommitted event, after the last of them, is tx.commit-ok.
 func (b *Broker) TxCommit(id ChannelID) error {
+	return b.Apply(CmdTxCommit{Channel: id}).Err
+}
+
+func (b *Broker) commitTx(id ChannelID) error {
 	ch, err := b.channelFor(id, MethodTxCommit)
 	if err != nil {
 		return err
@@ -89,6 +101,10 @@ func (b *Broker) TxCommit(id ChannelID) error {
 // TxRollback discards buffered publishes and returns buffered
 // acknowledgements' deliveries to the unacked list.
 func (b *Broker) TxRollback(id ChannelID) error {
+	return b.Apply(CmdTxRollback{Channel: id}).Err
+}
+
+func (b *Broker) rollbackTx(id ChannelID) error {
 	ch, err := b.channelFor(id, MethodTxRollback)
 	if err != nil {
 		return err

@@ -61,6 +61,10 @@ func (b *Broker) addVhost(name string) *vhost {
 // AddVhost creates a vhost; adding an existing one is a no-op, as in
 // rabbitmqctl add_vhost (observed on 3.10.8: exit status 0, no change).
 func (b *Broker) AddVhost(name string) error {
+	return b.Apply(CmdAddVhost{Name: name}).Err
+}
+
+func (b *Broker) createVhost(name string) error {
 	if name == "" {
 		return &Error{Code: PreconditionFailed, Text: "PRECONDITION_FAILED - vhost name must not be empty"}
 	}
@@ -79,6 +83,10 @@ func (b *Broker) AddVhost(name string) error {
 // RabbitMQ does. The vhost is gone at once;
 // its queues and delayed messages go a batch per call (queuewalk.go).
 func (b *Broker) DeleteVhost(name string) error {
+	return b.Apply(CmdDeleteVhost{Name: name}).Err
+}
+
+func (b *Broker) deleteVhost(name string) error {
 	v, ok := b.vhosts[name]
 	if !ok {
 		return &Error{Code: NotFound, Text: "NOT_FOUND - vhost '" + name + "' not found"}

@@ -277,6 +277,12 @@ func (r *Runner) ensureChannel(name, vhost string) (engine.ChannelID, error) {
 // included here although the trace hides it.
 func (r *Runner) LastEvents() []engine.Event { return r.lastEvents }
 
+// LineEvents returns every event the last line caused, show and expect
+// lines included (a line that settles time can fire timers), for callers
+// that must see the engine's whole event stream, such as a test comparing
+// a broker with its replay. The slice is reused by the next line.
+func (r *Runner) LineEvents() []engine.Event { return r.scratch }
+
 // LineError returns the AMQP error the last command raised (the one its
 // "error:" line shows), or nil.
 func (r *Runner) LineError() *engine.Error { return r.lineErr }
