@@ -132,6 +132,20 @@ func (b *Broker) Apply(c Command) Result {
 	case CmdStep:
 		t, fired := b.step()
 		return Result{Time: t, Fired: fired}
+	case CmdRestart:
+		b.restart(c.At)
+	case CmdPutUser:
+		return Result{Err: b.putUser(c.User)}
+	case CmdDeleteUser:
+		return Result{Err: b.deleteUser(c.Name)}
+	case CmdPutUserPermission:
+		return Result{Err: b.putUserPermission(c.Permission)}
+	case CmdClearUserPermission:
+		return Result{Err: b.clearUserPermission(c.User, c.Vhost)}
+	case CmdPutTopicPermission:
+		return Result{Err: b.putTopicPermission(c.Permission)}
+	case CmdClearTopicPermissions:
+		return Result{Err: b.clearTopicPermissions(c.User, c.Vhost, c.Exchange)}
 	default:
 		panic("engine: Apply of an unknown command")
 	}

@@ -77,6 +77,13 @@ const (
 	KindAdvanceTo                 CommandKind = 39
 	KindSettle                    CommandKind = 40
 	KindStep                      CommandKind = 41
+	KindRestart                   CommandKind = 42
+	KindPutUser                   CommandKind = 43
+	KindDeleteUser                CommandKind = 44
+	KindPutUserPermission         CommandKind = 45
+	KindClearUserPermission       CommandKind = 46
+	KindPutTopicPermission        CommandKind = 47
+	KindClearTopicPermissions     CommandKind = 48
 )
 
 // commandNames names the kinds, for errors and tests; its length bounds
@@ -95,6 +102,9 @@ var commandNames = [...]string{
 	KindTxSelect: "TxSelect", KindTxCommit: "TxCommit", KindTxRollback: "TxRollback", KindSetPolicy: "SetPolicy",
 	KindClearPolicy: "ClearPolicy", KindSetPermissions: "SetPermissions", KindAddVhost: "AddVhost",
 	KindDeleteVhost: "DeleteVhost", KindAdvanceTo: "AdvanceTo", KindSettle: "Settle", KindStep: "Step",
+	KindRestart: "Restart", KindPutUser: "PutUser", KindDeleteUser: "DeleteUser",
+	KindPutUserPermission: "PutUserPermission", KindClearUserPermission: "ClearUserPermission",
+	KindPutTopicPermission: "PutTopicPermission", KindClearTopicPermissions: "ClearTopicPermissions",
 }
 
 func (k CommandKind) String() string {
@@ -311,6 +321,27 @@ type CmdAddVhost struct{ Name string }
 // CmdDeleteVhost is DeleteVhost.
 type CmdDeleteVhost struct{ Name string }
 
+// CmdRestart is Restart: the node stopped (crashed) and came back at At.
+type CmdRestart struct{ At Time }
+
+// CmdPutUser is PutUser.
+type CmdPutUser struct{ User User }
+
+// CmdDeleteUser is DeleteUser.
+type CmdDeleteUser struct{ Name string }
+
+// CmdPutUserPermission is PutUserPermission.
+type CmdPutUserPermission struct{ Permission UserPermission }
+
+// CmdClearUserPermission is ClearUserPermission.
+type CmdClearUserPermission struct{ User, Vhost string }
+
+// CmdPutTopicPermission is PutTopicPermission.
+type CmdPutTopicPermission struct{ Permission UserTopicPermission }
+
+// CmdClearTopicPermissions is ClearTopicPermissions.
+type CmdClearTopicPermissions struct{ User, Vhost, Exchange string }
+
 // CmdAdvanceTo is AdvanceTo: time is an input like any other.
 type CmdAdvanceTo struct{ Time Time }
 
@@ -359,5 +390,12 @@ func (CmdSetPermissions) kind() CommandKind            { return KindSetPermissio
 func (CmdAddVhost) kind() CommandKind                  { return KindAddVhost }
 func (CmdDeleteVhost) kind() CommandKind               { return KindDeleteVhost }
 func (CmdAdvanceTo) kind() CommandKind                 { return KindAdvanceTo }
+func (CmdRestart) kind() CommandKind                   { return KindRestart }
+func (CmdPutUser) kind() CommandKind                   { return KindPutUser }
+func (CmdDeleteUser) kind() CommandKind                { return KindDeleteUser }
+func (CmdPutUserPermission) kind() CommandKind         { return KindPutUserPermission }
+func (CmdClearUserPermission) kind() CommandKind       { return KindClearUserPermission }
+func (CmdPutTopicPermission) kind() CommandKind        { return KindPutTopicPermission }
+func (CmdClearTopicPermissions) kind() CommandKind     { return KindClearTopicPermissions }
 func (CmdSettle) kind() CommandKind                    { return KindSettle }
 func (CmdStep) kind() CommandKind                      { return KindStep }

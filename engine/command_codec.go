@@ -223,6 +223,46 @@ func (e *encoder) cmd(c Command) {
 		e.varint(int64(c.Time))
 	case CmdStep:
 		e.tag(c.kind())
+	case CmdRestart:
+		e.tag(c.kind())
+		e.varint(int64(c.At))
+	case CmdPutUser:
+		e.tag(c.kind())
+		e.str(c.User.Name)
+		e.str(c.User.PasswordHash)
+		e.str(c.User.HashingAlgorithm)
+		e.uvarint(uint64(len(c.User.Tags)))
+		for _, t := range c.User.Tags {
+			e.str(t)
+		}
+	case CmdDeleteUser:
+		e.tag(c.kind())
+		e.str(c.Name)
+	case CmdPutUserPermission:
+		e.tag(c.kind())
+		p := c.Permission
+		e.str(p.User)
+		e.str(p.Vhost)
+		e.str(p.Configure)
+		e.str(p.Write)
+		e.str(p.Read)
+	case CmdClearUserPermission:
+		e.tag(c.kind())
+		e.str(c.User)
+		e.str(c.Vhost)
+	case CmdPutTopicPermission:
+		e.tag(c.kind())
+		p := c.Permission
+		e.str(p.User)
+		e.str(p.Vhost)
+		e.str(p.Exchange)
+		e.str(p.Write)
+		e.str(p.Read)
+	case CmdClearTopicPermissions:
+		e.tag(c.kind())
+		e.str(c.User)
+		e.str(c.Vhost)
+		e.str(c.Exchange)
 	default:
 		e.fail("not a command")
 	}

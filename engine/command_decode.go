@@ -153,6 +153,30 @@ func (d *decoder) cmd() Command {
 		return CmdSettle{Time: d.tick()}
 	case KindStep:
 		return CmdStep{}
+	case KindRestart:
+		return CmdRestart{At: d.tick()}
+	case KindPutUser:
+		u := User{Name: d.str(), PasswordHash: d.str(), HashingAlgorithm: d.str()}
+		// Each tag takes at least one byte.
+		if n := d.uvarint(); n > uint64(d.left()) {
+			d.fail("user tags longer than the record")
+		} else if n > 0 {
+			u.Tags = make([]string, n)
+			for i := range u.Tags {
+				u.Tags[i] = d.str()
+			}
+		}
+		return CmdPutUser{User: u}
+	case KindDeleteUser:
+		return CmdDeleteUser{Name: d.str()}
+	case KindPutUserPermission:
+		return CmdPutUserPermission{Permission: UserPermission{User: d.str(), Vhost: d.str(), Configure: d.str(), Write: d.str(), Read: d.str()}}
+	case KindClearUserPermission:
+		return CmdClearUserPermission{User: d.str(), Vhost: d.str()}
+	case KindPutTopicPermission:
+		return CmdPutTopicPermission{Permission: UserTopicPermission{User: d.str(), Vhost: d.str(), Exchange: d.str(), Write: d.str(), Read: d.str()}}
+	case KindClearTopicPermissions:
+		return CmdClearTopicPermissions{User: d.str(), Vhost: d.str(), Exchange: d.str()}
 	}
 	d.off--
 	d.fail("unknown command kind " + strconv.Itoa(int(k)))

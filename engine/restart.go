@@ -104,6 +104,11 @@ const (
 // down fire in the next AdvanceTo, with the clock at the start, as RabbitMQ
 // finds them due when it boots.
 func (b *Broker) Restart(at Time) {
+	b.Apply(CmdRestart{At: at})
+}
+
+// restart applies CmdRestart (see Restart).
+func (b *Broker) restart(at Time) {
 	b.lastChan = nil
 	deliveries := b.dropConnections()
 	b.finishEnds()

@@ -42,6 +42,11 @@ func checkPatterns(exprs ...string) *Error {
 // against the new permissions from their next operation on, as RabbitMQ
 // checks each operation against the user's current permissions.
 func (b *Broker) PutUserPermission(p UserPermission) error {
+	return b.Apply(CmdPutUserPermission{Permission: p}).Err
+}
+
+// putUserPermission applies CmdPutUserPermission (see PutUserPermission).
+func (b *Broker) putUserPermission(p UserPermission) error {
 	e, ok := b.userEntry(p.User)
 	if !ok {
 		return noUser(p.User)
@@ -60,6 +65,11 @@ func (b *Broker) PutUserPermission(p UserPermission) error {
 // ClearUserPermission removes a user's permissions in a vhost, as
 // rabbitmqctl clear_permissions does; it is NOT_FOUND when there are none.
 func (b *Broker) ClearUserPermission(user, vhost string) error {
+	return b.Apply(CmdClearUserPermission{User: user, Vhost: vhost}).Err
+}
+
+// clearUserPermission applies CmdClearUserPermission (see ClearUserPermission).
+func (b *Broker) clearUserPermission(user, vhost string) error {
 	e, ok := b.userEntry(user)
 	if !ok {
 		return noUser(user)
@@ -99,6 +109,11 @@ func (b *Broker) UserPermissions() []UserPermission {
 // expressions must compile. As for PutUserPermission, the vhost need not
 // exist, and the user's open connections to it take the change up at once.
 func (b *Broker) PutTopicPermission(tp UserTopicPermission) error {
+	return b.Apply(CmdPutTopicPermission{Permission: tp}).Err
+}
+
+// putTopicPermission applies CmdPutTopicPermission (see PutTopicPermission).
+func (b *Broker) putTopicPermission(tp UserTopicPermission) error {
 	e, ok := b.userEntry(tp.User)
 	if !ok {
 		return noUser(tp.User)
@@ -123,6 +138,11 @@ func (b *Broker) PutTopicPermission(tp UserTopicPermission) error {
 // the vhost; clearing an exchange without one, when the user has others
 // there, succeeds and changes nothing.
 func (b *Broker) ClearTopicPermissions(user, vhost, exchange string) error {
+	return b.Apply(CmdClearTopicPermissions{User: user, Vhost: vhost, Exchange: exchange}).Err
+}
+
+// clearTopicPermissions applies CmdClearTopicPermissions (see ClearTopicPermissions).
+func (b *Broker) clearTopicPermissions(user, vhost, exchange string) error {
 	e, ok := b.userEntry(user)
 	if !ok {
 		return noUser(user)

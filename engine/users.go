@@ -56,6 +56,11 @@ func noUser(name string) *Error {
 // the impersonator tag, the user's open connections are checked against
 // the new tags from their next operation on.
 func (b *Broker) PutUser(u User) error {
+	return b.Apply(CmdPutUser{User: u}).Err
+}
+
+// putUser applies CmdPutUser (see PutUser).
+func (b *Broker) putUser(u User) error {
 	if u.Name == "" {
 		return &Error{Code: PreconditionFailed, Text: "PRECONDITION_FAILED - user name must not be empty"}
 	}
@@ -84,6 +89,11 @@ func (b *Broker) PutUser(u User) error {
 // connections are the driver's to close (ForceCloseUserConnections):
 // RabbitMQ closes them, with a reason the driver words.
 func (b *Broker) DeleteUser(name string) error {
+	return b.Apply(CmdDeleteUser{Name: name}).Err
+}
+
+// deleteUser applies CmdDeleteUser (see DeleteUser).
+func (b *Broker) deleteUser(name string) error {
 	if _, ok := b.users.byName[name]; !ok {
 		return noUser(name)
 	}
