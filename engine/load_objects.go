@@ -1,0 +1,354 @@
+package engine
+
+import "math"
+
+// Queues, connections, channels, consumers, timers and pending work, as
+// Load reads them (see save_records.go).
+
+func (l *loader) queue(q *queue) {
+	b := l.b
+	v := l.vhostAt()
+	if l.err != nil {
+		return
+	}
+	listed := q.vhost == v
+	if q.vhost != nil && !listed {
+		l.fail()
+		return
+	}
+	q.vhost = v
+	q.name = l.str()
+	q.durable, q.exclusive, q.autoDelete = l.bool(), l.bool(), l.bool()
+	q.owner = optional(l, l.conns)
+	q.args = l.table()
+	q.quorum, q.sac, q.deleted = l.bool(), l.bool(), l.bool()
+	st := &q.set
+	st.ttlMs, st.expiresMs, st.maxLen, st.maxBytes, st.deliveryLimit = l.varint(), l.varint(), l.varint(), l.varint(), l.varint()
+	if st.maxPriority = int(l.varint()); st.maxPriority < 0 || st.maxPriority > 255 {
+		l.fail()
+	}
+	st.overflow, st.dlx, st.dlrk, st.policy, st.opPolicy = l.str(), l.str(), l.str(), l.str(), l.str()
+	st.hasDLX, st.hasDLRK = l.bool(), l.bool()
+	q.ready = l.store(&v.ready, &b.ready)
+	if len(q.ready.levels) != st.maxPriority+1 {
+		l.fail()
+	}
+	q.unacked = l.sint()
+	q.unackedBytes = l.varint()
+	q.nextSeq = l.uvarint()
+	q.returning = l.sint()
+	n := l.count()
+	for range n {
+		q.consumers = append(q.consumers, l.consumerAt())
+	}
+	q.hadConsumers = l.bool()
+	q.exclusiveC = optional(l, l.consumers)
+	q.active = optional(l, l.consumers)
+	q.policyGen = l.uvarint()
+	q.viaDefault = l.via()
+	if l.err != nil {
+		return
+	}
+	if listed {
+		if _, dup := v.queues[q.name]; dup || q.deleted {
+			l.fail()
+			return
+		}
+		v.queues[q.name] = q
+		v.counts.queueNames.chunks[q.listed/listingChunk][q.listed%listingChunk] = q.name
+	} else {
+		q.listed = 0
+	}
+	if q.owner != nil && !q.deleted {
+		if q.owner.exclusives == nil {
+			q.owner.exclusives = map[string]*queue{}
+		}
+		q.owner.exclusives[q.name] = q
+	}
+}
+
+func (l *loader) conn(c *connection) {
+	b := l.b
+	c.id = ConnID(l.uvarint())
+	c.vhost = l.vhostAt()
+	c.name = l.str()
+	c.user = l.str()
+	c.clientProps = l.table()
+	if l.bool() {
+		p := &Permissions{Configure: l.str(), Write: l.str(), Read: l.str()}
+		n := l.count()
+		for range n {
+			p.Topics = append(p.Topics, TopicPermission{Exchange: l.str(), Write: l.str(), Read: l.str()})
+		}
+		p.Impersonator = l.bool()
+		if l.err == nil {
+			c.grants = compileGrants(p, c.user, c.vhost.name)
+		}
+	}
+	c.paused = l.bool()
+	live := l.bool()
+	n := l.count()
+	for range n {
+		ch := l.chanAt()
+		if l.err != nil || ch.conn != nil {
+			l.fail()
+			return
+		}
+		ch.conn = c
+	}
+	c.listed = -1
+	if live && l.err == nil {
+		if _, dup := b.conns[c.id]; dup {
+			l.fail()
+		}
+		b.conns[c.id] = c
+	}
+}
+
+func (l *loader) channel(ch *channel) {
+	b := l.b
+	c := l.connAt()
+	if l.err != nil {
+		return
+	}
+	if ch.conn != nil && ch.conn != c {
+		l.fail()
+		return
+	}
+	owned := ch.conn == c
+	ch.conn = c
+	ch.id = ChannelID{Conn: c.id, Num: uint16(l.int(65535))}
+	ch.closed = l.bool()
+	ch.nextTag = l.uvarint()
+	ch.unacked = l.deliveries()
+	ch.unackedLive = l.sint()
+	ch.lastQueue = l.str()
+	n := l.count()
+	for range n {
+		con := l.consumerAt()
+		if l.err != nil {
+			return
+		}
+		ch.consumerOrder = append(ch.consumerOrder, con)
+	}
+	ch.prefetch, ch.globalPrefetch, ch.consumerLive = l.sint(), l.sint(), l.sint()
+	ch.confirm = l.bool()
+	ch.publishSeq = l.uvarint()
+	ch.tx = l.bool()
+	ch.txPubs = l.txPubs()
+	ch.txAcks = l.txAcks()
+	if l.bool() {
+		np, na := l.count(), l.count()
+		c := &txCommit{pubs: make([]txPublish, np), acks: make([]txAck, na), next: l.int(np + na)}
+		pubs, acks := l.txPubs(), l.txAcks()
+		if l.err != nil || len(pubs) != np-min(c.next, np) || len(acks) != na-max(0, c.next-np) {
+			l.fail()
+			return
+		}
+		copy(c.pubs[np-len(pubs):], pubs)
+		copy(c.acks[na-len(acks):], acks)
+		c.queues = l.queueList()
+		ch.commit = c
+	}
+	ch.ackIdle = l.bool()
+	ch.listed = -1
+	if l.err != nil {
+		return
+	}
+	if owned == ch.closed {
+		l.fail()
+		return
+	}
+	if owned {
+		if _, dup := c.channels[ch.id.Num]; dup {
+			l.fail()
+			return
+		}
+		if _, dup := b.chans[ch.id]; dup {
+			l.fail()
+			return
+		}
+		c.channels[ch.id.Num] = ch
+		b.chans[ch.id] = ch
+	}
+}
+
+func (l *loader) txPubs() []txPublish {
+	n := l.count()
+	var out []txPublish
+	for range n {
+		p := txPublish{x: l.exchangeAt(), msg: l.msg(), mandatory: l.bool()}
+		if l.err != nil || p.msg == nil {
+			l.fail()
+			return nil
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func (l *loader) txAcks() []txAck {
+	n := l.count()
+	var out []txAck
+	for range n {
+		tag := l.uvarint()
+		var c entryCtx
+		a := txAck{d: l.delivery(tag, &c)}
+		a.kind.ack, a.kind.requeue = l.bool(), l.bool()
+		if l.err != nil {
+			return nil
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func (l *loader) queueList() []*queue {
+	n := l.count()
+	var out []*queue
+	for range n {
+		q := l.queueAt()
+		if l.err != nil {
+			return nil
+		}
+		out = append(out, q)
+	}
+	return out
+}
+
+func (l *loader) consumer(c *consumer) {
+	c.ch = l.chanAt()
+	c.q = l.queueAt()
+	c.tag = l.str()
+	c.noAck, c.exclusive = l.bool(), l.bool()
+	c.priority = l.varint()
+	c.prefetch, c.unacked = l.sint(), l.sint()
+	c.args = l.table()
+	c.seq = l.uvarint()
+	if l.err != nil {
+		return
+	}
+	for _, o := range c.ch.consumerOrder {
+		if o == c {
+			if _, dup := c.ch.consumers[c.tag]; dup {
+				l.fail()
+			}
+			c.ch.consumers[c.tag] = c
+		}
+	}
+}
+
+func (l *loader) timers() {
+	b := l.b
+	last := l.uvarint()
+	n := l.count()
+	for range n {
+		var t *timerItem
+		switch l.byte1() {
+		case ownQueueExpiry:
+			if q := l.queueAt(); q != nil {
+				t = &q.expiryTimer
+			}
+		case ownQueueLease:
+			if q := l.queueAt(); q != nil {
+				t = &q.leaseTimer
+			}
+		case ownQueueDispatch:
+			if q := l.queueAt(); q != nil {
+				t = &q.dispatchTimer
+			}
+		case ownAck:
+			if ch := l.chanAt(); ch != nil {
+				t = &ch.ackTimer
+			}
+		case ownDelayed:
+			x := l.exchangeAt()
+			i := l.uvarint()
+			if x != nil && i < uint64(len(x.held)) && x.held[i] != nil {
+				t = &x.held[i].timer
+			}
+		case ownBulkEnd:
+			t = &b.endsTimer
+		}
+		at, seq, due := l.varint(), l.uvarint(), l.bool()
+		if l.err != nil || t == nil || t.Armed() || seq > last {
+			l.fail()
+			return
+		}
+		t.Value.armedDue = due
+		b.timers.Restore(t, at, seq)
+	}
+	b.timers.RestoreLastSeq(last)
+}
+
+func (l *loader) bulkEnd() *bulkEnd {
+	end := &bulkEnd{vhost: l.str(), queue: l.str(), kind: EventKind(l.byte1()), reason: l.str()}
+	end.held = l.store(nil, nil)
+	if l.bool() {
+		end.dl = l.dlSource()
+	}
+	n := l.count()
+	for range n {
+		m := l.msg()
+		if l.err != nil || m == nil {
+			l.fail()
+			return end
+		}
+		end.dead.push(m)
+	}
+	end.ch = optional(l, l.chans)
+	end.acked = l.deliveries()
+	end.then = l.queueList()
+	// Past the list's length once the dead letters have begun (bulkack.go).
+	end.pos = l.int(math.MaxInt32)
+	end.how = returnHow(l.int(int(returnOnClose)))
+	end.autoDelete = l.queueList()
+	switch l.byte1() {
+	case commitNone:
+	case commitCurrent:
+		if end.ch == nil || end.ch.commit == nil {
+			l.fail()
+			return end
+		}
+		end.commit = end.ch.commit
+	case commitStale:
+		if end.ch == nil {
+			l.fail()
+			return end
+		}
+		end.commit = &txCommit{}
+	default:
+		l.fail()
+	}
+	if l.bool() {
+		w := &queueWalk{v: l.vhostAt(), deleting: l.bool()}
+		w.queues, w.exchanges = l.names(), l.names()
+		w.nq = l.int(countListed(w.queues))
+		w.nx = l.int(countListed(w.exchanges))
+		w.held = l.int(l.remaining())
+		w.finished = l.bool()
+		end.walk = w
+	}
+	if l.err == nil && end.ch == nil && end.acked.len() > 0 {
+		l.fail()
+	}
+	return end
+}
+
+// names reads a list of names into full chunks of listingChunk, the shape
+// of a borrowed listing.
+func (l *loader) names() [][]string {
+	n := l.count()
+	var out [][]string
+	for i := 0; i < n && l.err == nil; i++ {
+		if i%listingChunk == 0 {
+			out = append(out, make([]string, 0, min(listingChunk, n-i)))
+		}
+		out[len(out)-1] = append(out[len(out)-1], l.str())
+	}
+	return out
+}
+
+func (l *loader) dlSource() *deadLetterSource {
+	return &deadLetterSource{vhost: l.vhostAt(), queue: l.str(), dlx: l.str(), dlrk: l.str(), hasDLRK: l.bool()}
+}

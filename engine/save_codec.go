@@ -1,0 +1,378 @@
+package engine
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"runtime"
+	"sort"
+)
+
+// The snapshot codec's primitives: unsigned and zigzag varints, strings
+// interned per snapshot, and AMQP field tables with their Go types kept.
+//
+// A string is written once: its first occurrence as 0, length, bytes; every
+// later one as its index plus one. Queue, exchange and vhost names, routing
+// keys and header names recur with every message, so a million messages in
+// one queue cost their name once.
+
+// encoder appends a snapshot to buf.
+type encoder struct {
+	buf  []byte
+	strs map[string]uint64
+}
+
+func (e *encoder) uvarint(v uint64) { e.buf = binary.AppendUvarint(e.buf, v) }
+func (e *encoder) varint(v int64)   { e.buf = binary.AppendVarint(e.buf, v) }
+func (e *encoder) byte1(v byte)     { e.buf = append(e.buf, v) }
+
+func (e *encoder) bool(v bool) {
+	if v {
+		e.byte1(1)
+	} else {
+		e.byte1(0)
+	}
+}
+
+func (e *encoder) str(s string) {
+	if i, ok := e.strs[s]; ok {
+		e.uvarint(i + 1)
+		return
+	}
+	e.strs[s] = uint64(len(e.strs))
+	e.uvarint(0)
+	e.uvarint(uint64(len(s)))
+	e.buf = append(e.buf, s...)
+}
+
+// bytes writes b, keeping nil apart from empty.
+func (e *encoder) bytes(b []byte) {
+	if b == nil {
+		e.uvarint(0)
+		return
+	}
+	e.uvarint(uint64(len(b)) + 1)
+	e.buf = append(e.buf, b...)
+}
+
+func (e *encoder) tally(t tally) {
+	e.varint(t.msgs)
+	e.varint(t.bytes)
+}
+
+// Field value tags: one per Go type a Table may hold (see Table).
+const (
+	tagVoid byte = iota
+	tagBool
+	tagInt8
+	tagUint8
+	tagInt16
+	tagUint16
+	tagInt32
+	tagUint32
+	tagInt64
+	tagInt
+	tagFloat32
+	tagFloat64
+	tagDecimal
+	tagString
+	tagBytes
+	tagTimestamp
+	tagTable
+	tagArray
+)
+
+// table writes t with its keys sorted, so that equal tables save alike;
+// nil is kept apart from empty.
+func (e *encoder) table(t Table) {
+	if t == nil {
+		e.uvarint(0)
+		return
+	}
+	e.uvarint(uint64(len(t)) + 1)
+	keys := make([]string, 0, len(t))
+	for k := range t {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		e.str(k)
+		e.value(t[k])
+	}
+}
+
+// value writes one field value. A type no AMQP field can hold is a
+// driver's bug, and panics.
+func (e *encoder) value(v any) {
+	switch x := v.(type) {
+	case nil:
+		e.byte1(tagVoid)
+	case bool:
+		e.byte1(tagBool)
+		e.bool(x)
+	case int8:
+		e.byte1(tagInt8)
+		e.varint(int64(x))
+	case uint8:
+		e.byte1(tagUint8)
+		e.uvarint(uint64(x))
+	case int16:
+		e.byte1(tagInt16)
+		e.varint(int64(x))
+	case uint16:
+		e.byte1(tagUint16)
+		e.uvarint(uint64(x))
+	case int32:
+		e.byte1(tagInt32)
+		e.varint(int64(x))
+	case uint32:
+		e.byte1(tagUint32)
+		e.uvarint(uint64(x))
+	case int64:
+		e.byte1(tagInt64)
+		e.varint(x)
+	case int:
+		e.byte1(tagInt)
+		e.varint(int64(x))
+	case float32:
+		e.byte1(tagFloat32)
+		e.uvarint(uint64(math.Float32bits(x)))
+	case float64:
+		e.byte1(tagFloat64)
+		e.uvarint(math.Float64bits(x))
+	case Decimal:
+		e.byte1(tagDecimal)
+		e.uvarint(uint64(x.Scale))
+		e.varint(int64(x.Value))
+	case string:
+		e.byte1(tagString)
+		e.str(x)
+	case []byte:
+		e.byte1(tagBytes)
+		e.bytes(x)
+	case Timestamp:
+		e.byte1(tagTimestamp)
+		e.varint(int64(x))
+	case Table:
+		e.byte1(tagTable)
+		e.table(x)
+	case []any:
+		e.byte1(tagArray)
+		e.uvarint(uint64(len(x)))
+		for _, el := range x {
+			e.value(el)
+		}
+	default:
+		panic(fmt.Sprintf("engine: Save: a table holds a %T, which no AMQP field type maps to", v))
+	}
+}
+
+// errCorrupt is what Load returns for bytes that are not a snapshot.
+var errCorrupt = errors.New("engine: snapshot is corrupt or truncated")
+
+// maxValueDepth bounds how deeply tables and arrays nest in a snapshot, so
+// that hostile bytes cannot exhaust the stack.
+const maxValueDepth = 64
+
+// decoder reads a snapshot. The first problem sets err; every read after
+// it returns a zero value, so callers check err once, at the end of a
+// section.
+type decoder struct {
+	data  []byte
+	off   int
+	err   error
+	strs  []string
+	depth int
+}
+
+// fail records that the snapshot is corrupt, naming where the reading
+// stopped and which check refused it, for whoever has to look at the
+// bytes.
+func (d *decoder) fail() {
+	if d.err == nil {
+		_, file, line, _ := runtime.Caller(1)
+		_, file2, line2, _ := runtime.Caller(2)
+		d.err = fmt.Errorf("%w (at byte %d, %s:%d from %s:%d)", errCorrupt, d.off, filepath.Base(file), line, filepath.Base(file2), line2)
+	}
+}
+
+func (d *decoder) uvarint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.data[d.off:])
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.off += n
+	return v
+}
+
+func (d *decoder) varint() int64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(d.data[d.off:])
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.off += n
+	return v
+}
+
+func (d *decoder) byte1() byte {
+	if d.err != nil || d.off >= len(d.data) {
+		d.fail()
+		return 0
+	}
+	d.off++
+	return d.data[d.off-1]
+}
+
+func (d *decoder) bool() bool {
+	switch d.byte1() {
+	case 0:
+		return false
+	case 1:
+		return true
+	}
+	d.fail()
+	return false
+}
+
+// int reads a non-negative int no larger than limit.
+func (d *decoder) int(limit int) int {
+	v := d.uvarint()
+	if v > uint64(limit) {
+		d.fail()
+		return 0
+	}
+	return int(v)
+}
+
+// sint reads a signed int that fits in an int.
+func (d *decoder) sint() int {
+	v := d.varint()
+	if v < math.MinInt32 || v > math.MaxInt32 {
+		d.fail()
+		return 0
+	}
+	return int(v)
+}
+
+// count reads a number of items that follow, each at least one byte, so
+// that a hostile count cannot make Load allocate more than the input.
+func (d *decoder) count() int { return d.int(len(d.data) - d.off) }
+
+// take returns the next n bytes, aliasing the input.
+func (d *decoder) take(n int) []byte {
+	if d.err != nil || n > len(d.data)-d.off {
+		d.fail()
+		return nil
+	}
+	b := d.data[d.off : d.off+n : d.off+n]
+	d.off += n
+	return b
+}
+
+func (d *decoder) str() string {
+	i := d.uvarint()
+	if i > 0 {
+		if i > uint64(len(d.strs)) {
+			d.fail()
+			return ""
+		}
+		return d.strs[i-1]
+	}
+	s := string(d.take(d.count()))
+	if d.err == nil {
+		d.strs = append(d.strs, s)
+	}
+	return s
+}
+
+// bytes reads bytes written by encoder.bytes into a fresh slice.
+func (d *decoder) bytes() []byte {
+	n := d.int(len(d.data) - d.off + 1)
+	if n == 0 {
+		return nil
+	}
+	return append([]byte{}, d.take(n-1)...)
+}
+
+func (d *decoder) tally() tally { return tally{msgs: d.varint(), bytes: d.varint()} }
+
+func (d *decoder) table() Table {
+	n := d.count()
+	if n == 0 || d.err != nil {
+		return nil
+	}
+	t := make(Table, n-1)
+	for range n - 1 {
+		k := d.str()
+		t[k] = d.value()
+		if d.err != nil {
+			return nil
+		}
+	}
+	return t
+}
+
+func (d *decoder) value() any {
+	if d.depth++; d.depth > maxValueDepth {
+		d.fail()
+	}
+	defer func() { d.depth-- }()
+	switch d.byte1() {
+	case tagVoid:
+		return nil
+	case tagBool:
+		return d.bool()
+	case tagInt8:
+		return int8(d.varint())
+	case tagUint8:
+		return uint8(d.uvarint())
+	case tagInt16:
+		return int16(d.varint())
+	case tagUint16:
+		return uint16(d.uvarint())
+	case tagInt32:
+		return int32(d.varint())
+	case tagUint32:
+		return uint32(d.uvarint())
+	case tagInt64:
+		return d.varint()
+	case tagInt:
+		return int(d.varint())
+	case tagFloat32:
+		return math.Float32frombits(uint32(d.uvarint()))
+	case tagFloat64:
+		return math.Float64frombits(d.uvarint())
+	case tagDecimal:
+		return Decimal{Scale: uint8(d.uvarint()), Value: int32(d.varint())}
+	case tagString:
+		return d.str()
+	case tagBytes:
+		return d.bytes()
+	case tagTimestamp:
+		return Timestamp(d.varint())
+	case tagTable:
+		return d.table()
+	case tagArray:
+		n := d.count()
+		arr := make([]any, 0, n)
+		for range n {
+			if d.err != nil {
+				return nil
+			}
+			arr = append(arr, d.value())
+		}
+		return arr
+	}
+	d.fail()
+	return nil
+}

@@ -1,0 +1,135 @@
+package engine_test
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"warren/engine"
+)
+
+var saveSeeds = flag.Int("save.seeds", 0, "seeds for TestSaveLoadProperty (0: the default for the mode)")
+
+// TestSaveLoadProperty is issue 10's property: a broker saved at a random
+// point and loaded again produces exactly the events the original does for
+// the same later commands. It drives the random command generator of
+// TestProperties (with a small MaxBatch, so that batched work is often in
+// flight), and at random steps replaces the twin broker with
+// Load(Save(broker)); from then on both get every command, and their
+// drained events must match field for field (dumpEvent), messages and
+// their headers included. At every save, Save(Load(Save(b))) must equal
+// Save(b); at the end the two brokers must save the same bytes.
+//
+// More seeds: go test -run TestSaveLoadProperty -save.seeds=500 ./engine/
+func TestSaveLoadProperty(t *testing.T) {
+	seeds, steps := 40, 1500
+	if testing.Short() {
+		seeds, steps = 8, 600
+	}
+	if runtime.GOOS == "js" {
+		seeds, steps = 6, 600
+	}
+	if *saveSeeds > 0 {
+		seeds = *saveSeeds
+	}
+	for seed := 1; seed <= seeds; seed++ {
+		t.Run("seed="+strconv.Itoa(seed), func(t *testing.T) {
+			t.Parallel()
+			runSaveLoad(t, uint64(seed), steps)
+		})
+	}
+}
+
+func runSaveLoad(t *testing.T, seed uint64, steps int) {
+	r := rand.New(rand.NewPCG(seed, 0x5a7e))
+	timeouts := []int64{0, -1, 5000}
+	cfg := engine.Config{Seed: seed, ConsumerTimeoutMs: timeouts[r.IntN(len(timeouts))], MaxBatch: 1 + r.IntN(4), EpochMs: 1_700_000_000_000}
+	w := &world{r: r, b: engine.New(cfg), twin: engine.New(cfg), m: newModel()}
+	var events, twinEvents []engine.Event
+	step, saves := 0, 0
+	defer func() {
+		if p := recover(); p != nil {
+			t.Fatalf("seed %d step %d: panic: %v\nrecent commands:\n%s", seed, step, p, w.recent())
+		}
+	}()
+	w.b.DrainEvents(nil)
+	w.twin.DrainEvents(nil)
+	for step = 1; step <= steps; step++ {
+		if step > len(prelude) && r.IntN(40) == 0 {
+			saves++
+			data := w.b.Save()
+			loaded, err := engine.Load(data)
+			if err != nil {
+				t.Fatalf("seed %d step %d: Load: %v", seed, step, err)
+			}
+			if again := loaded.Save(); !bytes.Equal(again, data) {
+				t.Fatalf("seed %d step %d: Save(Load(Save(b))) differs from Save(b) (%d vs %d bytes, first difference at %d)\nrecent commands:\n%s",
+					seed, step, len(again), len(data), firstDiff(again, data), w.recent())
+			}
+			w.twin = loaded
+			w.log("save and load the twin", nil)
+		}
+		w.pre = w.b.Snapshot()
+		desc, err := w.randomCommand(step)
+		w.log(desc, err)
+		events = w.b.DrainEvents(events[:0])
+		twinEvents = w.twin.DrainEvents(twinEvents[:0])
+		if w.diverged != "" {
+			t.Fatalf("seed %d step %d (%s): the loaded broker %s\nrecent commands:\n%s", seed, step, desc, w.diverged, w.recent())
+		}
+		if d := diffDumps(events, twinEvents); d != "" {
+			t.Fatalf("seed %d step %d (%s): the loaded broker's events differ: %s\nrecent commands:\n%s", seed, step, desc, d, w.recent())
+		}
+	}
+	if a, b := w.b.Save(), w.twin.Save(); !bytes.Equal(a, b) {
+		t.Fatalf("seed %d: after %d steps (%d saves) the brokers save different bytes (%d vs %d, first difference at %d)", seed, steps, saves, len(a), len(b), firstDiff(a, b))
+	}
+}
+
+func firstDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+func diffDumps(a, b []engine.Event) string {
+	for i := range min(len(a), len(b)) {
+		if da, db := dumpEvent(a[i]), dumpEvent(b[i]); da != db {
+			return fmt.Sprintf("event %d:\n  %s\nvs\n  %s", i, da, db)
+		}
+	}
+	if len(a) != len(b) {
+		return fmt.Sprintf("%d events vs %d", len(a), len(b))
+	}
+	return ""
+}
+
+// dumpEvent renders every field of e, and of its message and Via, so that
+// two streams compare on everything a driver could read.
+func dumpEvent(e engine.Event) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s t=%d vh=%q ch=%s x=%q q=%q rk=%q msg=%d new=%d ctag=%q tag=%d mult=%t redel=%t noack=%t hdc=%t dc=%d reason=%q code=%d method=%v text=%q count=%d at=%d name=%q",
+		e.Kind, e.Time, e.Vhost, e.Channel, e.Exchange, e.Queue, e.RoutingKey, e.MsgID, e.NewMsgID, e.ConsumerTag, e.DeliveryTag,
+		e.Multiple, e.Redelivered, e.NoAck, e.HasDeliveryCount, e.DeliveryCount, e.Reason, e.Code, e.Method, e.Text, e.Count, e.At, e.Name)
+	if v := e.Via; v != nil {
+		fmt.Fprintf(&sb, " via={%q %q %q %s %t}", v.Exchange, v.Type, v.Key, engine.FormatTyped(v.Args), v.Alternate)
+	}
+	if m := e.Msg; m != nil {
+		fmt.Fprintf(&sb, " m={%d %q %q body=%q keys=%q headers=%s", m.ID, m.Exchange, m.RoutingKey, m.Body, m.RoutingKeys(), engine.FormatTyped(m.Headers()))
+		if p := m.Props; p != nil {
+			q := *p
+			q.Headers = nil
+			fmt.Fprintf(&sb, " props=%+v", q)
+		}
+		sb.WriteString("}")
+	}
+	return sb.String()
+}
