@@ -75,7 +75,13 @@ func runSaveLoad(t *testing.T, seed uint64, steps int) {
 			w.log("save and load the twin", nil)
 		}
 		w.pre = w.b.Snapshot()
-		desc, err := w.randomCommand(step)
+		var desc string
+		var err error
+		if step > len(prelude) && r.IntN(25) == 0 {
+			desc, err = w.saveExtraCommand()
+		} else {
+			desc, err = w.randomCommand(step)
+		}
 		w.log(desc, err)
 		events = w.b.DrainEvents(events[:0])
 		twinEvents = w.twin.DrainEvents(twinEvents[:0])
@@ -132,4 +138,52 @@ func dumpEvent(e engine.Event) string {
 		sb.WriteString("}")
 	}
 	return sb.String()
+}
+
+// saveExtraCommand runs one of the commands TestProperties's generator
+// does not, whose state a snapshot must keep too: connections with
+// permissions (topic permissions, an impersonator), permission changes,
+// paused connections, forced closes and driver-found channel exceptions.
+func (w *world) saveExtraCommand() (string, error) {
+	chans := w.channels()
+	switch w.r.IntN(6) {
+	case 0:
+		perms := &engine.Permissions{Configure: w.pick(".*", "^q", ""), Write: w.pick(".*", "^x\\.", "^amq\\.default$"), Read: w.pick(".*", "^q[0-2]$"),
+			Topics: []engine.TopicPermission{{Exchange: "x.topic", Write: w.pick("^a", "{username}", ".*"), Read: "^a"}}, Impersonator: w.chance(0.3)}
+		vhost := w.pick("/", "/", "v2")
+		err := w.both(func(b *engine.Broker) error {
+			_, err := b.OpenConnection(engine.ConnectionOpen{Vhost: vhost, User: "limited", Name: "perm", ClientProperties: engine.Table{"product": "test"}, Perms: perms})
+			return err
+		})
+		return fmt.Sprintf("connection.open %s as limited %+v", vhost, *perms), err
+	case 1:
+		perms := &engine.Permissions{Configure: ".*", Write: w.pick(".*", "^x\\.topic$"), Read: ".*"}
+		vhost := w.pick("/", "v2")
+		w.both(func(b *engine.Broker) error { b.SetPermissions("limited", vhost, perms); return nil })
+		return fmt.Sprintf("set permissions limited in %s %+v", vhost, *perms), nil
+	case 2:
+		if len(chans) == 0 {
+			return "nothing to pause", nil
+		}
+		id, paused := chans[w.r.IntN(len(chans))].ID.Conn, w.chance(0.5)
+		w.both(func(b *engine.Broker) error { b.PauseConnection(id, paused); return nil })
+		return fmt.Sprintf("pause connection %d %t", id, paused), nil
+	case 3:
+		if len(chans) == 0 {
+			return "nothing to force-close", nil
+		}
+		id := chans[w.r.IntN(len(chans))].ID.Conn
+		w.both(func(b *engine.Broker) error { b.ForceCloseConnection(id, "test"); return nil })
+		return fmt.Sprintf("force-close connection %d", id), nil
+	case 4:
+		w.both(func(b *engine.Broker) error { b.ForceCloseUserConnections("limited", "user 'limited' is deleted"); return nil })
+		return "force-close limited's connections", nil
+	}
+	if len(chans) == 0 {
+		return "no channel for an exception", nil
+	}
+	id := chans[w.r.IntN(len(chans))].ID
+	e := &engine.Error{Code: 406, Text: "PRECONDITION_FAILED - message size 200 is larger than configured max size 100", Method: engine.MethodBasicPublish}
+	w.both(func(b *engine.Broker) error { b.ChannelException(id, e); return nil })
+	return "channel exception on " + id.String(), nil
 }
