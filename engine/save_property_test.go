@@ -176,7 +176,10 @@ func (w *world) saveExtraCommand() (string, error) {
 		w.both(func(b *engine.Broker) error { b.ForceCloseConnection(id, "test"); return nil })
 		return fmt.Sprintf("force-close connection %d", id), nil
 	case 4:
-		w.both(func(b *engine.Broker) error { b.ForceCloseUserConnections("limited", "user 'limited' is deleted"); return nil })
+		w.both(func(b *engine.Broker) error {
+			b.ForceCloseUserConnections("limited", "user 'limited' is deleted")
+			return nil
+		})
 		return "force-close limited's connections", nil
 	}
 	if len(chans) == 0 {
