@@ -50,11 +50,12 @@ type loader struct {
 	chans     []*channel
 	consumers []*consumer
 
-	msgs   []*Message
-	extras []*msgExtra
-	vias   []*Via
-	lastID uint64
-	slabs  slabs
+	msgs      []*Message
+	extras    []*msgExtra
+	propsSeen []*Properties // those without headers, shared (see propsKey)
+	vias      []*Via
+	lastID    uint64
+	slabs     slabs
 	// walks are the policy walks vhosts name by their bulk end's place,
 	// linked once the bulk ends are read.
 	walks map[*vhost]int

@@ -37,11 +37,22 @@ func (l *loader) msg() *Message {
 }
 
 func (l *loader) props() *Properties {
-	bits := l.uvarint()
-	if bits == 0 || l.err != nil {
+	r := l.uvarint()
+	switch {
+	case l.err != nil || r == 0:
+		return nil
+	case r >= 2:
+		if r-2 >= uint64(len(l.propsSeen)) {
+			l.fail()
+			return nil
+		}
+		return l.propsSeen[r-2]
+	case r != 1:
+		l.fail()
 		return nil
 	}
-	if bits&propsPresent == 0 || bits >= propsPresent<<1 {
+	bits := l.uvarint()
+	if bits >= propsEnd {
 		l.fail()
 		return nil
 	}
@@ -74,6 +85,9 @@ func (l *loader) props() *Properties {
 		if _, term := parseExpiration(p.Expiration); term != "" {
 			l.fail() // BasicPublish lets no other through
 		}
+	}
+	if p.Headers == nil {
+		l.propsSeen = append(l.propsSeen, p)
 	}
 	return p
 }
@@ -195,7 +209,7 @@ func (l *loader) store(vhostTotal, brokerTotal *tally) store {
 				break
 			}
 			prev = key
-			lv.returns.c.push(returned{key: key, e: e})
+			pushSized(&lv.returns.c, returned{key: key, e: e}, k-j)
 			st.n++
 			st.bytes += int64(len(e.msg.Body))
 		}
@@ -206,7 +220,7 @@ func (l *loader) store(vhostTotal, brokerTotal *tally) store {
 				l.fail()
 				break
 			}
-			lv.fresh.push(e)
+			pushSized(&lv.fresh.chunked, e, k-j)
 			st.n++
 			st.bytes += int64(len(e.msg.Body))
 		}
@@ -221,7 +235,7 @@ func (l *loader) deliveries() unackedList {
 	var tag uint64
 	for i := 0; i < n && l.err == nil; i++ {
 		tag += uint64(l.varint())
-		out.push(l.delivery(tag, &c))
+		pushSized(&out.chunked, l.delivery(tag, &c), n-i)
 	}
 	return out
 }
@@ -238,4 +252,18 @@ func (l *loader) delivery(tag uint64, c *entryCtx) delivery {
 		l.fail()
 	}
 	return d
+}
+
+// pushSized is chunked.push for a list whose length is known: a chunk is
+// made at the size it will have (full, or the rest of the list), not
+// grown by doubling, which made Load of a million entries allocate twice
+// their size. left counts v and those still to come.
+func pushSized[T any](c *chunked[T], v T, left int) {
+	k := len(c.chunks) - 1
+	if k < 0 || len(c.chunks[k]) == chunkLen {
+		c.chunks = append(c.chunks, make([]T, 0, min(left, chunkLen)))
+		k++
+	}
+	c.chunks[k] = append(c.chunks[k], v)
+	c.n++
 }

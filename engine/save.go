@@ -63,6 +63,8 @@ func (b *Broker) Save() []byte {
 		panic("engine: Save with undrained events: drain them first")
 	}
 	s := newSaver(b)
+	// A queued message takes about 30 bytes: start near the size.
+	s.buf = make([]byte, 0, 1024+32*(b.ready.msgs+b.unacked.msgs))
 	s.collect()
 	s.saveBroker()
 	return s.buf
@@ -86,11 +88,15 @@ type saver struct {
 	chanIx    map[*channel]int
 	conIx     map[*consumer]int
 
-	msgs   map[*Message]uint64
-	extras map[*msgExtra]uint64
-	vias   map[*Via]uint64
-	lastID uint64 // the last message id written, for deltas
-	ends   map[*queueWalk]int
+	msgs    *msgIndex
+	extras  map[*msgExtra]uint64
+	propsIx map[propsKey]uint64
+	// lastProps is the last headerless Properties written, and its number.
+	lastProps   *Properties
+	lastPropsIx uint64
+	vias        map[*Via]uint64
+	lastID      uint64 // the last message id written, for deltas
+	ends        map[*queueWalk]int
 }
 
 func newSaver(b *Broker) *saver {
@@ -99,7 +105,8 @@ func newSaver(b *Broker) *saver {
 		b:       b,
 		vhostIx: map[*vhost]int{}, xIx: map[*exchange]int{}, qIx: map[*queue]int{},
 		connIx: map[*connection]int{}, chanIx: map[*channel]int{}, conIx: map[*consumer]int{},
-		msgs: map[*Message]uint64{}, extras: map[*msgExtra]uint64{}, vias: map[*Via]uint64{},
+		msgs:   newMsgIndex(b.ready.msgs + b.unacked.msgs + b.delayed.msgs),
+		extras: map[*msgExtra]uint64{}, vias: map[*Via]uint64{}, propsIx: map[propsKey]uint64{},
 		ends: map[*queueWalk]int{},
 	}
 }

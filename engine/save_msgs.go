@@ -16,11 +16,10 @@ func (s *saver) msg(m *Message) {
 		s.uvarint(0)
 		return
 	}
-	if i, ok := s.msgs[m]; ok {
+	if i, seen := s.msgs.lookup(m); seen {
 		s.uvarint(i + 2)
 		return
 	}
-	s.msgs[m] = uint64(len(s.msgs))
 	s.uvarint(1)
 	s.varint(int64(m.ID - s.lastID))
 	s.lastID = m.ID
@@ -46,15 +45,48 @@ const (
 	propType
 	propUserID
 	propAppID
-	propsPresent // the message has a Properties at all
+	propsEnd // past the last
 )
 
+// propsKey is a Properties without its headers: what a snapshot interns
+// properties by. Most messages carry the same few (delivery mode 2, a
+// content type), and messages never change after routing, so a loaded
+// broker may share one Properties among them all.
+type propsKey struct {
+	contentType, contentEncoding, correlationID, replyTo, expiration, messageID, typ, userID, appID string
+	deliveryMode, priority                                                                          uint8
+	timestamp                                                                                       Timestamp
+}
+
+// props writes p: 0 for nil, n+2 for the n-th interned one, or 1 and the
+// properties; those without headers are interned by value.
 func (s *saver) props(p *Properties) {
 	if p == nil {
 		s.uvarint(0)
 		return
 	}
-	bits := uint64(propsPresent)
+	if p == s.lastProps {
+		s.uvarint(s.lastPropsIx + 2)
+		return
+	}
+	if p.Headers == nil {
+		k := propsKey{p.ContentType, p.ContentEncoding, p.CorrelationID, p.ReplyTo, p.Expiration, p.MessageID, p.Type, p.UserID, p.AppID,
+			p.DeliveryMode, p.Priority, p.Timestamp}
+		i, ok := s.propsIx[k]
+		if !ok {
+			i = uint64(len(s.propsIx))
+			s.propsIx[k] = i
+		}
+		// Publishers repeat their properties: the next message often
+		// has the same pointer.
+		s.lastProps, s.lastPropsIx = p, i
+		if ok {
+			s.uvarint(i + 2)
+			return
+		}
+	}
+	s.uvarint(1)
+	var bits uint64
 	strs := []struct {
 		bit uint64
 		v   string
