@@ -1,9 +1,6 @@
 package engine
 
-import (
-	"errors"
-	"fmt"
-)
+import "fmt"
 
 // Load builds a broker from bytes Save wrote (see save.go). Bytes that are
 // not a snapshot of this version are an error, never a panic: a snapshot
@@ -19,7 +16,7 @@ func Load(data []byte) (b *Broker, err error) {
 	}()
 	l := &loader{decoder: decoder{data: data}}
 	if len(data) < len(snapshotMagic) || string(data[:len(snapshotMagic)]) != snapshotMagic {
-		return nil, errors.New("engine: not a broker snapshot")
+		return nil, fmt.Errorf("engine: not a broker snapshot")
 	}
 	l.off = len(snapshotMagic)
 	if v := l.uvarint(); v != snapshotVersion {

@@ -1,7 +1,5 @@
 package engine
 
-import "math"
-
 // Queues, connections, channels, consumers, timers and pending work, as
 // Load reads them (see save_records.go).
 
@@ -300,7 +298,7 @@ func (l *loader) bulkEnd() *bulkEnd {
 	end.acked = l.deliveries()
 	end.then = l.queueList()
 	// Past the list's length once the dead letters have begun (bulkack.go).
-	end.pos = l.int(math.MaxInt32)
+	end.pos = l.int(1<<31 - 1)
 	end.how = returnHow(l.int(int(returnOnClose)))
 	end.autoDelete = l.queueList()
 	switch l.byte1() {

@@ -1,13 +1,9 @@
 package engine
 
 import (
-	"encoding/binary"
-	"errors"
 	"fmt"
-	"math"
-	"path/filepath"
-	"runtime"
 	"sort"
+	"strconv"
 )
 
 // The snapshot codec's primitives: unsigned and zigzag varints, strings
@@ -24,9 +20,22 @@ type encoder struct {
 	strs map[string]uint64
 }
 
-func (e *encoder) uvarint(v uint64) { e.buf = binary.AppendUvarint(e.buf, v) }
-func (e *encoder) varint(v int64)   { e.buf = binary.AppendVarint(e.buf, v) }
-func (e *encoder) byte1(v byte)     { e.buf = append(e.buf, v) }
+// uvarint appends v seven bits a byte, low bits first, the high bit
+// saying more follow (encoding/binary's form, written here because the
+// engine's import policy keeps to a few packages: deps_test.go).
+func (e *encoder) uvarint(v uint64) {
+	for v >= 0x80 {
+		e.buf = append(e.buf, byte(v)|0x80)
+		v >>= 7
+	}
+	e.buf = append(e.buf, byte(v))
+}
+
+// varint appends v zigzag-encoded, so that small negative numbers are
+// short too.
+func (e *encoder) varint(v int64) { e.uvarint(uint64(v<<1) ^ uint64(v>>63)) }
+
+func (e *encoder) byte1(v byte) { e.buf = append(e.buf, v) }
 
 func (e *encoder) bool(v bool) {
 	if v {
@@ -137,11 +146,13 @@ func (e *encoder) value(v any) {
 		e.byte1(tagInt)
 		e.varint(int64(x))
 	case float32:
+		// The shortest text that reads back as the same number: exact,
+		// without the math package.
 		e.byte1(tagFloat32)
-		e.uvarint(uint64(math.Float32bits(x)))
+		e.str(strconv.FormatFloat(float64(x), 'g', -1, 32))
 	case float64:
 		e.byte1(tagFloat64)
-		e.uvarint(math.Float64bits(x))
+		e.str(strconv.FormatFloat(x, 'g', -1, 64))
 	case Decimal:
 		e.byte1(tagDecimal)
 		e.uvarint(uint64(x.Scale))
@@ -170,7 +181,7 @@ func (e *encoder) value(v any) {
 }
 
 // errCorrupt is what Load returns for bytes that are not a snapshot.
-var errCorrupt = errors.New("engine: snapshot is corrupt or truncated")
+var errCorrupt = fmt.Errorf("engine: snapshot is corrupt or truncated")
 
 // maxValueDepth bounds how deeply tables and arrays nest in a snapshot, so
 // that hostile bytes cannot exhaust the stack.
@@ -188,40 +199,38 @@ type decoder struct {
 }
 
 // fail records that the snapshot is corrupt, naming where the reading
-// stopped and which check refused it, for whoever has to look at the
-// bytes.
+// stopped, for whoever has to look at the bytes.
 func (d *decoder) fail() {
 	if d.err == nil {
-		_, file, line, _ := runtime.Caller(1)
-		_, file2, line2, _ := runtime.Caller(2)
-		d.err = fmt.Errorf("%w (at byte %d, %s:%d from %s:%d)", errCorrupt, d.off, filepath.Base(file), line, filepath.Base(file2), line2)
+		d.err = fmt.Errorf("%w (at byte %d of %d)", errCorrupt, d.off, len(d.data))
 	}
 }
 
+// uvarint reads what encoder.uvarint wrote; more than ten bytes, or a
+// tenth byte over 1, overflows 64 bits and is corrupt.
 func (d *decoder) uvarint() uint64 {
-	if d.err != nil {
-		return 0
+	var v uint64
+	for shift := uint(0); d.err == nil; shift += 7 {
+		if d.off >= len(d.data) || shift == 70 {
+			break
+		}
+		c := d.data[d.off]
+		d.off++
+		if shift == 63 && c > 1 {
+			break
+		}
+		v |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			return v
+		}
 	}
-	v, n := binary.Uvarint(d.data[d.off:])
-	if n <= 0 {
-		d.fail()
-		return 0
-	}
-	d.off += n
-	return v
+	d.fail()
+	return 0
 }
 
 func (d *decoder) varint() int64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(d.data[d.off:])
-	if n <= 0 {
-		d.fail()
-		return 0
-	}
-	d.off += n
-	return v
+	u := d.uvarint()
+	return int64(u>>1) ^ -int64(u&1)
 }
 
 func (d *decoder) byte1() byte {
@@ -257,7 +266,7 @@ func (d *decoder) int(limit int) int {
 // sint reads a signed int that fits in an int.
 func (d *decoder) sint() int {
 	v := d.varint()
-	if v < math.MinInt32 || v > math.MaxInt32 {
+	if v < -1<<31 || v > 1<<31-1 {
 		d.fail()
 		return 0
 	}
@@ -349,9 +358,17 @@ func (d *decoder) value() any {
 	case tagInt:
 		return int(d.varint())
 	case tagFloat32:
-		return math.Float32frombits(uint32(d.uvarint()))
+		f, err := strconv.ParseFloat(d.str(), 32)
+		if err != nil {
+			d.fail()
+		}
+		return float32(f)
 	case tagFloat64:
-		return math.Float64frombits(d.uvarint())
+		f, err := strconv.ParseFloat(d.str(), 64)
+		if err != nil {
+			d.fail()
+		}
+		return f
 	case tagDecimal:
 		return Decimal{Scale: uint8(d.uvarint()), Value: int32(d.varint())}
 	case tagString:

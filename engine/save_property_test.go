@@ -48,7 +48,16 @@ func TestSaveLoadProperty(t *testing.T) {
 func runSaveLoad(t *testing.T, seed uint64, steps int) {
 	r := rand.New(rand.NewPCG(seed, 0x5a7e))
 	timeouts := []int64{0, -1, 5000}
-	cfg := engine.Config{Seed: seed, ConsumerTimeoutMs: timeouts[r.IntN(len(timeouts))], MaxBatch: 1 + r.IntN(4), EpochMs: 1_700_000_000_000}
+	// Mostly tiny batches, so that batched work is in flight at the
+	// saves; sometimes the default.
+	batches := []int{1, 2, 3, 4, 0}
+	cfg := engine.Config{Seed: seed, ConsumerTimeoutMs: timeouts[r.IntN(len(timeouts))], MaxBatch: batches[r.IntN(len(batches))], EpochMs: 1_700_000_000_000}
+	// Some seeds save at almost every step, to catch state that lasts
+	// only a step or two; the others now and then.
+	every := 40
+	if seed%4 == 0 {
+		every = 2
+	}
 	w := &world{r: r, b: engine.New(cfg), twin: engine.New(cfg), m: newModel()}
 	var events, twinEvents []engine.Event
 	step, saves := 0, 0
@@ -60,7 +69,7 @@ func runSaveLoad(t *testing.T, seed uint64, steps int) {
 	w.b.DrainEvents(nil)
 	w.twin.DrainEvents(nil)
 	for step = 1; step <= steps; step++ {
-		if step > len(prelude) && r.IntN(40) == 0 {
+		if step > len(prelude) && r.IntN(every) == 0 {
 			saves++
 			data := w.b.Save()
 			loaded, err := engine.Load(data)
