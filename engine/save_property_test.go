@@ -49,6 +49,7 @@ func TestSaveLoadProperty(t *testing.T) {
 		}
 	})
 	// Saves that never catch work in flight would pass vacuously.
+	t.Logf("work in flight at the saves: %v", caught.n)
 	if !testing.Short() && runtime.GOOS != "js" && !t.Failed() {
 		for _, k := range []string{"end", "ack", "reject", "return", "commit", "policy-walk", "vhost-walk",
 			"message-ttl", "queue-expires", "delayed-release", "consumer-timeout", "dispatch", "bulk-end"} {

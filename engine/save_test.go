@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"strings"
 	"testing"
 
 	"warren/engine"
@@ -106,4 +107,58 @@ func TestSaveNeedsDrainedEvents(t *testing.T) {
 		}
 	}()
 	b.Save()
+}
+
+// TestLoadKeepsPendingDeadLetters saves a broker whose dead letters wait
+// for the next flush: a transaction's rejections finished by a later
+// command on the channel that flushes nothing (txcommit.go). The loaded
+// broker must republish them as the original does.
+func TestLoadKeepsPendingDeadLetters(t *testing.T) {
+	b := engine.New(engine.Config{Seed: 1, MaxBatch: 1})
+	ch := openChannel(t, b)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := b.QueueDeclare(ch, engine.QueueDeclare{Queue: "dead"})
+	must(err)
+	must(b.QueueBind(ch, engine.QueueBind{Queue: "dead", Exchange: "amq.fanout"}))
+	_, err = b.QueueDeclare(ch, engine.QueueDeclare{Queue: "work", Args: engine.Table{"x-dead-letter-exchange": "amq.fanout"}})
+	must(err)
+	for range 3 {
+		must(b.BasicPublish(ch, engine.BasicPublish{RoutingKey: "work", Body: []byte("m")}))
+	}
+	_, err = b.BasicConsume(ch, engine.BasicConsume{Queue: "work"})
+	must(err)
+	b.Settle(b.Now())
+	must(b.TxSelect(ch))
+	for tag := uint64(1); tag <= 3; tag++ {
+		must(b.BasicReject(ch, tag, false))
+	}
+	must(b.TxCommit(ch))
+	must(b.TxRollback(ch)) // finishes the commit first, and flushes nothing
+	pending := false
+	for _, k := range engine.PendingWork(b) {
+		pending = pending || k == "dead-letter"
+	}
+	if !pending {
+		t.Fatal("no dead letters pending: the test no longer sets up what it means to")
+	}
+	l := saveLoad(t, b)
+	var want, got []string
+	for _, br := range []*engine.Broker{b, l} {
+		br.Settle(br.Now() + 10)
+		for _, e := range br.DrainEvents(nil) {
+			if br == b {
+				want = append(want, dumpEvent(e))
+			} else {
+				got = append(got, dumpEvent(e))
+			}
+		}
+	}
+	if d := strings.Join(got, "\n"); d != strings.Join(want, "\n") || len(want) == 0 {
+		t.Fatalf("after Load:\n%s\nwant:\n%s", d, strings.Join(want, "\n"))
+	}
 }
