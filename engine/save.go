@@ -45,10 +45,20 @@ type timerItem = deadline.Timer[timerRef]
 // returns are under way, a deleted exchange holding delayed messages) are
 // saved like live ones and marked so.
 //
+// Load checks the form of what it reads (lengths, indexes, references,
+// that every live object is listed once) and turns any damage into an
+// error; it does not re-derive every invariant, so bytes that Save did
+// not write may load and misbehave later.
+//
 // Adding state: a new kind of record (users, say) is one more section, a
-// count and its records, written at the end of saveBroker and read at the
-// same place in loadBroker, with snapshotVersion raised; Load refuses a
-// version it does not know rather than guess.
+// count and its records, written at the end of saveBroker
+// (save_records.go) and read at the same place in loadBroker
+// (load_records.go); a new field of an object or of Config is one more
+// write at the end of its record and one more read at the same place.
+// Either way snapshotVersion goes up: Load refuses a version it does not
+// know rather than guess, and the save property test
+// (TestSaveLoadProperty) fails on state a record forgets as soon as the
+// random commands reach it.
 
 // snapshotMagic starts every snapshot.
 const snapshotMagic = "WRNS"
