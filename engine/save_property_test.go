@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -24,8 +25,10 @@ var saveSeeds = flag.Int("save.seeds", 0, "seeds for TestSaveLoadProperty (0: th
 // Load(Save(twin)); the first broker is never saved, so that a Save that
 // changed anything would show too. Both get every command, and their
 // drained events must match field for field (dumpEvent), messages and
-// their headers included. At every save, Save(Load(Save(b))) must equal
-// Save(b); at the end the two brokers must save the same bytes.
+// their headers included; so must what the management API and the
+// playground read (dumpReads), listings in their order. At every save,
+// Save(Load(Save(b))) must equal Save(b); at the end the two brokers must
+// save the same bytes.
 //
 // More seeds: go test -run TestSaveLoadProperty -save.seeds=500 ./engine/
 func TestSaveLoadProperty(t *testing.T) {
@@ -108,7 +111,8 @@ func runSaveLoad(t *testing.T, seed uint64, steps int, caught *saveTally) {
 	w.b.DrainEvents(nil)
 	w.twin.DrainEvents(nil)
 	for step = 1; step <= steps; step++ {
-		if step > len(prelude) && r.IntN(every) == 0 {
+		saved := step > len(prelude) && r.IntN(every) == 0
+		if saved {
 			saves++
 			caught.add(w.twin)
 			data := w.twin.Save()
@@ -139,6 +143,13 @@ func runSaveLoad(t *testing.T, seed uint64, steps int, caught *saveTally) {
 		}
 		if d := diffDumps(events, twinEvents); d != "" {
 			t.Fatalf("seed %d step %d (%s): the loaded broker's events differ: %s\nrecent commands:\n%s", seed, step, desc, d, w.recent())
+		}
+		// The views too, right after a save and now and then.
+		if step%10 != 0 && !saved {
+			continue
+		}
+		if a, b := dumpReads(w.b), dumpReads(w.twin); a != b {
+			t.Fatalf("seed %d step %d (%s): the loaded broker's views differ:\n%s\nvs\n%s\nrecent commands:\n%s", seed, step, desc, a, b, w.recent())
 		}
 	}
 	if a, b := w.b.Save(), w.twin.Save(); !bytes.Equal(a, b) {
@@ -253,4 +264,26 @@ func (w *world) saveExtraCommand() (string, error) {
 	e := &engine.Error{Code: 406, Text: "PRECONDITION_FAILED - message size 200 is larger than configured max size 100", Method: engine.MethodBasicPublish}
 	w.both(func(b *engine.Broker) error { b.ChannelException(id, e); return nil })
 	return "channel exception on " + id.String(), nil
+}
+
+// dumpReads renders what a management API or a playground reads of b: the
+// snapshot, the totals, and the listings in the order they keep (which
+// Load must keep too).
+func dumpReads(b *engine.Broker) string {
+	var sb strings.Builder
+	snap, err := json.Marshal(b.Snapshot())
+	if err != nil {
+		panic(err)
+	}
+	sb.Write(snap)
+	fmt.Fprintf(&sb, "\ntotals %+v timers %+v conns %v chans %v", b.MessageTotals(), b.Timers(), b.ConnectionRefs(), b.ChannelRefs())
+	for _, v := range b.Vhosts() {
+		tot, _ := b.VhostTotals(v)
+		fmt.Fprintf(&sb, "\nvhost %q %+v queues %v exchanges %v bindings %+v", v, tot, b.QueueNames(v), b.ExchangeNames(v), b.Bindings(v))
+		for _, u := range []string{"guest", "limited"} {
+			c, ch := b.UserTotals(v, u)
+			fmt.Fprintf(&sb, " %s=%d/%d", u, c, ch)
+		}
+	}
+	return sb.String()
 }
