@@ -73,8 +73,9 @@ func (b *Broker) Save() []byte {
 		panic("engine: Save with undrained events: drain them first")
 	}
 	s := newSaver(b)
-	// A queued message takes about 30 bytes: start near the size.
-	s.buf = make([]byte, 0, 1024+32*(b.ready.msgs+b.unacked.msgs))
+	// A queued message takes about 30 bytes: start near the size (the
+	// totals bound only the start, see newMsgIndex).
+	s.buf = make([]byte, 0, 1024+32*min(max(b.ready.msgs+b.unacked.msgs, 0), 1<<20))
 	s.collect()
 	s.saveBroker()
 	return s.buf

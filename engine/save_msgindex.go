@@ -17,7 +17,11 @@ type msgIndex struct {
 	other map[*Message]uint64
 }
 
+// newMsgIndex makes an index for about hint messages. The hint is the
+// broker's running totals, which a damaged snapshot loaded may make
+// anything: it only sizes the table to start with, within bounds.
 func newMsgIndex(hint int64) *msgIndex {
+	hint = min(max(hint, 0), 1<<20)
 	size := uint64(1024)
 	for size < uint64(hint)*2 {
 		size <<= 1
