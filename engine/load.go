@@ -7,14 +7,14 @@ import "fmt"
 // comes from disk or the network, and may be torn or damaged.
 func Load(data []byte) (b *Broker, err error) {
 	defer func() {
-		// The decoder checks what it reads; this catches whatever a
+		// The snapDecoder checks what it reads; this catches whatever a
 		// damaged snapshot still gets past it, so that Load's contract
 		// holds.
 		if p := recover(); p != nil {
 			b, err = nil, fmt.Errorf("%w (%v)", errCorrupt, p)
 		}
 	}()
-	l := &loader{decoder: decoder{data: data}}
+	l := &loader{snapDecoder: snapDecoder{data: data}}
 	if len(data) < len(snapshotMagic) || string(data[:len(snapshotMagic)]) != snapshotMagic {
 		return nil, fmt.Errorf("engine: not a broker snapshot")
 	}
@@ -37,7 +37,7 @@ func Load(data []byte) (b *Broker, err error) {
 
 // loader reads a snapshot into a new broker.
 type loader struct {
-	decoder
+	snapDecoder
 	b *Broker
 
 	vhosts    []*vhost

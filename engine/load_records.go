@@ -8,7 +8,7 @@ func (l *loader) loadBroker() *Broker {
 	b := &Broker{vhosts: map[string]*vhost{}, conns: map[ConnID]*connection{}, chans: map[ChannelID]*channel{}}
 	l.b = b
 	b.cfg = Config{Seed: l.uvarint(), ConsumerTimeoutMs: l.varint(), EpochMs: l.varint(), MaxQueuesPerVhost: l.sint(),
-		MaxMessagesPerVhost: l.varint(), MaxDeadLetterHops: l.sint(), MaxBatch: l.sint()}
+		MaxMessagesPerVhost: l.varint(), MaxDeadLetterHops: l.sint(), MaxBatch: l.sint(), RecordCommands: l.bool()}
 	if b.cfg.MaxBatch <= 0 {
 		l.fail()
 	}
@@ -138,6 +138,7 @@ func (l *loader) loadBroker() *Broker {
 	if b.connRefs.n != len(b.conns) || b.chanRefs.n != len(b.chans) {
 		l.fail()
 	}
+	l.users()
 	b.events = eventLog{}
 	return b
 }
@@ -201,7 +202,7 @@ func (l *loader) vhost(v *vhost) {
 	}
 }
 
-func (d *decoder) remaining() int { return len(d.data) - d.off }
+func (d *snapDecoder) remaining() int { return len(d.data) - d.off }
 
 func (l *loader) policies(v *vhost, set map[string]*Policy) {
 	n := l.count()

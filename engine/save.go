@@ -26,9 +26,10 @@ type timerItem = deadline.Timer[timerRef]
 // What is not saved is what cannot change the events: caches (a channel's
 // last exchange, routing memos, the last channel named), routing scratch
 // space, the shared-chunk flags of borrowed listings, and the requeue work
-// counter tests read. Undrained events are the driver's, not state: Save
-// must be called with none pending (after DrainEvents), and panics
-// otherwise, as for any broken driver duty.
+// counter tests read. Undrained events and command records are the
+// driver's, not state: Save must be called with none pending (after
+// DrainEvents and DrainCommands), and panics otherwise, as for any broken
+// driver duty.
 //
 // The form is compact and canonical: varints, strings interned per
 // snapshot (save_codec.go), a message shared by several queues written
@@ -39,8 +40,8 @@ type timerItem = deadline.Timer[timerRef]
 // the number of vhosts, exchanges, queues, connections, channels and
 // consumers; then their records in that order, each naming the others by
 // index (so Load makes every object first and links them after); then the
-// timers, the pending work, the dead letters, the last death history, and
-// the management listings. Objects no longer live but still referred to
+// timers, the pending work, the dead letters, the last death history, the
+// management listings, and the users with their permissions. Objects no longer live but still referred to
 // (a deleted queue an unacked delivery came from, a closed channel whose
 // returns are under way, a deleted exchange holding delayed messages) are
 // saved like live ones and marked so.
@@ -50,15 +51,16 @@ type timerItem = deadline.Timer[timerRef]
 // error; it does not re-derive every invariant, so bytes that Save did
 // not write may load and misbehave later.
 //
-// Adding state: a new kind of record (users, say) is one more section, a
-// count and its records, written at the end of saveBroker
-// (save_records.go) and read at the same place in loadBroker
+// Adding state: a new kind of record (like the users, save_users.go) is
+// one more section, a count and its records, written at the end of
+// saveBroker (save_records.go) and read at the same place in loadBroker
 // (load_records.go); a new field of an object or of Config is one more
 // write at the end of its record and one more read at the same place.
-// Either way snapshotVersion goes up: Load refuses a version it does not
-// know rather than guess, and the save property test
-// (TestSaveLoadProperty) fails on state a record forgets as soon as the
-// random commands reach it.
+// Once snapshots are kept anywhere, snapshotVersion goes up with either:
+// Load refuses a version it does not know rather than guess.
+// TestSaveFieldInventory fails on a field no one has decided about, and
+// TestSaveLoadProperty on state a record forgets, as soon as the random
+// commands reach it.
 
 // snapshotMagic starts every snapshot.
 const snapshotMagic = "WRNS"
@@ -69,8 +71,8 @@ const snapshotVersion = 1
 // Save returns the broker's whole state (see the file comment). There
 // must be no undrained events.
 func (b *Broker) Save() []byte {
-	if n := b.events.len(); n > 0 {
-		panic("engine: Save with undrained events: drain them first")
+	if b.events.len() > 0 || b.PendingCommands() > 0 {
+		panic("engine: Save with undrained events or command records: drain them first")
 	}
 	s := newSaver(b)
 	// A queued message takes about 30 bytes: start near the size (the
@@ -83,7 +85,7 @@ func (b *Broker) Save() []byte {
 
 // saver numbers the objects a snapshot names and writes them.
 type saver struct {
-	encoder
+	snapEncoder
 	b *Broker
 
 	vhosts    []*vhost
@@ -112,9 +114,9 @@ type saver struct {
 
 func newSaver(b *Broker) *saver {
 	return &saver{
-		encoder: encoder{strs: map[string]uint64{}},
-		b:       b,
-		vhostIx: map[*vhost]int{}, xIx: map[*exchange]int{}, qIx: map[*queue]int{},
+		snapEncoder: snapEncoder{strs: map[string]uint64{}},
+		b:           b,
+		vhostIx:     map[*vhost]int{}, xIx: map[*exchange]int{}, qIx: map[*queue]int{},
 		connIx: map[*connection]int{}, chanIx: map[*channel]int{}, conIx: map[*consumer]int{},
 		msgs:   newMsgIndex(b.ready.msgs + b.unacked.msgs + b.delayed.msgs),
 		extras: map[*msgExtra]uint64{}, vias: map[*Via]uint64{}, propsIx: map[propsKey]uint64{},

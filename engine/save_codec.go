@@ -14,8 +14,8 @@ import (
 // keys and header names recur with every message, so a million messages in
 // one queue cost their name once.
 
-// encoder appends a snapshot to buf.
-type encoder struct {
+// snapEncoder appends a snapshot to buf.
+type snapEncoder struct {
 	buf  []byte
 	strs map[string]uint64
 }
@@ -23,7 +23,7 @@ type encoder struct {
 // uvarint appends v seven bits a byte, low bits first, the high bit
 // saying more follow (encoding/binary's form, written here because the
 // engine's import policy keeps to a few packages: deps_test.go).
-func (e *encoder) uvarint(v uint64) {
+func (e *snapEncoder) uvarint(v uint64) {
 	for v >= 0x80 {
 		e.buf = append(e.buf, byte(v)|0x80)
 		v >>= 7
@@ -33,11 +33,11 @@ func (e *encoder) uvarint(v uint64) {
 
 // varint appends v zigzag-encoded, so that small negative numbers are
 // short too.
-func (e *encoder) varint(v int64) { e.uvarint(uint64(v<<1) ^ uint64(v>>63)) }
+func (e *snapEncoder) varint(v int64) { e.uvarint(uint64(v<<1) ^ uint64(v>>63)) }
 
-func (e *encoder) byte1(v byte) { e.buf = append(e.buf, v) }
+func (e *snapEncoder) byte1(v byte) { e.buf = append(e.buf, v) }
 
-func (e *encoder) bool(v bool) {
+func (e *snapEncoder) bool(v bool) {
 	if v {
 		e.byte1(1)
 	} else {
@@ -45,7 +45,7 @@ func (e *encoder) bool(v bool) {
 	}
 }
 
-func (e *encoder) str(s string) {
+func (e *snapEncoder) str(s string) {
 	if i, ok := e.strs[s]; ok {
 		e.uvarint(i + 1)
 		return
@@ -57,7 +57,7 @@ func (e *encoder) str(s string) {
 }
 
 // bytes writes b, keeping nil apart from empty.
-func (e *encoder) bytes(b []byte) {
+func (e *snapEncoder) bytes(b []byte) {
 	if b == nil {
 		e.uvarint(0)
 		return
@@ -66,36 +66,36 @@ func (e *encoder) bytes(b []byte) {
 	e.buf = append(e.buf, b...)
 }
 
-func (e *encoder) tally(t tally) {
+func (e *snapEncoder) tally(t tally) {
 	e.varint(t.msgs)
 	e.varint(t.bytes)
 }
 
 // Field value tags: one per Go type a Table may hold (see Table).
 const (
-	tagVoid byte = iota
-	tagBool
-	tagInt8
-	tagUint8
-	tagInt16
-	tagUint16
-	tagInt32
-	tagUint32
-	tagInt64
-	tagInt
-	tagFloat32
-	tagFloat64
-	tagDecimal
-	tagString
-	tagBytes
-	tagTimestamp
-	tagTable
-	tagArray
+	snapTagVoid byte = iota
+	snapTagBool
+	snapTagInt8
+	snapTagUint8
+	snapTagInt16
+	snapTagUint16
+	snapTagInt32
+	snapTagUint32
+	snapTagInt64
+	snapTagInt
+	snapTagFloat32
+	snapTagFloat64
+	snapTagDecimal
+	snapTagString
+	snapTagBytes
+	snapTagTimestamp
+	snapTagTable
+	snapTagArray
 )
 
 // table writes t with its keys sorted, so that equal tables save alike;
 // nil is kept apart from empty.
-func (e *encoder) table(t Table) {
+func (e *snapEncoder) table(t Table) {
 	if t == nil {
 		e.uvarint(0)
 		return
@@ -114,63 +114,63 @@ func (e *encoder) table(t Table) {
 
 // value writes one field value. A type no AMQP field can hold is a
 // driver's bug, and panics.
-func (e *encoder) value(v any) {
+func (e *snapEncoder) value(v any) {
 	switch x := v.(type) {
 	case nil:
-		e.byte1(tagVoid)
+		e.byte1(snapTagVoid)
 	case bool:
-		e.byte1(tagBool)
+		e.byte1(snapTagBool)
 		e.bool(x)
 	case int8:
-		e.byte1(tagInt8)
+		e.byte1(snapTagInt8)
 		e.varint(int64(x))
 	case uint8:
-		e.byte1(tagUint8)
+		e.byte1(snapTagUint8)
 		e.uvarint(uint64(x))
 	case int16:
-		e.byte1(tagInt16)
+		e.byte1(snapTagInt16)
 		e.varint(int64(x))
 	case uint16:
-		e.byte1(tagUint16)
+		e.byte1(snapTagUint16)
 		e.uvarint(uint64(x))
 	case int32:
-		e.byte1(tagInt32)
+		e.byte1(snapTagInt32)
 		e.varint(int64(x))
 	case uint32:
-		e.byte1(tagUint32)
+		e.byte1(snapTagUint32)
 		e.uvarint(uint64(x))
 	case int64:
-		e.byte1(tagInt64)
+		e.byte1(snapTagInt64)
 		e.varint(x)
 	case int:
-		e.byte1(tagInt)
+		e.byte1(snapTagInt)
 		e.varint(int64(x))
 	case float32:
 		// The shortest text that reads back as the same number: exact,
 		// without the math package.
-		e.byte1(tagFloat32)
+		e.byte1(snapTagFloat32)
 		e.str(strconv.FormatFloat(float64(x), 'g', -1, 32))
 	case float64:
-		e.byte1(tagFloat64)
+		e.byte1(snapTagFloat64)
 		e.str(strconv.FormatFloat(x, 'g', -1, 64))
 	case Decimal:
-		e.byte1(tagDecimal)
+		e.byte1(snapTagDecimal)
 		e.uvarint(uint64(x.Scale))
 		e.varint(int64(x.Value))
 	case string:
-		e.byte1(tagString)
+		e.byte1(snapTagString)
 		e.str(x)
 	case []byte:
-		e.byte1(tagBytes)
+		e.byte1(snapTagBytes)
 		e.bytes(x)
 	case Timestamp:
-		e.byte1(tagTimestamp)
+		e.byte1(snapTagTimestamp)
 		e.varint(int64(x))
 	case Table:
-		e.byte1(tagTable)
+		e.byte1(snapTagTable)
 		e.table(x)
 	case []any:
-		e.byte1(tagArray)
+		e.byte1(snapTagArray)
 		e.uvarint(uint64(len(x)))
 		for _, el := range x {
 			e.value(el)
@@ -183,14 +183,10 @@ func (e *encoder) value(v any) {
 // errCorrupt is what Load returns for bytes that are not a snapshot.
 var errCorrupt = fmt.Errorf("engine: snapshot is corrupt or truncated")
 
-// maxValueDepth bounds how deeply tables and arrays nest in a snapshot, so
-// that hostile bytes cannot exhaust the stack.
-const maxValueDepth = 64
-
-// decoder reads a snapshot. The first problem sets err; every read after
+// snapDecoder reads a snapshot. The first problem sets err; every read after
 // it returns a zero value, so callers check err once, at the end of a
 // section.
-type decoder struct {
+type snapDecoder struct {
 	data  []byte
 	off   int
 	err   error
@@ -200,15 +196,15 @@ type decoder struct {
 
 // fail records that the snapshot is corrupt, naming where the reading
 // stopped, for whoever has to look at the bytes.
-func (d *decoder) fail() {
+func (d *snapDecoder) fail() {
 	if d.err == nil {
 		d.err = fmt.Errorf("%w (at byte %d of %d)", errCorrupt, d.off, len(d.data))
 	}
 }
 
-// uvarint reads what encoder.uvarint wrote; more than ten bytes, or a
+// uvarint reads what snapEncoder.uvarint wrote; more than ten bytes, or a
 // tenth byte over 1, overflows 64 bits and is corrupt.
-func (d *decoder) uvarint() uint64 {
+func (d *snapDecoder) uvarint() uint64 {
 	var v uint64
 	for shift := uint(0); d.err == nil; shift += 7 {
 		if d.off >= len(d.data) || shift == 70 {
@@ -228,12 +224,12 @@ func (d *decoder) uvarint() uint64 {
 	return 0
 }
 
-func (d *decoder) varint() int64 {
+func (d *snapDecoder) varint() int64 {
 	u := d.uvarint()
 	return int64(u>>1) ^ -int64(u&1)
 }
 
-func (d *decoder) byte1() byte {
+func (d *snapDecoder) byte1() byte {
 	if d.err != nil || d.off >= len(d.data) {
 		d.fail()
 		return 0
@@ -242,7 +238,7 @@ func (d *decoder) byte1() byte {
 	return d.data[d.off-1]
 }
 
-func (d *decoder) bool() bool {
+func (d *snapDecoder) bool() bool {
 	switch d.byte1() {
 	case 0:
 		return false
@@ -254,7 +250,7 @@ func (d *decoder) bool() bool {
 }
 
 // int reads a non-negative int no larger than limit.
-func (d *decoder) int(limit int) int {
+func (d *snapDecoder) int(limit int) int {
 	v := d.uvarint()
 	if v > uint64(limit) {
 		d.fail()
@@ -264,7 +260,7 @@ func (d *decoder) int(limit int) int {
 }
 
 // sint reads a signed int that fits in an int.
-func (d *decoder) sint() int {
+func (d *snapDecoder) sint() int {
 	v := d.varint()
 	if v < -1<<31 || v > 1<<31-1 {
 		d.fail()
@@ -275,10 +271,10 @@ func (d *decoder) sint() int {
 
 // count reads a number of items that follow, each at least one byte, so
 // that a hostile count cannot make Load allocate more than the input.
-func (d *decoder) count() int { return d.int(len(d.data) - d.off) }
+func (d *snapDecoder) count() int { return d.int(len(d.data) - d.off) }
 
 // take returns the next n bytes, aliasing the input.
-func (d *decoder) take(n int) []byte {
+func (d *snapDecoder) take(n int) []byte {
 	if d.err != nil || n > len(d.data)-d.off {
 		d.fail()
 		return nil
@@ -288,7 +284,7 @@ func (d *decoder) take(n int) []byte {
 	return b
 }
 
-func (d *decoder) str() string {
+func (d *snapDecoder) str() string {
 	i := d.uvarint()
 	if i > 0 {
 		if i > uint64(len(d.strs)) {
@@ -304,8 +300,8 @@ func (d *decoder) str() string {
 	return s
 }
 
-// bytes reads bytes written by encoder.bytes into a fresh slice.
-func (d *decoder) bytes() []byte {
+// bytes reads bytes written by snapEncoder.bytes into a fresh slice.
+func (d *snapDecoder) bytes() []byte {
 	n := d.int(len(d.data) - d.off + 1)
 	if n == 0 {
 		return nil
@@ -313,9 +309,9 @@ func (d *decoder) bytes() []byte {
 	return append([]byte{}, d.take(n-1)...)
 }
 
-func (d *decoder) tally() tally { return tally{msgs: d.varint(), bytes: d.varint()} }
+func (d *snapDecoder) tally() tally { return tally{msgs: d.varint(), bytes: d.varint()} }
 
-func (d *decoder) table() Table {
+func (d *snapDecoder) table() Table {
 	n := d.count()
 	if n == 0 || d.err != nil {
 		return nil
@@ -331,55 +327,55 @@ func (d *decoder) table() Table {
 	return t
 }
 
-func (d *decoder) value() any {
+func (d *snapDecoder) value() any {
 	if d.depth++; d.depth > maxValueDepth {
 		d.fail()
 	}
 	defer func() { d.depth-- }()
 	switch d.byte1() {
-	case tagVoid:
+	case snapTagVoid:
 		return nil
-	case tagBool:
+	case snapTagBool:
 		return d.bool()
-	case tagInt8:
+	case snapTagInt8:
 		return int8(d.varint())
-	case tagUint8:
+	case snapTagUint8:
 		return uint8(d.uvarint())
-	case tagInt16:
+	case snapTagInt16:
 		return int16(d.varint())
-	case tagUint16:
+	case snapTagUint16:
 		return uint16(d.uvarint())
-	case tagInt32:
+	case snapTagInt32:
 		return int32(d.varint())
-	case tagUint32:
+	case snapTagUint32:
 		return uint32(d.uvarint())
-	case tagInt64:
+	case snapTagInt64:
 		return d.varint()
-	case tagInt:
+	case snapTagInt:
 		return int(d.varint())
-	case tagFloat32:
+	case snapTagFloat32:
 		f, err := strconv.ParseFloat(d.str(), 32)
 		if err != nil {
 			d.fail()
 		}
 		return float32(f)
-	case tagFloat64:
+	case snapTagFloat64:
 		f, err := strconv.ParseFloat(d.str(), 64)
 		if err != nil {
 			d.fail()
 		}
 		return f
-	case tagDecimal:
+	case snapTagDecimal:
 		return Decimal{Scale: uint8(d.uvarint()), Value: int32(d.varint())}
-	case tagString:
+	case snapTagString:
 		return d.str()
-	case tagBytes:
+	case snapTagBytes:
 		return d.bytes()
-	case tagTimestamp:
+	case snapTagTimestamp:
 		return Timestamp(d.varint())
-	case tagTable:
+	case snapTagTable:
 		return d.table()
-	case tagArray:
+	case snapTagArray:
 		n := d.count()
 		arr := make([]any, 0, n)
 		for range n {

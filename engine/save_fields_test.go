@@ -17,8 +17,8 @@ var savedFields = []struct {
 	v      any
 	fields string
 }{
-	{Broker{}, "cfg now rng events vhosts conns chans lastChan timers connRefs chanRefs nextCon nextMsg pendingDL ends endsTimer ready unacked delayed lastDLSource lastDeath lastDeathKey consumerSeq bindingSerial routeGen routeWork topicScratch queueScratch delayedCount"},
-	{Config{}, "Seed ConsumerTimeoutMs EpochMs MaxQueuesPerVhost MaxMessagesPerVhost MaxDeadLetterHops MaxBatch"},
+	{Broker{}, "cfg now rng events cmds users vhosts conns chans lastChan timers connRefs chanRefs nextCon nextMsg pendingDL ends endsTimer ready unacked delayed lastDLSource lastDeath lastDeathKey consumerSeq bindingSerial routeGen routeWork topicScratch queueScratch delayedCount"},
+	{Config{}, "Seed ConsumerTimeoutMs EpochMs MaxQueuesPerVhost MaxMessagesPerVhost MaxDeadLetterHops MaxBatch RecordCommands"},
 	{vhost{}, "b name exchanges queues queueMemo policies opPolicies ready counts policyGen policyWalk deleted"},
 	{vhostCounts{}, "queueNames exchangeNames consumers unacked connections channels byUser"},
 	{exchange{}, "vhost name kind durable autoDelete internal args route deleted bindings direct directMemo topic visit listed held heldGone"},
@@ -48,6 +48,11 @@ var savedFields = []struct {
 	{Permissions{}, "Configure Write Read Topics Impersonator"},
 	{deathKey{}, "old queue reason exchange routingKey expiration timeSec hasDLRK"},
 	{timerRef{}, "kind q ch d armedDue"},
+	{userDB{}, "byName"},
+	{userEntry{}, "rec perms topics"},
+	{User{}, "Name PasswordHash HashingAlgorithm Tags"},
+	{UserPermission{}, "User Vhost Configure Write Read"},
+	{UserTopicPermission{}, "User Vhost Exchange Write Read"},
 }
 
 func TestSaveFieldInventory(t *testing.T) {

@@ -206,6 +206,12 @@ func dumpEvent(e engine.Event) string {
 // paused connections, forced closes and driver-found channel exceptions.
 func (w *world) saveExtraCommand() (string, error) {
 	chans := w.channels()
+	if w.chance(0.03) {
+		// A node restart (restart.go), now or after some downtime.
+		at := w.b.Now() + engine.Time(w.pickMs(0, 1000, 60000))
+		w.both(func(b *engine.Broker) error { b.Restart(at); return nil })
+		return fmt.Sprintf("restart at %d", at), nil
+	}
 	switch w.r.IntN(8) {
 	case 6, 7:
 		// Settle everything a channel holds: with more deliveries than
@@ -287,3 +293,6 @@ func dumpReads(b *engine.Broker) string {
 	}
 	return sb.String()
 }
+
+// pickMs picks one of the durations, in milliseconds.
+func (w *world) pickMs(options ...int64) int64 { return options[w.r.IntN(len(options))] }

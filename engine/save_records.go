@@ -17,6 +17,7 @@ func (s *saver) saveBroker() {
 	s.varint(c.MaxMessagesPerVhost)
 	s.varint(int64(c.MaxDeadLetterHops))
 	s.varint(int64(c.MaxBatch))
+	s.bool(c.RecordCommands)
 	s.varint(int64(b.now))
 	s.uvarint(b.rng)
 	s.uvarint(uint64(b.nextCon))
@@ -78,6 +79,7 @@ func (s *saver) saveBroker() {
 	eachListed(&b.connRefs, func(r ConnRef) { s.uvarint(uint64(s.connIx[b.conns[r.ID]])) })
 	s.uvarint(uint64(b.chanRefs.n))
 	eachListed(&b.chanRefs, func(r ChannelRef) { s.uvarint(uint64(s.chanIx[b.chans[r.ID]])) })
+	s.users()
 }
 
 func (s *saver) vhost(v *vhost) {
