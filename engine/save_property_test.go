@@ -212,6 +212,9 @@ func (w *world) saveExtraCommand() (string, error) {
 		w.both(func(b *engine.Broker) error { b.Restart(at); return nil })
 		return fmt.Sprintf("restart at %d", at), nil
 	}
+	if w.chance(0.15) {
+		return w.saveUserCommand()
+	}
 	switch w.r.IntN(8) {
 	case 6, 7:
 		// Settle everything a channel holds: with more deliveries than
@@ -283,10 +286,11 @@ func dumpReads(b *engine.Broker) string {
 	}
 	sb.Write(snap)
 	fmt.Fprintf(&sb, "\ntotals %+v timers %+v conns %v chans %v", b.MessageTotals(), b.Timers(), b.ConnectionRefs(), b.ChannelRefs())
+	fmt.Fprintf(&sb, "\nusers %+v perms %+v topics %+v", b.Users(), b.UserPermissions(), b.TopicPermissions())
 	for _, v := range b.Vhosts() {
 		tot, _ := b.VhostTotals(v)
 		fmt.Fprintf(&sb, "\nvhost %q %+v queues %v exchanges %v bindings %+v", v, tot, b.QueueNames(v), b.ExchangeNames(v), b.Bindings(v))
-		for _, u := range []string{"guest", "limited"} {
+		for _, u := range []string{"guest", "limited", "admin"} {
 			c, ch := b.UserTotals(v, u)
 			fmt.Fprintf(&sb, " %s=%d/%d", u, c, ch)
 		}
@@ -296,3 +300,24 @@ func dumpReads(b *engine.Broker) string {
 
 // pickMs picks one of the durations, in milliseconds.
 func (w *world) pickMs(options ...int64) int64 { return options[w.r.IntN(len(options))] }
+
+// saveUserCommand changes the users and their permissions (users.go),
+// which a snapshot keeps too.
+func (w *world) saveUserCommand() (string, error) {
+	user := w.pick("limited", "admin")
+	vhost := w.pick("/", "v2")
+	switch w.r.IntN(5) {
+	case 0:
+		u := engine.User{Name: user, PasswordHash: w.pick("", "aGFzaA=="), HashingAlgorithm: "rabbit_password_hashing_sha256", Tags: []string{w.pick("management", "impersonator")}}
+		return fmt.Sprintf("put user %+v", u), w.both(func(b *engine.Broker) error { return b.PutUser(u) })
+	case 1:
+		return "delete user " + user, w.both(func(b *engine.Broker) error { return b.DeleteUser(user) })
+	case 2:
+		p := engine.UserPermission{User: user, Vhost: vhost, Configure: ".*", Write: w.pick(".*", "^x"), Read: ".*"}
+		return fmt.Sprintf("put permission %+v", p), w.both(func(b *engine.Broker) error { return b.PutUserPermission(p) })
+	case 3:
+		tp := engine.UserTopicPermission{User: user, Vhost: vhost, Exchange: w.pick("x.topic", "amq.topic"), Write: "^a", Read: ".*"}
+		return fmt.Sprintf("put topic permission %+v", tp), w.both(func(b *engine.Broker) error { return b.PutTopicPermission(tp) })
+	}
+	return "clear permission " + user + " " + vhost, w.both(func(b *engine.Broker) error { return b.ClearUserPermission(user, vhost) })
+}
