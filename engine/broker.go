@@ -399,7 +399,12 @@ func (b *Broker) TimersUntil(at Time, n int) ([]PendingTimer, int) {
 		case timerQueueDispatch:
 			p.Kind, p.Vhost, p.Queue = "dispatch", r.q.vhost.name, r.q.name
 		case timerBulkEnd:
-			p.Kind, p.Vhost, p.Queue = "bulk-end", b.ends[0].vhost, b.ends[0].queue
+			p.Kind = "bulk-end"
+			if len(b.ends) > 0 {
+				// (The timer stays armed, with nothing left, when a
+				// continuation's own batch held more work and finished it.)
+				p.Vhost, p.Queue = b.ends[0].vhost, b.ends[0].queue
+			}
 		case timerDelayed:
 			p.Kind, p.Vhost, p.MsgID = "delayed-release", r.d.x.vhost.name, r.d.msg.ID
 			p.Queue = r.d.x.name

@@ -42,6 +42,11 @@
 //     names; the driver sends channel.close or connection.close with the
 //     error's Code, Text and Method.
 //
+// Save writes the broker's whole state to bytes, between drains, and Load
+// builds a broker from them (save.go): given the same later commands and
+// AdvanceTo calls, the loaded broker produces exactly the events the saved
+// one would, so a snapshot plus the commands since is the state.
+//
 // A message copy's life in a queue is told by its events: Enqueued creates
 // it; Delivered hands it out (ending it at once when NoAck); Requeued brings
 // an unacked copy back; and exactly one of Acked, Expired, Rejected,

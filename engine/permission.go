@@ -66,6 +66,8 @@ type grants struct {
 	re           [3]*regexp.Regexp // by access
 	topics       map[string]*topicGrant
 	impersonator bool
+	// perms is what was compiled, kept for Save (save.go).
+	perms Permissions
 }
 
 // topicGrant is one exchange's compiled topic permission, by access
@@ -79,7 +81,8 @@ func compileGrants(p *Permissions, user, vhost string) *grants {
 	if p == nil {
 		return nil
 	}
-	g := &grants{impersonator: p.Impersonator}
+	g := &grants{impersonator: p.Impersonator, perms: *p}
+	g.perms.Topics = append([]TopicPermission(nil), p.Topics...)
 	for a, expr := range [3]string{p.Configure, p.Write, p.Read} {
 		g.re[a] = compilePattern(expr)
 	}

@@ -1,0 +1,237 @@
+package engine
+
+// Queues, connections, channels, consumers, timers and pending work, as
+// Load reads them (see save_records.go).
+
+func (l *loader) queue(q *queue) {
+	b := l.b
+	v := l.vhostAt()
+	if l.err != nil {
+		return
+	}
+	listed := q.vhost == v
+	if q.vhost != nil && !listed {
+		l.fail()
+		return
+	}
+	q.vhost = v
+	q.name = l.str()
+	q.durable, q.exclusive, q.autoDelete = l.bool(), l.bool(), l.bool()
+	q.owner = optional(l, l.conns)
+	q.args = l.table()
+	q.quorum, q.sac, q.deleted = l.bool(), l.bool(), l.bool()
+	st := &q.set
+	st.ttlMs, st.expiresMs, st.maxLen, st.maxBytes, st.deliveryLimit = l.varint(), l.varint(), l.varint(), l.varint(), l.varint()
+	if st.maxPriority = int(l.varint()); st.maxPriority < 0 || st.maxPriority > 255 {
+		l.fail()
+	}
+	st.overflow, st.dlx, st.dlrk, st.policy, st.opPolicy = l.str(), l.str(), l.str(), l.str(), l.str()
+	st.hasDLX, st.hasDLRK = l.bool(), l.bool()
+	q.ready = l.store(&v.ready, &b.ready)
+	if len(q.ready.levels) != st.maxPriority+1 {
+		l.fail()
+	}
+	q.unacked = l.sint()
+	q.unackedBytes = l.varint()
+	q.nextSeq = l.uvarint()
+	q.returning = l.sint()
+	n := l.count()
+	for range n {
+		q.consumers = append(q.consumers, l.consumerAt())
+	}
+	q.hadConsumers = l.bool()
+	q.exclusiveC = optional(l, l.consumers)
+	q.active = optional(l, l.consumers)
+	q.policyGen = l.uvarint()
+	q.viaDefault = l.via()
+	if l.err != nil {
+		return
+	}
+	if listed {
+		if _, dup := v.queues[q.name]; dup || q.deleted {
+			l.fail()
+			return
+		}
+		v.queues[q.name] = q
+		v.counts.queueNames.chunks[q.listed/listingChunk][q.listed%listingChunk] = q.name
+	} else {
+		q.listed = 0
+	}
+	if q.owner != nil && !q.deleted {
+		if q.owner.exclusives == nil {
+			q.owner.exclusives = map[string]*queue{}
+		}
+		q.owner.exclusives[q.name] = q
+	}
+}
+
+func (l *loader) conn(c *connection) {
+	b := l.b
+	c.id = ConnID(l.uvarint())
+	c.vhost = l.vhostAt()
+	c.name = l.str()
+	c.user = l.str()
+	c.clientProps = l.table()
+	if l.bool() {
+		p := &Permissions{Configure: l.str(), Write: l.str(), Read: l.str()}
+		n := l.count()
+		for range n {
+			p.Topics = append(p.Topics, TopicPermission{Exchange: l.str(), Write: l.str(), Read: l.str()})
+		}
+		p.Impersonator = l.bool()
+		if l.err == nil {
+			c.grants = compileGrants(p, c.user, c.vhost.name)
+		}
+	}
+	c.paused = l.bool()
+	live := l.bool()
+	n := l.count()
+	for range n {
+		ch := l.chanAt()
+		if l.err != nil || ch.conn != nil {
+			l.fail()
+			return
+		}
+		ch.conn = c
+	}
+	c.listed = -1
+	if live && l.err == nil {
+		if _, dup := b.conns[c.id]; dup {
+			l.fail()
+		}
+		b.conns[c.id] = c
+	}
+}
+
+func (l *loader) channel(ch *channel) {
+	b := l.b
+	c := l.connAt()
+	if l.err != nil {
+		return
+	}
+	if ch.conn != nil && ch.conn != c {
+		l.fail()
+		return
+	}
+	owned := ch.conn == c
+	ch.conn = c
+	ch.id = ChannelID{Conn: c.id, Num: uint16(l.int(65535))}
+	ch.closed = l.bool()
+	ch.nextTag = l.uvarint()
+	ch.unacked = l.deliveries()
+	ch.unackedLive = l.sint()
+	ch.lastQueue = l.str()
+	n := l.count()
+	for range n {
+		con := l.consumerAt()
+		if l.err != nil {
+			return
+		}
+		ch.consumerOrder = append(ch.consumerOrder, con)
+	}
+	ch.prefetch, ch.globalPrefetch, ch.consumerLive = l.sint(), l.sint(), l.sint()
+	ch.confirm = l.bool()
+	ch.publishSeq = l.uvarint()
+	ch.tx = l.bool()
+	ch.txPubs = l.txPubs()
+	ch.txAcks = l.txAcks()
+	if l.bool() {
+		np, na := l.count(), l.count()
+		c := &txCommit{pubs: make([]txPublish, np), acks: make([]txAck, na), next: l.int(np + na)}
+		pubs, acks := l.txPubs(), l.txAcks()
+		if l.err != nil || len(pubs) != np-min(c.next, np) || len(acks) != na-max(0, c.next-np) {
+			l.fail()
+			return
+		}
+		copy(c.pubs[np-len(pubs):], pubs)
+		copy(c.acks[na-len(acks):], acks)
+		c.queues = l.queueList()
+		ch.commit = c
+	}
+	ch.ackIdle = l.bool()
+	ch.listed = -1
+	if l.err != nil {
+		return
+	}
+	if owned == ch.closed {
+		l.fail()
+		return
+	}
+	if owned {
+		if _, dup := c.channels[ch.id.Num]; dup {
+			l.fail()
+			return
+		}
+		if _, dup := b.chans[ch.id]; dup {
+			l.fail()
+			return
+		}
+		c.channels[ch.id.Num] = ch
+		b.chans[ch.id] = ch
+	}
+}
+
+func (l *loader) txPubs() []txPublish {
+	n := l.count()
+	var out []txPublish
+	for range n {
+		p := txPublish{x: l.exchangeAt(), msg: l.msg(), mandatory: l.bool()}
+		if l.err != nil || p.msg == nil {
+			l.fail()
+			return nil
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func (l *loader) txAcks() []txAck {
+	n := l.count()
+	var out []txAck
+	for range n {
+		tag := l.uvarint()
+		var c entryCtx
+		a := txAck{d: l.delivery(tag, &c)}
+		a.kind.ack, a.kind.requeue = l.bool(), l.bool()
+		if l.err != nil {
+			return nil
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func (l *loader) queueList() []*queue {
+	n := l.count()
+	var out []*queue
+	for range n {
+		q := l.queueAt()
+		if l.err != nil {
+			return nil
+		}
+		out = append(out, q)
+	}
+	return out
+}
+
+func (l *loader) consumer(c *consumer) {
+	c.ch = l.chanAt()
+	c.q = l.queueAt()
+	c.tag = l.str()
+	c.noAck, c.exclusive = l.bool(), l.bool()
+	c.priority = l.varint()
+	c.prefetch, c.unacked = l.sint(), l.sint()
+	c.args = l.table()
+	c.seq = l.uvarint()
+	if l.err != nil {
+		return
+	}
+	for _, o := range c.ch.consumerOrder {
+		if o == c {
+			if _, dup := c.ch.consumers[c.tag]; dup {
+				l.fail()
+			}
+			c.ch.consumers[c.tag] = c
+		}
+	}
+}

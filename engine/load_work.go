@@ -1,0 +1,119 @@
+package engine
+
+// The timers and the work in flight, as Load reads them (see
+// save_work.go).
+
+func (l *loader) timers() {
+	b := l.b
+	last := l.uvarint()
+	n := l.count()
+	for range n {
+		var t *timerItem
+		switch l.byte1() {
+		case ownQueueExpiry:
+			if q := l.queueAt(); q != nil {
+				t = &q.expiryTimer
+			}
+		case ownQueueLease:
+			if q := l.queueAt(); q != nil {
+				t = &q.leaseTimer
+			}
+		case ownQueueDispatch:
+			if q := l.queueAt(); q != nil {
+				t = &q.dispatchTimer
+			}
+		case ownAck:
+			if ch := l.chanAt(); ch != nil {
+				t = &ch.ackTimer
+			}
+		case ownDelayed:
+			x := l.exchangeAt()
+			i := l.uvarint()
+			if x != nil && i < uint64(len(x.held)) && x.held[i] != nil {
+				t = &x.held[i].timer
+			}
+		case ownBulkEnd:
+			t = &b.endsTimer
+		}
+		at, seq, due := l.varint(), l.uvarint(), l.bool()
+		if l.err != nil || t == nil || t.Armed() || seq > last {
+			l.fail()
+			return
+		}
+		t.Value.armedDue = due
+		b.timers.Restore(t, at, seq)
+	}
+	b.timers.RestoreLastSeq(last)
+}
+
+func (l *loader) bulkEnd() *bulkEnd {
+	end := &bulkEnd{vhost: l.str(), queue: l.str(), kind: EventKind(l.byte1()), reason: l.str()}
+	end.held = l.store(nil, nil)
+	if l.bool() {
+		end.dl = l.dlSource()
+	}
+	n := l.count()
+	for range n {
+		m := l.msg()
+		if l.err != nil || m == nil {
+			l.fail()
+			return end
+		}
+		end.dead.push(m)
+	}
+	end.ch = optional(l, l.chans)
+	end.acked = l.deliveries()
+	end.then = l.queueList()
+	// Past the list's length once the dead letters have begun (bulkack.go).
+	end.pos = l.int(1<<31 - 1)
+	end.how = returnHow(l.int(int(returnOnClose)))
+	end.autoDelete = l.queueList()
+	switch l.byte1() {
+	case commitNone:
+	case commitCurrent:
+		if end.ch == nil || end.ch.commit == nil {
+			l.fail()
+			return end
+		}
+		end.commit = end.ch.commit
+	case commitStale:
+		if end.ch == nil {
+			l.fail()
+			return end
+		}
+		end.commit = &txCommit{}
+	default:
+		l.fail()
+	}
+	if l.bool() {
+		w := &queueWalk{v: l.vhostAt(), deleting: l.bool()}
+		w.queues, w.exchanges = l.names(), l.names()
+		w.nq = l.int(countListed(w.queues))
+		w.nx = l.int(countListed(w.exchanges))
+		w.held = l.int(l.remaining())
+		w.finished = l.bool()
+		end.walk = w
+	}
+	if l.err == nil && end.ch == nil && end.acked.len() > 0 {
+		l.fail()
+	}
+	return end
+}
+
+// names reads a list of names into full chunks of listingChunk, the shape
+// of a borrowed listing.
+func (l *loader) names() [][]string {
+	n := l.count()
+	var out [][]string
+	for i := 0; i < n && l.err == nil; i++ {
+		if i%listingChunk == 0 {
+			out = append(out, make([]string, 0, min(listingChunk, n-i)))
+		}
+		out[len(out)-1] = append(out[len(out)-1], l.str())
+	}
+	return out
+}
+
+func (l *loader) dlSource() *deadLetterSource {
+	return &deadLetterSource{vhost: l.vhostAt(), queue: l.str(), dlx: l.str(), dlrk: l.str(), hasDLRK: l.bool()}
+}
