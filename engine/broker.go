@@ -467,3 +467,7 @@ func deadlineLess(a, b *deadline.Timer[timerRef]) bool {
 // ReadyTotals returns how many messages are ready in all queues, and their
 // body bytes.
 func (b *Broker) ReadyTotals() (msgs, bytes int64) { return b.ready.msgs, b.ready.bytes }
+
+// Config returns the broker's configuration (with its defaults filled
+// in): a driver restoring a saved broker reads its epoch from it.
+func (b *Broker) Config() Config { return b.cfg }
