@@ -10,26 +10,34 @@ import (
 	"warren/server/store"
 )
 
-// durability tracks how far the broker's command log is on disk, for the
-// connections' writers: a publisher confirm (or tx.commit-ok) that promises
-// a message survives a crash waits until the log records of the command
-// that caused it are synced (issue "nothing confirmed is lost").
+// durability tracks how far the broker's command log is on disk, and
+// holds what must not happen before it is: a publisher confirm (or
+// tx.commit-ok) that promises a message survives a crash waits until the
+// log records of the command that caused it are synced (issue "nothing
+// confirmed is lost").
 //
-// The broker goroutine advances end as it appends records; the store's
-// syncer advances synced; writers read both through Durable. A broker
-// without a store has end 0, so nothing ever waits.
+// The broker goroutine advances end as it appends records and queues
+// releases; the forwarder goroutine advances synced as the store reports
+// fsyncs and runs the releases that became due, in the order they were
+// queued. A broker without a store has no durability: nothing waits.
 type durability struct {
 	mu      sync.Mutex
-	end     uint64        // position after the last record appended (broker goroutine)
-	synced  uint64        // position known to be on disk
-	failed  error         // the store's write error, while it lasts
-	changed chan struct{} // closed and replaced when synced or failed change
+	end     uint64    // position of the last record appended
+	synced  uint64    // position known to be on disk
+	failed  error     // the store's write error, while it lasts
+	waiting []release // in queueing order, so positions never decrease
 }
 
-func newDurability() *durability { return &durability{changed: make(chan struct{})} }
+// release is something to run once the log is on disk up to pos.
+type release struct {
+	pos uint64
+	run func()
+}
 
-// LogEnd is the position a confirm caused by the command just applied
-// must wait for. It is called on the broker goroutine (from sinks).
+func newDurability() *durability { return &durability{} }
+
+// LogEnd is the log position of the last command applied: what a confirm
+// caused by it waits for. It is called on the broker goroutine (sinks).
 func (b *Broker) LogEnd() uint64 {
 	if b.dur == nil {
 		return 0
@@ -39,16 +47,34 @@ func (b *Broker) LogEnd() uint64 {
 	return b.dur.end
 }
 
-// Durable reports the log position known to be on disk, the store's write
-// error if it is failing, and a channel closed when either next changes.
-// It is safe from any goroutine.
-func (b *Broker) Durable() (synced uint64, failed error, changed <-chan struct{}) {
+// AfterDurable runs f once the command log is on disk up to pos, after
+// everything queued before it; at once if that is so already (and always
+// without a data directory). f runs on the broker goroutine or on the
+// goroutine that learns of the fsync, so it must only queue work (push to
+// an outbox). A pos of 0 waits for nothing but keeps f's place in line.
+func (b *Broker) AfterDurable(pos uint64, f func()) {
 	if b.dur == nil {
-		return ^uint64(0), nil, nil
+		f()
+		return
+	}
+	d := b.dur
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.waiting) == 0 && pos <= d.synced {
+		f()
+		return
+	}
+	d.waiting = append(d.waiting, release{pos, f})
+}
+
+// DiskError is the store's write error while writes fail, else nil.
+func (b *Broker) DiskError() error {
+	if b.dur == nil {
+		return nil
 	}
 	b.dur.mu.Lock()
 	defer b.dur.mu.Unlock()
-	return b.dur.synced, b.dur.failed, b.dur.changed
+	return b.dur.failed
 }
 
 func (d *durability) setEnd(pos uint64) {
@@ -57,18 +83,23 @@ func (d *durability) setEnd(pos uint64) {
 	d.mu.Unlock()
 }
 
-// setSynced records what the store has synced, and its error state.
+// setSynced records what the store has synced, and its error state, and
+// runs the releases that became due, in order. They run under the lock,
+// so that a release queued meanwhile cannot overtake them.
 func (d *durability) setSynced(pos uint64, failed error) {
 	d.mu.Lock()
-	if pos > d.synced || failed != d.failed {
-		if pos > d.synced {
-			d.synced = pos
-		}
-		d.failed = failed
-		close(d.changed)
-		d.changed = make(chan struct{})
+	defer d.mu.Unlock()
+	d.synced = max(d.synced, pos)
+	d.failed = failed
+	n := 0
+	for n < len(d.waiting) && d.waiting[n].pos <= d.synced {
+		d.waiting[n].run()
+		d.waiting[n] = release{}
+		n++
 	}
-	d.mu.Unlock()
+	if n > 0 {
+		d.waiting = append(d.waiting[:0], d.waiting[n:]...)
+	}
 }
 
 // Recover rebuilds the engine a data directory holds: the snapshot's

@@ -134,6 +134,9 @@ type conn struct {
 	dead       bool // the connection is closing (see closing.go)
 
 	pausedFlag atomic.Bool // paused, readable by the writer
+	// heldConfirms counts the connection's confirms waiting for the
+	// disk (pushConfirm).
+	heldConfirms atomic.Int64
 
 	hbStart chan uint16 // the negotiated heartbeat, for the writer
 

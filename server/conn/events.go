@@ -14,16 +14,10 @@ func (s sink) Events(e *engine.Broker, evs []engine.Event) {
 	for i := range evs {
 		ev := &evs[i]
 		switch ev.Kind {
-		case engine.EvDelivered, engine.EvReturned, engine.EvNacked:
+		case engine.EvDelivered, engine.EvReturned:
 			c.out.push(outItem{channel: ev.Channel.Num, ev: *ev})
-		case engine.EvConfirmed:
-			// A confirm of a message some queue keeps across a restart
-			// waits for the command log to be on disk (writer.go).
-			it := outItem{channel: ev.Channel.Num, ev: *ev}
-			if ev.Durable {
-				it.syncPos = c.b.LogEnd()
-			}
-			c.out.push(it)
+		case engine.EvConfirmed, engine.EvNacked:
+			c.pushConfirm(outItem{channel: ev.Channel.Num, ev: *ev}, ev.Kind == engine.EvConfirmed && ev.Durable)
 		case engine.EvConsumerCancelled:
 			// consumer_cancel_notify: tell the client when the server
 			// cancelled its consumer (its queue was deleted).
@@ -33,7 +27,7 @@ func (s sink) Events(e *engine.Broker, evs []engine.Event) {
 		case engine.EvTxCommitted:
 			// "A transaction's commit is durable when tx.commit-ok is
 			// sent": it waits for the log like a durable confirm.
-			c.out.push(outItem{channel: ev.Channel.Num, method: &amqp.TxCommitOk{}, syncPos: c.b.LogEnd()})
+			c.pushConfirm(outItem{channel: ev.Channel.Num, method: &amqp.TxCommitOk{}}, true)
 		case engine.EvChannelClosed:
 			c.dropReplyTo(ev.Channel)
 			if ev.Code != engine.ReplySuccess && ev.Channel.Num != 0 {
@@ -61,5 +55,30 @@ func (c *conn) resume() {
 			c.pausedFlag.Store(false)
 			e.PauseConnection(c.id, false)
 		}
+	})
+}
+
+// pushConfirm queues a publisher confirm (or nack, or tx.commit-ok). One
+// that promises a message survives a restart (durable) waits until the
+// command log is on disk up to the command that caused it (confirms.md:
+// for persistent messages routed to durable queues, the ack means the
+// message was persisted to disk), and while any of the connection's
+// confirms wait, the later ones wait behind them: a later ack could carry
+// multiple=true (coalesceConfirms) and so answer for a waiting one.
+// Deliveries and replies never wait. Without a data directory nothing
+// waits.
+func (c *conn) pushConfirm(it outItem, durable bool) {
+	if !durable && c.heldConfirms.Load() == 0 {
+		c.out.push(it)
+		return
+	}
+	pos := uint64(0)
+	if durable {
+		pos = c.b.LogEnd()
+	}
+	c.heldConfirms.Add(1)
+	c.b.AfterDurable(pos, func() {
+		c.out.push(it)
+		c.heldConfirms.Add(-1)
 	})
 }

@@ -18,10 +18,6 @@ type outItem struct {
 	raw        []byte       // pre-encoded bytes (the protocol header)
 	closeAfter bool
 	skip       bool // folded into a later item by the writer (coalesceConfirms)
-	// syncPos, when not 0, is the command-log position that must be on
-	// disk before the item goes out: a confirm of a persistent message
-	// in a durable queue, or tx.commit-ok (see awaitDurable).
-	syncPos uint64
 }
 
 // chunkItems is how many items an outbox chunk holds.
@@ -114,13 +110,6 @@ func (o *outbox) drained() bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.closed && len(o.chunks) == 0
-}
-
-// isClosed says whether the connection has stopped queueing items.
-func (o *outbox) isClosed() bool {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.closed
 }
 
 func (o *outbox) close() {

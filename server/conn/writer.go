@@ -82,9 +82,6 @@ func (c *conn) writer() {
 					}
 					continue
 				}
-				if it.syncPos != 0 && !c.awaitDurable(it.syncPos, hbC, flush) {
-					return
-				}
 				start := len(buf)
 				var err error
 				if buf, err = c.encode(buf, it); err != nil {
@@ -139,58 +136,8 @@ func coalesceConfirms(chunks []*outChunk) {
 				prev.channel == it.channel && prev.ev.DeliveryTag+1 == it.ev.DeliveryTag && !prev.closeAfter {
 				prev.skip = true
 				it.ev.Multiple = true
-				// The ack that stays answers for the folded ones: it
-				// waits for the disk as long as any of them must.
-				it.syncPos = max(it.syncPos, prev.syncPos)
 			}
 			prev = it
-		}
-	}
-}
-
-// awaitDurable holds the writer until the command log is on disk up to
-// pos, so that a confirm never promises more than the disk holds. What is
-// encoded already goes out first, and heartbeats keep going while it
-// waits. It reports false when the connection has ended and the store is
-// failing (the confirm is never sent: the message was not made durable).
-func (c *conn) awaitDurable(pos uint64, hbC <-chan time.Time, flush func() bool) bool {
-	synced, failed, changed := c.b.Durable()
-	if synced >= pos {
-		return true
-	}
-	if !flush() {
-		return false
-	}
-	// A wake-up taken from the outbox while waiting is given back, so
-	// the writer's loop still sees the items pushed meanwhile.
-	woken := false
-	defer func() {
-		if woken {
-			select {
-			case c.out.notify <- struct{}{}:
-			default:
-			}
-		}
-	}()
-	for {
-		synced, failed, changed = c.b.Durable()
-		if synced >= pos {
-			return true
-		}
-		if failed != nil && c.out.isClosed() {
-			return false
-		}
-		select {
-		case <-changed:
-		case <-hbC:
-			if err := c.t.WriteFrames([][]byte{heartbeatFrame}); err != nil {
-				return false
-			}
-		case <-c.out.notify:
-			woken = true
-			// More to send, or the outbox closed: keep waiting (the
-			// items behind this one wait with it), but see whether
-			// the connection is over.
 		}
 	}
 }
