@@ -32,7 +32,9 @@ func TestCrashKeepsConfirmedMessages(t *testing.T) {
 	dir := t.TempDir()
 	var prev *crashRound
 	for round := 0; round < 20; round++ {
-		p := startServe(t, "--data", dir)
+		// A small snapshot threshold, so that crashes also land while
+		// snapshots replace the log, and restarts load them.
+		p := startServe(t, "--data", dir, "--snapshot-after", "200000")
 		c := dialCrash(t, p)
 		if round == 0 {
 			declareCrashTopology(t, c, p)

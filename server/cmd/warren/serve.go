@@ -14,6 +14,7 @@ import (
 	"warren/engine"
 	"warren/server"
 	"warren/server/conn"
+	"warren/server/store"
 )
 
 // runServe is `warren serve`: the broker on the wall clock, AMQP on TCP,
@@ -34,6 +35,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	maxQueues := fs.Int("max-queues", 0, "most queues per vhost (0: unlimited); past it queue.declare gets 406")
 	maxMsgs := fs.Int64("max-messages", 0, "most ready messages per vhost (0: unlimited); past it basic.publish gets 406")
 	dataDir := fs.String("data", defaultDataDir(), "directory that keeps the broker's state across restarts (durable exchanges, queues, bindings, policies, vhosts, users, persistent messages); '' keeps everything in memory")
+	snapshotAfter := fs.Int64("snapshot-after", 64<<20, "bytes of command log after which the state is saved as a snapshot that replaces the log (a restart replays the log since the last snapshot)")
 	watermark := fs.Int64("memory-high-watermark", server.DefaultMemoryHighWatermark(), "bytes of messages held (ready, unacknowledged, delayed) past which publishers are blocked (connection.blocked); default 40% of RAM")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -43,7 +45,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "warren serve: "+format+"\n", args...) }
-	srv, err := server.Start(server.Options{AMQPAddr: *amqpAddr, HTTPAddr: *httpAddr, UsersFile: *usersFile, DataDir: *dataDir, Log: logf,
+	srv, err := server.Start(server.Options{AMQPAddr: *amqpAddr, HTTPAddr: *httpAddr, UsersFile: *usersFile, DataDir: *dataDir, Log: logf, Store: store.Options{SnapshotLogBytes: *snapshotAfter},
 		Engine: engine.Config{Seed: *seed, MaxQueuesPerVhost: *maxQueues, MaxMessagesPerVhost: *maxMsgs},
 		Conn: conn.Config{MaxConnections: *maxConns, ChannelMax: uint16(*channelMax), FrameMax: uint32(*frameMax), MaxMessageSize: *maxMsg,
 			Alarm: &conn.Alarm{HighWatermark: *watermark}}})
