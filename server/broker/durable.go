@@ -143,7 +143,7 @@ func Recover(cfg engine.Config, now time.Time, st *store.Store, rec *store.Recov
 		return nil, err
 	}
 	if rec.Snapshot == nil && rec.Last == 0 {
-		if err := st.WriteSnapshot(eng.Save()); err != nil {
+		if err := firstSnapshot(st, eng); err != nil {
 			return nil, err
 		}
 	}
@@ -154,6 +154,25 @@ func Recover(cfg engine.Config, now time.Time, st *store.Store, rec *store.Recov
 	eng.AdvanceTo(at)
 	eng.DrainEventsTo(discardEvents)
 	return eng, nil
+}
+
+// firstSnapshot saves a new broker in a new data directory and waits
+// until the snapshot is on disk: the commands logged after it are
+// replayed on it, under the configuration (epoch, seed) it records.
+func firstSnapshot(st *store.Store, eng *engine.Broker) error {
+	if err := st.WriteSnapshot(eng.Save()); err != nil {
+		return err
+	}
+	deadline := time.After(10 * time.Second)
+	for st.Stats().SnapshotTime.IsZero() {
+		select {
+		case <-st.Notify():
+		case <-time.After(10 * time.Millisecond):
+		case <-deadline:
+			return fmt.Errorf("data directory: the first snapshot could not be written: %v", st.Err())
+		}
+	}
+	return nil
 }
 
 // engineTime is wall-clock time t on eng's clock: milliseconds since the
