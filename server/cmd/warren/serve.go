@@ -45,7 +45,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "warren serve: "+format+"\n", args...) }
-	srv, err := server.Start(server.Options{AMQPAddr: *amqpAddr, HTTPAddr: *httpAddr, UsersFile: *usersFile, DataDir: *dataDir, Log: logf, Store: store.Options{SnapshotLogBytes: *snapshotAfter},
+	srv, err := server.Start(server.Options{AMQPAddr: *amqpAddr, HTTPAddr: *httpAddr, UsersFile: *usersFile, DataDir: *dataDir, Log: logf, Store: store.Options{SnapshotLogBytes: *snapshotAfter, MaxRecordBytes: recordLimit(*maxMsg)},
 		Engine: engine.Config{Seed: *seed, MaxQueuesPerVhost: *maxQueues, MaxMessagesPerVhost: *maxMsgs},
 		Conn: conn.Config{MaxConnections: *maxConns, ChannelMax: uint16(*channelMax), FrameMax: uint32(*frameMax), MaxMessageSize: *maxMsg,
 			Alarm: &conn.Alarm{HighWatermark: *watermark}}})
@@ -97,4 +97,11 @@ func defaultDataDir() string {
 		return filepath.Join(home, ".local", "state", "warren")
 	}
 	return "warren-data"
+}
+
+// recordLimit is the largest command record the data directory accepts:
+// room for the largest message a client may publish, with its properties
+// and headers, and never less than the store's default.
+func recordLimit(maxMessage uint64) int {
+	return int(max(256<<20, 2*maxMessage+1<<20))
 }
