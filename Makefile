@@ -6,7 +6,8 @@ WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
 .PHONY: run console test generate-check fmt-check vet unit wasm-test node bench build
 
 # The server on its defaults: AMQP on 127.0.0.1:5672, HTTP (AMQP over
-# WebSocket at /amqp, management API at /api/) on 127.0.0.1:8080.
+# WebSocket at /amqp, management API at /api/) on 127.0.0.1:8080, state
+# kept in ~/.local/state/warren (printed at start; --data '' for memory).
 run: web
 	$(GO) run ./server/cmd/warren serve
 
@@ -201,7 +202,7 @@ bench-playground: web web-deps
 	@echo "web/static/warren.wasm: $$(wc -c < $(WEB_STATIC)/warren.wasm) bytes, $$(gzip -9 -c $(WEB_STATIC)/warren.wasm | wc -c) gzipped (budget 3 MB)"
 	@d="$$(mktemp -d)" && \
 	$(GO) build -o "$$d/warren" ./server/cmd/warren && \
-	{ "$$d/warren" serve --http $(PERF_HTTP) --amqp $(PERF_AMQP) > "$$d/serve.log" 2>&1 & pid=$$!; } && \
+	{ "$$d/warren" serve --http $(PERF_HTTP) --amqp $(PERF_AMQP) --data "" > "$$d/serve.log" 2>&1 & pid=$$!; } && \
 	trap 'kill $$pid 2>/dev/null; wait $$pid 2>/dev/null; rm -rf "$$d"' EXIT && \
 	for i in $$(seq 100); do curl -sf -o /dev/null http://$(PERF_HTTP)/ && break; sleep 0.1; done && \
 	node $(E2E_WEB)/perf.mjs http://$(PERF_HTTP) $(PERF_RUNS)

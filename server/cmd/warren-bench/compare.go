@@ -95,7 +95,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 
 	warren := &broker{label: "Warren", url: *warrenURL, pid: *warrenPID, bin: *warrenBin}
 	if warren.bin != "" {
-		p, err := startWarren(ctx, warren.bin)
+		p, err := startWarren(ctx, warren.bin, "--data", "")
 		if err != nil {
 			fmt.Fprintf(stderr, "warren-bench compare: %v\n", err)
 			return 1
@@ -209,7 +209,7 @@ func runOn(ctx context.Context, cfg compareConfig, w workload, b *broker) (Resul
 			if err := b.proc.stop(); err != nil {
 				return Result{}, err
 			}
-			p, err := startWarren(ctx, b.bin)
+			p, err := startWarren(ctx, b.bin, "--data", "")
 			if err != nil {
 				return Result{}, err
 			}
