@@ -146,6 +146,8 @@ func (b *Broker) Apply(c Command) Result {
 		return Result{Err: b.putTopicPermission(c.Permission)}
 	case CmdClearTopicPermissions:
 		return Result{Err: b.clearTopicPermissions(c.User, c.Vhost, c.Exchange)}
+	case CmdSetLimits:
+		b.cfg.MaxQueuesPerVhost, b.cfg.MaxMessagesPerVhost = c.Limits.MaxQueuesPerVhost, c.Limits.MaxMessagesPerVhost
 	default:
 		panic("engine: Apply of an unknown command")
 	}

@@ -471,3 +471,21 @@ func (b *Broker) ReadyTotals() (msgs, bytes int64) { return b.ready.msgs, b.read
 // Config returns the broker's configuration (with its defaults filled
 // in): a driver restoring a saved broker reads its epoch from it.
 func (b *Broker) Config() Config { return b.cfg }
+
+// Limits are the operator's per-vhost limits (see Config), which may change
+// over a broker's life: a restored broker keeps its saved Config, and the
+// operator restarts it with new flags.
+type Limits struct {
+	MaxQueuesPerVhost   int
+	MaxMessagesPerVhost int64
+}
+
+// Limits returns the limits in force.
+func (b *Broker) Limits() Limits {
+	return Limits{MaxQueuesPerVhost: b.cfg.MaxQueuesPerVhost, MaxMessagesPerVhost: b.cfg.MaxMessagesPerVhost}
+}
+
+// SetLimits changes the limits from the next command on; what is already
+// held past a lowered limit stays (RabbitMQ's vhost limits, too, refuse
+// only new queues and messages).
+func (b *Broker) SetLimits(l Limits) { b.Apply(CmdSetLimits{Limits: l}) }

@@ -84,6 +84,7 @@ const (
 	KindClearUserPermission       CommandKind = 46
 	KindPutTopicPermission        CommandKind = 47
 	KindClearTopicPermissions     CommandKind = 48
+	KindSetLimits                 CommandKind = 49
 )
 
 // commandNames names the kinds, for errors and tests; its length bounds
@@ -105,6 +106,7 @@ var commandNames = [...]string{
 	KindRestart: "Restart", KindPutUser: "PutUser", KindDeleteUser: "DeleteUser",
 	KindPutUserPermission: "PutUserPermission", KindClearUserPermission: "ClearUserPermission",
 	KindPutTopicPermission: "PutTopicPermission", KindClearTopicPermissions: "ClearTopicPermissions",
+	KindSetLimits: "SetLimits",
 }
 
 func (k CommandKind) String() string {
@@ -342,6 +344,9 @@ type CmdPutTopicPermission struct{ Permission UserTopicPermission }
 // CmdClearTopicPermissions is ClearTopicPermissions.
 type CmdClearTopicPermissions struct{ User, Vhost, Exchange string }
 
+// CmdSetLimits is SetLimits.
+type CmdSetLimits struct{ Limits Limits }
+
 // CmdAdvanceTo is AdvanceTo: time is an input like any other.
 type CmdAdvanceTo struct{ Time Time }
 
@@ -397,5 +402,6 @@ func (CmdPutUserPermission) kind() CommandKind         { return KindPutUserPermi
 func (CmdClearUserPermission) kind() CommandKind       { return KindClearUserPermission }
 func (CmdPutTopicPermission) kind() CommandKind        { return KindPutTopicPermission }
 func (CmdClearTopicPermissions) kind() CommandKind     { return KindClearTopicPermissions }
+func (CmdSetLimits) kind() CommandKind                 { return KindSetLimits }
 func (CmdSettle) kind() CommandKind                    { return KindSettle }
 func (CmdStep) kind() CommandKind                      { return KindStep }

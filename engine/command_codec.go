@@ -263,6 +263,10 @@ func (e *encoder) cmd(c Command) {
 		e.str(c.User)
 		e.str(c.Vhost)
 		e.str(c.Exchange)
+	case CmdSetLimits:
+		e.tag(c.kind())
+		e.varint(int64(c.Limits.MaxQueuesPerVhost))
+		e.varint(c.Limits.MaxMessagesPerVhost)
 	default:
 		e.fail("not a command")
 	}

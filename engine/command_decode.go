@@ -177,6 +177,8 @@ func (d *decoder) cmd() Command {
 		return CmdPutTopicPermission{Permission: UserTopicPermission{User: d.str(), Vhost: d.str(), Exchange: d.str(), Write: d.str(), Read: d.str()}}
 	case KindClearTopicPermissions:
 		return CmdClearTopicPermissions{User: d.str(), Vhost: d.str(), Exchange: d.str()}
+	case KindSetLimits:
+		return CmdSetLimits{Limits: Limits{MaxQueuesPerVhost: int(d.signed(math.MinInt, math.MaxInt)), MaxMessagesPerVhost: d.varint()}}
 	}
 	d.off--
 	d.fail("unknown command kind " + strconv.Itoa(int(k)))

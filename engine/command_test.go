@@ -44,6 +44,7 @@ func commandSamples() []Command {
 		CmdOpenConnection{Open: ConnectionOpen{Vhost: "/", User: "guest", Name: "127.0.0.1:5000 -> 127.0.0.1:5672",
 			ClientProperties: Table{"product": "x", "capabilities": Table{"publisher_confirms": true}}, Perms: samplePerms()}},
 		CmdRestart{At: 90_000},
+		CmdSetLimits{Limits: Limits{MaxQueuesPerVhost: 10, MaxMessagesPerVhost: -1}},
 		CmdPutUser{User: User{Name: "bob", PasswordHash: "aGFzaA==", HashingAlgorithm: "rabbit_password_hashing_sha256", Tags: []string{"administrator", "impersonator"}}},
 		CmdPutUser{User: User{Name: "nobody"}},
 		CmdDeleteUser{Name: "bob"},

@@ -151,6 +151,11 @@ func Recover(cfg engine.Config, now time.Time, st *store.Store, rec *store.Recov
 	// like any other: logged, so a crash during start-up replays them.
 	at := max(engineTime(eng, now), eng.Now())
 	eng.Restart(at)
+	// The limits are the operator's flags of this start, not those the
+	// broker was saved with.
+	if l := (engine.Limits{MaxQueuesPerVhost: cfg.MaxQueuesPerVhost, MaxMessagesPerVhost: cfg.MaxMessagesPerVhost}); l != eng.Limits() {
+		eng.SetLimits(l)
+	}
 	eng.AdvanceTo(at)
 	eng.DrainEventsTo(discardEvents)
 	return eng, nil

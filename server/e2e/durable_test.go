@@ -258,3 +258,22 @@ func overviewError(t *testing.T, srv *server.Server) string {
 	}
 	return o.Storage.Error
 }
+
+// TestRestartTakesTheNewLimits: a restored broker keeps its state but runs
+// under the limits of the flags it was restarted with.
+func TestRestartTakesTheNewLimits(t *testing.T) {
+	opts := server.Options{DataDir: t.TempDir()}
+	srv := startServerWith(t, opts)
+	ch := channel(t, dial(t, srv))
+	for _, q := range []string{"a", "b"} {
+		_, err := ch.QueueDeclare(q, true, false, false, false, nil)
+		must(t, err)
+	}
+	opts.Engine.MaxQueuesPerVhost = 2
+	srv = restartServer(t, srv, opts)
+	ch = channel(t, dial(t, srv))
+	_, err := ch.QueueDeclare("c", true, false, false, false, nil)
+	if e := amqpErr(t, err); e.Code != 406 {
+		t.Errorf("a third queue under --max-queues 2 after the restart: %v, want 406", err)
+	}
+}
