@@ -245,7 +245,9 @@ func (b *Broker) publish(ch *channel, x *exchange, msg *Message, mandatory bool,
 			b.emit(Event{Kind: EvDropped, Vhost: v.name, Channel: ch.id, Exchange: x.name, MsgID: msg.ID, Msg: msg, Text: DropUnroutable})
 		}
 	}
-	accepted, kept := true, false
+	// A delayed-message exchange keeps what it holds across a restart
+	// (restart.go), so its confirm waits for the disk too.
+	accepted, kept := true, b.delayedCount != delayed
 	for _, t := range targets {
 		if !t.q.offer(msg, t.via) {
 			accepted = false
