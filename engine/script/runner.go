@@ -3,6 +3,7 @@ package script
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"warren/engine"
@@ -96,6 +97,18 @@ func (r *Runner) Observe(evs []engine.Event) {
 			clear(r.conns)
 		}
 	}
+}
+
+// Connections returns the engine connections the runner has open, in
+// order: what closes when the participant a shared session gave this
+// runner leaves.
+func (r *Runner) Connections() []engine.ConnID {
+	ids := make([]engine.ConnID, 0, len(r.conns))
+	for _, id := range r.conns {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // owns reports whether id is one of the runner's open channels.
