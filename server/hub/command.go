@@ -180,18 +180,19 @@ func (s *Session) Do(nowMs int64, origin Origin, fn func(b *engine.Broker)) erro
 // that differs from the session's is a divergence: the participant gets
 // the KeyDivergence error and Ready.Divergences has it, for the driver to
 // log loudly. A seq the hub no longer has a hash for gets KeyStaleHash.
-func (s *Session) ReportHash(nowMs int64, id ParticipantID, seq uint64, hash string) {
+// An honest report gets no reply.
+func (s *Session) ReportHash(nowMs int64, id ParticipantID, ref string, seq uint64, hash string) {
 	p := s.find(id)
 	switch {
 	case s.ended != nil:
-		s.refuse(id, "", newError(KeyEnded))
+		s.refuse(id, ref, newError(KeyEnded))
 		return
 	case p == nil:
 		return
 	}
 	got, ok := parseHash(hash)
 	if !ok {
-		s.refuse(id, "", newError(KeyBadHash, "hash", quote(hash)))
+		s.refuse(id, ref, newError(KeyBadHash, "hash", quote(hash)))
 		return
 	}
 	if seq == s.seq {
@@ -200,11 +201,11 @@ func (s *Session) ReportHash(nowMs int64, id ParticipantID, seq uint64, hash str
 	want, ok := s.hashAt(seq)
 	if !ok {
 		from, to := s.hashes[0].seq, s.hashes[len(s.hashes)-1].seq
-		s.refuse(id, "", newError(KeyStaleHash, "seq", strconv.FormatUint(seq, 10), "from", strconv.FormatUint(from, 10), "to", strconv.FormatUint(to, 10)))
+		s.refuse(id, ref, newError(KeyStaleHash, "seq", strconv.FormatUint(seq, 10), "from", strconv.FormatUint(from, 10), "to", strconv.FormatUint(to, 10)))
 		return
 	}
 	if got != want {
 		s.ready.Divergences = append(s.ready.Divergences, Divergence{Participant: p.Participant, Seq: seq, Got: got, Want: want})
-		s.refuse(id, "", newError(KeyDivergence, "seq", strconv.FormatUint(seq, 10), "got", formatHash(got), "want", formatHash(want)))
+		s.refuse(id, ref, newError(KeyDivergence, "seq", strconv.FormatUint(seq, 10), "got", formatHash(got), "want", formatHash(want)))
 	}
 }

@@ -39,7 +39,7 @@ func (s *Session) Handle(nowMs int64, id ParticipantID, data []byte) {
 	case InClock:
 		s.Clock(nowMs, id, in.Ref, ClockRequest{Mode: ClockMode(in.Mode), AdvanceMs: in.AdvanceMs, Step: in.Step})
 	case InHash:
-		s.ReportHash(nowMs, id, in.Seq, in.Hash)
+		s.ReportHash(nowMs, id, in.Ref, in.Seq, in.Hash)
 	case InJoin:
 		s.refuse(id, in.Ref, newError(KeyJoinedTwice))
 	default:
