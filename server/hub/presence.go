@@ -11,6 +11,11 @@ import (
 // MaxNameRunes bounds a participant's name.
 const MaxNameRunes = 40
 
+// maxRunSteps bounds the timers one "run" line steps through: each step
+// is a record every page applies, so a session allows fewer than the
+// offline playground.
+const maxRunSteps = 10_000
+
 // Join adds a participant with a name and a role (the driver knows the
 // role from the link the page came by) and returns its id. The new
 // participant gets a welcome message (the snapshot to replicate from,
@@ -34,6 +39,7 @@ func (s *Session) Join(nowMs int64, name string, role Role) (ParticipantID, erro
 	s.activeMs = nowMs
 	r := script.NewOn(s.b)
 	r.MaxTraceBytes = s.cfg.MaxOutputBytes
+	r.MaxSteps = maxRunSteps
 	p := &participant{
 		Participant: Participant{ID: s.nextID, Name: name, Role: role},
 		runner:      r,
