@@ -41,8 +41,9 @@ vet:
 unit:
 	$(GO) test -count=1 ./...
 
-# The engine's tests again, compiled to WebAssembly and run under Node, so
-# that anything breaking the browser build or its determinism fails here.
+# The engine's and the session hub's tests again, compiled to WebAssembly and
+# run under Node, so that anything breaking the browser build or its
+# determinism fails here.
 wasm-test: node
 	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$(WASM_EXEC)" ./engine/... ./wasm/playground/bridge/... ./server/hub/...
 
