@@ -96,8 +96,10 @@ func (s *session) send(in input) bool {
 
 // run is the session's goroutine: the only caller of s.hub.
 func (s *session) run() {
-	defer s.m.drop(s)
+	// The ids are free before done closes: whoever waits on done (a
+	// DELETE, a test) finds them gone.
 	defer close(s.done)
+	defer s.m.drop(s)
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	s.deliver()
