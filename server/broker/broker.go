@@ -3,8 +3,9 @@
 // message (etcd raft's Node around its RawNode).
 //
 // The owner goroutine, on every request and whenever the engine's next
-// deadline arrives, advances the engine to the current wall time, runs the
-// request, drains the engine's events and hands each to the sink attached
+// deadline arrives, advances the engine to the current wall time (or, on a
+// paused or manual clock, towards where the clock was told to go: see
+// clock.go), runs the request, drains the engine's events and hands each to the sink attached
 // for its connection (and to observers). Sinks run on the owner goroutine
 // and must not block: a connection's sink appends to the connection's own
 // outbox, and pauses the connection in the engine when the outbox grows
