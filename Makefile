@@ -17,7 +17,7 @@ console:
 
 build: web
 	$(GO) build ./...
-	GOOS=js GOARCH=wasm $(GO) build ./engine/... ./wasm/...
+	GOOS=js GOARCH=wasm $(GO) build ./engine/... ./wasm/... ./server/hub/...
 
 test: deps web-deps web generate-check fmt-check vet unit wasm-test
 
@@ -36,15 +36,16 @@ fmt-check:
 
 vet:
 	$(GO) vet ./...
-	GOOS=js GOARCH=wasm $(GO) vet ./engine/... ./wasm/... ./server/amqp/...
+	GOOS=js GOARCH=wasm $(GO) vet ./engine/... ./wasm/... ./server/amqp/... ./server/hub/...
 
 unit:
 	$(GO) test -count=1 ./...
 
-# The engine's tests again, compiled to WebAssembly and run under Node, so
-# that anything breaking the browser build or its determinism fails here.
+# The engine's and the session hub's tests again, compiled to WebAssembly and
+# run under Node, so that anything breaking the browser build or its
+# determinism fails here.
 wasm-test: node
-	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$(WASM_EXEC)" ./engine/... ./wasm/playground/bridge/...
+	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$(WASM_EXEC)" ./engine/... ./wasm/playground/bridge/... ./server/hub/...
 
 # node runs the WebAssembly tests; install it from Debian if it is missing.
 node:

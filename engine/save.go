@@ -302,10 +302,21 @@ func eachListed[T any](l *listing[T], fn func(T)) {
 // sortedTimers returns the armed timers in firing order, which is the
 // order they are saved in: a sorted array is already a heap, and the
 // order does not depend on how the heap happens to be laid out.
+//
+// Idle ack timers are left out (and channels saved as having none; see
+// armAckTimer): an idle timer never fires and a delivery re-arms it
+// exactly as it arms a dropped one, but whether one is still in the heap
+// depends on reads (NextDeadline drops those it meets), which no command
+// log records. Leaving them out makes Save a function of the commands
+// applied, so that a session's replicas can compare state hashes.
 func (s *saver) sortedTimers() []*timerItem {
 	items := s.b.timers.Items()
-	out := make([]*timerItem, len(items))
-	copy(out, items)
+	out := make([]*timerItem, 0, len(items))
+	for _, t := range items {
+		if !idleTimer(t.Value) {
+			out = append(out, t)
+		}
+	}
 	sort.Slice(out, func(i, j int) bool { return deadlineLess(out[i], out[j]) })
 	return out
 }

@@ -299,7 +299,9 @@ func (s *saver) channel(ch *channel) {
 		s.txAcks(c.acks[max(0, c.next-len(c.pubs)):])
 		s.queueList(c.queues)
 	}
-	s.bool(ch.ackIdle)
+	// An idle ack timer is not saved (see sortedTimers): the loaded
+	// channel has none, which behaves the same.
+	s.bool(false)
 }
 
 func (s *saver) txPubs(ps []txPublish) {

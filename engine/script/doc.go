@@ -7,7 +7,9 @@
 // A Runner executes lines against one engine.Broker and returns, for each
 // line, the text of what happened: the engine's events, one per line. Parse
 // parses a line without running it; Help lists every verb's usage; the
-// Case functions read, run and rewrite scenario files.
+// Case functions read, run and rewrite scenario files. Several runners may
+// share one broker (NewOn), each with its own channel names, as a shared
+// session's participants do; Observe tells each what the others did.
 //
 // # Lines and words
 //

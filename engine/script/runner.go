@@ -3,6 +3,7 @@ package script
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"warren/engine"
@@ -56,8 +57,82 @@ type chanRef struct {
 const DefaultChannel = "app"
 
 // New returns a runner over a fresh broker.
-func New(cfg engine.Config) *Runner {
-	return &Runner{B: engine.New(cfg), chans: map[string]*chanRef{}, conns: map[string]engine.ConnID{}, current: DefaultChannel, MaxSteps: 100000}
+func New(cfg engine.Config) *Runner { return NewOn(engine.New(cfg)) }
+
+// NewOn returns a runner over an existing broker, which other runners and
+// drivers may share: a shared session gives each participant a runner of
+// their own (their own channel names, current channel and "ack last")
+// over the session's one broker. A runner drains the events of the lines
+// it runs; whoever applies anything else to a shared broker passes the
+// events it drained to every runner's Observe, so that each still knows
+// which of its channels are open.
+func NewOn(b *engine.Broker) *Runner {
+	return &Runner{B: b, chans: map[string]*chanRef{}, conns: map[string]engine.ConnID{}, current: DefaultChannel, MaxSteps: 100000}
+}
+
+// Observe updates the runner's state from events that it did not cause
+// (another runner's line, a real client's command, a clock move on a
+// shared broker): its channels and connections that closed, its broker's
+// restart, and the last delivery tag on its own channels for "ack last".
+// It renders nothing.
+func (r *Runner) Observe(evs []engine.Event) {
+	for _, e := range evs {
+		switch e.Kind {
+		case engine.EvDelivered:
+			if !e.NoAck && r.owns(e.Channel) {
+				r.lastTag = e.DeliveryTag
+			}
+		case engine.EvChannelClosed:
+			for _, ch := range r.chans {
+				if ch.id == e.Channel {
+					ch.open = false
+				}
+			}
+		case engine.EvConnectionClosed:
+			r.dropConn(e.Channel.Conn)
+		case engine.EvRestarted:
+			for _, ch := range r.chans {
+				ch.open = false
+			}
+			clear(r.conns)
+		}
+	}
+}
+
+// Connections returns the engine connections the runner has open, in
+// order: what closes when the participant a shared session gave this
+// runner leaves.
+func (r *Runner) Connections() []engine.ConnID {
+	ids := make([]engine.ConnID, 0, len(r.conns))
+	for _, id := range r.conns {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// owns reports whether id is one of the runner's open channels.
+func (r *Runner) owns(id engine.ChannelID) bool {
+	for _, ch := range r.chans {
+		if ch.open && ch.id == id {
+			return true
+		}
+	}
+	return false
+}
+
+// dropConn forgets a closed connection and marks its channels closed.
+func (r *Runner) dropConn(conn engine.ConnID) {
+	for name, id := range r.conns {
+		if id == conn {
+			delete(r.conns, name)
+		}
+	}
+	for _, ch := range r.chans {
+		if ch.id.Conn == conn {
+			ch.open = false
+		}
+	}
 }
 
 // Exec runs one line and returns its output. Parse errors, misuse and failed
@@ -173,16 +248,7 @@ func (r *Runner) writeEvents(out *strings.Builder, evs []engine.Event) (closed s
 			if e.Code != engine.ReplySuccess {
 				closed = fmt.Sprintf("note: connection %s closed, with its channels; the next command on one reconnects\n", r.channelName(e.Channel))
 			}
-			for name, id := range r.conns {
-				if id == e.Channel.Conn {
-					delete(r.conns, name)
-				}
-			}
-			for _, ch := range r.chans {
-				if ch.id.Conn == e.Channel.Conn {
-					ch.open = false
-				}
-			}
+			r.dropConn(e.Channel.Conn)
 		}
 	}
 	return closed

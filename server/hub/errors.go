@@ -1,0 +1,131 @@
+package hub
+
+import (
+	"sort"
+	"strings"
+)
+
+// Error is a hub error as data, like engine/script's: a stable Key and the
+// named values its text is made from. Error renders the English text from
+// the key's template; a page in another language renders the same key and
+// values from its own catalog, which is why the text is never built any
+// other way.
+type Error struct {
+	Key  string
+	Args map[string]string
+}
+
+// The keys of hub errors. Each template names its values in braces.
+const (
+	// Joining.
+	KeySessionFull = "sessionFull"
+	KeyBadName     = "badName"
+	KeyBadRole     = "badRole"
+	KeyNotJoined   = "notJoined"
+	KeyJoinedTwice = "joinedTwice"
+
+	// Commands and the clock.
+	KeyReadOnly           = "readOnly"
+	KeyRateLimited        = "rateLimited"
+	KeySessionRateLimited = "sessionRateLimited"
+	KeySessionBytes       = "sessionBytes"
+	KeyLineTooLong        = "lineTooLong"
+	KeyClockNotManual     = "clockNotManual"
+	KeyBadClockMode       = "badClockMode"
+	KeyBadClockRequest    = "badClockRequest"
+
+	// The protocol.
+	KeyBadMessage  = "badMessage"
+	KeyUnknownType = "unknownType"
+	KeyMessageSize = "messageSize"
+
+	// State hashes.
+	KeyDivergence = "divergence"
+	KeyStaleHash  = "staleHash"
+	KeyBadHash    = "badHash"
+
+	// The end of a session: the reason an "ended" message gives, and the
+	// error every later input gets.
+	KeyEnded    = "ended"
+	KeyIdle     = "idle"
+	KeyShutdown = "shutdown"
+	KeyClosed   = "closed"
+)
+
+var errorTemplates = map[string]string{
+	KeySessionFull: "the session is full: it has its limit of {max} participants",
+	KeyBadName:     "a name is 1 to {max} characters without control characters, got {name}",
+	KeyBadRole:     "unknown role {role} (use editor or read-only)",
+	KeyNotJoined:   "participant {id} is not in this session",
+	KeyJoinedTwice: "this participant has already joined",
+
+	KeyReadOnly:           "{name} joined read-only: a read-only participant watches, and cannot run commands or move the clock",
+	KeyRateLimited:        "too many commands: each participant may send {rate} a second (bursts of {burst}); wait a moment",
+	KeySessionRateLimited: "the session is busy: it takes {rate} commands a second from everyone together (bursts of {burst}); wait a moment",
+	KeySessionBytes:       "the session's queues hold {bytes} bytes of messages, at its limit of {max}: consume, purge or delete before publishing more",
+	KeyLineTooLong:        "a command line may be {max} bytes at most, this one has {bytes}",
+	KeyClockNotManual:     "the clock is {mode}: only a manual clock is stepped or advanced (switch it to manual first)",
+	KeyBadClockMode:       "unknown clock mode {mode} (use live, paused or manual)",
+	KeyBadClockRequest:    "a clock message sets exactly one of mode, advanceMs (above 0) and step",
+
+	KeyBadMessage:  "cannot read the message: {detail}",
+	KeyUnknownType: "unknown message type {type} (use command, clock or hash)",
+	KeyMessageSize: "a message may be {max} bytes at most, this one has {bytes}",
+
+	KeyDivergence: "your broker has diverged from the session's: at entry {seq} its state hash is {got}, the session's is {want}; this is a bug, please report it, and reload the page to rejoin",
+	KeyStaleHash:  "the session keeps no state hash for entry {seq} (the oldest hash it keeps is of entry {from}, the newest of entry {to}): report the hash of an entry that carries one, or of the latest",
+	KeyBadHash:    "a state hash is 16 hexadecimal digits, got {hash}",
+
+	KeyEnded:    "the session has ended",
+	KeyIdle:     "the session ended: no one ran a command for {idle}",
+	KeyShutdown: "the session ended: the server is shutting down",
+	KeyClosed:   "the session ended: it was closed",
+}
+
+// newError returns an error of key with its arguments given as name,
+// value pairs.
+func newError(key string, nameValues ...string) *Error {
+	if _, ok := errorTemplates[key]; !ok || len(nameValues)%2 != 0 {
+		panic("hub: bad error " + key) // programmer error
+	}
+	e := &Error{Key: key}
+	if len(nameValues) > 0 {
+		e.Args = make(map[string]string, len(nameValues)/2)
+		for i := 0; i < len(nameValues); i += 2 {
+			e.Args[nameValues[i]] = nameValues[i+1]
+		}
+	}
+	return e
+}
+
+// Error renders the English text.
+func (e *Error) Error() string {
+	t := errorTemplates[e.Key]
+	var sb strings.Builder
+	for {
+		i := strings.IndexByte(t, '{')
+		j := strings.IndexByte(t[max(i, 0):], '}')
+		if i < 0 || j < 0 {
+			sb.WriteString(t)
+			return sb.String()
+		}
+		sb.WriteString(t[:i])
+		sb.WriteString(e.Args[t[i+1:i+j]])
+		t = t[i+j+1:]
+	}
+}
+
+// ErrorKeys returns every key a hub error can have, sorted: what a
+// catalog that translates them must cover.
+func ErrorKeys() []string {
+	keys := make([]string, 0, len(errorTemplates))
+	for k := range errorTemplates {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// ErrorTemplate returns the English template of key ("" for a key that is
+// not one).
+func ErrorTemplate(key string) string { return errorTemplates[key] }
