@@ -45,6 +45,11 @@ type Options struct {
 	// limits and idle time. Its origins and the administrator check are
 	// the server's.
 	Sessions sessions.Config
+	// Clock is the mode the broker's clock starts in (broker.ClockMode):
+	// live follows the wall clock; paused and manual stand still until
+	// told (POST /api/clock). The flag decides at every start; the data
+	// directory does not keep it.
+	Clock broker.ClockMode
 	// Log receives start-up notes (what recovery found and repaired);
 	// nil discards them.
 	Log func(format string, args ...any)
@@ -80,7 +85,7 @@ func Start(opts Options) (*Server, error) {
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	fresh := true
 	if opts.DataDir == "" {
-		s.broker = broker.Start(opts.Engine, nil)
+		s.broker = broker.StartWith(opts.Engine, broker.Options{Clock: opts.Clock})
 	} else {
 		b, restored, err := startDurable(opts)
 		if err != nil {
@@ -250,7 +255,7 @@ func startDurable(opts Options) (b *broker.Broker, restored bool, err error) {
 		logf("data directory %s: %s", opts.DataDir, n)
 	}
 	began := time.Now()
-	eng, err := broker.Recover(opts.Engine, began, st, rec)
+	eng, err := broker.Recover(opts.Engine, began, opts.Clock, st, rec)
 	if err != nil {
 		st.Close()
 		return nil, false, err
@@ -259,5 +264,5 @@ func startDurable(opts Options) (b *broker.Broker, restored bool, err error) {
 	if restored {
 		logf("data directory %s: restored snapshot %d and %d logged commands in %v", opts.DataDir, rec.SnapshotPos, rec.Last-rec.SnapshotPos, time.Since(began).Round(time.Millisecond))
 	}
-	return broker.StartDurable(eng, nil, st), restored, nil
+	return broker.StartDurable(eng, broker.Options{Clock: opts.Clock, Store: st}), restored, nil
 }

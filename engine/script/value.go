@@ -38,6 +38,12 @@ func parseValue(s string, quoted bool) any {
 	return s
 }
 
+// ParseDuration reads a duration the way the script language does
+// ("250ms", "5s", "1.5s", "2m", "1h", "1d", "1m30s", or a bare number of
+// milliseconds) and returns milliseconds; its error says which forms are
+// accepted. The server's clock API reads durations with it.
+func ParseDuration(s string) (int64, error) { return parseDuration(s) }
+
 // parseDuration reads "250ms", "5s", "1.5s", "2m", "1h", "1m30s", or a bare
 // number of milliseconds, and returns milliseconds.
 func parseDuration(s string) (int64, error) {

@@ -3,8 +3,9 @@
 // message (etcd raft's Node around its RawNode).
 //
 // The owner goroutine, on every request and whenever the engine's next
-// deadline arrives, advances the engine to the current wall time, runs the
-// request, drains the engine's events and hands each to the sink attached
+// deadline arrives, advances the engine to the current wall time (or, on a
+// paused or manual clock, towards where the clock was told to go: see
+// clock.go), runs the request, drains the engine's events and hands each to the sink attached
 // for its connection (and to observers). Sinks run on the owner goroutine
 // and must not block: a connection's sink appends to the connection's own
 // outbox, and pauses the connection in the engine when the outbox grows
@@ -65,36 +66,56 @@ type Broker struct {
 	storeErr  error        // the store's error as last told to the hooks
 	diskHooks []func(error)
 
+	clk clock // the clock's mode and where it is going (clock.go)
+
 	stopOnce sync.Once
 }
 
 // ErrStopped is returned by Do after Stop.
 var ErrStopped = errors.New("broker stopped")
 
+// Options configure a broker at start.
+type Options struct {
+	// Now is the wall clock; time.Now when nil.
+	Now func() time.Time
+	// Clock is the clock's mode at start (clock.go); live by default.
+	Clock ClockMode
+	// Store, when set, keeps the command log and snapshots on disk
+	// (durable.go): the broker appends every command it applies to it.
+	Store *store.Store
+}
+
 // Start runs a new engine on its own goroutine. now is the wall clock
 // (time.Now when nil); engine time is milliseconds since Start.
 func Start(cfg engine.Config, now func() time.Time) *Broker {
-	if now == nil {
-		now = time.Now
-	}
-	cfg.EpochMs = now().UnixMilli()
-	return run(engine.New(cfg), now, nil)
+	return StartWith(cfg, Options{Now: now})
 }
 
-// StartDurable runs eng, rebuilt from st by Recover, on its own goroutine,
-// and appends every command it applies from now on to st (durable.go).
-func StartDurable(eng *engine.Broker, now func() time.Time, st *store.Store) *Broker {
-	if now == nil {
-		now = time.Now
+// StartWith runs a new engine on its own goroutine, as Start does, with
+// the clock mode (and store) of opts.
+func StartWith(cfg engine.Config, opts Options) *Broker {
+	if opts.Now == nil {
+		opts.Now = time.Now
 	}
-	return run(eng, now, st)
+	cfg.EpochMs = opts.Now().UnixMilli()
+	return run(engine.New(cfg), opts)
 }
 
-func run(eng *engine.Broker, now func() time.Time, st *store.Store) *Broker {
+// StartDurable runs eng, rebuilt from opts.Store by Recover, on its own
+// goroutine, and appends every command it applies from now on to the
+// store (durable.go).
+func StartDurable(eng *engine.Broker, opts Options) *Broker {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return run(eng, opts)
+}
+
+func run(eng *engine.Broker, opts Options) *Broker {
 	b := &Broker{
 		reqs:      make(chan func()),
 		done:      make(chan struct{}),
-		now:       now,
+		now:       opts.Now,
 		start:     time.UnixMilli(eng.Config().EpochMs),
 		eng:       eng,
 		sinks:     map[engine.ConnID]Sink{},
@@ -102,7 +123,8 @@ func run(eng *engine.Broker, now func() time.Time, st *store.Store) *Broker {
 		byConn:    map[engine.ConnID][]engine.Event{},
 	}
 	b.dispatchFn = b.dispatchBatch
-	if st != nil {
+	b.startClock(opts.Clock)
+	if st := opts.Store; st != nil {
 		b.st, b.dur = st, newDurability()
 		b.persistFn = b.persistRecord
 		b.persist()
@@ -188,10 +210,15 @@ func (b *Broker) Stop() {
 // Done is closed when the broker has stopped.
 func (b *Broker) Done() <-chan struct{} { return b.done }
 
-// engineNow is the wall clock on the engine's clock. It never goes back,
-// even if the wall clock does (across a restart, say).
+// engineNow is the time the clock shows: in live mode the wall clock on
+// the engine's clock plus the offset (clock.go), in paused and manual mode
+// the time it is moving to. It never goes back, even if the wall clock
+// does (across a restart, say).
 func (b *Broker) engineNow() engine.Time {
-	return max(engine.Time(b.now().Sub(b.start)/time.Millisecond), b.eng.Now())
+	if b.clk.mode != ClockLive {
+		return max(b.clk.target, b.eng.Now())
+	}
+	return max(engine.Time(b.wallMs()+b.clk.offsetMs), b.eng.Now())
 }
 
 // maxServedBetweenBatches bounds how many waiting requests the loop runs
@@ -203,21 +230,24 @@ func (b *Broker) loop() {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	for {
-		b.eng.AdvanceTo(b.engineNow())
+		b.eng.AdvanceTo(b.clockTarget())
 		b.persist()
 		b.dispatch()
 		b.maybeSnapshot()
-		if at, ok := b.eng.NextDeadline(); ok && at <= b.eng.Now() {
+		if at, ok := b.eng.NextDeadline(); ok && at <= b.eng.Now() || b.clockBehind() {
 			// A backlog is being worked off, a batch per AdvanceTo
-			// (engine/backlog.go): run the requests already waiting
-			// before the next batch. The clock stays where the
-			// backlog holds it, as AdvanceTo would leave it.
+			// (engine/backlog.go), or a paused or manual clock is
+			// moving to its target a deadline at a time (clock.go):
+			// run the requests already waiting before the next
+			// step. The clock stays where the backlog holds it, as
+			// AdvanceTo would leave it.
 			if !b.serveWaiting() {
 				return
 			}
 			continue
 		}
-		if at, ok := b.eng.NextDeadline(); ok {
+		b.releaseClock()
+		if at, ok := b.eng.NextDeadline(); ok && b.clk.mode == ClockLive {
 			d := time.Duration(at-b.engineNow()) * time.Millisecond
 			if d < 0 {
 				d = 0
@@ -227,7 +257,7 @@ func (b *Broker) loop() {
 		select {
 		case req := <-b.reqs:
 			timer.Stop()
-			b.eng.AdvanceTo(b.engineNow())
+			b.eng.AdvanceTo(b.clockTarget())
 			b.persist()
 			b.dispatch()
 			req()

@@ -108,12 +108,14 @@ func (d *durability) setSynced(pos uint64, failed error) {
 // gone); then the restart command applies RabbitMQ's rules for what a
 // node keeps across a restart (engine.Broker.Restart), and the clock
 // moves to now, so messages whose TTL ran out while the broker was down
-// expire and are dead-lettered at once.
+// expire and are dead-lettered at once. A broker restored with a paused
+// or manual clock keeps the time it had instead: the downtime does not
+// count (clock.go).
 //
 // A directory with nothing in it starts a new broker from cfg; its first
 // snapshot is written at once, so that the configuration the log was
 // recorded under (the epoch, the seed) is on disk with it.
-func Recover(cfg engine.Config, now time.Time, st *store.Store, rec *store.Recovered) (*engine.Broker, error) {
+func Recover(cfg engine.Config, now time.Time, mode ClockMode, st *store.Store, rec *store.Recovered) (*engine.Broker, error) {
 	var eng *engine.Broker
 	if rec.Snapshot != nil {
 		var err error
@@ -149,7 +151,10 @@ func Recover(cfg engine.Config, now time.Time, st *store.Store, rec *store.Recov
 	}
 	// The restart and the clock's jump over the downtime are commands
 	// like any other: logged, so a crash during start-up replays them.
-	at := max(engineTime(eng, now), eng.Now())
+	at := eng.Now()
+	if mode == ClockLive {
+		at = max(engineTime(eng, now), at)
+	}
 	eng.Restart(at)
 	// The limits are the operator's flags of this start, not those the
 	// broker was saved with.

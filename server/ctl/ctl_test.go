@@ -25,12 +25,19 @@ type server struct {
 
 func newServer(t *testing.T) *server {
 	t.Helper()
-	s := &server{t: t, b: broker.Start(engine.Config{Seed: 1}, nil)}
-	var err error
-	if s.users, err = auth.NewStore(s.b); err != nil {
-		s.b.Stop()
+	b := broker.Start(engine.Config{Seed: 1}, nil)
+	users, err := auth.NewStore(b)
+	if err != nil {
+		b.Stop()
 		t.Fatal(err)
 	}
+	return serve(t, b, users)
+}
+
+// serve puts the management API of b in front of an httptest server.
+func serve(t *testing.T, b *broker.Broker, users *auth.Store) *server {
+	t.Helper()
+	s := &server{t: t, b: b, users: users}
 	hs := httptest.NewServer(mgmt.New(s.b, s.users))
 	t.Cleanup(func() {
 		hs.Close()

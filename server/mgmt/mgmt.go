@@ -129,6 +129,8 @@ func (a *api) routes() {
 	a.handle("/api/consumers", methods{"GET": a.listConsumers})
 	a.handle("/api/consumers/{vhost}", methods{"GET": a.listConsumers})
 
+	a.handle("/api/clock", methods{"GET": a.getClock, "POST": a.postClock})
+
 	a.handle("/api/definitions", methods{"GET": a.exportDefinitions, "POST": a.importDefinitions})
 	a.handle("/api/definitions/{vhost}", methods{"GET": a.exportDefinitions, "POST": a.importDefinitions})
 }

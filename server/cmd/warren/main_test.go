@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"warren/server/broker"
 )
 
 func warren(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
@@ -77,6 +79,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
 		{[]string{"run"}, 2, "usage: warren run"},
 		{[]string{"console", "--clock=lunar"}, 2, "--clock must be stepped or real"},
+		{[]string{"serve", "--clock=lunar"}, 2, `--clock: unknown clock mode "lunar" (use live, paused or manual)`},
 		{[]string{"console", "extra"}, 2, "unexpected argument"},
 	} {
 		code, _, errOut := warren(t, "", tc.args...)
@@ -92,14 +95,19 @@ func TestUsage(t *testing.T) {
 // TestBannerInBothLanguages: warren serve says where it listens in English
 // and in Chinese, with every address.
 func TestBannerInBothLanguages(t *testing.T) {
-	b := banner("127.0.0.1:8080", "127.0.0.1:5672", "/var/lib/warren")
-	for _, want := range []string{"Warren is running.", "Data 数据目录:", "/var/lib/warren", "Warren 已启动。", "Playground 演练场:", "Lessons 课程:", "http://127.0.0.1:8080/playground",
+	b := banner("127.0.0.1:8080", "127.0.0.1:5672", "/var/lib/warren", broker.ClockLive)
+	for _, want := range []string{"Warren is running.", "Clock 时钟:", "live, the wall clock 实时，跟随系统时钟", "Data 数据目录:", "/var/lib/warren", "Warren 已启动。", "Playground 演练场:", "Lessons 课程:", "http://127.0.0.1:8080/playground",
 		"amqp://guest:guest@127.0.0.1:5672/", "ws://127.0.0.1:8080/amqp", "管理 API", "http://127.0.0.1:8080/api/overview", "按 Ctrl-C 停止。"} {
 		if !strings.Contains(b, want) {
 			t.Errorf("the banner lacks %q:\n%s", want, b)
 		}
 	}
-	if b := banner("127.0.0.1:8080", "127.0.0.1:5672", ""); !strings.Contains(b, "in memory only") || !strings.Contains(b, "仅在内存中") {
+	for mode, want := range map[broker.ClockMode]string{broker.ClockManual: "manual, moves only when told (warren ctl advance 30m, warren ctl step) 手动，仅在收到指令时前进", broker.ClockPaused: "paused, time stands still (POST /api/clock) 已暂停，时间静止"} {
+		if b := banner("127.0.0.1:8080", "127.0.0.1:5672", "", mode); !strings.Contains(b, want) {
+			t.Errorf("the banner of a %v clock lacks %q:\n%s", mode, want, b)
+		}
+	}
+	if b := banner("127.0.0.1:8080", "127.0.0.1:5672", "", broker.ClockLive); !strings.Contains(b, "in memory only") || !strings.Contains(b, "仅在内存中") {
 		t.Errorf("the banner of an in-memory broker does not say so:\n%s", b)
 	}
 }

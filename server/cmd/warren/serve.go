@@ -13,6 +13,7 @@ import (
 
 	"warren/engine"
 	"warren/server"
+	"warren/server/broker"
 	"warren/server/conn"
 	"warren/server/hub"
 	"warren/server/sessions"
@@ -39,6 +40,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	maxMsgs := fs.Int64("max-messages", 0, "most ready messages per vhost (0: unlimited); past it basic.publish gets 406")
 	dataDir := fs.String("data", defaultDataDir(), "directory that keeps the broker's state across restarts (durable exchanges, queues, bindings, policies, vhosts, users, persistent messages); '' keeps everything in memory")
 	snapshotAfter := fs.Int64("snapshot-after", 64<<20, "bytes of command log after which the state is saved as a snapshot that replaces the log (a restart replays the log since the last snapshot)")
+	clockFlag := fs.String("clock", "live", "the broker's clock: live (the wall clock), paused (stands still) or manual (moves only when told: POST /api/clock, warren ctl advance/step); the flag decides at every start, the data directory does not keep it")
 	watermark := fs.Int64("memory-high-watermark", server.DefaultMemoryHighWatermark(), "bytes of messages held (ready, unacknowledged, delayed) past which publishers are blocked (connection.blocked); default 40% of RAM")
 	maxSessions := fs.Int("max-sessions", sessions.DefaultMaxSessions, "most shared sessions at once; past it POST /api/sessions gets 429")
 	sessionParticipants := fs.Int("session-max-participants", hub.DefaultMaxParticipants, "most pages in one shared session; past it a join gets the sessionFull error")
@@ -58,8 +60,13 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "warren serve: --channel-max must be 1..65535 and --frame-max 4096..2147483648")
 		return 2
 	}
+	clock, err := broker.ParseClockMode(*clockFlag)
+	if err != nil {
+		fmt.Fprintf(stderr, "warren serve: --clock: %v\n", err)
+		return 2
+	}
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "warren serve: "+format+"\n", args...) }
-	srv, err := server.Start(server.Options{AMQPAddr: *amqpAddr, HTTPAddr: *httpAddr, UsersFile: *usersFile, DataDir: *dataDir, Log: logf, Store: store.Options{SnapshotLogBytes: *snapshotAfter, MaxRecordBytes: recordLimit(*maxMsg)},
+	srv, err := server.Start(server.Options{AMQPAddr: *amqpAddr, HTTPAddr: *httpAddr, UsersFile: *usersFile, DataDir: *dataDir, Clock: clock, Log: logf, Store: store.Options{SnapshotLogBytes: *snapshotAfter, MaxRecordBytes: recordLimit(*maxMsg)},
 		Engine: engine.Config{Seed: *seed, MaxQueuesPerVhost: *maxQueues, MaxMessagesPerVhost: *maxMsgs},
 		Conn: conn.Config{MaxConnections: *maxConns, ChannelMax: uint16(*channelMax), FrameMax: uint32(*frameMax), MaxMessageSize: *maxMsg,
 			Alarm: &conn.Alarm{HighWatermark: *watermark}},
@@ -71,7 +78,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "warren serve: %v\n", err)
 		return 1
 	}
-	fmt.Fprint(stdout, banner(srv.HTTPAddr(), srv.AMQPAddr(), *dataDir))
+	fmt.Fprint(stdout, banner(srv.HTTPAddr(), srv.AMQPAddr(), *dataDir, clock))
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	<-sig
@@ -85,22 +92,31 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// banner says where the server listens, in English and in Simplified
-// Chinese (most of Warren's users read Chinese first).
-func banner(httpAddr, amqpAddr, dataDir string) string {
+// banner says where the server listens and what moves its clock, in
+// English and in Simplified Chinese (most of Warren's users read Chinese
+// first).
+func banner(httpAddr, amqpAddr, dataDir string, clock broker.ClockMode) string {
 	data := "in memory only, gone when it stops 仅在内存中，停止即丢失"
 	if dataDir != "" {
 		data = dataDir
 	}
+	clockLine := "live, the wall clock 实时，跟随系统时钟"
+	switch clock {
+	case broker.ClockPaused:
+		clockLine = "paused, time stands still (POST /api/clock) 已暂停，时间静止（POST /api/clock）"
+	case broker.ClockManual:
+		clockLine = "manual, moves only when told (warren ctl advance 30m, warren ctl step) 手动，仅在收到指令时前进（warren ctl advance 30m、warren ctl step）"
+	}
 	return fmt.Sprintf(`Warren is running. Warren 已启动。
   Data 数据目录:                           %[3]s
+  Clock 时钟:                              %[4]s
   Playground 演练场:                       http://%[1]s/playground
   Lessons 课程:                            http://%[1]s/lessons
   AMQP 0-9-1:                              amqp://guest:guest@%[2]s/
   AMQP over WebSocket 基于 WebSocket 的 AMQP: ws://%[1]s/amqp
   Management API 管理 API:                 http://%[1]s/api/overview (guest/guest)
 Press Ctrl-C to stop. 按 Ctrl-C 停止。
-`, httpAddr, amqpAddr, data)
+`, httpAddr, amqpAddr, data, clockLine)
 }
 
 // defaultDataDir is where `warren serve` keeps its state unless told
