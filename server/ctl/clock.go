@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -67,7 +68,7 @@ func runClock(e *env) int {
 	if len(e.args) == 0 {
 		e.info("Reading the clock ...")
 		var st clockState
-		if err := e.c.getJSON("/api/clock", &st); err != nil {
+		if err := e.c.getJSON(e.clockPath(), &st); err != nil {
 			return e.failed(err)
 		}
 		e.printClock(st)
@@ -86,7 +87,7 @@ func runClock(e *env) int {
 // A request the server cannot read (a bad duration) or cannot do (a
 // paused clock) fails with the server's reason.
 func (e *env) postClock(body map[string]any) int {
-	data, err := e.c.do("POST", "/api/clock", body)
+	data, err := e.c.do("POST", e.clockPath(), body)
 	var ae *apiError
 	if errors.As(err, &ae) && (ae.status == http.StatusBadRequest || ae.status == http.StatusConflict) {
 		return e.fail(exitDataErr, ae.reason)
@@ -100,6 +101,15 @@ func (e *env) postClock(body map[string]any) int {
 	}
 	e.printClock(st)
 	return exitOK
+}
+
+// clockPath is the clock the command reads and moves: the server's
+// broker's, or with --session a shared session's (server/sessions).
+func (e *env) clockPath() string {
+	if e.opts.session != "" {
+		return "/api/sessions/" + url.PathEscape(e.opts.session) + "/clock"
+	}
+	return "/api/clock"
 }
 
 func (e *env) printClock(st clockState) {

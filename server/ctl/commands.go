@@ -70,9 +70,9 @@ func init() {
 		{name: "export_definitions", group: "Definitions", desc: "Exports definitions in JSON", usage: `<file_path | "-"> [--format <json>]`, opts: []string{"format"}, minArgs: 1, maxArgs: 1, run: runExportDefinitions},
 		{name: "import_definitions", group: "Definitions", desc: "Imports definitions in JSON", usage: `<file_path | "-"> [--format <json>]`, opts: []string{"format"}, minArgs: 1, maxArgs: 1, run: runImportDefinitions},
 
-		{name: "advance", group: "Clock", desc: "Moves the broker's clock forward by a duration (30m, 1h30m, 500ms, 2s), firing every TTL, delay, lease and timeout that falls due", usage: "<duration>", minArgs: 1, maxArgs: 1, run: runAdvance},
-		{name: "clock", group: "Clock", desc: "Displays the broker's clock, or sets its mode: live (the wall clock), paused or manual (moves only when told)", usage: "[live|paused|manual]", maxArgs: 1, run: runClock},
-		{name: "step", group: "Clock", desc: "Moves the broker's clock to the next timer's deadline, N times", usage: "[<N>]", maxArgs: 1, run: runStep},
+		{name: "advance", group: "Clock", desc: "Moves the broker's clock (or a shared session's, with --session) forward by a duration (30m, 1h30m, 500ms, 2s), firing every TTL, delay, lease and timeout that falls due", usage: "[--session <id>] <duration>", opts: []string{"session"}, minArgs: 1, maxArgs: 1, run: runAdvance},
+		{name: "clock", group: "Clock", desc: "Displays the broker's clock (or a shared session's, with --session), or sets its mode: live (the wall clock), paused or manual (moves only when told)", usage: "[--session <id>] [live|paused|manual]", opts: []string{"session"}, maxArgs: 1, run: runClock},
+		{name: "step", group: "Clock", desc: "Moves the broker's clock (or a shared session's, with --session) to the next timer's deadline, N times", usage: "[--session <id>] [<N>]", opts: []string{"session"}, maxArgs: 1, run: runStep},
 
 		{name: "delete_queue", group: "Queues", desc: "Deletes a queue", usage: "<queue_name> [--if-empty|-e] [--if-unused|-u]", opts: []string{"if-empty", "if-unused"}, minArgs: 1, maxArgs: 1, run: runDeleteQueue},
 		{name: "purge_queue", group: "Queues", desc: "Purges a queue (removes all messages in it)", usage: "<queue>", minArgs: 1, maxArgs: 1, run: runPurgeQueue},

@@ -42,6 +42,9 @@ const (
 
 // options are the parsed command line.
 type options struct {
+	// session names a shared session (its editor id) whose clock the
+	// clock commands read and move, instead of the server's broker's.
+	session string
 	http, username, password string
 	vhost                    string
 	timeoutS                 float64
@@ -79,6 +82,7 @@ var optSpecs = []optSpec{
 	{"if-empty", "e", false, false},
 	{"if-unused", "u", false, false},
 	{"format", "", true, false},
+	{"session", "", true, false},
 }
 
 func lookupOpt(name string) (optSpec, bool) {
@@ -188,6 +192,8 @@ func (o *options) set(spec optSpec, val string) error {
 		o.password = val
 	case "vhost":
 		o.vhost = val
+	case "session":
+		o.session = val
 	case "timeout":
 		t, err := strconv.ParseFloat(val, 64)
 		if err != nil || t <= 0 {

@@ -50,6 +50,10 @@ type input struct {
 	kind inputKind
 	sock *socket
 	data []byte
+	// fn and done are an HTTP request's work on the session (inCall):
+	// fn runs on the goroutine with the wall time, then done closes.
+	fn   func(nowMs int64)
+	done chan struct{}
 }
 
 type inputKind int
@@ -58,6 +62,7 @@ const (
 	inJoin    inputKind = iota // data is the page's first message
 	inMessage                  // data is a later message
 	inLeave                    // the socket closed
+	inCall                     // fn, from an HTTP request (the clock API)
 )
 
 // inQueue bounds the inputs waiting for a session's goroutine; a reader
@@ -66,6 +71,9 @@ const inQueue = 64
 
 func newSession(m *Manager, cfg hub.Config, name string) *session {
 	now := time.Now()
+	// The session's engine time 0 is its creation: timestamps that leave
+	// the engine (x-death's time) are wall-clock times.
+	cfg.Engine.EpochMs = now.UnixMilli()
 	s := &session{
 		m: m, name: name, createdAt: now,
 		in: make(chan input, inQueue), stopc: make(chan string, 1), done: make(chan struct{}),
@@ -150,6 +158,9 @@ func (s *session) take(in input) {
 			return
 		}
 		s.socks[id], s.ids[in.sock] = in.sock, id
+	case inCall:
+		in.fn(now)
+		close(in.done)
 	case inMessage:
 		if id, ok := s.ids[in.sock]; ok {
 			s.hub.Handle(now, id, in.data)
@@ -236,4 +247,19 @@ func closeReason(text string) string {
 		cut--
 	}
 	return text[:cut]
+}
+
+// call runs fn on the session's goroutine, with the wall time, and waits
+// for it; it reports false if the session ended first.
+func (s *session) call(fn func(nowMs int64)) bool {
+	in := input{kind: inCall, fn: fn, done: make(chan struct{})}
+	if !s.send(in) {
+		return false
+	}
+	select {
+	case <-in.done:
+		return true
+	case <-s.done:
+		return false
+	}
 }
