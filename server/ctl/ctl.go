@@ -44,7 +44,7 @@ const (
 type options struct {
 	// session names a shared session (its editor id) whose clock the
 	// clock commands read and move, instead of the server's broker's.
-	session string
+	session                  string
 	http, username, password string
 	vhost                    string
 	timeoutS                 float64
