@@ -16,6 +16,7 @@ import (
 	"warren/server/broker"
 	"warren/server/conn"
 	"warren/server/mgmt"
+	"warren/server/sessions"
 	"warren/server/store"
 	"warren/web"
 )
@@ -31,7 +32,7 @@ type Options struct {
 	Engine    engine.Config
 	Conn      conn.Config
 	// OriginPatterns are the browser origins allowed to open the AMQP
-	// WebSocket (coder/websocket checks the Origin header).
+	// WebSocket and the shared sessions' WebSocket (coder/websocket checks the Origin header).
 	OriginPatterns []string
 	// DataDir, when set, keeps the broker's state on disk there (the
 	// command log and snapshots, server/store) and restores it at start;
@@ -45,6 +46,10 @@ type Options struct {
 	// told (POST /api/clock). The flag decides at every start; the data
 	// directory does not keep it.
 	Clock broker.ClockMode
+	// Sessions configures the shared sessions (server/sessions): their
+	// limits and idle time. Its origins and the administrator check are
+	// the server's.
+	Sessions sessions.Config
 	// Log receives start-up notes (what recovery found and repaired);
 	// nil discards them.
 	Log func(format string, args ...any)
@@ -52,12 +57,13 @@ type Options struct {
 
 // Server is a running Warren.
 type Server struct {
-	opts   Options
-	broker *broker.Broker
-	users  *auth.Store
-	amqpLn net.Listener
-	http   *http.Server
-	httpLn net.Listener
+	opts     Options
+	broker   *broker.Broker
+	users    *auth.Store
+	sessions *sessions.Manager
+	amqpLn   net.Listener
+	http     *http.Server
+	httpLn   net.Listener
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -111,6 +117,18 @@ func Start(opts Options) (*Server, error) {
 	mux.HandleFunc("/amqp", s.serveWebSocket)
 	mux.HandleFunc("/ws/amqp", s.serveWebSocket)
 	mux.Handle("/api/", mgmt.New(s.broker, s.users))
+	// The shared sessions sit beside the management API rather than in
+	// its router: each has its own goroutine and broker (the API's
+	// handlers all run on the server's broker), creating and ending one
+	// take no credentials (the id is the capability), and only the list
+	// needs the API's authentication, which mgmt.AdminOnly lends.
+	scfg := opts.Sessions
+	scfg.OriginPatterns = s.opts.OriginPatterns
+	scfg.Admin = mgmt.AdminOnly(s.users)
+	s.sessions = sessions.New(scfg)
+	mux.Handle("/api/sessions", s.sessions)
+	mux.Handle("/api/sessions/", s.sessions)
+	mux.Handle("/ws/sessions/", s.sessions)
 	mux.Handle("/", web.Handler()) // the home page, /playground and /static/
 	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	s.wg.Add(2)
@@ -191,12 +209,19 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	conn.Serve(s.ctx, t, &s.opts.Conn)
 }
 
-// Shutdown stops accepting, sends connection.close 320 CONNECTION_FORCED to
-// every client, and waits (until ctx ends) for connections to finish.
+// Sessions exposes the shared sessions (for tests).
+func (s *Server) Sessions() *sessions.Manager { return s.sessions }
+
+// Shutdown ends every shared session (its pages are told), stops
+// accepting, sends connection.close 320 CONNECTION_FORCED to every client,
+// and waits (until ctx ends) for connections to finish.
 func (s *Server) Shutdown(ctx context.Context) error {
+	err := s.sessions.Shutdown(ctx)
 	s.amqpLn.Close()
 	s.cancel()
-	err := s.http.Shutdown(ctx)
+	if herr := s.http.Shutdown(ctx); err == nil {
+		err = herr
+	}
 	done := make(chan struct{})
 	go func() {
 		s.wg.Wait()

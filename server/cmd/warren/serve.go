@@ -15,12 +15,15 @@ import (
 	"warren/server"
 	"warren/server/broker"
 	"warren/server/conn"
+	"warren/server/hub"
+	"warren/server/sessions"
 	"warren/server/store"
 )
 
 // runServe is `warren serve`: the broker on the wall clock, AMQP on TCP,
 // and the HTTP listener (WebSocket AMQP at /amqp and /ws/amqp, the
-// management API at /api/). SIGINT or SIGTERM shuts it down gracefully:
+// management API at /api/, the shared sessions at /api/sessions and
+// /ws/sessions/). SIGINT or SIGTERM shuts it down gracefully:
 // clients get connection.close 320 CONNECTION_FORCED.
 func runServe(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("warren serve", flag.ContinueOnError)
@@ -39,7 +42,18 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	snapshotAfter := fs.Int64("snapshot-after", 64<<20, "bytes of command log after which the state is saved as a snapshot that replaces the log (a restart replays the log since the last snapshot)")
 	clockFlag := fs.String("clock", "live", "the broker's clock: live (the wall clock), paused (stands still) or manual (moves only when told: POST /api/clock, warren ctl advance/step); the flag decides at every start, the data directory does not keep it")
 	watermark := fs.Int64("memory-high-watermark", server.DefaultMemoryHighWatermark(), "bytes of messages held (ready, unacknowledged, delayed) past which publishers are blocked (connection.blocked); default 40% of RAM")
+	maxSessions := fs.Int("max-sessions", sessions.DefaultMaxSessions, "most shared sessions at once; past it POST /api/sessions gets 429")
+	sessionParticipants := fs.Int("session-max-participants", hub.DefaultMaxParticipants, "most pages in one shared session; past it a join gets the sessionFull error")
+	sessionRate := fs.Int("session-rate", hub.DefaultSessionRate, "commands a second one shared session takes from all its pages together (bursts of twice as many); past it a command gets sessionRateLimited")
+	sessionQueues := fs.Int("session-max-queues", hub.DefaultMaxQueues, "most queues in one shared session's broker; past it queue.declare gets 406")
+	sessionMsgs := fs.Int64("session-max-messages", hub.DefaultMaxMessages, "most ready messages in one shared session's broker; past it basic.publish gets 406")
+	sessionBytes := fs.Int64("session-max-bytes", hub.DefaultMaxBytes, "bytes of messages one shared session's queues may hold; at it publishes get sessionBytes")
+	sessionIdle := fs.Duration("session-idle", time.Duration(hub.DefaultIdleMs)*time.Millisecond, "a shared session with no command or join for this long ends, its pages told")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *maxSessions < 1 || *sessionParticipants < 1 || *sessionRate < 1 || *sessionQueues < 1 || *sessionMsgs < 1 || *sessionBytes < 1 || *sessionIdle < time.Millisecond {
+		fmt.Fprintln(stderr, "warren serve: the --max-sessions and --session-* limits must be above 0 (--session-idle at least 1ms)")
 		return 2
 	}
 	if *channelMax == 0 || *channelMax > 65535 || *frameMax < 4096 || *frameMax > 1<<31 {
@@ -55,7 +69,11 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	srv, err := server.Start(server.Options{AMQPAddr: *amqpAddr, HTTPAddr: *httpAddr, UsersFile: *usersFile, DataDir: *dataDir, Clock: clock, Log: logf, Store: store.Options{SnapshotLogBytes: *snapshotAfter, MaxRecordBytes: recordLimit(*maxMsg)},
 		Engine: engine.Config{Seed: *seed, MaxQueuesPerVhost: *maxQueues, MaxMessagesPerVhost: *maxMsgs},
 		Conn: conn.Config{MaxConnections: *maxConns, ChannelMax: uint16(*channelMax), FrameMax: uint32(*frameMax), MaxMessageSize: *maxMsg,
-			Alarm: &conn.Alarm{HighWatermark: *watermark}}})
+			Alarm: &conn.Alarm{HighWatermark: *watermark}},
+		Sessions: sessions.Config{MaxSessions: *maxSessions, Hub: hub.Config{
+			Engine:          engine.Config{MaxQueuesPerVhost: *sessionQueues, MaxMessagesPerVhost: *sessionMsgs},
+			MaxParticipants: *sessionParticipants, SessionRate: *sessionRate, SessionBurst: 2 * *sessionRate,
+			MaxBytes: *sessionBytes, IdleMs: sessionIdle.Milliseconds()}}})
 	if err != nil {
 		fmt.Fprintf(stderr, "warren serve: %v\n", err)
 		return 1

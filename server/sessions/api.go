@@ -1,0 +1,199 @@
+package sessions
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"warren/server/hub"
+)
+
+// MaxSessionNameRunes bounds a session's name.
+const MaxSessionNameRunes = 80
+
+// maxCreateBody bounds the body of POST /api/sessions.
+const maxCreateBody = 4 << 10
+
+// createRequest is the optional body of POST /api/sessions.
+type createRequest struct {
+	Name  string        `json:"name"`
+	Clock hub.ClockMode `json:"clock"`
+}
+
+// Created is the reply to POST /api/sessions: the two ids and their links.
+// The id makes an editor, the read-only id a participant who watches.
+type Created struct {
+	ID           string        `json:"id"`
+	ReadOnlyID   string        `json:"readOnlyId"`
+	Name         string        `json:"name"`
+	Clock        hub.ClockMode `json:"clock"`
+	Link         string        `json:"link"`
+	ReadOnlyLink string        `json:"readOnlyLink"`
+}
+
+// Listed is one session in GET /api/sessions.
+type Listed struct {
+	Created
+	Participants int       `json:"participants"`
+	Seq          uint64    `json:"seq"`
+	CreatedAt    time.Time `json:"createdAt"`
+}
+
+// ServeHTTP serves the sessions' endpoints: /api/sessions,
+// /api/sessions/{id} and /ws/sessions/{id}. The server mounts it beside
+// the management API.
+func (m *Manager) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	path := strings.TrimSuffix(r.URL.Path, "/")
+	switch {
+	case path == "/api/sessions":
+		switch r.Method {
+		case http.MethodPost:
+			m.serveCreate(w, r)
+		case http.MethodGet, http.MethodHead:
+			m.serveList(w, r)
+		default:
+			methodNotAllowed(w, "GET, HEAD, POST")
+		}
+	case strings.HasPrefix(path, "/api/sessions/"):
+		id := strings.TrimPrefix(path, "/api/sessions/")
+		if r.Method != http.MethodDelete {
+			methodNotAllowed(w, "DELETE")
+			return
+		}
+		m.serveDelete(w, r, id)
+	case strings.HasPrefix(path, "/ws/sessions/"):
+		if r.Method != http.MethodGet {
+			methodNotAllowed(w, "GET")
+			return
+		}
+		m.serveSocket(w, r, strings.TrimPrefix(path, "/ws/sessions/"))
+	default:
+		writeError(w, http.StatusNotFound, "not_found", "Not Found")
+	}
+}
+
+func (m *Manager) serveCreate(w http.ResponseWriter, r *http.Request) {
+	var req createRequest
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxCreateBody+1))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "bad_request", "cannot read the body: "+err.Error())
+		return
+	}
+	if len(body) > maxCreateBody {
+		writeError(w, http.StatusRequestEntityTooLarge, "bad_request", "the body may be "+strconv.Itoa(maxCreateBody)+" bytes at most")
+		return
+	}
+	if len(strings.TrimSpace(string(body))) > 0 {
+		if err := json.Unmarshal(body, &req); err != nil {
+			writeError(w, http.StatusBadRequest, "bad_request", "the body is not a JSON object of name and clock: "+err.Error())
+			return
+		}
+	}
+	if !validSessionName(req.Name) {
+		writeError(w, http.StatusBadRequest, "bad_request", "a session's name is at most "+strconv.Itoa(MaxSessionNameRunes)+" characters without control characters")
+		return
+	}
+	if req.Clock != "" && req.Clock != hub.Live && req.Clock != hub.Paused && req.Clock != hub.Manual {
+		writeError(w, http.StatusBadRequest, "bad_request", "unknown clock mode "+strconv.Quote(string(req.Clock))+" (use live, paused or manual)")
+		return
+	}
+	s, err := m.create(req.Name, req.Clock)
+	switch {
+	case errors.Is(err, errTooMany):
+		writeError(w, http.StatusTooManyRequests, "too_many_sessions",
+			"the server runs its limit of "+strconv.Itoa(m.cfg.MaxSessions)+" sessions: end one (DELETE /api/sessions/{id}) or wait for an idle one to end")
+		return
+	case errors.Is(err, errShutdown):
+		writeError(w, http.StatusServiceUnavailable, "service_unavailable", err.Error())
+		return
+	}
+	writeJSON(w, http.StatusCreated, s.created())
+}
+
+func (m *Manager) serveList(w http.ResponseWriter, r *http.Request) {
+	if m.cfg.Admin == nil || !m.cfg.Admin(w, r) {
+		if m.cfg.Admin == nil {
+			writeError(w, http.StatusUnauthorized, "not_authorised", "Not administrator user")
+		}
+		return
+	}
+	list := []Listed{}
+	for _, s := range m.sessions() {
+		s.mu.Lock()
+		sum := s.summary
+		s.mu.Unlock()
+		list = append(list, Listed{Created: s.created(), Participants: sum.Participants, Seq: sum.Seq, CreatedAt: s.createdAt.UTC()})
+	}
+	writeJSON(w, http.StatusOK, list)
+}
+
+// serveDelete ends a session. The editor id is the capability: whoever
+// holds the session's link may end it; its read-only id may not.
+func (m *Manager) serveDelete(w http.ResponseWriter, r *http.Request, id string) {
+	s, role, ok := m.find(id)
+	if !ok {
+		writeError(w, http.StatusNotFound, "not_found", "no session has this id (it may have ended)")
+		return
+	}
+	if role != hub.Editor {
+		writeError(w, http.StatusForbidden, "not_authorised", "a read-only id cannot end its session")
+		return
+	}
+	s.stop(hub.KeyClosed)
+	select {
+	case <-s.done:
+	case <-r.Context().Done():
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *session) created() Created {
+	s.mu.Lock()
+	clock := s.summary.Clock
+	s.mu.Unlock()
+	return Created{ID: s.id, ReadOnlyID: s.roID, Name: s.name, Clock: clock,
+		Link: "/s/" + s.id, ReadOnlyLink: "/s/" + s.roID}
+}
+
+// validSessionName reports whether a name is at most MaxSessionNameRunes
+// printable characters ("" is no name).
+func validSessionName(name string) bool {
+	if !utf8.ValidString(name) || utf8.RuneCountInString(name) > MaxSessionNameRunes {
+		return false
+	}
+	for _, r := range name {
+		if !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
+}
+
+func methodNotAllowed(w http.ResponseWriter, allow string) {
+	w.Header().Set("Allow", allow)
+	w.WriteHeader(http.StatusMethodNotAllowed)
+}
+
+// writeError writes an error as the management API does: {"error": kind,
+// "reason": reason}.
+func writeError(w http.ResponseWriter, status int, kind, reason string) {
+	writeJSON(w, status, map[string]string{"error": kind, "reason": reason})
+}
+
+func writeJSON(w http.ResponseWriter, status int, body any) {
+	data, err := json.Marshal(body)
+	if err != nil {
+		panic("sessions: cannot encode a reply: " + err.Error()) // programmer error
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(status)
+	w.Write(data)
+}

@@ -1,0 +1,31 @@
+// Package sessions is the native driver of the shared-session hub
+// (warren/server/hub) on `warren serve`: it owns the sessions of one
+// server, each an isolated broker with its own hub.Session, and connects
+// pages to them over WebSocket.
+//
+// Each session is owned by one goroutine (run.go) that alone calls its
+// hub.Session: it selects over the messages its sockets read, one timer
+// armed from NextWakeMs, and a stop channel, and after every call acts on
+// Ready as the hub's doc.go lists the driver's duties: every Outgoing
+// message goes to its socket's writer, every Divergence is logged loudly,
+// and Ended closes the sockets and drops the session, freeing its ids.
+//
+// Each socket (socket.go) has a reader, the HTTP handler's goroutine,
+// which passes every message to the session's goroutine, and a writer
+// with a bounded queue: a page that cannot keep up is dropped, with a
+// close reason that says so, rather than hold up the session and every
+// other page.
+//
+// The HTTP side (api.go) is POST /api/sessions to create a session (no
+// credentials: the playground's pages create them; the server's session
+// limit bounds them), GET /api/sessions to list them (administrator tag,
+// checked as the management API checks it: the list shows every
+// session's ids), DELETE /api/sessions/{id} to end one (the editor id is
+// the capability), and GET /ws/sessions/{id} to join one, as an editor by
+// its id or read-only by its read-only id.
+//
+// Not here yet: real AMQP clients joining a session's broker (the hub's
+// Do and ConnectionOpened; Ready.Events are dropped, since no connection
+// wants them), the page at /s/{id}, per-session clock control over HTTP
+// and the export of a session's history.
+package sessions

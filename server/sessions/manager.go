@@ -1,0 +1,182 @@
+package sessions
+
+import (
+	"context"
+	"errors"
+	"log"
+	"net/http"
+	"sort"
+	"sync"
+	"time"
+
+	"warren/server/hub"
+)
+
+// Config sets a server's sessions and their limits. A zero field takes the
+// default named beside it.
+type Config struct {
+	// Hub is every session's configuration (limits, idle time, engine);
+	// a create's clock mode overrides Hub.Clock.
+	Hub hub.Config
+	// MaxSessions bounds the sessions the server runs at once.
+	MaxSessions int
+	// QueueLen bounds the messages waiting for one socket's writer; past
+	// it the page is dropped (see socket.go).
+	QueueLen int
+	// OriginPatterns are the browser origins allowed to open a session's
+	// WebSocket (coder/websocket checks the Origin header).
+	OriginPatterns []string
+	// Admin checks a request to list the sessions, writing the refusal
+	// itself; nil refuses every list (mgmt.AdminOnly in the server).
+	Admin func(w http.ResponseWriter, r *http.Request) bool
+	// Logf receives the loud logs (divergences, dropped pages); nil is
+	// log.Printf.
+	Logf func(format string, args ...any)
+	// Now is the wall clock; nil is time.Now (tests may inject theirs).
+	Now func() time.Time
+}
+
+// The defaults of Config's zero fields.
+const (
+	DefaultMaxSessions = 100
+	DefaultQueueLen    = 256
+)
+
+// Manager owns the sessions of one server: it creates them, finds them by
+// either id, lists and ends them, and serves their HTTP endpoints
+// (ServeHTTP).
+type Manager struct {
+	cfg Config
+
+	mu      sync.Mutex
+	byID    map[string]*session // by id and by read-only id
+	nextNum uint64              // creation order, for the list
+	closed  bool
+
+	wg sync.WaitGroup // session goroutines and socket handlers
+}
+
+// New returns a manager with no sessions.
+func New(cfg Config) *Manager {
+	if cfg.MaxSessions <= 0 {
+		cfg.MaxSessions = DefaultMaxSessions
+	}
+	if cfg.QueueLen <= 0 {
+		cfg.QueueLen = DefaultQueueLen
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = log.Printf
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Manager{cfg: cfg, byID: map[string]*session{}}
+}
+
+// Errors of Create.
+var (
+	errTooMany  = errors.New("too many sessions")
+	errShutdown = errors.New("the server is shutting down")
+)
+
+// create starts a session named name on the clock mode given ("" for
+// Config.Hub's).
+func (m *Manager) create(name string, mode hub.ClockMode) (*session, error) {
+	cfg := m.cfg.Hub
+	if mode != "" {
+		cfg.Clock = mode
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, errShutdown
+	}
+	if len(m.byID)/2 >= m.cfg.MaxSessions {
+		return nil, errTooMany
+	}
+	s := newSession(m, cfg, name)
+	m.nextNum++
+	s.num = m.nextNum
+	for s.id = newID(); m.byID[s.id] != nil; s.id = newID() {
+	}
+	for s.roID = newID(); m.byID[s.roID] != nil || s.roID == s.id; s.roID = newID() {
+	}
+	m.byID[s.id], m.byID[s.roID] = s, s
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		s.run()
+	}()
+	return s, nil
+}
+
+// find returns the session with id or read-only id, and the role the id
+// grants.
+func (m *Manager) find(id string) (*session, hub.Role, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := m.byID[id]
+	if s == nil {
+		return nil, "", false
+	}
+	if id == s.roID {
+		return s, hub.ReadOnly, true
+	}
+	return s, hub.Editor, true
+}
+
+// drop forgets an ended session and frees its ids; its goroutine calls it
+// on the way out.
+func (m *Manager) drop(s *session) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.byID[s.id] == s {
+		delete(m.byID, s.id)
+		delete(m.byID, s.roID)
+	}
+}
+
+// sessions returns the running sessions in the order they were created.
+func (m *Manager) sessions() []*session {
+	m.mu.Lock()
+	list := make([]*session, 0, len(m.byID)/2)
+	for id, s := range m.byID {
+		if id == s.id {
+			list = append(list, s)
+		}
+	}
+	m.mu.Unlock()
+	sort.Slice(list, func(i, j int) bool { return list[i].num < list[j].num })
+	return list
+}
+
+// Len returns the number of running sessions.
+func (m *Manager) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.byID) / 2
+}
+
+// Shutdown ends every session for the server's shutdown: each hub ends
+// with KeyShutdown, its pages are told and their sockets closed. It
+// refuses new sessions and joins from the start, and waits (until ctx
+// ends) for every session goroutine and socket to finish.
+func (m *Manager) Shutdown(ctx context.Context) error {
+	m.mu.Lock()
+	m.closed = true
+	m.mu.Unlock()
+	for _, s := range m.sessions() {
+		s.stop(hub.KeyShutdown)
+	}
+	done := make(chan struct{})
+	go func() {
+		m.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

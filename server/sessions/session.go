@@ -1,0 +1,239 @@
+package sessions
+
+import (
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"warren/server/hub"
+)
+
+// session is one shared session: its hub.Session, owned by the goroutine
+// that runs run, and the channels everything else talks to it through.
+type session struct {
+	m         *Manager
+	id, roID  string
+	name      string
+	num       uint64
+	createdAt time.Time
+
+	// in carries what the sockets read; stopc the server's reason to end
+	// the session (hub.KeyShutdown or hub.KeyClosed); done closes when
+	// the goroutine has ended the session and closed its sockets.
+	in       chan input
+	stopc    chan string
+	stopOnce sync.Once
+	done     chan struct{}
+
+	// Owned by the goroutine.
+	hub   *hub.Session
+	socks map[hub.ParticipantID]*socket
+	ids   map[*socket]hub.ParticipantID
+
+	// summary is what the list shows, updated by the goroutine after each
+	// step.
+	mu      sync.Mutex
+	summary summary
+}
+
+// summary is a session's state as GET /api/sessions shows it.
+type summary struct {
+	Participants int
+	Seq          uint64
+	Clock        hub.ClockMode
+}
+
+// input is one thing a socket tells its session.
+type input struct {
+	kind inputKind
+	sock *socket
+	data []byte
+}
+
+type inputKind int
+
+const (
+	inJoin    inputKind = iota // data is the page's first message
+	inMessage                  // data is a later message
+	inLeave                    // the socket closed
+)
+
+// inQueue bounds the inputs waiting for a session's goroutine; a reader
+// that finds it full waits, and so does its page's TCP connection.
+const inQueue = 64
+
+func newSession(m *Manager, cfg hub.Config, name string) *session {
+	now := m.cfg.Now()
+	s := &session{
+		m: m, name: name, createdAt: now,
+		in: make(chan input, inQueue), stopc: make(chan string, 1), done: make(chan struct{}),
+		hub:   hub.New(cfg, now.UnixMilli()),
+		socks: map[hub.ParticipantID]*socket{},
+		ids:   map[*socket]hub.ParticipantID{},
+	}
+	s.summary = summary{Clock: s.hub.Mode()}
+	return s
+}
+
+// stop asks the goroutine to end the session for reason (hub.KeyShutdown
+// or hub.KeyClosed).
+func (s *session) stop(reason string) {
+	s.stopOnce.Do(func() { s.stopc <- reason })
+}
+
+// send passes an input to the goroutine, unless the session has ended;
+// it reports whether it did.
+func (s *session) send(in input) bool {
+	select {
+	case s.in <- in:
+		return true
+	case <-s.done:
+		return false
+	}
+}
+
+// run is the session's goroutine: the only caller of s.hub.
+func (s *session) run() {
+	// The ids are free before done closes: whoever waits on done (a
+	// DELETE, a test) finds them gone.
+	defer close(s.done)
+	defer s.m.drop(s)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	s.deliver()
+	for s.hub.Ended() == nil {
+		s.arm(timer)
+		select {
+		case in := <-s.in:
+			s.take(in)
+		case <-timer.C:
+			s.hub.Tick(s.nowMs())
+		case reason := <-s.stopc:
+			s.hub.End(reason)
+		}
+		s.deliver()
+	}
+}
+
+func (s *session) nowMs() int64 { return s.m.cfg.Now().UnixMilli() }
+
+// arm sets the timer for the hub's next wake-up (duty 5).
+func (s *session) arm(timer *time.Timer) {
+	wake, ok := s.hub.NextWakeMs()
+	if !ok {
+		return
+	}
+	timer.Reset(time.Duration(max(wake-s.nowMs(), 0)) * time.Millisecond)
+}
+
+// take passes one socket input to the hub (duty 2).
+func (s *session) take(in input) {
+	now := s.nowMs()
+	switch in.kind {
+	case inJoin:
+		msg, err := s.hub.DecodeInbound(in.data)
+		if err != nil {
+			in.sock.enqueue(encode(hub.ErrorMessage(err)))
+			in.sock.finish(websocket.StatusPolicyViolation, "the first message must be a join", true)
+			return
+		}
+		if msg.Type != hub.InJoin {
+			in.sock.finish(websocket.StatusPolicyViolation, "the first message must be a join", true)
+			return
+		}
+		id, err := s.hub.Join(now, msg.Name, in.sock.role)
+		if err != nil {
+			in.sock.enqueue(encode(hub.ErrorMessage(err)))
+			in.sock.finish(websocket.StatusPolicyViolation, closeReason(err.Error()), true)
+			return
+		}
+		s.socks[id], s.ids[in.sock] = in.sock, id
+	case inMessage:
+		if id, ok := s.ids[in.sock]; ok {
+			s.hub.Handle(now, id, in.data)
+		}
+	case inLeave:
+		if id, ok := s.ids[in.sock]; ok {
+			delete(s.ids, in.sock)
+			delete(s.socks, id)
+			s.hub.Leave(now, id)
+		}
+	}
+}
+
+// deliver acts on Ready until the hub has nothing more (duty 4): dropping
+// a page that cannot keep up is a Leave, which makes more.
+func (s *session) deliver() {
+	for {
+		r := s.hub.Ready()
+		if len(r.Messages) == 0 && len(r.Divergences) == 0 && r.Ended == nil {
+			break
+		}
+		encoded := map[*hub.Message][]byte{}
+		for _, o := range r.Messages {
+			sock := s.socks[o.To]
+			if sock == nil {
+				continue // a page dropped earlier in this Ready
+			}
+			data, ok := encoded[o.Msg]
+			if !ok {
+				data = encode(o.Msg)
+				encoded[o.Msg] = data
+			}
+			if !sock.enqueue(data) {
+				s.m.cfg.Logf("sessions: session %s: dropped participant %d: its page fell %d messages behind", s.id, o.To, s.m.cfg.QueueLen)
+				sock.finish(websocket.StatusPolicyViolation, "too slow: the page fell too far behind the session; reload to rejoin", false)
+				delete(s.ids, sock)
+				delete(s.socks, o.To)
+				s.hub.Leave(s.nowMs(), o.To)
+			}
+		}
+		// Ready.Events are for AMQP connections, and no real client joins
+		// a session's broker yet: nothing wants them.
+		for _, d := range r.Divergences {
+			s.m.cfg.Logf("sessions: DIVERGENCE in session %s: participant %d (%q) reports state hash %s after entry %d, the session's is %s: a replica has diverged, this is a bug",
+				s.id, d.Participant.ID, d.Participant.Name, hub.FormatHash(d.Got), d.Seq, hub.FormatHash(d.Want))
+		}
+		if r.Ended != nil {
+			code := websocket.StatusNormalClosure
+			if r.Ended.Key == hub.KeyShutdown {
+				code = websocket.StatusGoingAway
+			}
+			for sock := range s.ids {
+				sock.finish(code, closeReason(r.Ended.Error()), true)
+			}
+			clear(s.ids)
+			clear(s.socks)
+		}
+	}
+	s.mu.Lock()
+	s.summary = summary{Participants: len(s.socks), Seq: s.hub.Seq(), Clock: s.hub.Mode()}
+	s.mu.Unlock()
+}
+
+// encode writes a message as the protocol does: JSON, one object.
+func encode(m *hub.Message) []byte {
+	data, err := json.Marshal(m)
+	if err != nil {
+		panic("sessions: cannot encode a hub message: " + err.Error()) // programmer error
+	}
+	return data
+}
+
+// maxCloseReason is the longest close reason WebSocket allows (RFC 6455:
+// a control frame's 125 bytes less the status code's 2).
+const maxCloseReason = 123
+
+// closeReason cuts text to a close reason's limit, on a UTF-8 boundary.
+func closeReason(text string) string {
+	if len(text) <= maxCloseReason {
+		return text
+	}
+	cut := maxCloseReason
+	for cut > 0 && text[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return text[:cut]
+}
