@@ -44,6 +44,8 @@ await runTest("live.mjs", { timeout: 15000 }, async (t) => {
   assert.equal(await tid(bo, "live-participant").count(), 2);
   assert.equal(await ada.locator('[data-testid="live-participant"][data-you="true"] .name').textContent(), "Ada");
   assert.equal(await tid(ada, "live-readonly").isHidden(), true);
+  assert.equal(await tid(ada, "live-join").isHidden(), true);
+  assert.match(await tid(ada, "status").textContent(), /Joined as Ada \(editor\)/);
 
   t.step = "Ada declares and publishes; Bo sees the queue, the message and the event";
   await typeLine(ada, "declare queue jobs ttl=5s");

@@ -189,7 +189,9 @@ function receive(m) {
       document.body.dataset.live = "joined";
       document.body.dataset.liveRole = me.role;
       reportHash(r.seq, r.hash);
-      status(t("js.live.joined", { name: me.name, role: me.role === "editor" ? t("js.live.role.editor") : t("js.live.role.readOnly") }));
+      const joined = t("js.live.joined", { name: me.name, role: me.role === "editor" ? t("js.live.role.editor") : t("js.live.role.readOnly") });
+      status(joined);
+      say(joined);
       $("live-join").hidden = true;
       drawPresence(m.presence);
       break;
