@@ -72,9 +72,23 @@ await runTest("live.mjs", { timeout: 15000 }, async (t) => {
   }
   assert.match(await tid(ada, "entry").last().textContent(), /Bo ran it/);
 
+  t.step = "Ada pauses the session's clock: Bo's page follows, and Bo's step is refused";
+  await typeLine(ada, "publish jobs early");
+  await atSeq(bo, 4);
+  await ada.locator('[data-testid="live-clock"]').selectOption("paused");
+  await bo.waitForFunction(() => document.body.dataset.liveClock === "paused");
+  assert.equal(await tid(bo, "live-clock").inputValue(), "paused");
+  await tid(bo, "step").click();
+  await tid(bo, "live-error").waitFor();
+  assert.match(await tid(bo, "live-error").textContent(), /the clock is paused: only a manual clock is stepped/);
+  await ada.locator('[data-testid="live-clock"]').selectOption("manual");
+  await bo.waitForFunction(() => document.body.dataset.liveClock === "manual");
+  const clockSeq = await seqOf(ada);
+
   t.step = "a read-only page cannot type or step";
   const cy = await join(read, "Cy");
   await tid(cy, "live-readonly").waitFor();
+  assert.equal(await tid(cy, "live-clock").isDisabled(), true);
   assert.equal(await cy.evaluate(() => document.body.dataset.liveRole), "read-only");
   assert.equal(await tid(cy, "console-input").isDisabled(), true);
   assert.equal(await tid(cy, "step").isDisabled(), true);
@@ -95,11 +109,11 @@ await runTest("live.mjs", { timeout: 15000 }, async (t) => {
 
   t.step = "an editor publishes again; a page that joins late draws the same state";
   await typeLine(bo, "publish jobs again");
-  await atSeq(ada, 4);
+  await atSeq(ada, clockSeq + 1);
   const dee = await join(`${edit.replace("lang=en", "lang=zh-CN")}`, "Dee");
-  assert.equal(await seqOf(dee), 4);
+  assert.equal(await seqOf(dee), clockSeq + 1);
   await tid(dee, "live-participant").nth(3).waitFor();
-  for (const page of [bo, cy, dee]) await atSeq(page, 4);
+  for (const page of [bo, cy, dee]) await atSeq(page, clockSeq + 1);
   const hashes = await Promise.all([ada, bo, cy, dee].map(hashOf));
   for (const h of hashes) assert.deepEqual(h, hashes[0]);
   const cards = (page) => page.locator('[data-testid="queue"]').evaluateAll((es) => es.map((e) => e.dataset.queue).sort());
@@ -108,6 +122,11 @@ await runTest("live.mjs", { timeout: 15000 }, async (t) => {
   assert.equal(await tid(dee, "clock").textContent(), "5s");
   assert.match(await tid(dee, "live-status").textContent(), /Dee/);
   assert.match(await tid(dee, "live-status").textContent(), /编辑者/);
+  await dee.locator('[data-testid="live-clock"]').selectOption("paused");
+  await dee.waitForFunction(() => document.body.dataset.liveClock === "paused");
+  await tid(dee, "step").click();
+  await tid(dee, "live-error").waitFor();
+  assert.match(await tid(dee, "live-error").textContent(), /时钟处于 paused 模式/);
   await t.shot(ada, "live-ada");
   await t.shot(cy, "live-readonly");
 });

@@ -74,6 +74,11 @@ export function sendLine(line) {
   send({ type: "command", line }, line);
 }
 
+// sendClock switches the session's clock mode: manual, paused or live.
+function sendClock(mode) {
+  send({ type: "clock", mode }, `clock ${mode}`);
+}
+
 // sendStep moves the session's (manual) clock to its next timer.
 export function sendStep() {
   send({ type: "clock", step: true }, "step");
@@ -120,6 +125,8 @@ function lockControls() {
     if ($(id)) $(id).disabled = true;
   }
   $("live-readonly").hidden = !(me && me.role !== "editor");
+  $("live-clock-row").hidden = me === null;
+  $("live-clock").disabled = off;
 }
 
 function drawPresence(p) {
@@ -162,6 +169,7 @@ function reportHash(seq, hash) {
 function noteReplica(r) {
   document.body.dataset.liveSeq = String(r.seq);
   document.body.dataset.liveClock = r.clock;
+  $("live-clock").value = r.clock;
 }
 
 // lost is a replica that can no longer follow the log (a gap, an entry
@@ -297,6 +305,14 @@ export function wireLive() {
   $("live-create").hidden = true;
   $("live-join").hidden = false;
   $("live-name").value = localStorage.getItem("warren.live.name") ?? "";
+  $("live-clock").addEventListener(
+    "change",
+    guard(() => {
+      const mode = $("live-clock").value;
+      $("live-clock").value = document.body.dataset.liveClock; // until the session's entry says it switched
+      sendClock(mode);
+    }),
+  );
   $("live-join").addEventListener(
     "submit",
     guard((e) => {
