@@ -47,6 +47,12 @@ await runTest("live.mjs", { timeout: 15000 }, async (t) => {
   assert.equal(await tid(ada, "live-join").isHidden(), true);
   assert.match(await tid(ada, "status").textContent(), /Joined as Ada \(editor\)/);
 
+  t.step = "a line the script language refuses comes back to its sender only";
+  await typeLine(ada, "frobnicate");
+  await ada.waitForFunction(() => /frobnicate/.test(document.querySelector('[data-testid="console-output"]').textContent));
+  assert.match(await tid(ada, "console-output").textContent(), /error: unknown command "frobnicate"/);
+  assert.equal(await seqOf(bo), 0);
+
   t.step = "Ada declares and publishes; Bo sees the queue, the message and the event";
   await typeLine(ada, "declare queue jobs ttl=5s");
   await atSeq(bo, 1);

@@ -95,12 +95,14 @@ function send(msg, line) {
 
 // hubErrorText says a hub error ({key, args, text, script}) in the page's
 // language: a script error as the console says one, a hub error from its
-// catalog entry, and the English text for a key the page does not know.
+// catalog entry. The English text stands for a key the page does not know,
+// and for a script error whose entry needs more than the hub sends (a
+// failed expect's mismatches, a wrapped cause).
 export function hubErrorText(e) {
   if (!e) return "";
-  if (e.script) return errorText({ error: e.text, errorDetail: { key: e.key, args: e.args } });
   const key = Object.hasOwn(HUB_ERRORS, e.key) ? HUB_ERRORS[e.key] : null;
-  return key ? t(key, e.args ?? {}) : e.text;
+  const text = e.script ? errorText({ error: e.text, errorDetail: { key: e.key, args: e.args } }) : key ? t(key, e.args ?? {}) : e.text;
+  return /\{\w+\}/.test(text) ? e.text : text;
 }
 
 function status(text) {
@@ -227,7 +229,7 @@ function receive(m) {
       // The sender sees its line as its own runner traced it, with the
       // verb's output and its errors.
       const shown = { line, output: res.output, outputTruncated: res.truncated, events: [] };
-      if (res.error) Object.assign(shown, { error: res.error.text, errorDetail: { key: res.error.key, args: res.error.args } });
+      if (res.error) shown.error = hubErrorText(res.error);
       if (res.seq && applied?.seq === res.seq && applied.amqpError) shown.amqpError = applied.amqpError;
       showResult(shown);
       break;
