@@ -45,6 +45,8 @@ await runTest("live.mjs", { timeout: 15000 }, async (t) => {
   assert.equal(await ada.locator('[data-testid="live-participant"][data-you="true"] .name').textContent(), "Ada");
   assert.equal(await tid(ada, "live-readonly").isHidden(), true);
   assert.equal(await tid(ada, "live-join").isHidden(), true);
+  assert.equal(await tid(ada, "import-button").isDisabled(), true);
+  assert.equal(await tid(ada, "console-input").isDisabled(), false);
   assert.match(await tid(ada, "status").textContent(), /Joined as Ada \(editor\)/);
 
   t.step = "a line the script language refuses comes back to its sender only";

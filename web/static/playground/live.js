@@ -117,12 +117,16 @@ function showError(text) {
 
 // lockControls disables what a page may not do: on every session page
 // the local-only controls (Play, the timeline, share links of the local
-// log), and while the page cannot command the session, the console, the
+// log) and the import of definitions, and while the page cannot command the session, the console, the
 // forms and the clock too.
 function lockControls() {
   const off = locked();
   const controls = document.querySelectorAll(".col-controls input, .col-controls button, .col-controls select, .col-controls textarea");
   for (const c of controls) if (c.id !== "step") c.disabled = off; // draw/clock.js's drawNext decides Step
+  // Importing definitions runs many lines and reads each one's result at
+  // once (importer.js), which a session answers later: not offered here.
+  for (const c of document.querySelectorAll("#import-form input, #import-form textarea, #import-form button")) c.disabled = true;
+  $("import-status").textContent = t("js.live.noImport");
   for (const id of ["play", "speed", "rewind", "reset", "scrubber", "share", "download"]) {
     if ($(id)) $(id).disabled = true;
   }
