@@ -41,15 +41,15 @@ type Options struct {
 	// Store tunes the data directory's store (tests inject disk faults
 	// through it).
 	Store store.Options
+	// Sessions configures the shared sessions (server/sessions): their
+	// limits and idle time. Its origins and the administrator check are
+	// the server's.
+	Sessions sessions.Config
 	// Clock is the mode the broker's clock starts in (broker.ClockMode):
 	// live follows the wall clock; paused and manual stand still until
 	// told (POST /api/clock). The flag decides at every start; the data
 	// directory does not keep it.
 	Clock broker.ClockMode
-	// Sessions configures the shared sessions (server/sessions): their
-	// limits and idle time. Its origins and the administrator check are
-	// the server's.
-	Sessions sessions.Config
 	// Log receives start-up notes (what recovery found and repaired);
 	// nil discards them.
 	Log func(format string, args ...any)

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"sort"
 	"sync"
-	"time"
 
 	"warren/server/hub"
 )
@@ -32,8 +31,6 @@ type Config struct {
 	// Logf receives the loud logs (divergences, dropped pages); nil is
 	// log.Printf.
 	Logf func(format string, args ...any)
-	// Now is the wall clock; nil is time.Now (tests may inject theirs).
-	Now func() time.Time
 }
 
 // The defaults of Config's zero fields.
@@ -66,9 +63,6 @@ func New(cfg Config) *Manager {
 	}
 	if cfg.Logf == nil {
 		cfg.Logf = log.Printf
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
 	}
 	return &Manager{cfg: cfg, byID: map[string]*session{}}
 }

@@ -65,7 +65,7 @@ const (
 const inQueue = 64
 
 func newSession(m *Manager, cfg hub.Config, name string) *session {
-	now := m.cfg.Now()
+	now := time.Now()
 	s := &session{
 		m: m, name: name, createdAt: now,
 		in: make(chan input, inQueue), stopc: make(chan string, 1), done: make(chan struct{}),
@@ -117,7 +117,7 @@ func (s *session) run() {
 	}
 }
 
-func (s *session) nowMs() int64 { return s.m.cfg.Now().UnixMilli() }
+func (s *session) nowMs() int64 { return time.Now().UnixMilli() }
 
 // arm sets the timer for the hub's next wake-up (duty 5).
 func (s *session) arm(timer *time.Timer) {

@@ -262,3 +262,26 @@ func TestFanOutLatency(t *testing.T) {
 	slices.Sort(lat)
 	t.Logf("fan-out to %d pages over loopback, %d lines: p50 %v, p99 %v, max %v", len(pages), n, lat[n/2], lat[n*99/100], lat[n-1])
 }
+
+// TestLiveClock: on a live clock the session's goroutine wakes for the
+// broker's next timer (NextWakeMs) with no one acting, and the expiry it
+// settles reaches the page as an entry of origin clock.
+func TestLiveClock(t *testing.T) {
+	ts := startManager(t, hashAll)
+	c := ts.create(t, `{"clock":"live"}`)
+	a := ts.join(t, c.ID, "Ada")
+	for _, line := range []string{"declare queue q ttl=50ms", "publish q hello"} {
+		if m := a.result(a.command(line)); m.Type != hub.OutResult || m.Result.Error != nil {
+			t.Fatalf("%q: %+v", line, m)
+		}
+	}
+	for {
+		e := a.next(hub.OutEntry).Entry
+		if e.Origin.Kind == hub.OriginClock && len(e.Records) > 0 {
+			break
+		}
+	}
+	if m := a.result(a.command("expect queue q messages=0")); m.Type != hub.OutResult || m.Result.Error != nil {
+		t.Fatalf("the message did not expire on the live clock: %+v %+v", m, m.Result)
+	}
+}
