@@ -57,6 +57,9 @@ let ended = false; // the session said it ended: nothing more comes
 let refs = 0;
 const pending = new Map(); // ref → the line sent, until its result or error
 let applied = null; // the last entry's result, for the sender's own result
+let rejoins = 0; // joins again after losing the replica, since the last entry applied
+
+const MAX_REJOINS = 3; // then the page gives up and says so, rather than loop
 
 // sessionId is the session this page's path names, or null.
 export const sessionId = () => SESSION_PATH.exec(location.pathname)?.[1] ?? null;
@@ -182,11 +185,15 @@ function noteReplica(r) {
 // that does not apply): the page says so and joins again, from a fresh
 // snapshot.
 function lost(error) {
-  showError(t("js.live.lost", { error }));
   console.error(`live: the replica is lost: ${error}`);
   const s = sock;
   sock = null;
   s?.close();
+  if (++rejoins > MAX_REJOINS) {
+    status(t("js.live.gaveUp", { error }));
+    return showError(t("js.live.gaveUp", { error }));
+  }
+  showError(t("js.live.lost", { error }));
   join();
 }
 
@@ -214,6 +221,7 @@ function receive(m) {
       const r = w.liveApply(JSON.stringify(m.entry));
       if (r.error) return lost(r.error);
       applied = r;
+      rejoins = 0;
       record(r, originNote(m.entry.origin));
       noteReplica(r);
       if (r.hash) reportHash(r.seq, r.hash);
@@ -239,6 +247,10 @@ function receive(m) {
       break;
     }
     case "error": {
+      // A hash report that raced a newer entry: the session no longer
+      // keeps that entry's hash. Not a divergence; the next hashed entry
+      // is compared.
+      if (m.error?.key === "staleHash") break;
       const text = hubErrorText(m.error);
       const line = m.ref ? pending.get(m.ref) : undefined;
       if (m.ref) pending.delete(m.ref);
