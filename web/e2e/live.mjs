@@ -136,5 +136,15 @@ await runTest("live.mjs", { timeout: 15000 }, async (t) => {
   await tid(dee, "live-error").waitFor();
   assert.match(await tid(dee, "live-error").textContent(), /时钟处于 paused 模式/);
   await t.shot(ada, "live-ada");
+
+  t.step = "the session ends: every page says so, and locks";
+  const id = new URL(edit).pathname.split("/").at(-1);
+  const del = await fetch(`${t.base}/api/sessions/${id}`, { method: "DELETE" });
+  assert.equal(del.status, 204);
+  await ada.waitForFunction(() => document.body.dataset.live === "closed");
+  assert.match(await tid(ada, "live-status").textContent(), /The session is over: someone closed it\./);
+  assert.equal(await tid(ada, "console-input").isDisabled(), true);
+  await dee.waitForFunction(() => document.body.dataset.live === "closed");
+  assert.match(await tid(dee, "live-status").textContent(), /会话已结束：有人关闭了它。/);
   await t.shot(cy, "live-readonly");
 });

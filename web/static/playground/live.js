@@ -23,7 +23,8 @@ const SESSION_PATH = /^\/s\/([A-Za-z0-9_-]+)\/?$/;
 
 // The hub's error keys (server/hub/errors.go), each said by a catalog
 // entry with the error's named values; web's tests check the list against
-// the hub's.
+// the hub's. The entries of idle, shutdown and closed say only the reason:
+// the page puts it in its own sentence that the session is over.
 const HUB_ERRORS = {
   sessionFull: "js.live.error.sessionFull",
   badName: "js.live.error.badName",
