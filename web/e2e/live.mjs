@@ -144,7 +144,10 @@ await runTest("live.mjs", { timeout: 15000 }, async (t) => {
   await ada.waitForFunction(() => document.body.dataset.live === "closed");
   assert.match(await tid(ada, "live-status").textContent(), /The session is over: someone closed it\./);
   assert.equal(await tid(ada, "console-input").isDisabled(), true);
+  assert.equal(await tid(ada, "step").isDisabled(), true);
+  assert.equal(await tid(ada, "live-participant").count(), 0);
   await dee.waitForFunction(() => document.body.dataset.live === "closed");
   assert.match(await tid(dee, "live-status").textContent(), /会话已结束：有人关闭了它。/);
   await t.shot(cy, "live-readonly");
+  await t.shot(dee, "live-zh");
 });

@@ -109,8 +109,11 @@ export function hubErrorText(e) {
   return /\{\w+\}/.test(text) ? e.text : text;
 }
 
+// status says where the page stands in the session, in the panel and in
+// the page's status line.
 function status(text) {
   $("live-status").textContent = text;
+  say(text);
 }
 
 function showError(text) {
@@ -213,7 +216,6 @@ function receive(m) {
       reportHash(r.seq, r.hash);
       const joined = t("js.live.joined", { name: me.name, role: me.role === "editor" ? t("js.live.role.editor") : t("js.live.role.readOnly") });
       status(joined);
-      say(joined);
       $("live-join").hidden = true;
       drawPresence(m.presence);
       break;
@@ -290,7 +292,9 @@ function join() {
     sock = null;
     if (!ended) status(t("js.live.disconnected", { reason: ev.reason || String(ev.code) }));
     if (me === null) $("live-join-button").disabled = false; // refused: the name, a full session
+    $("live-presence").replaceChildren(); // no longer here to see who is
     document.body.dataset.live = "closed";
+    render(); // Step, among others, is locked now
     lockControls();
   });
 }
@@ -344,7 +348,6 @@ export function wireLive() {
       join();
     }),
   );
-  say(t("js.live.choose"));
   status(t("js.live.choose"));
   lockControls();
   $("live-name").focus();
