@@ -134,6 +134,11 @@ func runBrowserTest(t *testing.T, name string, args ...string) {
 
 // runBrowserTestWithin is runBrowserTest with the script's time limit.
 func runBrowserTestWithin(t *testing.T, limit time.Duration, name string, args ...string) {
+	runBrowserTestOn(t, Handler(), limit, name, args...)
+}
+
+// runBrowserTestOn is runBrowserTestWithin against handler.
+func runBrowserTestOn(t *testing.T, handler http.Handler, limit time.Duration, name string, args ...string) {
 	for _, f := range []string{"static/warren.wasm", "static/wasm_exec.js"} {
 		if _, err := os.Stat(f); err != nil {
 			t.Fatalf("%s is missing (a build output, embedded at compile time): %s", f, depsHint)
@@ -160,7 +165,7 @@ func runBrowserTestWithin(t *testing.T, limit time.Duration, name string, args .
 		t.Fatalf("playwright-core is %q in e2e/node_modules, package.json pins %q: %s", lock.Version, want, depsHint)
 	}
 
-	srv := httptest.NewServer(Handler())
+	srv := httptest.NewServer(handler)
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()

@@ -28,10 +28,11 @@ import (
 //go:embed static
 var staticFiles embed.FS
 
-// Handler serves the home page at /, the playground at /playground, the
-// lessons at /lessons and /lessons/{slug}, and the static assets under
-// /static/. Anything else is 404. Each page is in the language i18n.Pick
-// chooses for the request (see servedPage).
+// Handler serves the home page at /, the playground at /playground and
+// at /s/{id} (a shared session's page), the lessons at /lessons and
+// /lessons/{slug}, and the static assets under /static/. Anything else is
+// 404. Each page is in the language i18n.Pick chooses for the request
+// (see servedPage).
 func Handler() http.Handler {
 	static, err := fs.Sub(staticFiles, "static")
 	if err != nil {
@@ -43,6 +44,13 @@ func Handler() http.Handler {
 		templ.Handler(Home(servedPage(w, r))).ServeHTTP(w, r)
 	})
 	mux.HandleFunc("GET /playground", func(w http.ResponseWriter, r *http.Request) {
+		templ.Handler(Playground(servedPage(w, r))).ServeHTTP(w, r)
+	})
+	// A shared session's page: the playground, which joins the session
+	// its path names (static/playground/live.js). The id is the
+	// session's or its read-only id; the server decides the role when the
+	// page's WebSocket joins.
+	mux.HandleFunc("GET /s/{id}", func(w http.ResponseWriter, r *http.Request) {
 		templ.Handler(Playground(servedPage(w, r))).ServeHTTP(w, r)
 	})
 	mux.HandleFunc("GET /lessons", func(w http.ResponseWriter, r *http.Request) {

@@ -19,9 +19,13 @@ import (
 //	warren.replay(lines, upTo?)   ReplayResult (upTo omitted or -1: all)
 //	warren.reset()                {now: 0}
 //	warren.check(lines)           CheckResult (expect lines, not logged)
+//	warren.liveStart(snap, mode)  LiveResult: replicate a shared session from
+//	                              its welcome's snapshot (JSON text) and clock mode
+//	warren.liveApply(entry)       LiveResult: apply the session's next entry (JSON text)
+//	warren.liveHash()             LiveHash: the replica's state hash
 //
 // A call with wrong arguments returns {error: "..."} and changes nothing.
-var Methods = []string{"exec", "advanceBy", "advanceTo", "step", "next", "snapshot", "log", "replay", "reset", "check"}
+var Methods = []string{"exec", "advanceBy", "advanceTo", "step", "next", "snapshot", "log", "replay", "reset", "check", "liveStart", "liveApply", "liveHash"}
 
 // callError is the answer to a call that could not run.
 type callError struct {
@@ -90,6 +94,23 @@ func (s *Session) call(method string, args []any) (any, error) {
 		}{s.Now()}, nil
 	case "replay":
 		return s.callReplay(args)
+	case "liveStart":
+		args, err := textArgs("liveStart(snapshot, mode)", args, 2)
+		if err != nil {
+			return nil, err
+		}
+		return s.LiveStart(args[0], args[1]), nil
+	case "liveApply":
+		args, err := textArgs("liveApply(entry)", args, 1)
+		if err != nil {
+			return nil, err
+		}
+		return s.LiveApply(args[0]), nil
+	case "liveHash":
+		if len(args) != 0 {
+			return nil, fmt.Errorf("liveHash() takes no arguments, got %d", len(args))
+		}
+		return s.LiveHashNow()
 	case "check":
 		lines, err := stringsArg("check(lines)", args)
 		if err != nil {
@@ -117,6 +138,21 @@ func (s *Session) callReplay(args []any) (any, error) {
 		upTo = int(f)
 	}
 	return s.Replay(lines, upTo), nil
+}
+
+// textArgs converts exactly n string arguments.
+func textArgs(call string, args []any, n int) ([]string, error) {
+	if len(args) != n {
+		return nil, fmt.Errorf("%s takes %d arguments, got %d", call, n, len(args))
+	}
+	out := make([]string, n)
+	for i, a := range args {
+		var ok bool
+		if out[i], ok = a.(string); !ok {
+			return nil, fmt.Errorf("%s: argument %d must be a string, got %s", call, i+1, typeName(a))
+		}
+	}
+	return out, nil
 }
 
 // stringsArg converts the only argument, lines, from a JavaScript array of

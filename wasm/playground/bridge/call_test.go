@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"warren/server/hub"
 	"warren/wasm/playground/bridge"
 )
 
@@ -101,9 +102,40 @@ func TestMethodsAllAnswer(t *testing.T) {
 		case "check":
 			args = []any{[]any{"expect missing queue q"}}
 		}
-		v := call(t, bridge.New(), m, args...)
+		s := bridge.New()
+		switch m {
+		case "liveStart", "liveApply", "liveHash":
+			snap, entry := liveSample(t)
+			if m == "liveStart" {
+				args = []any{snap, "manual"}
+			} else {
+				call(t, s, "liveStart", snap, "manual")
+			}
+			if m == "liveApply" {
+				args = []any{entry}
+			}
+		}
+		v := call(t, s, m, args...)
 		if o, ok := v.(map[string]any); ok && o["error"] != nil {
 			t.Errorf("%s: %v", m, o["error"])
 		}
 	}
+}
+
+// liveSample returns a shared session's welcome snapshot and its first
+// entry, as JSON text.
+func liveSample(t *testing.T) (snapshot, entry string) {
+	t.Helper()
+	h := newLiveHub(t)
+	ada := h.join("Ada", hub.Editor)
+	h.command(ada, "declare queue q")
+	for _, m := range h.take(ada) {
+		switch msgType(m) {
+		case "welcome":
+			snapshot = string(m["snapshot"])
+		case "entry":
+			entry = string(m["entry"])
+		}
+	}
+	return snapshot, entry
 }

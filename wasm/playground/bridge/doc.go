@@ -56,6 +56,8 @@
 //	Timer         {at, kind, vhost, queue?, exchange?, channel?, msgId?}
 //	ReplayResult  {now, results:[Result], error?, errorDetail?}
 //	CheckResult   {passed, lines:[{line, error?, errorDetail?}]}
+//	LiveResult    Result + {seq, clock, hash?, diverged?}  (a shared session's entry; live.go)
+//	LiveHash      {seq, hash}
 //	Snapshot      {now, vhosts:[Vhost], timers:[Timer], timerCount}
 //	Vhost         {name, exchanges, bindings, queues, policies, operatorPolicies, connections}
 //	Queue         {name, type, durable, exclusive, autoDelete, args, effective:Settings, readyCount, readyBytes,

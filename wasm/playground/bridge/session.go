@@ -20,6 +20,8 @@ var engineConfig = engine.Config{Seed: 1}
 type Session struct {
 	r   *script.Runner
 	log []string
+	// live is the shared session the page replicates, or nil (live.go).
+	live *live
 }
 
 // Result is what one line did.
@@ -127,11 +129,13 @@ func New() *Session {
 	return s
 }
 
-// Reset starts over: a fresh broker at time 0 and an empty log.
+// Reset starts over: a fresh broker at time 0 and an empty log, out of
+// any shared session.
 func (s *Session) Reset() {
 	s.r = script.New(engineConfig)
 	s.r.MaxTraceBytes = MaxOutputBytes
 	s.log = nil
+	s.live = nil
 }
 
 // Now returns the virtual time.
@@ -144,7 +148,12 @@ func (s *Session) Log() []string { return append(make([]string, 0, len(s.log)), 
 // Exec runs one script line (see engine/script for the language). A blank
 // or comment line does nothing; a line that does not parse changes nothing
 // and is not logged.
-func (s *Session) Exec(line string) Result { return s.exec(line, resultBudget()) }
+func (s *Session) Exec(line string) Result {
+	if s.live != nil {
+		return s.errLive("exec")
+	}
+	return s.exec(line, resultBudget())
+}
 
 func (s *Session) exec(line string, b *budget) Result {
 	res := Result{Line: line, Events: []Event{}, Now: s.Now()}
@@ -196,6 +205,9 @@ func readOnly(verb string) bool {
 // AdvanceBy moves virtual time forward by ms, firing what falls due; it is
 // logged as "advance DURATION".
 func (s *Session) AdvanceBy(ms int64) Result {
+	if s.live != nil {
+		return s.errLive("advanceBy")
+	}
 	if ms < 0 || ms > MaxTimeMs-s.Now() {
 		return s.refused(fmt.Sprintf("advanceBy: %d ms is out of range: time runs forward, up to %d ms", ms, int64(MaxTimeMs)))
 	}
@@ -205,6 +217,9 @@ func (s *Session) AdvanceBy(ms int64) Result {
 // AdvanceTo moves virtual time forward to ms, firing what falls due; it is
 // logged as "advance to TIME".
 func (s *Session) AdvanceTo(ms int64) Result {
+	if s.live != nil {
+		return s.errLive("advanceTo")
+	}
 	if ms < s.Now() || ms > MaxTimeMs {
 		return s.refused(fmt.Sprintf("advanceTo: %d ms is out of range: time runs forward from now (%d ms), up to %d ms", ms, s.Now(), int64(MaxTimeMs)))
 	}
@@ -221,6 +236,9 @@ func (s *Session) AdvanceTo(ms int64) Result {
 // lists the timers that were due. With nothing scheduled it does nothing
 // and logs nothing.
 func (s *Session) Step() Result {
+	if s.live != nil {
+		return s.errLive("step")
+	}
 	at, ok := s.r.B.NextDeadline()
 	if !ok {
 		return Result{Output: "nothing scheduled\n", Events: []Event{}, Now: s.Now()}
@@ -272,6 +290,9 @@ func (s *Session) Snapshot() Snapshot {
 // would. Replaying a Log gives the state it was taken in; replaying its
 // first k lines, the state after line k: time travel.
 func (s *Session) Replay(lines []string, upTo int) ReplayResult {
+	if s.live != nil {
+		return ReplayResult{Now: s.Now(), Results: []Result{}, Error: s.errLive("replay").Error}
+	}
 	if upTo < 0 || upTo > len(lines) {
 		upTo = len(lines)
 	}

@@ -102,15 +102,22 @@ func eventsOf(r *script.Runner, b *budget) (events []Event, truncated bool) {
 }
 
 func toEvent(r *script.Runner, e engine.Event) Event {
+	channel := ""
+	if e.Channel.Conn != 0 {
+		channel = r.ChannelName(e.Channel)
+	}
+	return eventOf(e, r.EventLine(e), channel)
+}
+
+// eventOf converts e, whose trace line is trace and whose channel's
+// script name is channel ("" for none).
+func eventOf(e engine.Event, trace, channel string) Event {
 	ev := Event{Kind: e.Kind.String(), Time: int64(e.Time), Vhost: e.Vhost, Queue: e.Queue, Name: e.Name,
 		MsgID: e.MsgID, NewMsgID: e.NewMsgID, Consumer: e.ConsumerTag, DeliveryTag: e.DeliveryTag, Multiple: e.Multiple,
 		Redelivered: e.Redelivered, NoAck: e.NoAck, Reason: e.Reason, Code: e.Code, Text: e.Text, Count: e.Count,
-		At: int64(e.At), Trace: r.EventLine(e)}
+		At: int64(e.At), Trace: trace, Channel: channel}
 	if ev.Vhost == "" {
 		ev.Vhost = "/"
-	}
-	if e.Channel.Conn != 0 {
-		ev.Channel = r.ChannelName(e.Channel)
 	}
 	named(&ev, e)
 	switch {

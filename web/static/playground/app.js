@@ -7,6 +7,7 @@ import { drawInspector } from "./draw/inspector.js";
 import { drawEvents } from "./draw/events.js";
 import { drawTimeline } from "./draw/timeline.js";
 import { animateTokens } from "./draw/tokens.js";
+import { isLive, sendLine } from "./live.js";
 
 export function render() {
   refresh();
@@ -19,7 +20,10 @@ export function render() {
   animateTokens(); // last, and only scheduled: tokens never delay the state
 }
 
+// On a shared session's page the line goes to the session instead, and
+// the page renders when its entry comes back (live.js).
 export function run(line) {
+  if (isLive()) return sendLine(line);
   exec(line);
   render();
 }

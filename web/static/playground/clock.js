@@ -10,6 +10,7 @@ import { drawClock, timerText } from "./draw/clock.js";
 import { render, run } from "./app.js";
 import { guard } from "./console.js";
 import { EngineStopped } from "./engine.js";
+import { isLive, sendStep } from "./live.js";
 
 let playing = false;
 let lastFrameMs = 0;
@@ -69,6 +70,7 @@ export function wireClock() {
   $("step").addEventListener(
     "click",
     guard(() => {
+      if (isLive()) return sendStep(); // the session's clock, for every page
       commitPending();
       const next = w.next();
       if (!next) return render();

@@ -14,7 +14,8 @@
 // snapshot: topology, diagram, tokens, queue cards, inspector, event log,
 // timeline, clock), words.js and lines.js (script lines from forms),
 // definitions.js (definitions JSON to lines), and the controls: console.js,
-// forms.js, clock.js, timeline.js, importer.js, share.js. This one boots the
+// forms.js, clock.js, timeline.js, importer.js, share.js, and live.js (a
+// shared session: its page replicates the session's broker). This one boots the
 // engine and wires them.
 import { t } from "../i18n.js";
 import { $, say } from "./dom.js";
@@ -33,6 +34,7 @@ import { wireClock } from "./clock.js";
 import { wireTimeline } from "./timeline.js";
 import { wireImport } from "./importer.js";
 import { sharedLines, fragment, wireShare } from "./share.js";
+import { isLive, wireLive } from "./live.js";
 
 onRecord((r, note) => {
   noteFlashes(r.events);
@@ -62,9 +64,10 @@ async function boot() {
   wireTimeline();
   wireShare();
   wireRecovery();
-  const lines = sharedLines();
+  wireLive();
+  const lines = isLive() ? null : sharedLines();
   try {
-    openSession(lines);
+    if (!isLive()) openSession(lines); // a shared session's page waits for its join (live.js)
     render();
   } catch (e) {
     if (!(e instanceof EngineStopped)) throw e; // the restore panel says what happened

@@ -4,6 +4,7 @@ import { $ } from "../dom.js";
 import { fmtMs } from "../format.js";
 import { w, viewNow } from "../session.js";
 import { drawCountdownsInView } from "./countdowns.js";
+import { locked } from "../live.js";
 
 // drawClock shows the time, and moves the expiry countdowns of the queue
 // cards in view (every frame while playing).
@@ -28,5 +29,5 @@ export function timerText(tm) {
 // drawNext shows the next timer, t (warren.next() when not given).
 export function drawNext(tm = w.next()) {
   $("next-timer").textContent = tm ? timerText(tm) : t("js.timer.none");
-  $("step").disabled = !tm;
+  $("step").disabled = !tm || locked(); // a read-only page of a shared session cannot step
 }
