@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -36,8 +37,9 @@ at --rate a second. It reports the fan-out latency (from a page sending a line
 to each other page of its session receiving the entry the line made, matched by
 the entry's origin line, which is unique per command), messages a second, the
 server's RSS before any session, with the sessions idle and no one joined, and
-with every page joined but idle (per idle session: the growth over the number
-of sessions), and the server's CPU per command from /proc/PID/stat.
+with every page joined but idle, and again after the load (per idle session:
+the growth over the number of sessions), whether every page read the log in
+order without gaps, and the server's CPU per command from /proc/PID/stat.
 
 The pages do not replicate the engine: they read, count and time entries.
 AMQP clients are left out: a real AMQP client cannot join a session's broker
@@ -139,6 +141,8 @@ type loadPage struct {
 	results  map[string]chan *hub.Result
 	errs     map[string]int // error keys of results and errors
 	received int            // others' entries matched
+	lastSeq  uint64         // the last entry's seq, to find gaps
+	entries  int            // entries read since the welcome
 }
 
 // loadSession is one session and its pages.
@@ -343,12 +347,18 @@ func sessionsLoad(ctx context.Context, c *sessionsConfig, out io.Writer) (err er
 		}
 	}
 	msgs := cnt.messages.Load() - msgs0
+	rss3, err := rss("after the load, every page still joined")
+	if err != nil {
+		return err
+	}
 
 	var lat []time.Duration
 	errKeys := map[string]int{}
+	entries := 0
 	for _, s := range all {
 		for _, p := range s.pages {
 			p.mu.Lock()
+			entries += p.entries
 			lat = append(lat, p.lat...)
 			for k, n := range p.errs {
 				errKeys[k] += n
@@ -368,9 +378,14 @@ func sessionsLoad(ctx context.Context, c *sessionsConfig, out io.Writer) (err er
 		c.sessions, c.participants, c.commands, c.rate)
 	fmt.Fprintf(out, "commands: %d sent, %d made an entry, %d did not; sending took %.1f s, draining %.1f s more\n",
 		cnt.sent.Load(), cnt.ok.Load(), cnt.failed.Load(), sendEnd.Sub(start).Seconds(), elapsed.Seconds()-sendEnd.Sub(start).Seconds())
-	for k, n := range errKeys {
-		fmt.Fprintf(out, "  error %s: %d\n", k, n)
+	for _, k := range slices.Sorted(maps.Keys(errKeys)) {
+		fmt.Fprintf(out, "  error %s: %d\n", k, errKeys[k])
 	}
+	gaps := "yes"
+	if errKeys["seqGap"] > 0 {
+		gaps = "NO"
+	}
+	fmt.Fprintf(out, "entries read by the pages: %d; every page's in order without gaps: %s\n", entries, gaps)
 	fmt.Fprintf(out, "fan-out: %d of %d entries reached the other pages; latency p50 %.2f ms, p99 %.2f ms, max %.2f ms (target p99 < 50 ms: %s)\n",
 		st.n, want, ms(st.p50), ms(st.p99), ms(st.max), verdict(st.n > 0 && int64(st.n) == want && st.p99 < 50*time.Millisecond))
 	fmt.Fprintf(out, "messages to pages: %.0f/s (%d in %.1f s)\n", float64(msgs)/elapsed.Seconds(), msgs, elapsed.Seconds())
@@ -380,8 +395,12 @@ func sessionsLoad(ctx context.Context, c *sessionsConfig, out io.Writer) (err er
 	}
 	idle := perSession(rss0, rss1, c.sessions)
 	joined := perSession(rss0, rss2, c.sessions)
-	fmt.Fprintf(out, "server RSS: %s before any session; %s with %d idle sessions (%s each); %s with every page joined, idle (%s each) (target < 2 MiB per idle session: %s)\n",
-		mib(float64(rss0)), mib(float64(rss1)), c.sessions, mib(idle), mib(float64(rss2)), mib(joined), verdict(idle < 2<<20 && joined < 2<<20))
+	used := perSession(rss0, rss3, c.sessions)
+	fmt.Fprintf(out, "server RSS: %s before any session\n", mib(float64(rss0)))
+	fmt.Fprintf(out, "  %s with %d idle sessions, no page joined: %s per session\n", mib(float64(rss1)), c.sessions, mib(idle))
+	fmt.Fprintf(out, "  %s with %d pages joined to each, idle: %s per session\n", mib(float64(rss2)), c.participants, mib(joined))
+	fmt.Fprintf(out, "  %s after the load, pages still joined: %s per session\n", mib(float64(rss3)), mib(used))
+	fmt.Fprintf(out, "  target < 2 MiB per idle session: %s\n", verdict(idle < 2<<20 && joined < 2<<20 && used < 2<<20))
 	if n := cnt.sent.Load(); n > 0 {
 		fmt.Fprintf(out, "server CPU: %.1f µs per command (%.2f s over the load)\n",
 			usPerMsg(cpu1-cpu0, int(n)), float64(cpu1-cpu0)/clockTicksHz)
@@ -462,6 +481,10 @@ func joinPage(ctx context.Context, url, name string, sends *sync.Map) (*loadPage
 		switch m.Type {
 		case hub.OutWelcome:
 			p.id = m.You.ID
+			p.lastSeq = m.Snapshot.Seq
+			if n := len(m.Snapshot.Entries); n > 0 {
+				p.lastSeq = m.Snapshot.Entries[n-1].Seq
+			}
 			return p, nil
 		case hub.OutError, hub.OutEnded:
 			ws.CloseNow()
@@ -563,6 +586,13 @@ func (p *loadPage) read(ctx context.Context, cnt *loadCounters) {
 		}
 		switch m.Type {
 		case hub.OutEntry:
+			p.mu.Lock()
+			if m.Entry.Seq != p.lastSeq+1 {
+				p.errs["seqGap"]++
+			}
+			p.lastSeq = m.Entry.Seq
+			p.entries++
+			p.mu.Unlock()
 			o := m.Entry.Origin
 			if o.Kind != hub.OriginParticipant || o.Participant == p.id {
 				continue
