@@ -309,6 +309,8 @@ func sessionsLoad(ctx context.Context, c *sessionsConfig, out io.Writer) (err er
 		}
 	}
 	msgs0 := cnt.messages.Load()
+	self0, _ := cpuTicks(os.Getpid())
+	busy0, _ := machineBusyTicks()
 	start := time.Now()
 	var senders sync.WaitGroup
 	sendErr := make(chan error, 1)
@@ -347,6 +349,8 @@ func sessionsLoad(ctx context.Context, c *sessionsConfig, out io.Writer) (err er
 		}
 	}
 	msgs := cnt.messages.Load() - msgs0
+	self1, _ := cpuTicks(os.Getpid())
+	busy1, _ := machineBusyTicks()
 	rss3, err := rss("after the load, every page still joined")
 	if err != nil {
 		return err
@@ -405,7 +409,44 @@ func sessionsLoad(ctx context.Context, c *sessionsConfig, out io.Writer) (err er
 		fmt.Fprintf(out, "server CPU: %.1f µs per command (%.2f s over the load)\n",
 			usPerMsg(cpu1-cpu0, int(n)), float64(cpu1-cpu0)/clockTicksHz)
 	}
+	if busy1 > busy0 {
+		others := busy1 - busy0 - (cpu1 - cpu0) - (self1 - self0)
+		fmt.Fprintf(out, "CPU over the load, of %.0f s × %d CPUs: server %.1f s, this tool's pages %.1f s, the rest of the machine %.1f s\n",
+			elapsed.Seconds(), runtime.NumCPU(), float64(cpu1-cpu0)/clockTicksHz, float64(self1-self0)/clockTicksHz, float64(max(others, 0))/clockTicksHz)
+	}
 	return nil
+}
+
+// machineBusyTicks returns the clock ticks all CPUs spent on anything
+// but idle and iowait, from the first line of /proc/stat.
+func machineBusyTicks() (int64, error) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, err
+	}
+	return parseBusyTicks(string(b))
+}
+
+// parseBusyTicks reads the "cpu" line of /proc/stat: user nice system idle
+// iowait irq softirq steal ..., and adds all but idle and iowait (and the
+// guest times, which user already counts).
+func parseBusyTicks(stat string) (int64, error) {
+	line, _, _ := strings.Cut(stat, "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return 0, fmt.Errorf("/proc/stat: unexpected first line %q", line)
+	}
+	var busy int64
+	for i, v := range f[1:9] {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/stat: %q: %v", line, err)
+		}
+		if i != 3 && i != 4 { // idle, iowait
+			busy += n
+		}
+	}
+	return busy, nil
 }
 
 func verdict(ok bool) string {

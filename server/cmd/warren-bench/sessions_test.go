@@ -84,3 +84,18 @@ func TestSessionRate(t *testing.T) {
 		t.Errorf("50 pages at 10/s: session rate %d, want 1001", got)
 	}
 }
+
+func TestParseBusyTicks(t *testing.T) {
+	got, err := parseBusyTicks("cpu  100 2 30 1000 50 4 5 6 7 0\ncpu0 1 2 3 4 5 6 7 8 9 0\n")
+	if err != nil || got != 100+2+30+4+5+6 {
+		t.Errorf("parseBusyTicks = %d, %v; want %d", got, err, 100+2+30+4+5+6)
+	}
+	for _, bad := range []string{"", "cpu 1 2 3", "intr 1 2 3 4 5 6 7 8 9", "cpu 1 2 x 4 5 6 7 8"} {
+		if _, err := parseBusyTicks(bad); err == nil {
+			t.Errorf("parseBusyTicks(%q): no error", bad)
+		}
+	}
+	if _, err := machineBusyTicks(); err != nil {
+		t.Logf("no /proc/stat here: %v", err)
+	}
+}
