@@ -143,6 +143,7 @@ type loadPage struct {
 	received int            // others' entries matched
 	lastSeq  uint64         // the last entry's seq, to find gaps
 	entries  int            // entries read since the welcome
+	closed   string         // why the socket closed, once it has
 }
 
 // loadSession is one session and its pages.
@@ -358,10 +359,13 @@ func sessionsLoad(ctx context.Context, c *sessionsConfig, out io.Writer) (err er
 
 	var lat []time.Duration
 	errKeys := map[string]int{}
-	entries := 0
+	entries, dropped := 0, 0
 	for _, s := range all {
 		for _, p := range s.pages {
 			p.mu.Lock()
+			if p.closed != "" {
+				dropped++
+			}
 			entries += p.entries
 			lat = append(lat, p.lat...)
 			for k, n := range p.errs {
@@ -389,7 +393,7 @@ func sessionsLoad(ctx context.Context, c *sessionsConfig, out io.Writer) (err er
 	if errKeys["seqGap"] > 0 {
 		gaps = "NO"
 	}
-	fmt.Fprintf(out, "entries read by the pages: %d; every page's in order without gaps: %s\n", entries, gaps)
+	fmt.Fprintf(out, "entries read by the pages: %d; every page's in order without gaps: %s; pages whose socket closed during the load: %d\n", entries, gaps, dropped)
 	fmt.Fprintf(out, "fan-out: %d of %d entries reached the other pages; latency p50 %.2f ms, p99 %.2f ms, max %.2f ms (target p99 < 50 ms: %s)\n",
 		st.n, want, ms(st.p50), ms(st.p99), ms(st.max), verdict(st.n > 0 && int64(st.n) == want && st.p99 < 50*time.Millisecond))
 	fmt.Fprintf(out, "messages to pages: %.0f/s (%d in %.1f s)\n", float64(msgs)/elapsed.Seconds(), msgs, elapsed.Seconds())
@@ -584,17 +588,29 @@ func (p *loadPage) send(ctx context.Context, c *sessionsConfig, page int, cnt *l
 		next = next.Add(every)
 		ref := strconv.Itoa(i)
 		line := fmt.Sprintf("publish bench p%d-%d-%d", p.id, page, i)
-		results[i] = make(chan *hub.Result, 1)
 		p.mu.Lock()
+		if p.closed != "" {
+			p.mu.Unlock()
+			break
+		}
+		results[i] = make(chan *hub.Result, 1)
 		p.results[ref] = results[i]
 		p.mu.Unlock()
 		p.sends.Store(line, time.Now())
 		if err := p.write(ctx, hub.Inbound{Type: hub.InCommand, Ref: ref, Line: line}); err != nil {
-			return err
+			if ctx.Err() != nil {
+				return err
+			}
+			results[i] = nil // the reader sees the socket close and says why
+			p.deliver(ref, nil)
+			break
 		}
 		cnt.sent.Add(1)
 	}
 	for _, ch := range results {
+		if ch == nil {
+			continue
+		}
 		select {
 		case r := <-ch:
 			if r.Seq != 0 && r.Error == nil {
@@ -616,6 +632,9 @@ func (p *loadPage) read(ctx context.Context, cnt *loadCounters) {
 	for {
 		_, data, err := p.ws.Read(ctx)
 		if err != nil {
+			if ctx.Err() == nil {
+				p.close("socketClosed", websocket.CloseStatus(err).String())
+			}
 			return
 		}
 		now := time.Now()
@@ -656,9 +675,24 @@ func (p *loadPage) read(ctx context.Context, cnt *loadCounters) {
 				p.deliver(m.Ref, &hub.Result{Error: m.Error})
 			}
 		case hub.OutEnded:
-			p.countErr("ended:" + m.Error.Key)
+			p.close("ended:"+m.Error.Key, m.Error.Text)
 			return
 		}
+	}
+}
+
+// close records that the page's socket is gone (the server drops a page
+// whose queue of outgoing messages is full) and gives every command still
+// waiting a result with key as its error, so no sender waits for ever.
+func (p *loadPage) close(key, why string) {
+	p.mu.Lock()
+	p.closed = key + " (" + why + ")"
+	p.errs[key]++
+	waiting := p.results
+	p.results = map[string]chan *hub.Result{}
+	p.mu.Unlock()
+	for _, ch := range waiting {
+		ch <- &hub.Result{Error: &hub.ErrorInfo{Key: key, Text: why}}
 	}
 }
 
@@ -667,7 +701,7 @@ func (p *loadPage) deliver(ref string, r *hub.Result) {
 	ch := p.results[ref]
 	delete(p.results, ref)
 	p.mu.Unlock()
-	if ch != nil {
+	if ch != nil && r != nil {
 		ch <- r
 	}
 }
