@@ -116,6 +116,21 @@ bench-durable:
 	timeout -s INT -k 2m 30m "$$d/warren-bench" durable --warren-bin "$$d/warren" --rabbit-server '$(RABBIT_SERVER)' \
 		--work "$$d/work" --reps $(BENCH_DURABLE_REPS) $(BENCH_ARGS)
 
+# Shared sessions under load (not part of `make test`; see BENCHMARKS.md):
+# builds warren and warren-bench; warren-bench starts `warren serve --data ''`
+# on free loopback ports, creates 100 sessions with 5 browser-protocol pages
+# each (POST /api/sessions, /ws/sessions/{id}), measures the server's RSS
+# with the sessions idle, then has every page send 20 lines at 5 a second and
+# reports fan-out latency p50/p99/max, messages a second and CPU per command.
+# AMQP clients are left out: they cannot join a session yet. Stops the
+# server by its pid; about a minute, interrupted (and cleaned up) after 6.
+.PHONY: bench-sessions
+bench-sessions:
+	@d="$$(mktemp -d)" && trap 'rm -rf "$$d"' EXIT && \
+	$(GO) build -o "$$d/warren" ./server/cmd/warren && \
+	$(GO) build -o "$$d/warren-bench" ./server/cmd/warren-bench && \
+	timeout -s INT -k 1m 6m "$$d/warren-bench" sessions --warren-bin "$$d/warren" $(BENCH_ARGS)
+
 # Differential conformance, Warren vs RabbitMQ (not part of `make test`: CI
 # has no RabbitMQ). Starts Warren in-process on free loopback ports, runs
 # every scenario in server/conformance against it and against RabbitMQ,

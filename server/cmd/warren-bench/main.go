@@ -7,6 +7,7 @@
 //	warren-bench compare --warren-bin PATH [--rabbit-url URL] [--reps 3]
 //	warren-bench serve [--amqp ADDR] [--for 1m] [--cpuprofile FILE] [--memprofile FILE]
 //	warren-bench durable --warren-bin PATH [--rabbit-server PATH] [--reps 3]
+//	warren-bench sessions --warren-bin PATH [--sessions 100] [--participants 5] [--commands 20] [--rate 5]
 //
 // The first form runs one workload once. The second starts a Warren server
 // inside this process on loopback ports and runs the workload against it,
@@ -20,7 +21,11 @@
 // server alone, in the same setting as the comparison. The fifth is what
 // `make bench-durable` runs: persistent publishing with confirms, recovery
 // after SIGKILL and bytes on disk, against a Warren started with --data
-// and a RabbitMQ node of its own, both in a temporary directory.
+// and a RabbitMQ node of its own, both in a temporary directory. The
+// sixth is what `make bench-sessions` runs: shared sessions under load over
+// the browser protocol, with fan-out latency and memory per idle session
+// (see sessions.go; AMQP clients cannot join a session yet and are left
+// out).
 //
 // Every workload declares its own uniquely named queues and exchanges and
 // deletes them when it ends, also on failure; every wait is bounded by
@@ -55,6 +60,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return runServe(args[1:], stdout, stderr)
 		case "durable":
 			return runDurable(args[1:], stdout, stderr)
+		case "sessions":
+			return runSessions(args[1:], stdout, stderr)
 		}
 	}
 	fs := flag.NewFlagSet("warren-bench", flag.ContinueOnError)

@@ -25,6 +25,7 @@ type warrenProc struct {
 	cmd    *exec.Cmd
 	pid    int
 	url    string
+	http   string        // the HTTP listener's host:port
 	output *bytes.Buffer // what the server printed, for error reports
 	exited chan struct{} // closed when the process has exited
 	err    error         // how it exited, once exited is closed
@@ -49,6 +50,7 @@ func startWarren(ctx context.Context, bin string, args ...string) (*warrenProc, 
 	}
 	w.pid = w.cmd.Process.Pid
 	w.url = "amqp://guest:guest@" + amqpAddr + "/"
+	w.http = httpAddr
 	go func() {
 		w.err = w.cmd.Wait()
 		close(w.exited)
