@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -36,6 +37,10 @@ func dumpEvents(sb *strings.Builder, events []engine.Event) {
 // state as the original.
 func checkReplay(t *testing.T, what string, cfg engine.Config, orig *engine.Broker, r *recorder) {
 	t.Helper()
+	// The replay runs under the original's whole configuration, recording
+	// included (cfg is the same but for RecordCommands), so that the two
+	// save the same bytes.
+	cfg = orig.Config()
 	b := engine.New(cfg)
 	var sb strings.Builder
 	var events []engine.Event
@@ -57,6 +62,15 @@ func checkReplay(t *testing.T, what string, cfg engine.Config, orig *engine.Brok
 	}
 	if got, want := b.Now(), orig.Now(); got != want {
 		t.Fatalf("%s: the replay's clock is %d, the original's %d", what, got, want)
+	}
+	// The whole state, not only what a view shows: a replica that
+	// differs in anything Save keeps would fail a session's state hash.
+	for _, x := range []*engine.Broker{b, orig} {
+		x.DrainCommands(func([]byte) {})
+		x.DrainEvents(nil)
+	}
+	if got, want := b.Save(), orig.Save(); !bytes.Equal(got, want) {
+		t.Fatalf("%s: the replay saves %d bytes that differ from the original's %d", what, len(got), len(want))
 	}
 }
 
