@@ -77,17 +77,13 @@ func (a *api) postClock(c *call) (int, any, error) {
 	if err := c.requireAdmin(); err != nil {
 		return 0, nil, err
 	}
-	b, err := readBody(c.r)
+	req, err := ReadClockRequest(c.r)
 	if err != nil {
-		return 0, nil, err
-	}
-	keys := make([]string, 0, len(b))
-	for k := range b {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	if len(keys) != 1 {
-		return 0, nil, badRequest(`give exactly one of "mode", "advance" or "step", not ` + quoteKeys(keys))
+		var ae *apiError
+		if errors.As(err, &ae) {
+			return 0, nil, err
+		}
+		return 0, nil, badRequest(err.Error())
 	}
 	from, err := a.b.Clock()
 	if err != nil {
@@ -95,35 +91,14 @@ func (a *api) postClock(c *call) (int, any, error) {
 	}
 	var st broker.ClockState
 	var steps *int
-	switch keys[0] {
-	case "mode":
-		s, ok := b["mode"].(string)
-		if !ok {
-			return 0, nil, badRequest(`"mode" must be "live", "paused" or "manual"`)
-		}
-		mode, perr := broker.ParseClockMode(s)
-		if perr != nil {
-			return 0, nil, badRequest(perr.Error())
-		}
+	switch {
+	case req.Mode != "":
+		mode, _ := broker.ParseClockMode(req.Mode)
 		st, err = a.b.SetClockMode(mode)
-	case "advance":
-		s, ok := b["advance"].(string)
-		if !ok {
-			return 0, nil, badRequest(`"advance" must be a duration string such as "30m", "1h30m", "500ms" or "2s"`)
-		}
-		ms, perr := parseClockDuration(s)
-		if perr != nil {
-			return 0, nil, perr
-		}
-		st, err = a.b.Advance(ms)
-	case "step":
-		n, perr := stepCount(b["step"])
-		if perr != nil {
-			return 0, nil, perr
-		}
+	case req.Steps > 0:
 		done := 0
 		st = from
-		for range n {
+		for range req.Steps {
 			var stepped bool
 			if st, stepped, err = a.b.StepClock(); err != nil || !stepped {
 				break
@@ -132,7 +107,7 @@ func (a *api) postClock(c *call) (int, any, error) {
 		}
 		steps = &done
 	default:
-		return 0, nil, badRequest(`unknown key "` + keys[0] + `": give one of "mode", "advance" or "step"`)
+		st, err = a.b.Advance(req.AdvanceMs)
 	}
 	if errors.Is(err, broker.ErrClockPaused) {
 		return 0, nil, &apiError{status: http.StatusConflict, kind: "conflict", reason: err.Error()}
@@ -146,6 +121,61 @@ func (a *api) postClock(c *call) (int, any, error) {
 	return http.StatusOK, r, nil
 }
 
+// ClockRequest is a POST to a clock: exactly one of a mode to switch to,
+// an advance (in ms, possibly 0) or a number of steps. A shared session's
+// clock API (server/sessions) takes the same bodies.
+type ClockRequest struct {
+	Mode      string // "live", "paused" or "manual"; "" when not switching
+	AdvanceMs int64  // when neither Mode nor Steps is set
+	Steps     int    // 1 to 1000; 0 when not stepping
+}
+
+// ReadClockRequest reads a clock POST's body. An error's text is the
+// reason to give with a 400 (or the management API's own error for a body
+// it cannot read).
+func ReadClockRequest(r *http.Request) (ClockRequest, error) {
+	b, err := readBody(r)
+	if err != nil {
+		return ClockRequest{}, err
+	}
+	keys := make([]string, 0, len(b))
+	for k := range b {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if len(keys) != 1 {
+		return ClockRequest{}, errors.New(`give exactly one of "mode", "advance" or "step", not ` + quoteKeys(keys))
+	}
+	switch keys[0] {
+	case "mode":
+		s, ok := b["mode"].(string)
+		if !ok {
+			return ClockRequest{}, errors.New(`"mode" must be "live", "paused" or "manual"`)
+		}
+		if _, err := broker.ParseClockMode(s); err != nil {
+			return ClockRequest{}, err
+		}
+		return ClockRequest{Mode: s}, nil
+	case "advance":
+		s, ok := b["advance"].(string)
+		if !ok {
+			return ClockRequest{}, errors.New(`"advance" must be a duration string such as "30m", "1h30m", "500ms" or "2s"`)
+		}
+		ms, err := parseClockDuration(s)
+		if err != nil {
+			return ClockRequest{}, err
+		}
+		return ClockRequest{AdvanceMs: ms}, nil
+	case "step":
+		n, err := stepCount(b["step"])
+		if err != nil {
+			return ClockRequest{}, err
+		}
+		return ClockRequest{Steps: n}, nil
+	}
+	return ClockRequest{}, errors.New(`unknown key "` + keys[0] + `": give one of "mode", "advance" or "step"`)
+}
+
 // parseClockDuration reads a duration as Go writes it ("1h30m0s",
 // "500ms") or as the script language does ("1h30m", "1.5s", "2d", or bare
 // milliseconds), in whole milliseconds, forward and at most
@@ -154,14 +184,14 @@ func parseClockDuration(s string) (int64, error) {
 	var ms int64
 	if d, err := time.ParseDuration(s); err == nil {
 		if d%time.Millisecond != 0 {
-			return 0, badRequest("duration " + quote(s) + " is not a whole number of milliseconds: the clock moves in milliseconds")
+			return 0, errors.New("duration " + quote(s) + " is not a whole number of milliseconds: the clock moves in milliseconds")
 		}
 		ms = int64(d / time.Millisecond)
 	} else if ms, err = script.ParseDuration(s); err != nil {
-		return 0, badRequest(err.Error())
+		return 0, err
 	}
 	if ms < 0 || ms > broker.MaxAdvanceMs {
-		return 0, badRequest("duration " + quote(s) + " is out of range: the clock moves forward by 0 to " + engine.FormatDuration(broker.MaxAdvanceMs) + " at a time")
+		return 0, errors.New("duration " + quote(s) + " is out of range: the clock moves forward by 0 to " + engine.FormatDuration(broker.MaxAdvanceMs) + " at a time")
 	}
 	return ms, nil
 }
@@ -169,7 +199,7 @@ func parseClockDuration(s string) (int64, error) {
 // stepCount reads "step": true is one step, a number 1 to maxSteps that
 // many.
 func stepCount(v any) (int, error) {
-	bad := badRequest(`"step" must be true or a whole number from 1 to 1000`)
+	bad := errors.New(`"step" must be true or a whole number from 1 to 1000`)
 	switch v := v.(type) {
 	case bool:
 		if v {

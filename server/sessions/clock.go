@@ -1,18 +1,13 @@
 package sessions
 
 import (
-	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
-	"sort"
-	"strconv"
-	"strings"
 	"time"
 
 	"warren/engine"
-	"warren/engine/script"
 	"warren/server/hub"
+	"warren/server/mgmt"
 )
 
 // A session's clock over HTTP: the same requests and replies as the
@@ -43,9 +38,6 @@ type clockReply struct {
 	Steps         *int          `json:"steps,omitempty"`
 }
 
-// maxClockSteps bounds the steps of one request, as /api/clock does.
-const maxClockSteps = 1000
-
 func (m *Manager) serveClock(w http.ResponseWriter, r *http.Request, id string) {
 	s, role, ok := m.find(id)
 	if !ok {
@@ -65,7 +57,7 @@ func (m *Manager) serveClock(w http.ResponseWriter, r *http.Request, id string) 
 			writeError(w, http.StatusForbidden, "not_authorised", "a read-only id cannot move its session's clock")
 			return
 		}
-		req, err := parseClockRequest(r.Body)
+		req, err := mgmt.ReadClockRequest(r)
 		if err != nil {
 			writeError(w, http.StatusBadRequest, "bad_request", err.Error())
 			return
@@ -90,100 +82,16 @@ func (m *Manager) serveClock(w http.ResponseWriter, r *http.Request, id string) 
 	}
 }
 
-// clockRequest is a POST's one change: a mode, an advance or steps.
-type clockRequest struct {
-	mode    hub.ClockMode
-	advance int64 // ms; 0 when not advancing
-	steps   int
-}
-
-func parseClockRequest(body io.Reader) (clockRequest, error) {
-	var raw map[string]json.RawMessage
-	data, err := io.ReadAll(io.LimitReader(body, maxCreateBody+1))
-	if err != nil || len(data) > maxCreateBody {
-		return clockRequest{}, errors.New("the body must be a small JSON object")
-	}
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return clockRequest{}, errors.New("the body is not a JSON object: " + err.Error())
-	}
-	if len(raw) != 1 {
-		keys := make([]string, 0, len(raw))
-		for k := range raw {
-			keys = append(keys, strconv.Quote(k))
-		}
-		sort.Strings(keys)
-		return clockRequest{}, errors.New(`the body must hold exactly one of "mode", "advance" and "step", not {` + strings.Join(keys, ", ") + "}")
-	}
-	var req clockRequest
-	for k, v := range raw {
-		switch k {
-		case "mode":
-			var mode string
-			if json.Unmarshal(v, &mode) != nil || (mode != string(hub.Live) && mode != string(hub.Paused) && mode != string(hub.Manual)) {
-				return req, errors.New(`"mode" must be "live", "paused" or "manual", not ` + string(v))
-			}
-			req.mode = hub.ClockMode(mode)
-		case "advance":
-			var d string
-			if json.Unmarshal(v, &d) != nil {
-				return req, errors.New(`"advance" must be a duration as a string, e.g. "30m", not ` + string(v))
-			}
-			ms, err := clockDuration(d)
-			if err != nil {
-				return req, err
-			}
-			req.advance = ms
-		case "step":
-			var b bool
-			var n int
-			switch {
-			case json.Unmarshal(v, &b) == nil && b:
-				n = 1
-			case json.Unmarshal(v, &n) == nil && n >= 1 && n <= maxClockSteps:
-			default:
-				return req, errors.New(`"step" must be true or a whole number from 1 to ` + strconv.Itoa(maxClockSteps) + ", not " + string(v))
-			}
-			req.steps = n
-		default:
-			return req, errors.New(`unknown key "` + k + `": use "mode", "advance" or "step"`)
-		}
-	}
-	return req, nil
-}
-
-// clockDuration reads an advance: Go's form ("1h30m") or the script
-// language's ("90s", "1.5s", a bare number of ms), positive, at most ten
-// years.
-func clockDuration(s string) (int64, error) {
-	ms := int64(-1)
-	if d, err := time.ParseDuration(s); err == nil {
-		if d%time.Millisecond != 0 {
-			return 0, errors.New("the clock moves in whole milliseconds: " + strconv.Quote(s))
-		}
-		ms = d.Milliseconds()
-	} else if v, err := script.ParseDuration(s); err == nil {
-		ms = v
-	} else {
-		return 0, errors.New("not a duration: " + strconv.Quote(s) + ` (e.g. "30m", "1h30m", "500ms")`)
-	}
-	if ms <= 0 || ms > 10*365*24*3600*1000 {
-		return 0, errors.New("an advance must be more than 0 and at most 10 years: " + strconv.Quote(s))
-	}
-	return ms, nil
-}
-
 // moveClock applies req on the session's goroutine.
-func (s *session) moveClock(now int64, req clockRequest) (clockReply, error) {
+func (s *session) moveClock(now int64, req mgmt.ClockRequest) (clockReply, error) {
 	before := s.hub.Broker().Now()
 	var err error
 	steps := 0
 	switch {
-	case req.mode != "":
-		err = s.hub.SetClock(now, req.mode)
-	case req.advance > 0:
-		err = s.hub.Advance(now, req.advance)
-	default:
-		for steps < req.steps {
+	case req.Mode != "":
+		err = s.hub.SetClock(now, hub.ClockMode(req.Mode))
+	case req.Steps > 0:
+		for steps < req.Steps {
 			if _, ok := s.hub.Broker().NextDeadline(); !ok {
 				break
 			}
@@ -192,15 +100,17 @@ func (s *session) moveClock(now int64, req clockRequest) (clockReply, error) {
 			}
 			steps++
 		}
+	case req.AdvanceMs > 0:
+		err = s.hub.Advance(now, req.AdvanceMs)
 	}
 	reply := s.clockState()
 	if err != nil {
 		return reply, err
 	}
-	if req.mode == "" {
+	if req.Mode == "" {
 		moved := int64(s.hub.Broker().Now() - before)
 		reply.AdvancedMs, reply.Advanced = &moved, engine.FormatDuration(moved)
-		if req.steps > 0 {
+		if req.Steps > 0 {
 			reply.Steps = &steps
 		}
 	}
