@@ -252,7 +252,7 @@ func startDurable(opts Options) (b *broker.Broker, restored bool, err error) {
 		return nil, false, fmt.Errorf("data directory %s: %w", opts.DataDir, err)
 	}
 	for _, n := range rec.Notes {
-		logf("data directory %s: %s", opts.DataDir, n)
+		logf("data directory 数据目录 %s: %s", opts.DataDir, n)
 	}
 	began := time.Now()
 	eng, err := broker.Recover(opts.Engine, began, opts.Clock, st, rec)
@@ -262,7 +262,8 @@ func startDurable(opts Options) (b *broker.Broker, restored bool, err error) {
 	}
 	restored = rec.Last > 0 || rec.Snapshot != nil
 	if restored {
-		logf("data directory %s: restored snapshot %d and %d logged commands in %v", opts.DataDir, rec.SnapshotPos, rec.Last-rec.SnapshotPos, time.Since(began).Round(time.Millisecond))
+		logf("data directory 数据目录 %s: restored snapshot %d and %d logged commands in %v 已恢复快照 %[2]d 及其后的 %[3]d 条命令，用时 %[4]v",
+			opts.DataDir, rec.SnapshotPos, rec.Last-rec.SnapshotPos, time.Since(began).Round(time.Millisecond))
 	}
 	return broker.StartDurable(eng, broker.Options{Clock: opts.Clock, Store: st}), restored, nil
 }

@@ -250,9 +250,9 @@ func (b *Broker) diskState(err error) {
 	}
 	b.storeErr = err
 	if err != nil {
-		log.Printf("warren: writing the data directory failed, publishers are blocked until it works again: %v", err)
+		log.Printf("warren: writing the data directory failed, publishers are blocked until it works again 写入数据目录失败，生产者被阻塞，直到可以再次写入: %v", err)
 	} else {
-		log.Printf("warren: the data directory is writable again, publishers are unblocked")
+		log.Printf("warren: the data directory is writable again, publishers are unblocked 数据目录恢复可写，生产者已解除阻塞")
 	}
 	for _, f := range b.diskHooks {
 		f(err)
@@ -268,7 +268,7 @@ func (b *Broker) maybeSnapshot() {
 		return
 	}
 	if err := b.st.WriteSnapshot(b.eng.Save()); err != nil {
-		log.Printf("warren: snapshot: %v", err)
+		log.Printf("warren: snapshot 快照: %v", err)
 	}
 }
 

@@ -1,10 +1,15 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"log"
 	"net/http"
 	"os"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -31,7 +36,8 @@ func restartServer(t *testing.T, srv *server.Server, opts server.Options) *serve
 // their properties and headers, and loses its transient ones; a
 // non-durable queue is gone; an unacked delivery comes back redelivered.
 func TestRestartKeepsWhatRabbitMQKeeps(t *testing.T) {
-	opts := server.Options{DataDir: t.TempDir()}
+	var notes []string
+	opts := server.Options{DataDir: t.TempDir(), Log: func(format string, args ...any) { notes = append(notes, fmt.Sprintf(format, args...)) }}
 	srv := startServerWith(t, opts)
 	ch := channel(t, dial(t, srv))
 	must(t, ch.Confirm(false))
@@ -57,6 +63,10 @@ func TestRestartKeepsWhatRabbitMQKeeps(t *testing.T) {
 	}
 
 	srv = restartServer(t, srv, opts)
+	// The start-up says what it restored, in English and in Chinese.
+	if s := strings.Join(notes, "\n"); !strings.Contains(s, "restored snapshot") || !strings.Contains(s, "已恢复快照") {
+		t.Errorf("start-up notes: %q", s)
+	}
 	ch = channel(t, dial(t, srv))
 	if _, err := ch.QueueDeclarePassive("lose", false, false, false, false, nil); err == nil {
 		t.Error("the non-durable queue survived the restart")
@@ -135,6 +145,9 @@ func (f *failingFile) Sync() error {
 // are unblocked, and the confirmed message survives a restart.
 func TestFullDiskBlocksPublishersAndHoldsConfirms(t *testing.T) {
 	disk := &failingDisk{}
+	var logged lockedBuffer
+	log.SetOutput(&logged)
+	defer log.SetOutput(os.Stderr)
 	opts := server.Options{DataDir: t.TempDir(), Store: store.Options{OpenFile: disk.open, RetryInterval: 50 * time.Millisecond}}
 	srv := startServerWith(t, opts)
 	c := dial(t, srv)
@@ -162,6 +175,10 @@ func TestFullDiskBlocksPublishersAndHoldsConfirms(t *testing.T) {
 	}
 	if err := overviewError(t, srv); err == "" {
 		t.Error("/api/overview says nothing of the write error")
+	}
+	// The log says why, in English and in Chinese.
+	if s := logged.String(); !strings.Contains(s, "publishers are blocked") || !strings.Contains(s, "生产者被阻塞") || !strings.Contains(s, "no space left on device") {
+		t.Errorf("the server's log: %q", s)
 	}
 	select {
 	case <-held.Done():
@@ -276,4 +293,23 @@ func TestRestartTakesTheNewLimits(t *testing.T) {
 	if e := amqpErr(t, err); e.Code != 406 {
 		t.Errorf("a third queue under --max-queues 2 after the restart: %v, want 406", err)
 	}
+}
+
+// lockedBuffer collects the standard logger's output, written from the
+// broker's goroutine while the test reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
