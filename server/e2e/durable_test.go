@@ -106,8 +106,13 @@ func equal(a, b []string) bool {
 }
 
 // failingDisk opens real files whose writes and fsyncs fail with ENOSPC
-// while full is set: a disk that fills up and is freed again.
-type failingDisk struct{ full atomic.Bool }
+// while full is set: a disk that fills up and is freed again. While
+// stall is set, an fsync waits until release closes: a slow disk.
+type failingDisk struct {
+	full    atomic.Bool
+	stall   atomic.Bool
+	release chan struct{}
+}
 
 func (d *failingDisk) open(name string, flag int, perm os.FileMode) (store.File, error) {
 	f, err := os.OpenFile(name, flag, perm)
@@ -130,6 +135,9 @@ func (f *failingFile) WriteAt(p []byte, off int64) (int, error) {
 }
 
 func (f *failingFile) Sync() error {
+	if f.d.stall.Load() {
+		<-f.d.release
+	}
 	if f.d.full.Load() {
 		return &os.PathError{Op: "sync", Path: f.Name(), Err: syscall.ENOSPC}
 	}
@@ -230,9 +238,16 @@ func TestFullDiskBlocksPublishersAndHoldsConfirms(t *testing.T) {
 
 // TestTransientConfirmsNeverWaitForTheDisk: a confirm for a transient
 // message, or for any message to a non-durable queue, goes out while the
-// disk is failing.
+// disk has not synced the log (an fsync that hangs). (A disk that fails
+// instead blocks publishers altogether, as RabbitMQ's disk alarm does.)
 func TestTransientConfirmsNeverWaitForTheDisk(t *testing.T) {
-	disk := &failingDisk{}
+	disk := &failingDisk{release: make(chan struct{})}
+	released := false
+	defer func() {
+		if !released {
+			close(disk.release)
+		}
+	}()
 	srv := startServerWith(t, server.Options{DataDir: t.TempDir(), Store: store.Options{OpenFile: disk.open, RetryInterval: 50 * time.Millisecond}})
 	ch := channel(t, dial(t, srv))
 	must(t, ch.Confirm(false))
@@ -240,7 +255,7 @@ func TestTransientConfirmsNeverWaitForTheDisk(t *testing.T) {
 	must(t, err)
 	_, err = ch.QueueDeclare("scratch", false, false, false, false, nil)
 	must(t, err)
-	disk.full.Store(true)
+	disk.stall.Store(true)
 	for _, p := range []struct {
 		queue string
 		mode  uint8
@@ -250,10 +265,12 @@ func TestTransientConfirmsNeverWaitForTheDisk(t *testing.T) {
 		select {
 		case <-dc.Done():
 		case <-time.After(5 * time.Second):
-			t.Fatalf("the confirm of a message with delivery-mode %d to %s waited for the failing disk", p.mode, p.queue)
+			t.Fatalf("the confirm of a message with delivery-mode %d to %s waited for the disk", p.mode, p.queue)
 		}
 	}
-	disk.full.Store(false)
+	disk.stall.Store(false)
+	close(disk.release)
+	released = true
 }
 
 func overviewError(t *testing.T, srv *server.Server) string {
