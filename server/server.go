@@ -125,7 +125,12 @@ func Start(opts Options) (*Server, error) {
 	scfg := opts.Sessions
 	scfg.OriginPatterns = s.opts.OriginPatterns
 	scfg.Admin = mgmt.AdminOnly(s.users)
+	// Real AMQP clients join a session by logging in with its own user
+	// on the server's listeners: the manager routes those logins.
+	scfg.AMQPPort = s.amqpLn.Addr().(*net.TCPAddr).Port
+	scfg.AMQPWebSocket = "/ws/amqp"
 	s.sessions = sessions.New(scfg)
+	s.opts.Conn.Router = s.sessions
 	mux.Handle("/api/sessions", s.sessions)
 	mux.Handle("/api/sessions/", s.sessions)
 	mux.Handle("/ws/sessions/", s.sessions)

@@ -66,6 +66,16 @@ func (a *Alarm) DiskFailed(err error) {
 	a.update()
 }
 
+// SetMemory sets the memory reason from outside, on the broker goroutine:
+// a shared session whose queues hold its bytes limit blocks its
+// publishers as RabbitMQ's memory alarm would, until consumers drain it.
+func (a *Alarm) SetMemory(over bool) {
+	if a.memory != over {
+		a.memory = over
+		a.update()
+	}
+}
+
 // update blocks or unblocks the publishing connections when the alarm's
 // state changes, telling those that announced connection.blocked why, in
 // RabbitMQ's words ("low on memory", "low on disk").

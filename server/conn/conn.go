@@ -13,13 +13,16 @@ import (
 	"warren/engine"
 	"warren/server/amqp"
 	"warren/server/auth"
-	"warren/server/broker"
 )
 
 // Config holds what every connection shares.
 type Config struct {
-	Broker *broker.Broker
+	// Broker is the server's own broker, where the server's Users log in.
+	Broker Backend
 	Users  *auth.Store
+	// Router, when set, sends other logins to the broker they belong to
+	// (a shared session's own user); nil sends every login to Users.
+	Router Router
 
 	ChannelMax     uint16 // proposed in connection.tune; RabbitMQ's default 2047
 	FrameMax       uint32 // proposed; RabbitMQ's default 131072
@@ -48,8 +51,8 @@ type Config struct {
 
 // shared is the state every connection of a server shares.
 type shared struct {
-	replies *replyTargets // touched on the broker goroutine only
-	conns   atomic.Int64  // connections being served, logged in or not
+	home  *Home        // the server's own broker's
+	conns atomic.Int64 // connections being served, logged in or not
 }
 
 // Defaults fills unset fields with RabbitMQ's defaults.
@@ -78,13 +81,12 @@ func (c *Config) Defaults() {
 	if c.Version == "" {
 		c.Version = "0.1.0"
 	}
-	if c.shared == nil {
-		c.shared = &shared{replies: newReplyTargets()}
-	}
 	if c.Alarm == nil {
 		c.Alarm = &Alarm{}
 	}
-	c.Alarm.init()
+	if c.shared == nil {
+		c.shared = &shared{home: NewHome(c.Alarm)}
+	}
 }
 
 // Transport carries the connection's bytes: TCP, or WebSocket binary
@@ -106,8 +108,14 @@ type Transport interface {
 type conn struct {
 	cfg *Config
 	t   Transport
-	b   *broker.Broker
 	out *outbox
+	// home and b are the server's own broker until a Router sends the
+	// login elsewhere (handshake.go); they change only before the
+	// connection opens, under routeMu, which forceClose (another
+	// goroutine) reads them under.
+	home    *Home
+	b       Backend
+	routeMu sync.Mutex
 
 	// Negotiated in connection.tune-ok.
 	frameMax   uint32
@@ -143,6 +151,7 @@ type conn struct {
 	// The closing state (closing.go). closeWait is set by the
 	// connection goroutine before the connection opens.
 	closeSent atomic.Bool
+	forced    atomic.Bool // forceCloseWith ran
 	closeWait time.Duration
 	endMu     sync.Mutex
 	terminate *time.Timer // ends a closing connection the client does not close
@@ -163,7 +172,7 @@ type conn struct {
 
 // Serve runs one connection until it ends. It closes t.
 func Serve(ctx context.Context, t Transport, cfg *Config) {
-	c := &conn{cfg: cfg, t: t, b: cfg.Broker, out: newOutbox(), chans: map[uint16]chanState{}, replyChans: map[uint16]bool{}, done: make(chan struct{}), hbStart: make(chan uint16, 1),
+	c := &conn{cfg: cfg, t: t, home: cfg.shared.home, b: cfg.Broker, out: newOutbox(), chans: map[uint16]chanState{}, replyChans: map[uint16]bool{}, done: make(chan struct{}), hbStart: make(chan uint16, 1),
 		frameMax: cfg.FrameMax, channelMax: cfg.ChannelMax, closeWait: closeWaitBeforeTune}
 	cfg.shared.conns.Add(1)
 	defer cfg.shared.conns.Add(-1)
@@ -191,13 +200,41 @@ func Serve(ctx context.Context, t Transport, cfg *Config) {
 // forceClose sends connection.close 320 CONNECTION_FORCED (graceful
 // shutdown of the server) and lets the writer close the socket.
 func (c *conn) forceClose() {
-	c.b.Do(func(e *engine.Broker) {
+	c.forceCloseWith("CONNECTION_FORCED - broker forced connection closure with reason 'shutdown'")
+}
+
+// forceCloseWith closes the connection from the server's side with 320
+// and text.
+func (c *conn) forceCloseWith(text string) {
+	if !c.forced.CompareAndSwap(false, true) {
+		return // the server's shutdown and the session's end both close it
+	}
+	c.routeMu.Lock()
+	b := c.b
+	c.routeMu.Unlock()
+	b.Do(func(e *engine.Broker) {
 		if c.opened && !c.dead {
 			c.dead = true
 			e.CloseConnection(c.id)
 		}
 	})
-	c.out.push(outItem{method: &amqp.ConnectionClose{ReplyCode: engine.ConnectionForced, ReplyText: "CONNECTION_FORCED - broker forced connection closure with reason 'shutdown'"}, closeAfter: true})
+	c.out.push(outItem{method: &amqp.ConnectionClose{ReplyCode: engine.ConnectionForced, ReplyText: shortText(text)}, closeAfter: true})
+}
+
+// watchHome closes the connection with 320 when its home ends (a shared
+// session ending), unless the connection ends first.
+func (c *conn) watchHome() {
+	h := c.home
+	if h.Ended == nil {
+		return
+	}
+	go func() {
+		select {
+		case <-h.Ended:
+			c.forceCloseWith(h.EndText())
+		case <-c.done:
+		}
+	}()
 }
 
 func (c *conn) shutdown() {
@@ -212,7 +249,7 @@ func (c *conn) shutdown() {
 			for n := range c.replyChans {
 				c.dropReplyTo(engine.ChannelID{Conn: c.id, Num: n})
 			}
-			delete(c.cfg.Alarm.conns, c)
+			delete(c.home.Alarm.conns, c)
 		})
 		if c.id != 0 {
 			c.b.Detach(c.id)

@@ -88,7 +88,7 @@ func (c *conn) handshake(cmd command) (bool, error) {
 			c.refuse(m.Mechanism)
 			return true, nil
 		}
-		if _, good := c.cfg.Users.Authenticate(user, pass); !good || (c.cfg.Users.LoopbackOnly(user) && !isLoopback(c.t.RemoteAddr())) {
+		if !c.login(user, pass) {
 			c.refuse(m.Mechanism)
 			return true, nil
 		}
@@ -130,23 +130,31 @@ func (c *conn) handshake(cmd command) (bool, error) {
 		if max := c.cfg.MaxConnections; max > 0 && c.cfg.shared.conns.Load() > int64(max) {
 			return c.handshakeError(engine.NotAllowed, "NOT_ALLOWED - connection refused: node connection limit ("+itoa(max)+") is reached", engine.Method{Class: 10, ID: 40})
 		}
-		if !c.cfg.Users.CanAccessVhost(c.user, m.VirtualHost) {
+		if c.home == c.cfg.shared.home && !c.cfg.Users.CanAccessVhost(c.user, m.VirtualHost) {
 			return c.handshakeError(engine.NotAllowed, "NOT_ALLOWED - access to vhost '"+m.VirtualHost+"' refused for user '"+c.user+"'", engine.Method{Class: 10, ID: 40})
 		}
 		var openErr error
-		c.b.Do(func(e *engine.Broker) {
+		doErr := c.b.Do(func(e *engine.Broker) {
 			// The user's permissions as the engine has them when the
 			// connection opens: a change after this reaches the
-			// connection, one before it is already in them.
+			// connection, one before it is already in them. A shared
+			// session's own user may do anything in its broker.
+			var perms *engine.Permissions
+			if c.home == c.cfg.shared.home {
+				perms = e.UserGrants(c.user, m.VirtualHost)
+			}
 			id, err := e.OpenConnection(engine.ConnectionOpen{Vhost: m.VirtualHost, User: c.user, Name: c.t.RemoteAddr().String() + " -> " + c.t.LocalAddr().String(),
-				ClientProperties: c.clientProps, Perms: e.UserGrants(c.user, m.VirtualHost)})
+				ClientProperties: c.clientProps, Perms: perms})
 			if err != nil {
 				openErr = err
 				return
 			}
 			c.id, c.opened, c.vhost = id, true, m.VirtualHost
-			c.cfg.Alarm.conns[c] = true
+			c.home.Alarm.conns[c] = true
 		})
+		if doErr != nil {
+			return true, doErr // the broker (a shared session) has ended
+		}
 		if openErr != nil {
 			var ee *engine.Error
 			if errorsAs(openErr, &ee) {
@@ -156,6 +164,7 @@ func (c *conn) handshake(cmd command) (bool, error) {
 		}
 		c.r.opened()
 		c.b.Attach(c.id, sink{c})
+		c.watchHome()
 		c.out.push(outItem{method: &amqp.ConnectionOpenOk{}})
 		c.startHeartbeats()
 	case *amqp.ConnectionClose:
@@ -165,6 +174,22 @@ func (c *conn) handshake(cmd command) (bool, error) {
 		return c.handshakeError(engine.ChannelError, "CHANNEL_ERROR - expected 'connection.open'", engine.Method{Class: cmd.method.ClassID(), ID: cmd.method.MethodID()})
 	}
 	return false, nil
+}
+
+// login checks a start-ok's credentials: a Router's (a shared session's
+// own user, which moves the connection to the session's broker) or the
+// server's users, with guest's loopback rule.
+func (c *conn) login(user, pass string) bool {
+	if r := c.cfg.Router; r != nil {
+		if home, b, ok := r.Route(user, pass, c.t.RemoteAddr()); ok {
+			c.routeMu.Lock()
+			c.home, c.b = home, b
+			c.routeMu.Unlock()
+			return true
+		}
+	}
+	_, good := c.cfg.Users.Authenticate(user, pass)
+	return good && !(c.cfg.Users.LoopbackOnly(user) && !isLoopback(c.t.RemoteAddr()))
 }
 
 // notLoggedIn refuses a method that needs a successful connection.start-ok

@@ -64,7 +64,7 @@ func pipelined(cmd command) bool {
 func (c *conn) handleBatch(batch []command) {
 	for _, cmd := range batch {
 		if _, isPublish := cmd.method.(*amqp.BasicPublish); isPublish {
-			if !c.cfg.Alarm.waitPublish(c.writerGone) {
+			if !c.home.Alarm.waitPublish(c.writerGone) {
 				return // the peer is gone; the connection is ending
 			}
 			break
@@ -155,7 +155,7 @@ func (c *conn) call(e *engine.Broker, id engine.ChannelID, cmd command) {
 			Exclusive: m.Exclusive, Args: toEngineTable(m.Arguments)})
 		c.ok(n, err, m.NoWait, &amqp.BasicConsumeOk{ConsumerTag: tag})
 	case *amqp.BasicCancel:
-		if t, ok := c.cfg.shared.replies.byChan[id]; ok && c.cfg.shared.replies.byToken[t].tag == m.ConsumerTag {
+		if t, ok := c.home.replies.byChan[id]; ok && c.home.replies.byToken[t].tag == m.ConsumerTag {
 			c.dropReplyTo(id)
 			c.ok(n, nil, m.NoWait, &amqp.BasicCancelOk{ConsumerTag: m.ConsumerTag})
 			return

@@ -35,7 +35,7 @@ func newReplyTargets() *replyTargets {
 
 // consume registers a channel's reply consumer.
 func (c *conn) consumeReplyTo(e *engine.Broker, id engine.ChannelID, m *amqp.BasicConsume) {
-	r := c.cfg.shared.replies
+	r := c.home.replies
 	if !m.NoAck {
 		e.ChannelException(id, &engine.Error{Code: engine.PreconditionFailed, Method: engine.MethodBasicConsume,
 			Text: "PRECONDITION_FAILED - reply consumer cannot acknowledge"})
@@ -65,7 +65,7 @@ func (c *conn) consumeReplyTo(e *engine.Broker, id engine.ChannelID, m *amqp.Bas
 // own address; it reports false (after closing the channel as RabbitMQ
 // does) when the channel has no reply consumer.
 func (c *conn) rewriteReplyTo(e *engine.Broker, id engine.ChannelID, p *engine.Properties) bool {
-	token, ok := c.cfg.shared.replies.byChan[id]
+	token, ok := c.home.replies.byChan[id]
 	if !ok {
 		e.ChannelException(id, &engine.Error{Code: engine.PreconditionFailed, Method: engine.MethodBasicPublish,
 			Text: "PRECONDITION_FAILED - fast reply consumer does not exist"})
@@ -78,14 +78,14 @@ func (c *conn) rewriteReplyTo(e *engine.Broker, id engine.ChannelID, p *engine.P
 // publishReply routes a publish to "amq.rabbitmq.reply-to.<token>". An
 // unknown or gone token routes nowhere (a mandatory reply is returned).
 func (c *conn) publishReply(e *engine.Broker, id engine.ChannelID, p engine.BasicPublish) {
-	target := c.cfg.shared.replies.byToken[strings.TrimPrefix(p.RoutingKey, replyTo+".")]
+	target := c.home.replies.byToken[strings.TrimPrefix(p.RoutingKey, replyTo+".")]
 	e.PublishDirect(id, target.ch, target.tag, p)
 }
 
 // dropReplyTo forgets a channel's reply consumer (channel or connection
 // closed, or the consumer cancelled).
 func (c *conn) dropReplyTo(id engine.ChannelID) {
-	r := c.cfg.shared.replies
+	r := c.home.replies
 	if token, ok := r.byChan[id]; ok {
 		delete(r.byToken, token)
 		delete(r.byChan, id)
@@ -99,7 +99,7 @@ func (c *conn) dropReplyTo(id engine.ChannelID) {
 // "amq.rabbitmq.reply-to.<token>" while the token's reply consumer does,
 // and any other name under the prefix is 404.
 func (c *conn) declareReplyTo(e *engine.Broker, id engine.ChannelID, m *amqp.QueueDeclare) {
-	_, live := c.cfg.shared.replies.byToken[strings.TrimPrefix(m.Queue, replyTo+".")]
+	_, live := c.home.replies.byToken[strings.TrimPrefix(m.Queue, replyTo+".")]
 	if m.Queue != replyTo && !(strings.HasPrefix(m.Queue, replyTo+".") && live) {
 		e.ChannelException(id, &engine.Error{Code: engine.NotFound, Method: engine.MethodQueueDeclare,
 			Text: "NOT_FOUND - no queue '" + m.Queue + "' in vhost '" + c.vhost + "'"})

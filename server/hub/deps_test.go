@@ -8,12 +8,12 @@ import (
 
 // allowedImports is the hub's dependency policy, written down as data
 // (like engine/deps_test.go): the standard library's pure parts and the
-// engine, nothing that does I/O, reads the wall clock, starts goroutines'
+// engine (crypto/subtle compares a password in constant time), nothing that does I/O, reads the wall clock, starts goroutines'
 // worth of machinery or draws random numbers. That is what lets the same
 // hub run in the native server's goroutine and in a Cloudflare Durable
 // Object compiled to wasm. Test files may import more.
 var allowedImports = []string{
-	"encoding/json", "errors", "fmt", "hash/fnv", "sort", "strconv", "strings",
+	"crypto/subtle", "encoding/json", "errors", "fmt", "hash/fnv", "sort", "strconv", "strings",
 	"unicode", "unicode/utf8",
 	"warren/engine", "warren/engine/script",
 }

@@ -49,7 +49,11 @@ func (s *Session) Join(nowMs int64, name string, role Role) (ParticipantID, erro
 	s.parts = append(s.parts, p)
 	you := p.Participant
 	lim := s.Limits()
-	s.send(p.ID, &Message{Type: OutWelcome, You: &you, Snapshot: s.snapshot(), Presence: s.presence(), Clock: s.clock.mode, Limits: &lim})
+	w := &Message{Type: OutWelcome, You: &you, Snapshot: s.snapshot(), Presence: s.presence(), Clock: s.clock.mode, Limits: &lim}
+	if role == Editor {
+		w.AMQP = s.cfg.AMQP
+	}
+	s.send(p.ID, w)
 	s.presenceChanged(p.ID)
 	return p.ID, nil
 }

@@ -40,8 +40,9 @@ const (
 // Message is a message to a participant's page. Type says which of the
 // other fields it carries:
 //
-//	welcome  You, Snapshot, Presence, Clock, Limits: the first message
-//	         after a join
+//	welcome  You, Snapshot, Presence, Clock, Limits, and for an editor
+//	         AMQP (the session's login for real clients): the first
+//	         message after a join
 //	entry    Entry: the next entry of the session's log
 //	presence Presence: who is here now, after any join or leave
 //	result   Ref, Result: what the participant's own command or clock
@@ -59,6 +60,7 @@ type Message struct {
 	Presence *Presence    `json:"presence,omitempty"`
 	Clock    ClockMode    `json:"clock,omitempty"`
 	Limits   *Limits      `json:"limits,omitempty"`
+	AMQP     *AMQPLogin   `json:"amqp,omitempty"`
 	Entry    *Entry       `json:"entry,omitempty"`
 	Result   *Result      `json:"result,omitempty"`
 	Error    *ErrorInfo   `json:"error,omitempty"`

@@ -40,6 +40,9 @@ type Config struct {
 	MaxOutputBytes int
 	// HashEvery puts the state hash on every HashEvery-th entry.
 	HashEvery uint64
+	// AMQP, when set, is the session's own login for real AMQP clients
+	// (amqp.go), which editors' welcome messages carry.
+	AMQP *AMQPLogin
 	// SnapshotEvery bounds the log the hub keeps: after this many entries
 	// past its snapshot it takes a new one, so a joiner gets a snapshot
 	// and at most this many entries.

@@ -35,6 +35,9 @@ type Created struct {
 	Clock        hub.ClockMode `json:"clock"`
 	Link         string        `json:"link"`
 	ReadOnlyLink string        `json:"readOnlyLink"`
+	// AMQP is the session's own login for real AMQP clients (absent in
+	// the list, which an administrator reads).
+	AMQP *hub.AMQPLogin `json:"amqp,omitempty"`
 }
 
 // Listed is one session in GET /api/sessions.
@@ -115,7 +118,9 @@ func (m *Manager) serveCreate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, "service_unavailable", err.Error())
 		return
 	}
-	writeJSON(w, http.StatusCreated, s.created())
+	c := s.created()
+	c.AMQP = s.login
+	writeJSON(w, http.StatusCreated, c)
 }
 
 func (m *Manager) serveList(w http.ResponseWriter, r *http.Request) {

@@ -28,6 +28,12 @@ type Config struct {
 	// Admin checks a request to list the sessions, writing the refusal
 	// itself; nil refuses every list (mgmt.AdminOnly in the server).
 	Admin func(w http.ResponseWriter, r *http.Request) bool
+	// AMQPPort and AMQPWebSocket are where the server takes AMQP clients
+	// (its TCP port, the WebSocket's path): a session's page shows them
+	// with the session's own login. Both unset: sessions take no AMQP
+	// clients.
+	AMQPPort      int
+	AMQPWebSocket string
 	// Logf receives the loud logs (divergences, dropped pages); nil is
 	// log.Printf.
 	Logf func(format string, args ...any)
@@ -47,6 +53,7 @@ type Manager struct {
 
 	mu      sync.Mutex
 	byID    map[string]*session // by id and by read-only id
+	byUser  map[string]*session // by its AMQP user (amqp.go)
 	nextNum uint64              // creation order, for the list
 	closed  bool
 
@@ -64,7 +71,7 @@ func New(cfg Config) *Manager {
 	if cfg.Logf == nil {
 		cfg.Logf = log.Printf
 	}
-	return &Manager{cfg: cfg, byID: map[string]*session{}}
+	return &Manager{cfg: cfg, byID: map[string]*session{}, byUser: map[string]*session{}}
 }
 
 // Errors of Create.
@@ -88,7 +95,15 @@ func (m *Manager) create(name string, mode hub.ClockMode) (*session, error) {
 	if len(m.byID)/2 >= m.cfg.MaxSessions {
 		return nil, errTooMany
 	}
+	cfg.AMQP = m.amqpLogin()
+	for cfg.AMQP != nil && m.byUser[cfg.AMQP.User] != nil {
+		cfg.AMQP = m.amqpLogin()
+	}
 	s := newSession(m, cfg, name)
+	if cfg.AMQP != nil {
+		s.login = cfg.AMQP
+		m.byUser[cfg.AMQP.User] = s
+	}
 	m.nextNum++
 	s.num = m.nextNum
 	for s.id = newID(); m.byID[s.id] != nil; s.id = newID() {
@@ -127,6 +142,9 @@ func (m *Manager) drop(s *session) {
 	if m.byID[s.id] == s {
 		delete(m.byID, s.id)
 		delete(m.byID, s.roID)
+	}
+	if s.login != nil && m.byUser[s.login.User] == s {
+		delete(m.byUser, s.login.User)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 
 	"github.com/coder/websocket"
 
+	"warren/engine"
+	"warren/server/conn"
 	"warren/server/hub"
 )
 
@@ -16,6 +18,7 @@ type session struct {
 	m         *Manager
 	id, roID  string
 	name      string
+	login     *hub.AMQPLogin // for real AMQP clients; nil when the server takes none
 	num       uint64
 	createdAt time.Time
 
@@ -27,10 +30,19 @@ type session struct {
 	stopOnce sync.Once
 	done     chan struct{}
 
+	// home is where the session's AMQP clients live (amqp.go): its alarm
+	// blocks their publishes while the queues hold the session's bytes
+	// limit, and its Ended is done. endText, set before done closes, is
+	// the 320 they get then.
+	home    *conn.Home
+	endText string
+
 	// Owned by the goroutine.
-	hub   *hub.Session
-	socks map[hub.ParticipantID]*socket
-	ids   map[*socket]hub.ParticipantID
+	hub      *hub.Session
+	socks    map[hub.ParticipantID]*socket
+	ids      map[*socket]hub.ParticipantID
+	sinks    map[engine.ConnID]connSink // the AMQP connections'
+	nextConn int                        // names them amqp-1, amqp-2, ...
 
 	// summary is what the list shows, updated by the goroutine after each
 	// step.
@@ -80,7 +92,11 @@ func newSession(m *Manager, cfg hub.Config, name string) *session {
 		hub:   hub.New(cfg, now.UnixMilli()),
 		socks: map[hub.ParticipantID]*socket{},
 		ids:   map[*socket]hub.ParticipantID{},
+		sinks: map[engine.ConnID]connSink{},
 	}
+	s.home = conn.NewHome(nil)
+	s.home.Ended = s.done
+	s.home.EndText = func() string { return s.endText }
 	s.summary = summary{Clock: s.hub.Mode()}
 	return s
 }
@@ -123,6 +139,7 @@ func (s *session) run() {
 		}
 		s.deliver()
 	}
+	s.endText = endText(s.hub.Ended())
 }
 
 func (s *session) nowMs() int64 { return time.Now().UnixMilli() }
@@ -160,7 +177,9 @@ func (s *session) take(in input) {
 		s.socks[id], s.ids[in.sock] = in.sock, id
 	case inCall:
 		in.fn(now)
-		close(in.done)
+		if in.done != nil {
+			close(in.done)
+		}
 	case inMessage:
 		if id, ok := s.ids[in.sock]; ok {
 			s.hub.Handle(now, id, in.data)
@@ -201,8 +220,7 @@ func (s *session) deliver() {
 				s.hub.Leave(s.nowMs(), o.To)
 			}
 		}
-		// Ready.Events are for AMQP connections, and no real client joins
-		// a session's broker yet: nothing wants them.
+		s.dispatch(r.Events)
 		for _, d := range r.Divergences {
 			s.m.cfg.Logf("sessions: DIVERGENCE in session %s: participant %d (%q) reports state hash %s after entry %d, the session's is %s: a replica has diverged, this is a bug",
 				s.id, d.Participant.ID, d.Participant.Name, hub.FormatHash(d.Got), d.Seq, hub.FormatHash(d.Want))
@@ -219,6 +237,7 @@ func (s *session) deliver() {
 			clear(s.socks)
 		}
 	}
+	s.home.Alarm.SetMemory(s.hub.AllowPublish() != nil)
 	s.mu.Lock()
 	s.summary = summary{Participants: len(s.socks), Seq: s.hub.Seq(), Clock: s.hub.Mode()}
 	s.mu.Unlock()

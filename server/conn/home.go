@@ -1,0 +1,68 @@
+package conn
+
+import (
+	"net"
+
+	"warren/engine"
+	"warren/server/broker"
+)
+
+// Backend is the broker a connection's commands run on: the server's own
+// (*broker.Broker) or a shared session's (server/sessions). Both run
+// every closure on the one goroutine that owns their engine, and hand the
+// connection's events to its sink on that goroutine, after the closure
+// that caused them.
+type Backend interface {
+	// Do runs f on the broker's goroutine and returns when it has run;
+	// an error means the broker has stopped and f did not run.
+	Do(f func(e *engine.Broker)) error
+	// DoAsync queues f like Do without waiting for it.
+	DoAsync(f func(e *engine.Broker)) error
+	// Attach routes connection id's events to s; Detach stops that.
+	Attach(id engine.ConnID, s broker.Sink)
+	Detach(id engine.ConnID)
+	// LogEnd and AfterDurable hold durable confirms until the command log
+	// is on disk (broker/durable.go); a broker without a disk runs f at once.
+	LogEnd() uint64
+	AfterDurable(pos uint64, f func())
+}
+
+// Home is where a logged-in connection lives: a broker, and what the
+// connections of that broker share with each other. The server's own
+// broker is one home; each shared session is another, which a Router
+// hands out at login.
+type Home struct {
+	// Alarm blocks the home's publishers (memory, disk, a session's
+	// bytes); its connections set is touched on the home's broker
+	// goroutine only.
+	Alarm *Alarm
+	// Ended, when set, closes when the home's broker ends for good (a
+	// shared session ends): its connections are closed with 320
+	// CONNECTION_FORCED and EndText.
+	Ended   <-chan struct{}
+	EndText func() string
+
+	// replies are the direct reply-to consumers of the home's broker,
+	// touched on its goroutine only: connection ids mean nothing in
+	// another broker.
+	replies *replyTargets
+}
+
+// NewHome returns the home of the connections of one broker, blocked by
+// alarm (nil: never).
+func NewHome(alarm *Alarm) *Home {
+	if alarm == nil {
+		alarm = &Alarm{}
+	}
+	alarm.init()
+	return &Home{Alarm: alarm, replies: newReplyTargets()}
+}
+
+// Router sends a login that is not one of the server's users to the
+// broker it belongs to: a shared session's own user and password. It
+// returns the session's home and a Backend for this one connection (whose
+// commands the session records as that connection's), or ok false for a
+// login it does not know, which then goes to the server's users.
+type Router interface {
+	Route(user, pass string, remote net.Addr) (home *Home, b Backend, ok bool)
+}

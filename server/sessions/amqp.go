@@ -1,0 +1,174 @@
+package sessions
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"net"
+	"strconv"
+
+	"warren/engine"
+	"warren/server/broker"
+	"warren/server/conn"
+	"warren/server/hub"
+)
+
+// Real AMQP clients join a session's broker by logging in, over the
+// server's AMQP listener (TCP or WebSocket), with the session's own user
+// and password. The Manager is the server's conn.Router: a login that
+// names a session's user goes to that session, everything else to the
+// server's own users. Each connection then runs its commands through the
+// session's hub (hub.Session.Do), so they are entries of the session's
+// log like any participant's line, and every page shows and animates
+// them.
+
+// newAMQPUser returns a fresh user name for a session: short enough to
+// type, random so that one session's user says nothing about another's.
+func newAMQPUser() string {
+	b := make([]byte, 6)
+	rand.Read(b)
+	return "session-" + hex.EncodeToString(b)
+}
+
+// amqpLogin makes a new session's login for real clients.
+func (m *Manager) amqpLogin() *hub.AMQPLogin {
+	if m.cfg.AMQPPort == 0 && m.cfg.AMQPWebSocket == "" {
+		return nil
+	}
+	return &hub.AMQPLogin{User: newAMQPUser(), Password: newID(), Vhost: "/", Port: m.cfg.AMQPPort, WebSocket: m.cfg.AMQPWebSocket}
+}
+
+// Route sends a login with a session's user and password to that
+// session's broker (conn.Router).
+func (m *Manager) Route(user, pass string, remote net.Addr) (*conn.Home, conn.Backend, bool) {
+	m.mu.Lock()
+	s := m.byUser[user]
+	m.mu.Unlock()
+	if s == nil {
+		return nil, nil, false
+	}
+	var ok bool
+	var name string
+	if !s.call(func(int64) {
+		if ok = s.hub.CheckAMQPLogin(user, pass); ok {
+			s.nextConn++
+			name = "amqp-" + strconv.Itoa(s.nextConn)
+		}
+	}) || !ok {
+		return nil, nil, false
+	}
+	return s.home, &amqpConn{s: s, origin: hub.Origin{Kind: hub.OriginAMQP, Connection: name}, addr: remote.String(), user: user}, true
+}
+
+// amqpConn is one AMQP connection's way into its session's broker
+// (conn.Backend): every closure runs on the session's goroutine inside
+// hub.Session.Do, so what it records is an entry of origin the
+// connection.
+type amqpConn struct {
+	s      *session
+	origin hub.Origin
+	addr   string
+	user   string
+}
+
+// Do runs f as the connection's input and waits for it.
+func (a *amqpConn) Do(f func(e *engine.Broker)) error {
+	var err error
+	if !a.s.call(func(now int64) { err = a.s.hub.Do(now, a.origin, f) }) {
+		return broker.ErrStopped
+	}
+	return err
+}
+
+// DoAsync queues f as the connection's input.
+func (a *amqpConn) DoAsync(f func(e *engine.Broker)) error {
+	if !a.s.send(input{kind: inCall, fn: func(now int64) { a.s.hub.Do(now, a.origin, f) }}) {
+		return broker.ErrStopped
+	}
+	return nil
+}
+
+// Attach routes the connection's events to sink, and shows the
+// connection in the session's presence: it has just opened.
+func (a *amqpConn) Attach(id engine.ConnID, sink broker.Sink) {
+	a.s.call(func(int64) {
+		a.s.sinks[id] = connSink{sink: sink, origin: a.origin}
+		a.s.hub.ConnectionOpened(hub.Connection{ID: a.origin.Connection, Client: clientName(a.s.hub.Broker(), id), Address: a.addr, User: a.user})
+	})
+}
+
+// Detach stops routing the connection's events and takes it out of
+// presence.
+func (a *amqpConn) Detach(id engine.ConnID) {
+	a.s.call(func(int64) {
+		delete(a.s.sinks, id)
+		a.s.hub.ConnectionClosed(a.origin.Connection)
+	})
+}
+
+// LogEnd is 0: a session keeps its log in memory, so no confirm waits for
+// a disk.
+func (a *amqpConn) LogEnd() uint64 { return 0 }
+
+// AfterDurable runs f at once (see LogEnd).
+func (a *amqpConn) AfterDurable(_ uint64, f func()) { f() }
+
+// connSink is an AMQP connection's sink in its session, and the origin
+// of what the sink does to the broker (pausing a consumer that falls
+// behind is a command, and so an entry).
+type connSink struct {
+	sink   broker.Sink
+	origin hub.Origin
+}
+
+// clientName is how presence names a connection: the connection_name the
+// client gave, else its product and version ("amqp091-go 1.10.0").
+func clientName(b *engine.Broker, id engine.ConnID) string {
+	views := b.ConnectionSummaries([]engine.ConnID{id})
+	if len(views) == 0 {
+		return ""
+	}
+	props := views[0].ClientProperties
+	if name, ok := props["connection_name"].(string); ok && name != "" {
+		return name
+	}
+	product, _ := props["product"].(string)
+	if version, ok := props["version"].(string); ok && product != "" {
+		return product + " " + version
+	}
+	return product
+}
+
+// dispatch hands the events of a Ready to the AMQP connections they
+// belong to, in order, each connection's inside hub.Session.Do so that a
+// command its sink issues (a pause) is recorded.
+func (s *session) dispatch(evs []engine.Event) {
+	if len(s.sinks) == 0 || len(evs) == 0 {
+		return
+	}
+	byConn := map[engine.ConnID][]engine.Event{}
+	var order []engine.ConnID
+	for _, ev := range evs {
+		id := ev.Channel.Conn
+		if _, ok := s.sinks[id]; !ok {
+			continue
+		}
+		if byConn[id] == nil {
+			order = append(order, id)
+		}
+		byConn[id] = append(byConn[id], ev)
+	}
+	now := s.nowMs()
+	for _, id := range order {
+		cs := s.sinks[id]
+		s.hub.Do(now, cs.origin, func(b *engine.Broker) { cs.sink.Events(b, byConn[id]) })
+	}
+}
+
+// endText is the text of the 320 CONNECTION_FORCED the session's AMQP
+// clients get when it ends.
+func endText(reason *hub.Error) string {
+	if reason == nil || reason.Key == hub.KeyShutdown {
+		return "CONNECTION_FORCED - broker forced connection closure with reason 'shutdown'"
+	}
+	return "CONNECTION_FORCED - the shared session has ended: " + reason.Error()
+}
