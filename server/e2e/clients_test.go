@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"warren/server/sessions"
 )
 
 // The client scripts live next to this file; `make deps` installs what
@@ -68,6 +71,18 @@ func TestClients(t *testing.T) {
 			runScript(t, argv)
 		})
 	}
+	// The same WebSocket scenario inside a shared session's broker, with
+	// the session's own login, as a page's program would join it: its
+	// clock is live, so the scenario's TTLs run on the wall clock.
+	t.Run("amqp_client_ws_in_a_session", func(t *testing.T) {
+		srv := startServer(t)
+		status, body := httpDo(t, "POST", "http://"+srv.HTTPAddr()+"/api/sessions", `{"clock":"live"}`, "")
+		var c sessions.Created
+		if status != http.StatusCreated || json.Unmarshal(body, &c) != nil || c.AMQP == nil {
+			t.Fatalf("create a session: %d %s", status, body)
+		}
+		runScript(t, join(ws, filepath.Join(nodeDir, "amqp_client_ws.mjs"), "ws://"+c.AMQP.User+":"+c.AMQP.Password+"@"+srv.HTTPAddr()+c.AMQP.WebSocket))
+	})
 }
 
 // join returns a new argv: prefix, then args.

@@ -198,7 +198,7 @@ func (s *session) take(in input) {
 func (s *session) deliver() {
 	for {
 		r := s.hub.Ready()
-		if len(r.Messages) == 0 && len(r.Divergences) == 0 && r.Ended == nil {
+		if len(r.Messages) == 0 && len(r.Events) == 0 && len(r.Divergences) == 0 && r.Ended == nil {
 			break
 		}
 		encoded := map[*hub.Message][]byte{}

@@ -7,6 +7,7 @@
 //
 //   node --experimental-websocket amqp_client_ws.mjs ws://127.0.0.1:8080/amqp
 //   WARREN_WS_URL=ws://... node --experimental-websocket amqp_client_ws.mjs
+//   node --experimental-websocket amqp_client_ws.mjs ws://USER:PASS@127.0.0.1:8080/ws/amqp
 //
 // Given an amqp:// URL it runs the same scenario over TCP with the same
 // library's AMQPClient, to compare with a broker that has no AMQP
@@ -58,7 +59,12 @@ if (overWebSocket) {
 // than 8192) and returns it with the wire statistics of its WebSocket.
 async function connect(frameMax) {
   if (overWebSocket) {
-    const conn = await new AMQPWebSocketClient({ url, frameMax }).connect();
+    // A user and password in the URL (a shared session's own login) are
+    // the client's credentials; the WebSocket's URL goes without them.
+    const u = new URL(url);
+    const login = u.username ? { username: decodeURIComponent(u.username), password: decodeURIComponent(u.password) } : {};
+    u.username = u.password = "";
+    const conn = await new AMQPWebSocketClient({ url: u.toString(), frameMax, ...login }).connect();
     return [conn, conn.socket.warrenStats];
   }
   const u = new URL(url);
