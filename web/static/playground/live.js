@@ -18,6 +18,7 @@ import { render } from "./app.js";
 import { guard, showResult } from "./console.js";
 import { UserError } from "./words.js";
 import { errorText } from "../scripterror.js";
+import { showAMQPLogin } from "./liveamqp.js";
 
 const SESSION_PATH = /^\/s\/([A-Za-z0-9_-]+)\/?$/;
 
@@ -218,6 +219,7 @@ function receive(m) {
       status(joined);
       $("live-join").hidden = true;
       drawPresence(m.presence);
+      showAMQPLogin(m.amqp ?? null);
       break;
     }
     case "entry": {
@@ -293,6 +295,7 @@ function join() {
     if (!ended) status(t("js.live.disconnected", { reason: ev.reason || String(ev.code) }));
     if (me === null) $("live-join-button").disabled = false; // refused: the name, a full session
     $("live-presence").replaceChildren(); // no longer here to see who is
+    showAMQPLogin(null); // nor to hand out the session's login
     document.body.dataset.live = "closed";
     render(); // Step, among others, is locked now
     lockControls();

@@ -1,0 +1,71 @@
+// A real AMQP program in a shared session, in chromium (issue 11): an
+// editor's page shows the session's own AMQP login (a read-only page does
+// not); a Go program (amqp091-go, run by web's TestLiveAMQPInChromium on
+// request) connects with the URL the page shows, and both pages list it,
+// draw its queues and animate its publish; on the manual clock its TTL
+// waits until the editor steps, then the message is dead-lettered in
+// every page, and the program consumes it with its x-death.
+import assert from "node:assert/strict";
+import { runTest } from "./browser.mjs";
+
+const tid = (page, id) => page.locator(`[data-testid="${id}"]`);
+const queue = (page, name) => page.locator(`[data-testid="queue"][data-queue="${name}"]`);
+
+await runTest("liveamqp.mjs", { timeout: 15000 }, async (t) => {
+  t.step = "a manual session: an editor and a read-only page join";
+  const res = await fetch(`${t.base}/api/sessions`, { method: "POST", body: JSON.stringify({ name: "class", clock: "manual" }) });
+  assert.equal(res.status, 201);
+  const created = await res.json();
+  const join = async (url, name) => {
+    const page = await t.open(url);
+    await tid(page, "live-name").fill(name);
+    await tid(page, "live-join-button").click();
+    await page.waitForSelector("body[data-live=joined]");
+    return page;
+  };
+  const ada = await join(`${t.base}${created.link}?lang=en`, "Ada");
+  const bo = await join(`${t.base}${created.readOnlyLink}?lang=zh-CN`, "Bo");
+
+  t.step = "the editor's page shows the session's AMQP login; the read-only page does not";
+  const { user, password, port } = created.amqp;
+  await tid(ada, "live-amqp").waitFor();
+  const url = await tid(ada, "live-amqp-url").inputValue();
+  assert.equal(url, `amqp://${user}:${password}@127.0.0.1:${port}/`);
+  assert.match(await tid(ada, "live-amqp-login").textContent(), new RegExp(`User ${user}, password ${password}, virtual host /`));
+  assert.equal(await tid(ada, "live-amqp-ws").isHidden(), true); // this server takes no AMQP over WebSocket
+  assert.equal(await tid(bo, "live-amqp").isHidden(), true);
+
+  t.step = "a Go program connects with that URL, declares and publishes";
+  const pub = await fetch(`${t.base}/test/amqp/publish`, { method: "POST", body: JSON.stringify({ url }) });
+  assert.equal(pub.status, 200, await pub.text());
+  for (const page of [ada, bo]) {
+    await page.locator('[data-testid="live-connection"]', { hasText: "go worker" }).waitFor();
+    await queue(page, "orders").filter({ hasText: "order 42" }).waitFor();
+    await queue(page, "orders.dead").waitFor();
+  }
+  assert.match(await tid(ada, "live-connection").textContent(), /AMQP client go worker from 127\.0\.0\.1:\d+ \(user session-/);
+  assert.match(await tid(bo, "live-connection").textContent(), /AMQP 客户端 go worker/);
+  const published = ada.locator('[data-testid="entry"]', { hasText: "The AMQP client amqp-1 did it." }).filter({ has: ada.locator('[data-testid="event"][data-kind="published"]') });
+  const kinds = await published.last().locator('[data-testid="event"]').evaluateAll((es) => es.map((e) => e.dataset.kind));
+  assert.ok(kinds.includes("published") && kinds.includes("enqueued"), `the publish's events: ${kinds}`);
+
+  t.step = "the TTL waits for the clock; Ada steps and the message is dead-lettered in both pages";
+  assert.equal(await queue(ada, "orders.dead").filter({ hasText: "order 42" }).count(), 0);
+  await tid(ada, "step").click();
+  for (const page of [ada, bo]) {
+    await queue(page, "orders.dead").filter({ hasText: "order 42" }).waitFor();
+    await page.waitForFunction(() => document.querySelector('[data-testid="clock"]').textContent === "1m0s");
+  }
+  const stepKinds = await tid(bo, "entry").last().locator('[data-testid="event"]').evaluateAll((es) => es.map((e) => e.dataset.kind));
+  assert.ok(stepKinds.includes("expired"), `the step's events: ${stepKinds}`);
+
+  t.step = "the program consumes the dead letter and reads its x-death";
+  const got = await fetch(`${t.base}/test/amqp/consume`, { method: "POST" });
+  assert.equal(got.status, 200);
+  assert.deepEqual(await got.json(), { body: "order 42", queue: "orders", reason: "expired", count: 1 });
+  for (const page of [ada, bo]) {
+    await page.waitForFunction(() => !/order 42/.test(document.querySelector('[data-testid="queue"][data-queue="orders.dead"]').textContent));
+  }
+  const [a, b] = await Promise.all([ada, bo].map((p) => p.evaluate(() => warren.liveHash())));
+  assert.deepEqual(a, b);
+});
