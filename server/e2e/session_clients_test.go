@@ -141,9 +141,9 @@ func sessionClock(t *testing.T, srv *server.Server, id, body string) string {
 // broker with the session's own login, and the session's clock holds its
 // message's TTL until a participant moves it. amqp091-go declares a TTL
 // queue that dead-letters into another and publishes with confirms; the
-// message waits, 59 s on, still there; one step later it has expired and
-// been dead-lettered, and pika consumes it with the x-death RabbitMQ
-// writes. The page watching the session replicates every AMQP action
+// message waits, 59 s on, still there; the teacher's page steps, and it
+// has expired and been dead-lettered, and pika consumes it with the
+// x-death RabbitMQ writes. The page watching the session replicates every AMQP action
 // (its replica's queues follow, its hash agrees with the session's), and
 // lists the clients in its presence. Guest still logs into the server's
 // own broker, which knows nothing of the session's queues; a wrong
@@ -215,15 +215,20 @@ func TestRealClientsInAManualSession(t *testing.T) {
 	if q, err := ch.QueueDeclarePassive("work", true, false, false, false, nil); err != nil || q.Messages != 1 {
 		t.Fatalf("59 s on, work holds %d messages (%v), want the one still waiting", q.Messages, err)
 	}
-	if got := sessionClock(t, srv, c.ID, `{"step":1}`); !strings.Contains(got, `"now":"1m"`) {
-		t.Fatalf("a step: %s", got)
+	// The teacher steps, from the page, as the playground's Step does.
+	stepCtx, stepCancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer stepCancel()
+	must(t, teacher.ws.Write(stepCtx, websocket.MessageText, []byte(`{"type":"clock","ref":"step","step":true}`)))
+	teacher.until("the step's result", func(m hub.Message) bool { return m.Type == hub.OutResult && m.Ref == "step" })
+	if now := teacher.rep.B.Now(); now != 60_000 {
+		t.Fatalf("after the step the session's clock is at %d ms, want the TTL's 60000", now)
 	}
 	if q, err := ch.QueueDeclarePassive("dead", true, false, false, false, nil); err != nil || q.Messages != 1 {
 		t.Fatalf("after the step dead holds %d messages (%v), want the expired one", q.Messages, err)
 	}
-	teacher.until("the dead letter", func(hub.Message) bool {
-		return teacher.queueDepth("work") == 0 && teacher.queueDepth("dead") == 1
-	})
+	if teacher.queueDepth("work") != 0 || teacher.queueDepth("dead") != 1 {
+		t.Fatalf("the teacher's replica after the step: work %d, dead %d", teacher.queueDepth("work"), teacher.queueDepth("dead"))
+	}
 
 	// pika consumes it with the x-death a learner reads.
 	out, err := exec.Command(python[0], append(python[1:], filepath.Join(pythonDir, "pika_xdeath.py"), sessionURL, "dead")...).CombinedOutput()
@@ -291,5 +296,62 @@ func TestRealClientsInAManualSession(t *testing.T) {
 	}
 	if _, err := amqp.Dial(sessionURL); err == nil || !strings.Contains(err.Error(), "403") {
 		t.Fatalf("the ended session's login: %v, want 403", err)
+	}
+}
+
+// TestSessionBytesBlockPublishers: past the session's bytes limit its AMQP
+// publishers are blocked as RabbitMQ's memory alarm blocks them: told with
+// connection.blocked, their publishes wait (nothing is dropped), and when
+// a consumer drains the queue they are unblocked and the waiting publish
+// goes through.
+func TestSessionBytesBlockPublishers(t *testing.T) {
+	srv := startServerWith(t, server.Options{Sessions: sessions.Config{Hub: hub.Config{MaxBytes: 1000}}})
+	status, body := httpDo(t, "POST", "http://"+srv.HTTPAddr()+"/api/sessions", "", "")
+	var c sessions.Created
+	if status != http.StatusCreated || json.Unmarshal(body, &c) != nil {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	pub, err := amqp.Dial(fmt.Sprintf("amqp://%s:%s@%s/", c.AMQP.User, c.AMQP.Password, srv.AMQPAddr()))
+	must(t, err)
+	defer pub.Close()
+	blocked := pub.NotifyBlocked(make(chan amqp.Blocking, 4))
+	ch := channel(t, pub)
+	_, err = ch.QueueDeclare("big", false, false, false, false, nil)
+	must(t, err)
+	publish(t, ch, "", "big", amqp.Publishing{Body: make([]byte, 1200)})
+	select {
+	case b := <-blocked:
+		if !b.Active || b.Reason != "low on memory" {
+			t.Fatalf("blocked %+v", b)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the publisher was not blocked past the session's bytes")
+	}
+	// This publish waits while the session is full.
+	sent := make(chan error, 1)
+	go func() {
+		sent <- ch.PublishWithContext(context.Background(), "", "big", false, false, amqp.Publishing{Body: []byte("after")})
+	}()
+
+	cons, err := amqp.Dial(fmt.Sprintf("amqp://%s:%s@%s/", c.AMQP.User, c.AMQP.Password, srv.AMQPAddr()))
+	must(t, err)
+	defer cons.Close()
+	cch := channel(t, cons)
+	msgs, err := cch.Consume("big", "", true, false, false, false, nil)
+	must(t, err)
+	if m := recv(t, msgs); len(m.Body) != 1200 {
+		t.Fatalf("the consumer got %d bytes first", len(m.Body))
+	}
+	select {
+	case b := <-blocked:
+		if b.Active {
+			t.Fatalf("blocked again %+v", b)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the publisher was not unblocked once the queue drained")
+	}
+	must(t, <-sent)
+	if m := recv(t, msgs); string(m.Body) != "after" {
+		t.Fatalf("the waiting publish arrived as %q", m.Body)
 	}
 }
