@@ -355,3 +355,40 @@ func TestSessionBytesBlockPublishers(t *testing.T) {
 		t.Fatalf("the waiting publish arrived as %q", m.Body)
 	}
 }
+
+// TestDirectReplyToInASession: direct reply-to works inside a session's
+// broker as in the server's: its reply addresses are the session's own
+// (the server's broker, with its own connection numbers, knows none of
+// them).
+func TestDirectReplyToInASession(t *testing.T) {
+	srv := startServer(t)
+	status, body := httpDo(t, "POST", "http://"+srv.HTTPAddr()+"/api/sessions", "", "")
+	var c sessions.Created
+	if status != http.StatusCreated || json.Unmarshal(body, &c) != nil {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	// A connection to the server's broker first, so that connection
+	// numbers in the two brokers coincide.
+	guestCh := channel(t, dial(t, srv))
+	sc, err := amqp.Dial(fmt.Sprintf("amqp://%s:%s@%s/", c.AMQP.User, c.AMQP.Password, srv.AMQPAddr()))
+	must(t, err)
+	defer sc.Close()
+	req, resp := channel(t, sc), channel(t, sc)
+	_, err = resp.QueueDeclare("rpc", false, false, false, false, nil)
+	must(t, err)
+	replies, err := req.Consume("amq.rabbitmq.reply-to", "", true, false, false, false, nil)
+	must(t, err)
+	publish(t, req, "", "rpc", amqp.Publishing{Body: []byte("ping"), ReplyTo: "amq.rabbitmq.reply-to", CorrelationId: "1"})
+	m, ok, err := resp.Get("rpc", true)
+	must(t, err)
+	if !ok || !strings.HasPrefix(m.ReplyTo, "amq.rabbitmq.reply-to.") {
+		t.Fatalf("request reply_to %q ok=%v", m.ReplyTo, ok)
+	}
+	if _, err := guestCh.QueueDeclarePassive(m.ReplyTo, false, false, false, false, nil); amqpErr(t, err).Code != 404 {
+		t.Fatalf("the server's broker knows the session's reply address: %v", err)
+	}
+	publish(t, resp, "", m.ReplyTo, amqp.Publishing{Body: []byte("pong"), CorrelationId: m.CorrelationId})
+	if r := recv(t, replies); string(r.Body) != "pong" || r.CorrelationId != "1" {
+		t.Fatalf("reply %q corr %q", r.Body, r.CorrelationId)
+	}
+}
