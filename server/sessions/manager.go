@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sort"
 	"sync"
+	"time"
 
 	"warren/server/hub"
 )
@@ -28,6 +29,9 @@ type Config struct {
 	// Admin checks a request to list the sessions, writing the refusal
 	// itself; nil refuses every list (mgmt.AdminOnly in the server).
 	Admin func(w http.ResponseWriter, r *http.Request) bool
+	// PingInterval is how often a page's socket is pinged; a page that
+	// has not answered by the next ping has left.
+	PingInterval time.Duration
 	// AMQPPort and AMQPWebSocket are where the server takes AMQP clients
 	// (its TCP port, the WebSocket's path): a session's page shows them
 	// with the session's own login. Both unset: sessions take no AMQP
@@ -43,6 +47,9 @@ type Config struct {
 const (
 	DefaultMaxSessions = 100
 	DefaultQueueLen    = 256
+	// DefaultPingInterval is PingInterval's default: well inside the
+	// idle timeouts of common proxies (60 s).
+	DefaultPingInterval = 25 * time.Second
 )
 
 // Manager owns the sessions of one server: it creates them, finds them by
@@ -67,6 +74,9 @@ func New(cfg Config) *Manager {
 	}
 	if cfg.QueueLen <= 0 {
 		cfg.QueueLen = DefaultQueueLen
+	}
+	if cfg.PingInterval <= 0 {
+		cfg.PingInterval = DefaultPingInterval
 	}
 	if cfg.Logf == nil {
 		cfg.Logf = log.Printf

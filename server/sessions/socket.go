@@ -94,6 +94,7 @@ func (m *Manager) serveSocket(w http.ResponseWriter, r *http.Request, id string)
 		k.write(s.done)
 	}()
 	defer func() { <-wrote }()
+	go k.keepAlive(m.cfg.PingInterval, wrote)
 
 	kind := inJoin
 	for {
@@ -155,6 +156,29 @@ func (k *socket) write(ended <-chan struct{}) {
 		break
 	}
 	k.ws.Close(k.code, k.reason)
+}
+
+// keepAlive pings the page every interval, until gone closes. A page that
+// does not answer within the interval is gone without a word (its network
+// dropped, its laptop slept): the socket closes, so the session sees it
+// leave rather than list it for ever. Browsers answer pings by themselves.
+func (k *socket) keepAlive(interval time.Duration, gone <-chan struct{}) {
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-tick.C:
+		case <-gone:
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), interval)
+		err := k.ws.Ping(ctx)
+		cancel()
+		if err != nil {
+			k.ws.CloseNow()
+			return
+		}
+	}
 }
 
 // send writes one message, within writeTimeout.

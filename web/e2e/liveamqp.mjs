@@ -4,7 +4,8 @@
 // request) connects with the URL the page shows, and both pages list it,
 // draw its queues and animate its publish; on the manual clock its TTL
 // waits until the editor steps, then the message is dead-lettered in
-// every page, and the program consumes it with its x-death.
+// every page, and the program consumes it with its x-death. A page whose
+// socket drops joins again by itself.
 import assert from "node:assert/strict";
 import { runTest } from "./browser.mjs";
 
@@ -66,6 +67,28 @@ await runTest("liveamqp.mjs", { timeout: 15000 }, async (t) => {
   for (const page of [ada, bo]) {
     await page.waitForFunction(() => !/order 42/.test(document.querySelector('[data-testid="queue"][data-queue="orders.dead"]').textContent));
   }
-  const [a, b] = await Promise.all([ada, bo].map((p) => p.evaluate(() => warren.liveHash())));
+
+  t.step = "a page whose socket the server drops joins again by itself, and is in step";
+  const cy = await t.open(`${t.base}${created.link}?lang=en`);
+  let first = null;
+  await cy.routeWebSocket(/\/ws\/sessions\//, (ws) => {
+    const server = ws.connectToServer();
+    first ??= { ws, server };
+  });
+  await tid(cy, "live-name").fill("Cy");
+  await tid(cy, "live-join-button").click();
+  await cy.waitForSelector("body[data-live=joined]");
+  // The connection breaks: the server's side goes, and the page is told
+  // its socket closed abnormally.
+  await first.server.close({ code: 1000, reason: "" });
+  await first.ws.close({ code: 1011, reason: "dropped for the test" });
+  await cy.waitForFunction(() => /joining again/.test(document.querySelector('[data-testid="live-status"]').textContent));
+  await cy.waitForSelector("body[data-live=joined]");
+  assert.match(await tid(cy, "live-status").textContent(), /Joined as Cy \(editor\)/);
+  await ada.waitForFunction(() => document.querySelectorAll('[data-testid="live-participant"]').length === 3, null, { timeout: 3000 }).catch(async () => {
+    throw new Error(`ada lists: ${await tid(ada, "live-presence").textContent()}`);
+  });
+  const [a, b, c] = await Promise.all([ada, bo, cy].map((p) => p.evaluate(() => warren.liveHash())));
   assert.deepEqual(a, b);
+  assert.deepEqual(a, c);
 });

@@ -62,6 +62,7 @@ let applied = null; // the last entry's result, for the sender's own result
 let rejoins = 0; // joins again after losing the replica, since the last entry applied
 
 const MAX_REJOINS = 3; // then the page gives up and says so, rather than loop
+const REJOIN_PAUSE_MS = 500; // before the first join again after a dropped socket; doubles each time
 
 // sessionId is the session this page's path names, or null.
 export const sessionId = () => SESSION_PATH.exec(location.pathname)?.[1] ?? null;
@@ -292,8 +293,17 @@ function join() {
   s.addEventListener("close", (ev) => {
     if (s !== sock) return;
     sock = null;
-    if (!ended) status(t("js.live.disconnected", { reason: ev.reason || String(ev.code) }));
-    if (me === null) $("live-join-button").disabled = false; // refused: the name, a full session
+    const reason = ev.reason || String(ev.code);
+    const wasJoined = me !== null;
+    if (!ended && wasJoined && rejoins < MAX_REJOINS) {
+      // A joined page whose socket dropped (the network, a page the
+      // session dropped for falling behind) joins again by itself, from
+      // a fresh snapshot, after a pause that grows with each try.
+      me = null;
+      status(t("js.live.reconnecting", { reason }));
+      setTimeout(join, REJOIN_PAUSE_MS * 2 ** rejoins++);
+    } else if (!ended) status(t("js.live.disconnected", { reason }));
+    if (!wasJoined) $("live-join-button").disabled = false; // refused: the name, a full session
     $("live-presence").replaceChildren(); // no longer here to see who is
     showAMQPLogin(null); // nor to hand out the session's login
     document.body.dataset.live = "closed";
