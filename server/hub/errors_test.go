@@ -50,3 +50,24 @@ func TestErrorText(t *testing.T) {
 	}()
 	newError("nope")
 }
+
+// TestFailedExpectCarriesItsDetail: a failed expect sent through the hub
+// comes back with what a page needs to say it in its own language: the
+// key, the cause and the mismatched fields, as the playground's bridge
+// gives them.
+func TestFailedExpectCarriesItsDetail(t *testing.T) {
+	h := newHarness(t, Config{})
+	ed := h.join("Ada", Editor)
+	h.cmd(ed, "declare queue q")
+	m := h.send(ed, Inbound{Type: InCommand, Line: "expect queue q ready=2"})
+	e := m.Result.Error
+	if e == nil || !e.Script || e.Key != "expectationFailed" || e.Cause == nil || e.Cause.Key != "queueDiffers" {
+		t.Fatalf("error %+v", e)
+	}
+	if got := e.Cause.Mismatches; len(got) != 1 || got[0] != (Mismatch{Field: "ready", Got: "0", Want: "2"}) {
+		t.Fatalf("mismatches %+v", got)
+	}
+	if e.Text != "expectation failed: queue q: ready=0 (want 2)" {
+		t.Fatalf("text %q", e.Text)
+	}
+}

@@ -153,6 +153,20 @@ type ErrorInfo struct {
 	Args   map[string]string `json:"args,omitempty"`
 	Text   string            `json:"text"`
 	Script bool              `json:"script,omitempty"`
+	// Mismatches and Cause complete a script error as the playground's
+	// bridge gives one (its errorDetail), so that a page says it in its
+	// reader's language whole: the fields a failed expect found
+	// different, and the error it wraps.
+	Mismatches []Mismatch `json:"mismatches,omitempty"`
+	Cause      *ErrorInfo `json:"cause,omitempty"`
+}
+
+// Mismatch is one field a script check found different (script.Mismatch).
+type Mismatch struct {
+	Field  string `json:"field"`
+	Got    string `json:"got"`
+	Want   string `json:"want"`
+	Absent bool   `json:"absent,omitempty"`
 }
 
 // Presence is who is in the session: its participants in the order they
@@ -200,9 +214,21 @@ func info(err error) *ErrorInfo {
 	}
 	var se *script.Error
 	if errors.As(err, &se) {
-		return &ErrorInfo{Key: se.Key, Args: se.Args, Text: se.Error(), Script: true}
+		return scriptInfo(se)
 	}
 	panic("hub: an error that is neither a hub nor a script error: " + err.Error()) // programmer error
+}
+
+// scriptInfo renders a script error with its mismatches and cause.
+func scriptInfo(se *script.Error) *ErrorInfo {
+	i := &ErrorInfo{Key: se.Key, Args: se.Args, Text: se.Error(), Script: true}
+	for _, m := range se.Mismatches {
+		i.Mismatches = append(i.Mismatches, Mismatch(m))
+	}
+	if se.Cause != nil {
+		i.Cause = scriptInfo(se.Cause)
+	}
+	return i
 }
 
 // ErrorMessage returns the message that tells a page err, which is a hub

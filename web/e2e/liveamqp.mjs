@@ -5,7 +5,8 @@
 // draw its queues and animate its publish; on the manual clock its TTL
 // waits until the editor steps, then the message is dead-lettered in
 // every page, and the program consumes it with its x-death. A page whose
-// socket drops joins again by itself.
+// socket drops joins again by itself, and a failed check run through the
+// session is said in the page's language.
 import assert from "node:assert/strict";
 import { runTest } from "./browser.mjs";
 
@@ -69,7 +70,7 @@ await runTest("liveamqp.mjs", { timeout: 15000 }, async (t) => {
   }
 
   t.step = "a page whose socket the server drops joins again by itself, and is in step";
-  const cy = await t.open(`${t.base}${created.link}?lang=en`);
+  const cy = await t.open(`${t.base}${created.link}?lang=zh-CN`);
   let first = null;
   await cy.routeWebSocket(/\/ws\/sessions\//, (ws) => {
     const server = ws.connectToServer();
@@ -82,13 +83,19 @@ await runTest("liveamqp.mjs", { timeout: 15000 }, async (t) => {
   // its socket closed abnormally.
   await first.server.close({ code: 1000, reason: "" });
   await first.ws.close({ code: 1011, reason: "dropped for the test" });
-  await cy.waitForFunction(() => /joining again/.test(document.querySelector('[data-testid="live-status"]').textContent));
+  await cy.waitForFunction(() => /正在重新加入/.test(document.querySelector('[data-testid="live-status"]').textContent));
   await cy.waitForSelector("body[data-live=joined]");
-  assert.match(await tid(cy, "live-status").textContent(), /Joined as Cy \(editor\)/);
+  assert.match(await tid(cy, "live-status").textContent(), /已作为 Cy 加入（编辑者）/);
   await ada.waitForFunction(() => document.querySelectorAll('[data-testid="live-participant"]').length === 3, null, { timeout: 3000 }).catch(async () => {
     throw new Error(`ada lists: ${await tid(ada, "live-presence").textContent()}`);
   });
   const [a, b, c] = await Promise.all([ada, bo, cy].map((p) => p.evaluate(() => warren.liveHash())));
   assert.deepEqual(a, b);
   assert.deepEqual(a, c);
+
+  t.step = "a failed expect run through the session is said whole in the page's language";
+  await tid(cy, "console-input").fill("expect queue orders.dead ready=2");
+  await tid(cy, "console-input").press("Enter");
+  await cy.waitForFunction(() => /检查未通过/.test(document.querySelector('[data-testid="console-output"]').textContent));
+  assert.match(await tid(cy, "console-output").textContent(), /检查未通过：队列 orders\.dead：ready=0（应为 2）/);
 });

@@ -99,15 +99,15 @@ function send(msg, line) {
   sock.send(JSON.stringify({ ...msg, ref }));
 }
 
-// hubErrorText says a hub error ({key, args, text, script}) in the page's
-// language: a script error as the console says one, a hub error from its
-// catalog entry. The English text stands for a key the page does not know,
-// and for a script error whose entry needs more than the hub sends (a
-// failed expect's mismatches, a wrapped cause).
+// hubErrorText says a hub error ({key, args, text, script, mismatches,
+// cause}) in the page's language: a script error as the console says one
+// (with a failed expect's mismatches and the error it wraps), a hub error
+// from its catalog entry. The English text stands for a key the page does
+// not know.
 export function hubErrorText(e) {
   if (!e) return "";
   const key = Object.hasOwn(HUB_ERRORS, e.key) ? HUB_ERRORS[e.key] : null;
-  const text = e.script ? errorText({ error: e.text, errorDetail: { key: e.key, args: e.args } }) : key ? t(key, e.args ?? {}) : e.text;
+  const text = e.script ? errorText({ error: e.text, errorDetail: e }) : key ? t(key, e.args ?? {}) : e.text;
   return /\{\w+\}/.test(text) ? e.text : text;
 }
 
