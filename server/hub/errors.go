@@ -50,6 +50,10 @@ const (
 	KeyIdle     = "idle"
 	KeyShutdown = "shutdown"
 	KeyClosed   = "closed"
+
+	// Seeding a new session (Seed).
+	KeySeedTooLong = "seedTooLong"
+	KeySeedLine    = "seedLine"
 )
 
 var errorTemplates = map[string]string{
@@ -80,6 +84,9 @@ var errorTemplates = map[string]string{
 	KeyIdle:     "the session ended: no one ran a command for {idle}",
 	KeyShutdown: "the session ended: the server is shutting down",
 	KeyClosed:   "the session ended: it was closed",
+
+	KeySeedTooLong: "a session starts from {max} lines at most, the page's log has {lines}",
+	KeySeedLine:    "line {n} of the page's log cannot start a session: {reason}",
 }
 
 // newError returns an error of key with its arguments given as name,

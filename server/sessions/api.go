@@ -17,13 +17,17 @@ import (
 // MaxSessionNameRunes bounds a session's name.
 const MaxSessionNameRunes = 80
 
-// maxCreateBody bounds the body of POST /api/sessions.
-const maxCreateBody = 4 << 10
+// maxCreateBody bounds the body of POST /api/sessions: room for a seed
+// of hub.MaxSeedLines lines of the default length.
+const maxCreateBody = hub.MaxSeedLines*hub.DefaultMaxLineBytes + 64<<10
 
-// createRequest is the optional body of POST /api/sessions.
+// createRequest is the optional body of POST /api/sessions. Lines, when
+// given, are what the session starts from (hub.Session.Seed): the
+// playground's Share live sends its page's log.
 type createRequest struct {
 	Name  string        `json:"name"`
 	Clock hub.ClockMode `json:"clock"`
+	Lines []string      `json:"lines"`
 }
 
 // Created is the reply to POST /api/sessions: the two ids and their links.
@@ -96,7 +100,7 @@ func (m *Manager) serveCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(strings.TrimSpace(string(body))) > 0 {
 		if err := json.Unmarshal(body, &req); err != nil {
-			writeError(w, http.StatusBadRequest, "bad_request", "the body is not a JSON object of name and clock: "+err.Error())
+			writeError(w, http.StatusBadRequest, "bad_request", "the body is not a JSON object of name, clock and lines: "+err.Error())
 			return
 		}
 	}
@@ -117,6 +121,16 @@ func (m *Manager) serveCreate(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, errShutdown):
 		writeError(w, http.StatusServiceUnavailable, "service_unavailable", err.Error())
 		return
+	}
+	if len(req.Lines) > 0 {
+		var seedErr error
+		s.call(func(now int64) { seedErr = s.hub.Seed(now, req.Lines) })
+		if seedErr != nil {
+			s.stop(hub.KeyClosed)
+			<-s.done // its ids are free before the reply says there is no session
+			writeHubError(w, http.StatusBadRequest, seedErr)
+			return
+		}
 	}
 	c := s.created()
 	c.AMQP = s.login
@@ -192,6 +206,18 @@ func methodNotAllowed(w http.ResponseWriter, allow string) {
 // "reason": reason}.
 func writeError(w http.ResponseWriter, status int, kind, reason string) {
 	writeJSON(w, status, map[string]string{"error": kind, "reason": reason})
+}
+
+// writeHubError answers a hub *Error: the management API's error and
+// reason, with the hub's key and args beside them for a page to say it
+// in its reader's language.
+func writeHubError(w http.ResponseWriter, status int, err error) {
+	var he *hub.Error
+	if !errors.As(err, &he) {
+		writeError(w, status, "bad_request", err.Error())
+		return
+	}
+	writeJSON(w, status, map[string]any{"error": "bad_request", "reason": he.Error(), "key": he.Key, "args": he.Args})
 }
 
 func writeJSON(w http.ResponseWriter, status int, body any) {

@@ -1,4 +1,5 @@
-// A real AMQP program in a shared session, in chromium (issue 11): an
+// A real AMQP program in a shared session, in chromium (issue 11). Share
+// live carries the page's broker into the session it starts. Then an
 // editor's page shows the session's own AMQP login (a read-only page does
 // not); a Go program (amqp091-go, run by web's TestLiveAMQPInChromium on
 // request) connects with the URL the page shows, and both pages list it,
@@ -14,6 +15,22 @@ const tid = (page, id) => page.locator(`[data-testid="${id}"]`);
 const queue = (page, name) => page.locator(`[data-testid="queue"][data-queue="${name}"]`);
 
 await runTest("liveamqp.mjs", { timeout: 15000 }, async (t) => {
+  t.step = "Share live starts the session where the page is";
+  const home = await t.open(`${t.base}/playground?lang=en`);
+  for (const line of ["declare queue prepared", "publish prepared ready-made"]) {
+    await tid(home, "console-input").fill(line);
+    await tid(home, "console-input").press("Enter");
+  }
+  await queue(home, "prepared").filter({ hasText: "ready-made" }).waitFor();
+  await tid(home, "live-share").click();
+  await tid(home, "live-links").waitFor();
+  const shared = await t.open(await tid(home, "live-edit-url").inputValue());
+  await tid(shared, "live-name").fill("Teacher");
+  await tid(shared, "live-join-button").click();
+  await shared.waitForSelector("body[data-live=joined]");
+  await queue(shared, "prepared").filter({ hasText: "ready-made" }).waitFor();
+  await Promise.all([home.close(), shared.close()]);
+
   t.step = "a manual session: an editor and a read-only page join";
   const res = await fetch(`${t.base}/api/sessions`, { method: "POST", body: JSON.stringify({ name: "class", clock: "manual" }) });
   assert.equal(res.status, 201);

@@ -13,7 +13,7 @@
 // a bug, shown loudly. The messages are server/hub/PROTOCOL.md's.
 import { t, lang } from "../i18n.js";
 import { $, el, say } from "./dom.js";
-import { w, record } from "./session.js";
+import { w, record, logLines } from "./session.js";
 import { render } from "./app.js";
 import { guard, showResult } from "./console.js";
 import { UserError } from "./words.js";
@@ -50,6 +50,8 @@ const HUB_ERRORS = {
   idle: "js.live.error.idle",
   shutdown: "js.live.error.shutdown",
   closed: "js.live.error.closed",
+  seedTooLong: "js.live.error.seedTooLong",
+  seedLine: "js.live.error.seedLine",
 };
 
 let sock = null; // the session's WebSocket, while joined or joining
@@ -316,12 +318,16 @@ async function create() {
   showError("");
   let res, body;
   try {
-    res = await fetch("/api/sessions", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
+    // The session starts where this page is: its log, replayed there.
+    res = await fetch("/api/sessions", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ lines: logLines }) });
     body = await res.json().catch(() => ({}));
   } catch (e) {
     return showError(t("js.live.createFailed", { reason: e.message }));
   }
-  if (!res.ok) return showError(t("js.live.createFailed", { reason: body.reason ?? String(res.status) }));
+  if (!res.ok) {
+    const reason = body.key ? hubErrorText({ key: body.key, args: body.args, text: body.reason }) : (body.reason ?? String(res.status));
+    return showError(t("js.live.createFailed", { reason }));
+  }
   const link = (path) => {
     const u = new URL(path, location.origin);
     u.searchParams.set("lang", lang);
