@@ -43,8 +43,12 @@ type verbSpec struct {
 	opts    []string
 	anyOpt  bool
 	rawArgs bool // every word is positional (rabbitmqctl-style flags)
-	usage   string
-	run     func(r *Runner, c *Command) error
+	// exact leaves the broker as the verb left it: no Settle after it,
+	// which would run a backlog's batches the session being replayed
+	// ran later (history verbs).
+	exact bool
+	usage string
+	run   func(r *Runner, c *Command) error
 }
 
 var verbs = map[string]*verbSpec{}
@@ -61,6 +65,7 @@ var twoWordVerbs = map[string][]string{
 	"show":    {"queues", "queue", "exchanges", "bindings", "consumers", "channels", "timers", "msg", "policies", "time", "next"},
 	"vhost":   {"add", "delete"},
 	"tx":      {"select", "commit", "rollback"},
+	"history": {"start", "entry", "hash"},
 }
 
 // Parse parses one line. It returns a nil Command for blank and comment

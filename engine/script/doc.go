@@ -271,6 +271,26 @@
 // matched on x, key, code and text and the message fields. The record
 // lives as long as the channel and keeps the last 100 returns.
 //
+// A shared session's history replays exactly. Its participants' lines
+// cannot simply run again (each ran in a script context of its own, and
+// real AMQP clients and clock moves have no line), so the history is the
+// engine command records the session's broker applied, entry by entry,
+// from the state it started in:
+//
+//	history start SEQ STATE         replace the broker with the session's after entry SEQ
+//	history entry SEQ [RECORD ...]  apply entry SEQ's engine command records, as the session did
+//	history hash SEQ HASH           the state hash after entry SEQ must be HASH
+//
+// STATE (engine.Broker.Save) and each RECORD (engine.AppendCommand) are
+// unpadded base64url; HASH is 16 hexadecimal digits (StateHash, the hash
+// a session's pages compare). Entries apply one after another, without
+// the Settle other lines end with; their AMQP exceptions print as any
+// line's. A replay that differs from the session fails at the next
+// history hash, saying after which entry. The server exports a session's
+// history in this form, a comment before each entry saying who did what
+// (GET /api/sessions/{id}/history); the playground opens it. A runner
+// over a shared broker (NewOn) refuses the three verbs.
+//
 // # Errors
 //
 // There are two kinds. Script errors — parse errors, misuse such as a bad

@@ -82,6 +82,19 @@ const (
 	KeyBackInTime         = "backInTime"
 	KeyRunBusy            = "runBusy"
 
+	// Replaying a shared session's history (verbs_history.go).
+	KeyHistoryShared       = "historyShared"
+	KeyHistoryNotStarted   = "historyNotStarted"
+	KeyHistoryBadSeq       = "historyBadSeq"
+	KeyHistoryStateBase64  = "historyStateBase64"
+	KeyHistoryBadState     = "historyBadState"
+	KeyHistoryRecordBase64 = "historyRecordBase64"
+	KeyHistoryBadRecord    = "historyBadRecord"
+	KeyHistoryGap          = "historyGap"
+	KeyHistoryHashSeq      = "historyHashSeq"
+	KeyHistoryBadHash      = "historyBadHash"
+	KeyHistoryDiverged     = "historyDiverged"
+
 	// Misused expect lines.
 	KeyInVerb         = "inVerb"
 	KeyBadTag         = "badTag"
@@ -156,6 +169,18 @@ var errorTemplates = map[string]string{
 	KeyNoIndex:            "queue {queue} has {ready} ready messages, no index {index}",
 	KeyBackInTime:         "cannot go back in time to {target} (now {now})",
 	KeyRunBusy:            "run: still busy after {steps} steps (a timer keeps re-arming?)",
+
+	KeyHistoryShared:       "{verb}: this broker is a shared session's, which a history cannot replace or replay into; open the history in the offline playground",
+	KeyHistoryNotStarted:   "{verb}: no history is being replayed (a history begins with history start)",
+	KeyHistoryBadSeq:       "an entry number is 0, 1, 2, ... got {value}",
+	KeyHistoryStateBase64:  "history start: the state is not unpadded base64url (bad byte at {offset})",
+	KeyHistoryBadState:     "history start: the state does not load: {detail}",
+	KeyHistoryRecordBase64: "history entry {seq}: record {n} is not unpadded base64url (bad byte at {offset})",
+	KeyHistoryBadRecord:    "history entry {seq}: record {n} is not an engine command: {detail}",
+	KeyHistoryGap:          "history entry {seq} does not follow entry {last}: entries apply one after another, in order",
+	KeyHistoryHashSeq:      "history hash {seq}: the last entry applied is {last}",
+	KeyHistoryBadHash:      "a state hash is 16 hexadecimal digits, got {value}",
+	KeyHistoryDiverged:     "after entry {seq} the state hash is {got}, the session's was {want}: this replay differs from the session (a line changed, left out, or run in between)",
 
 	KeyInVerb:         "{verb}: {cause}",
 	KeyBadTag:         "a delivery tag is 1, 2, ... got {value}",

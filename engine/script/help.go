@@ -28,6 +28,7 @@ var helpGroups = []struct {
 	{"time", "Time", []string{"advance", "step", "run", "restart"}},
 	{"looking", "Looking", []string{"show", "help"}},
 	{"checks", "Checks", []string{"expect"}},
+	{"history", "Session history", []string{"history"}},
 }
 
 // HelpMore is the overview's last line: how to ask for one command.

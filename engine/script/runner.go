@@ -42,6 +42,12 @@ type Runner struct {
 	// 200,000 lines that a page then cuts to its own limit.
 	MaxTraceBytes int
 	traceCut      bool
+	// ownsBroker is false for a runner over a broker others share
+	// (NewOn): it may not replace the broker (history start).
+	ownsBroker bool
+	// history is the shared session's history being replayed, once a
+	// history start line has loaded its state (verbs_history.go).
+	history *historyReplay
 }
 
 // chanRef is a named channel: which connection and number.
@@ -57,7 +63,11 @@ type chanRef struct {
 const DefaultChannel = "app"
 
 // New returns a runner over a fresh broker.
-func New(cfg engine.Config) *Runner { return NewOn(engine.New(cfg)) }
+func New(cfg engine.Config) *Runner {
+	r := NewOn(engine.New(cfg))
+	r.ownsBroker = true
+	return r
+}
 
 // NewOn returns a runner over an existing broker, which other runners and
 // drivers may share: a shared session gives each participant a runner of
@@ -153,9 +163,11 @@ func (r *Runner) ExecCommand(c *Command) (string, error) {
 	r.traceCut = false
 	spec := verbs[c.Verb]
 	runErr := spec.run(r, c)
-	// A script's next line sees this one's effects whole: the batches a
-	// large backlog is worked off in all run now (engine/backlog.go).
-	r.B.Settle(r.B.Now())
+	if !spec.exact {
+		// A script's next line sees this one's effects whole: the batches
+		// a large backlog is worked off in all run now (engine/backlog.go).
+		r.B.Settle(r.B.Now())
+	}
 	var amqpErr *engine.Error
 	r.lineErr = nil
 	if errors.As(runErr, &amqpErr) {
@@ -166,6 +178,7 @@ func (r *Runner) ExecCommand(c *Command) (string, error) {
 		r.lastErr = nil
 	}
 	r.scratch = r.B.DrainEvents(r.scratch[:0])
+	r.dropRecords()
 	if !strings.HasPrefix(c.Verb, "expect") && !strings.HasPrefix(c.Verb, "show") {
 		r.lastEvents = append(r.lastEvents[:0], r.scratch...)
 	}
@@ -214,6 +227,7 @@ func writeError(out *strings.Builder, e *engine.Error) {
 func (r *Runner) writeEvents(out *strings.Builder, evs []engine.Event) (closed string) {
 	for _, e := range evs {
 		r.notePublisher(e)
+		r.history.noteEvent(e)
 		if e.Kind == engine.EvConnectionOpened || e.Kind == engine.EvChannelOpened {
 			// Channels open implicitly on first use; their opening is
 			// noise in a trace.
@@ -286,6 +300,9 @@ func (r *Runner) channelName(id engine.ChannelID) string {
 			}
 		}
 		if best == "" {
+			if name, ok := r.history.channelName(id); ok {
+				return name
+			}
 			return id.String()
 		}
 	}
