@@ -87,8 +87,11 @@
 //     sooner; an early Tick is harmless). Re-read NextWakeMs after every
 //     call: commands and clock switches move it.
 //  6. To keep a session's whole history (to export it, for instance),
-//     store the entries as they go out: the hub keeps only a snapshot
-//     and the entries since (Config.SnapshotEvery).
+//     store the entries as they go out (Ready.Entries, which has them
+//     all, with participants there or not): the hub keeps only a
+//     snapshot and the entries since (Config.SnapshotEvery). History
+//     keeps them within bounds, and writes them as a script the
+//     playground replays to the same state (history.go, export.go).
 //  7. On shutdown call End(KeyShutdown), then deliver Ready.
 //
 // The JSON messages are the types in protocol.go; PROTOCOL.md describes

@@ -21,6 +21,9 @@ type harness struct {
 	// last is what the last pump took, for tests that look at the events
 	// or divergences.
 	last Ready
+	// history, when a test sets it, keeps every pump's entries, as a
+	// driver does.
+	history *History
 }
 
 // page is one participant's browser.
@@ -81,6 +84,9 @@ func (h *harness) pump() Ready {
 		}
 	}
 	h.last = r
+	if h.history != nil {
+		h.history.Add(h.s, r.Entries)
+	}
 	return r
 }
 

@@ -46,6 +46,7 @@ func (s *Session) commit(origin Origin, evs []engine.Event, drained bool, except
 	if s.seq%s.cfg.HashEvery == 0 {
 		e.Hash = formatHash(s.hashNow())
 	}
+	s.ready.Entries = append(s.ready.Entries, e)
 	s.broadcast(&Message{Type: OutEntry, Entry: &e})
 	return s.seq
 }

@@ -163,6 +163,10 @@ type Ready struct {
 	// driver hands those of its AMQP connections' channels to them
 	// (deliveries, confirms, closes), as it would with a broker of its own.
 	Events []engine.Event
+	// Entries are the entries the log gained, in order, whether or not
+	// anyone is there to get them: what a driver stores to keep the
+	// session's whole history (duty 6, History).
+	Entries []Entry
 	// Divergences are participants whose reported state hash differs from
 	// the session's: a bug, for the driver to log loudly.
 	Divergences []Divergence
