@@ -67,6 +67,8 @@ func (m *Manager) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		default:
 			methodNotAllowed(w, "GET, HEAD, POST")
 		}
+	case strings.HasPrefix(path, "/api/sessions/") && strings.HasSuffix(path, "/history"):
+		m.serveHistory(w, r, strings.TrimSuffix(strings.TrimPrefix(path, "/api/sessions/"), "/history"))
 	case strings.HasPrefix(path, "/api/sessions/") && strings.HasSuffix(path, "/clock"):
 		m.serveClock(w, r, strings.TrimSuffix(strings.TrimPrefix(path, "/api/sessions/"), "/clock"))
 	case strings.HasPrefix(path, "/api/sessions/"):

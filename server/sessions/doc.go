@@ -24,8 +24,9 @@
 // the capability), and GET /ws/sessions/{id} to join one, as an editor by
 // its id or read-only by its read-only id.
 //
-// Not here yet: real AMQP clients joining a session's broker (the hub's
-// Do and ConnectionOpened; Ready.Events are dropped, since no connection
-// wants them), the page at /s/{id}, per-session clock control over HTTP
-// and the export of a session's history.
+// Real AMQP clients join a session's broker with its own login
+// (amqp.go), GET/POST /api/sessions/{id}/clock reads and moves a
+// session's clock (clock.go), and each session's goroutine keeps its
+// whole log, within bounds, which GET /api/sessions/{id}/history exports
+// as a script the playground replays to the session's state (history.go).
 package sessions

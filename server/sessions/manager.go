@@ -20,6 +20,9 @@ type Config struct {
 	Hub hub.Config
 	// MaxSessions bounds the sessions the server runs at once.
 	MaxSessions int
+	// History bounds the history each session keeps for export
+	// (history.go); zero fields take hub's defaults.
+	History hub.HistoryLimits
 	// QueueLen bounds the messages waiting for one socket's writer; past
 	// it the page is dropped (see socket.go).
 	QueueLen int

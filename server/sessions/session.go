@@ -43,6 +43,7 @@ type session struct {
 	ids      map[*socket]hub.ParticipantID
 	sinks    map[engine.ConnID]connSink // the AMQP connections'
 	nextConn int                        // names them amqp-1, amqp-2, ...
+	history  *hub.History               // the log kept whole, for export (history.go)
 
 	// summary is what the list shows, updated by the goroutine after each
 	// step.
@@ -198,6 +199,7 @@ func (s *session) take(in input) {
 func (s *session) deliver() {
 	for {
 		r := s.hub.Ready()
+		s.keepHistory(r.Entries)
 		if len(r.Messages) == 0 && len(r.Events) == 0 && len(r.Divergences) == 0 && r.Ended == nil {
 			break
 		}

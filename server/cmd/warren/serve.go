@@ -49,10 +49,12 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	sessionMsgs := fs.Int64("session-max-messages", hub.DefaultMaxMessages, "most ready messages in one shared session's broker; past it basic.publish gets 406")
 	sessionBytes := fs.Int64("session-max-bytes", hub.DefaultMaxBytes, "bytes of messages one shared session's queues may hold; at it publishes get sessionBytes")
 	sessionIdle := fs.Duration("session-idle", time.Duration(hub.DefaultIdleMs)*time.Millisecond, "a shared session with no command or join for this long ends, its pages told")
+	historyEntries := fs.Int("session-history-entries", hub.DefaultHistoryEntries, "entries of a shared session's log kept for its history export (GET /api/sessions/{id}/history); past it the history starts again from a later state of the session, and says from which entry")
+	historyBytes := fs.Int64("session-history-bytes", hub.DefaultHistoryBytes, "bytes of engine command records a shared session's history keeps; past it the history starts again from a later state of the session, and says from which entry")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *maxSessions < 1 || *sessionParticipants < 1 || *sessionRate < 1 || *sessionQueues < 1 || *sessionMsgs < 1 || *sessionBytes < 1 || *sessionIdle < time.Millisecond {
+	if *historyEntries < 1 || *historyBytes < 1 || *maxSessions < 1 || *sessionParticipants < 1 || *sessionRate < 1 || *sessionQueues < 1 || *sessionMsgs < 1 || *sessionBytes < 1 || *sessionIdle < time.Millisecond {
 		fmt.Fprintln(stderr, "warren serve: the --max-sessions and --session-* limits must be above 0 (--session-idle at least 1ms)")
 		return 2
 	}
@@ -70,7 +72,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		Engine: engine.Config{Seed: *seed, MaxQueuesPerVhost: *maxQueues, MaxMessagesPerVhost: *maxMsgs},
 		Conn: conn.Config{MaxConnections: *maxConns, ChannelMax: uint16(*channelMax), FrameMax: uint32(*frameMax), MaxMessageSize: *maxMsg,
 			Alarm: &conn.Alarm{HighWatermark: *watermark}},
-		Sessions: sessions.Config{MaxSessions: *maxSessions, Hub: hub.Config{
+		Sessions: sessions.Config{MaxSessions: *maxSessions, History: hub.HistoryLimits{MaxEntries: *historyEntries, MaxBytes: *historyBytes}, Hub: hub.Config{
 			Engine:          engine.Config{MaxQueuesPerVhost: *sessionQueues, MaxMessagesPerVhost: *sessionMsgs},
 			MaxParticipants: *sessionParticipants, SessionRate: *sessionRate, SessionBurst: 2 * *sessionRate,
 			MaxBytes: *sessionBytes, IdleMs: sessionIdle.Milliseconds()}}})
