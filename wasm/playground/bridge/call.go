@@ -23,9 +23,10 @@ import (
 //	                              its welcome's snapshot (JSON text) and clock mode
 //	warren.liveApply(entry)       LiveResult: apply the session's next entry (JSON text)
 //	warren.liveHash()             LiveHash: the replica's state hash
+//	warren.hash()                 StateHash: the page's state hash, offline or live
 //
 // A call with wrong arguments returns {error: "..."} and changes nothing.
-var Methods = []string{"exec", "advanceBy", "advanceTo", "step", "next", "snapshot", "log", "replay", "reset", "check", "liveStart", "liveApply", "liveHash"}
+var Methods = []string{"exec", "advanceBy", "advanceTo", "step", "next", "snapshot", "log", "replay", "reset", "check", "liveStart", "liveApply", "liveHash", "hash"}
 
 // callError is the answer to a call that could not run.
 type callError struct {
@@ -74,7 +75,7 @@ func (s *Session) call(method string, args []any) (any, error) {
 			return s.AdvanceBy(ms), nil
 		}
 		return s.AdvanceTo(ms), nil
-	case "step", "next", "snapshot", "log", "reset":
+	case "step", "next", "snapshot", "log", "reset", "hash":
 		if len(args) != 0 {
 			return nil, fmt.Errorf("%s() takes no arguments, got %d", method, len(args))
 		}
@@ -87,6 +88,8 @@ func (s *Session) call(method string, args []any) (any, error) {
 			return s.Snapshot(), nil
 		case "log":
 			return s.Log(), nil
+		case "hash":
+			return s.Hash(), nil
 		}
 		s.Reset()
 		return struct {

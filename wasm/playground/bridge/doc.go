@@ -14,7 +14,9 @@
 //     and the same events, byte for byte, because the engine is
 //     deterministic and the session always starts from the same Config
 //     (seed 1, clock at 0, as engine/testdata's scenarios do). This is what
-//     time travel (Replay up to line k) and share links use.
+//     time travel (Replay up to line k) and share links use. A shared
+//     session's exported history is such a log too: its history start
+//     line loads the session's state, whatever the Config (history.go).
 //  2. AdvanceBy, AdvanceTo and Step are written into the log as the script
 //     lines "advance 2s" and "advance to 5s"; Step is "advance to" the next
 //     deadline, which is what engine.Broker.Step does.
@@ -58,6 +60,7 @@
 //	CheckResult   {passed, lines:[{line, error?, errorDetail?}]}
 //	LiveResult    Result + {seq, clock, hash?, diverged?}  (a shared session's entry; live.go)
 //	LiveHash      {seq, hash}
+//	StateHash     {hash, history?, live?, seq?}  (the page's state hash; history.go)
 //	Snapshot      {now, vhosts:[Vhost], timers:[Timer], timerCount}
 //	Vhost         {name, exchanges, bindings, queues, policies, operatorPolicies, connections}
 //	Queue         {name, type, durable, exclusive, autoDelete, args, effective:Settings, readyCount, readyBytes,

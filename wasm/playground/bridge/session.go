@@ -158,8 +158,8 @@ func (s *Session) Exec(line string) Result {
 func (s *Session) exec(line string, b *budget) Result {
 	res := Result{Line: line, Events: []Event{}, Now: s.Now()}
 	switch {
-	case len(line) > MaxLineBytes:
-		res.Error, res.ErrorDetail = refusal(KeyLineTooLong, map[string]string{"bytes": strconv.Itoa(len(line)), "limit": strconv.Itoa(MaxLineBytes)})
+	case len(line) > lineLimit(line):
+		res.Error, res.ErrorDetail = refusal(KeyLineTooLong, map[string]string{"bytes": strconv.Itoa(len(line)), "limit": strconv.Itoa(lineLimit(line))})
 		return res
 	case strings.ContainsAny(line, "\r\n"):
 		res.Error, res.ErrorDetail = refusal(KeyLineBreak, nil)
