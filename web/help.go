@@ -40,6 +40,9 @@ var helpKeys = map[string]string{
 	"expect unacked":        "help.expect_unacked",
 	"get":                   "help.get",
 	"help":                  "help.help",
+	"history entry":         "help.history_entry",
+	"history hash":          "help.history_hash",
+	"history start":         "help.history_start",
 	"nack":                  "help.nack",
 	"open":                  "help.open",
 	"publish":               "help.publish",
@@ -83,6 +86,7 @@ var helpGroupKeys = map[string]string{
 	"Time":                "help.group.time",
 	"Looking":             "help.group.looking",
 	"Checks":              "help.group.checks",
+	"Session history":     "help.group.history",
 }
 
 // helpGroup is a group of the help panel and its verbs.

@@ -6,6 +6,7 @@ import { UserError } from "./words.js";
 import { run } from "./app.js";
 import { codeMeaning, closedText } from "./explain.js";
 import { errorText, helpText, showText, usageText } from "../scripterror.js";
+import { lineShown } from "./format.js";
 
 const MAX_HISTORY = 200; // console history lines
 const MAX_OUTPUT_LINES = 40; // console output lines shown per call: the first and last halves
@@ -24,7 +25,7 @@ export function remember(line) {
 // the help overview and the error in the page's language.
 export function showResult(r, note) {
   const out = [];
-  if (r.line) out.push(`> ${r.line}`);
+  if (r.line) out.push(`> ${lineShown(r.line)}`);
   if (note) out.push(note);
   let text = r.help ? helpText(r.help) : (r.output ?? "").replace(/\n$/, "");
   if (!r.help && !r.error && /^help\s+\S/.test(r.line ?? "")) text = usageText(text);

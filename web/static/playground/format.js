@@ -46,5 +46,13 @@ const looksTyped = (s) => s === "true" || s === "false" || s === "void" || /^[+-
 // clip shortens s to n characters, ending it with … when cut.
 export const clip = (s, n) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
+const HISTORY_LINE_SHOWN = 72; // characters of a history line the page shows
+
+// lineShown is a log line as the page shows it: a shared session's
+// history line (history.js), whose words are a broker's whole state or an
+// entry's command records in base64, up to megabytes, cut to its start.
+// The log keeps it whole.
+export const lineShown = (line) => (line.startsWith("history ") ? clip(line, HISTORY_LINE_SHOWN) : line);
+
 // exchangeLabel names an exchange; the default exchange's name is empty.
 export const exchangeLabel = (name) => (name === "" ? t("js.exchange.default") : name);

@@ -14,9 +14,10 @@
 // snapshot: topology, diagram, tokens, queue cards, inspector, event log,
 // timeline, clock), words.js and lines.js (script lines from forms),
 // definitions.js (definitions JSON to lines), and the controls: console.js,
-// forms.js, clock.js, timeline.js, importer.js, share.js, and live.js (a
-// shared session: its page replicates the session's broker). This one boots the
-// engine and wires them.
+// forms.js, clock.js, timeline.js, importer.js, share.js, live.js (a
+// shared session: its page replicates the session's broker) and
+// history.js (a session's history: exported, and replayed offline). This
+// one boots the engine and wires them.
 import { t } from "../i18n.js";
 import { $, say } from "./dom.js";
 import { w, start, onRecord, onRestart, replayTo, commitPending } from "./session.js";
@@ -35,6 +36,7 @@ import { wireTimeline } from "./timeline.js";
 import { wireImport } from "./importer.js";
 import { sharedLines, fragment, wireShare } from "./share.js";
 import { isLive, wireLive } from "./live.js";
+import { wireHistory } from "./history.js";
 
 onRecord((r, note) => {
   noteFlashes(r.events);
@@ -65,6 +67,7 @@ async function boot() {
   wireShare();
   wireRecovery();
   wireLive();
+  wireHistory();
   const lines = isLive() ? null : sharedLines();
   try {
     if (!isLive()) openSession(lines); // a shared session's page waits for its join (live.js)

@@ -25,6 +25,15 @@ export let timelineLog = []; // the log the scrubber moves along; after a rewind
 export let snap = null; // the last snapshot drawn
 export let pendingMs = 0; // virtual time played but not yet written to the log (see clock.js)
 
+// noteOf gives a replayed line its note: an opened history's comment
+// saying who did what (history.js), kept across rewinds.
+let noteOf = () => undefined;
+
+// noteLines sets what gives replayed lines their notes; null for none.
+export function noteLines(fn) {
+  noteOf = fn ?? (() => undefined);
+}
+
 const recordHooks = [];
 const restartHooks = [];
 export const onRecord = (fn) => recordHooks.push(fn);
@@ -105,7 +114,7 @@ export function replayTo(lines, upTo) {
   entries = [];
   logLines = [];
   timelineLog = [];
-  for (const res of r.results) record(res);
+  for (const res of r.results) record(res, noteOf(res.line));
   timelineLog = lines.slice();
   for (const fn of restartHooks) fn();
   return true;
@@ -114,6 +123,7 @@ export function replayTo(lines, upTo) {
 // reset starts a fresh broker at 0s with an empty log.
 export function reset() {
   w.reset();
+  noteOf = () => undefined;
   pendingMs = 0;
   entries = [];
   logLines = [];

@@ -3,7 +3,7 @@
 import { t } from "../../i18n.js";
 import { $, el } from "../dom.js";
 import { explain, codeMeaning, closedText } from "../explain.js";
-import { fmtMs } from "../format.js";
+import { fmtMs, lineShown } from "../format.js";
 import { entries } from "../session.js";
 import { errorText } from "../../scripterror.js";
 
@@ -70,7 +70,7 @@ function entryItem({ result: r, note }) {
   return el(
     "li",
     { dataset: { testid: "entry" } },
-    el("code", {}, r.line || t("js.events.notLogged")),
+    el("code", {}, r.line ? lineShown(r.line) : t("js.events.notLogged")),
     el("span", { class: "at" }, `@${fmtMs(r.now)}`),
     note ? el("div", { class: "hint" }, note) : null,
     r.error ? el("div", { class: "error", dataset: { testid: "entry-error" } }, errorText(r)) : null,

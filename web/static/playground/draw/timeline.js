@@ -2,6 +2,7 @@
 // ahead of a rewind greyed.
 import { $, el, reconcile } from "../dom.js";
 import { logLines, timelineLog } from "../session.js";
+import { lineShown } from "../format.js";
 
 export function drawTimeline() {
   const cur = logLines.length;
@@ -13,6 +14,6 @@ export function drawTimeline() {
   // Keyed by line and whether it is ahead: a call appends one item.
   reconcile(
     $("log"),
-    timelineLog.map((line, i) => ({ key: `${i < cur ? "" : "f"}${line}`, build: () => el("li", { class: i < cur ? "" : "future" }, el("span", { class: "mono" }, `${i + 1}. ${line}`)) })),
+    timelineLog.map((line, i) => ({ key: `${i < cur ? "" : "f"}${line}`, build: () => el("li", { class: i < cur ? "" : "future" }, el("span", { class: "mono" }, `${i + 1}. ${lineShown(line)}`)) })),
   );
 }
