@@ -12,7 +12,7 @@ import (
 // Export says what a history's script says about itself: the session's
 // name ("" for none), the language of its comments (ExportLangs; any
 // other is English) and when it was exported, as the driver writes the
-// time (the hub reads no clock).
+// time (the hub reads no clock; "" leaves it out).
 type Export struct {
 	Name string
 	Lang string
@@ -55,7 +55,11 @@ func (h *History) Script(s *Session, ex Export) []byte {
 	} else {
 		w.comment("titleUnnamed")
 	}
-	w.comment("exported", "at", ex.At, "seq", strconv.FormatUint(h.Last(), 10), "mode", string(s.Mode()))
+	if ex.At != "" {
+		w.comment("exported", "at", ex.At, "seq", strconv.FormatUint(h.Last(), 10), "mode", string(s.Mode()))
+	} else {
+		w.comment("upTo", "seq", strconv.FormatUint(h.Last(), 10), "mode", string(s.Mode()))
+	}
 	w.comment("open")
 	w.comment("form")
 	w.comment("broker", "seed", strconv.FormatUint(cfg.Seed, 10), "epochMs", strconv.FormatInt(cfg.EpochMs, 10),
