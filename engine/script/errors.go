@@ -170,7 +170,7 @@ var errorTemplates = map[string]string{
 	KeyBackInTime:         "cannot go back in time to {target} (now {now})",
 	KeyRunBusy:            "run: still busy after {steps} steps (a timer keeps re-arming?)",
 
-	KeyHistoryShared:       "{verb}: this broker is a shared session's, which a history cannot replace or replay into; open the history in the offline playground",
+	KeyHistoryShared:       "{verb}: this broker is a shared session's, which others use too; a history replays only into a broker of its own, as the offline playground's",
 	KeyHistoryNotStarted:   "{verb}: no history is being replayed (a history begins with history start)",
 	KeyHistoryBadSeq:       "an entry number is 0, 1, 2, ... got {value}",
 	KeyHistoryStateBase64:  "history start: the state is not unpadded base64url (bad byte at {offset})",

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"strconv"
+	"strings"
 
 	"warren/engine"
 )
@@ -140,6 +141,17 @@ func runHistoryHash(r *Runner, c *Command) error {
 	}
 	if got := StateHash(r.B); got != want {
 		return newError(KeyHistoryDiverged, "seq", c.Args[0], "got", FormatStateHash(got), "want", FormatStateHash(want))
+	}
+	return nil
+}
+
+// RefusedOnShared returns the error a runner over a broker others share
+// (NewOn) gives c, or nil when it runs it: the history verbs replace or
+// replay into a broker, which only a runner of its own may. A driver that
+// checks lines before running any (a shared session's seed) asks it.
+func RefusedOnShared(c *Command) error {
+	if c != nil && strings.HasPrefix(c.Verb, "history ") {
+		return newError(KeyHistoryShared, "verb", c.Verb)
 	}
 	return nil
 }

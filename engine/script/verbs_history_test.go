@@ -171,7 +171,7 @@ func init() {
 	got := FormatStateHash(StateHash(extra.B))
 	errorCases = append(errorCases,
 		errorCase{hook: func(r *Runner) { r.ownsBroker = false }, line: "history start 0 AAAA", want: errOf(KeyHistoryShared, "verb", "history start"),
-			text: "history start: this broker is a shared session's, which a history cannot replace or replay into; open the history in the offline playground"},
+			text: "history start: this broker is a shared session's, which others use too; a history replays only into a broker of its own, as the offline playground's"},
 		errorCase{line: "history entry 1", want: errOf(KeyHistoryNotStarted, "verb", "history entry"),
 			text: "history entry: no history is being replayed (a history begins with history start)"},
 		errorCase{line: "history start -1 AAAA", want: errOf(KeyHistoryBadSeq, "value", `"-1"`), text: `an entry number is 0, 1, 2, ... got "-1"`},

@@ -108,6 +108,9 @@ func (h *History) origin(lang string, o Origin) string {
 	case OriginClock:
 		return exportPhrase(lang, "clock")
 	}
+	if o.Line == "" {
+		return exportPhrase(lang, "serverBare") // a seed closing its channels
+	}
 	return exportPhrase(lang, "server", "line", oneLine(o.Line))
 }
 

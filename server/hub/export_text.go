@@ -23,6 +23,7 @@ var exportPhrases = map[string]map[string]string{
 		"amqpClient":   "AMQP connection {connection} ({client}, {address})",
 		"clock":        "the live clock moved",
 		"server":       "the server: {line}",
+		"serverBare":   "the server",
 	},
 	"zh-CN": {
 		"title":        "Warren：共享会话 {name} 的历史",
@@ -39,6 +40,7 @@ var exportPhrases = map[string]map[string]string{
 		"amqpClient":   "AMQP 连接 {connection}（{client}，{address}）",
 		"clock":        "实时时钟走动了",
 		"server":       "服务器：{line}",
+		"serverBare":   "服务器",
 	},
 }
 

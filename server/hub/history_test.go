@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -307,5 +308,39 @@ func TestExportPhrases(t *testing.T) {
 				t.Errorf("%s.%s names %v, en %v", lang, k, names(phrases[k]), names(v))
 			}
 		}
+	}
+}
+
+// TestSeedRefusesHistoryLines: a page that opened a history and shares
+// it live cannot seed a session with its history lines, which replace
+// or replay into a broker of their own; the seed says which line, and
+// why, rather than start a session that is not the page's.
+func TestSeedRefusesHistoryLines(t *testing.T) {
+	h := newHarness(t, Config{})
+	err := h.s.Seed(h.nowMs, []string{"# a history", "history start 0 AAAA", "declare queue q"})
+	var he *Error
+	if !errors.As(err, &he) || he.Key != KeySeedLine || he.Args["n"] != "2" || !strings.Contains(he.Args["reason"], "history start: this broker is a shared session's") {
+		t.Fatalf("seeding with a history line: %v", err)
+	}
+	if h.s.Seq() != 0 {
+		t.Fatalf("a refused seed made %d entries", h.s.Seq())
+	}
+}
+
+// TestHistoryOfASeededSession: a session Share live started from a
+// page's log keeps the seed's entries, of origin server, and replays.
+func TestHistoryOfASeededSession(t *testing.T) {
+	h := newHarness(t, Config{})
+	h.history = NewHistory(h.s, HistoryLimits{})
+	if err := h.s.Seed(h.nowMs, []string{"declare queue q", "consume q", "publish q hi"}); err != nil {
+		t.Fatal(err)
+	}
+	h.pump()
+	text := string(h.history.Script(h.s, Export{}))
+	if !strings.Contains(text, "# 1 @0s the server: declare queue q\n") || !strings.Contains(text, "# 4 @0s the server\n") {
+		t.Fatalf("the seed's entries:\n%s", text)
+	}
+	if got := script.StateHash(replayScript(t, []byte(text)).B); got != HashState(h.s.b) {
+		t.Fatal("a seeded session's history replays to another state")
 	}
 }

@@ -38,6 +38,9 @@ func (s *Session) Seed(nowMs int64, lines []string) error {
 		if err != nil {
 			return newError(KeySeedLine, "n", n, "reason", err.Error())
 		}
+		if err := script.RefusedOnShared(c); err != nil {
+			return newError(KeySeedLine, "n", n, "reason", err.Error())
+		}
 		if c != nil && movesTime(c) && s.clock.mode != Manual {
 			return newError(KeySeedLine, "n", n, "reason", newError(KeyClockNotManual, "mode", string(s.clock.mode)).Error())
 		}
