@@ -40,7 +40,8 @@ the entry's origin line, which is unique per command), messages a second, the
 server's RSS before any session, with the sessions idle and no one joined, and
 with every page joined but idle, and again after the load (per idle session:
 the growth over the number of sessions), whether every page read the log in
-order without gaps, and the server's CPU per command from /proc/PID/stat.
+order without gaps, and the server's CPU per command (or AMQP publish) from
+/proc/PID/stat.
 
 Each session also has one AMQP client (amqp091-go, unless --amqp=false),
 logged in with the session's own login: it publishes --amqp-messages at
@@ -421,7 +422,7 @@ func sessionsLoad(ctx context.Context, c *sessionsConfig, out io.Writer) (err er
 	msgs := cnt.messages.Load() - msgs0
 	self1, _ := cpuTicks(os.Getpid())
 	busy1, _ := machineBusyTicks()
-	rss3, err := rss("after the load, every page still joined")
+	rss3, err := rss("after the load, every page and client still connected")
 	if err != nil {
 		return err
 	}
@@ -491,7 +492,7 @@ func sessionsLoad(ctx context.Context, c *sessionsConfig, out io.Writer) (err er
 	}
 	if busy1 > busy0 {
 		others := busy1 - busy0 - (cpu1 - cpu0) - (self1 - self0)
-		fmt.Fprintf(out, "CPU over the load, of %.0f s × %d CPUs: server %.1f s, this tool's pages %.1f s, the rest of the machine %.1f s\n",
+		fmt.Fprintf(out, "CPU over the load, of %.0f s × %d CPUs: server %.1f s, this tool (pages and AMQP clients) %.1f s, the rest of the machine %.1f s\n",
 			elapsed.Seconds(), runtime.NumCPU(), float64(cpu1-cpu0)/clockTicksHz, float64(self1-self0)/clockTicksHz, float64(max(others, 0))/clockTicksHz)
 	}
 	return nil
