@@ -484,7 +484,7 @@ func sessionsLoad(ctx context.Context, c *sessionsConfig, out io.Writer) (err er
 	if c.amqp {
 		fmt.Fprintf(out, "  %s with the AMQP client connected too (2 channels, a consumer), idle: %s per session\n", mib(float64(rss2a)), mib(connected))
 	}
-	fmt.Fprintf(out, "  %s after the load, pages and clients still connected: %s per session\n", mib(float64(rss3)), mib(used))
+	fmt.Fprintf(out, "  %s after the load, everyone still connected: %s per session\n", mib(float64(rss3)), mib(used))
 	fmt.Fprintf(out, "  target < 2 MiB per idle session: %s\n", verdict(idle < 2<<20 && joined < 2<<20 && connected < 2<<20 && used < 2<<20))
 	if n, a := cnt.sent.Load(), cnt.amqpSent.Load(); n+a > 0 {
 		fmt.Fprintf(out, "server CPU: %.1f µs per page command or AMQP publish (%d + %d; %.2f s over the load), %.1f µs per message to pages\n",
