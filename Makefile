@@ -119,11 +119,14 @@ bench-durable:
 # Shared sessions under load (not part of `make test`; see BENCHMARKS.md):
 # builds warren and warren-bench; warren-bench starts `warren serve --data ''`
 # on free loopback ports, creates 100 sessions with 5 browser-protocol pages
-# each (POST /api/sessions, /ws/sessions/{id}), measures the server's RSS
-# with the sessions idle, then has every page send 20 lines at 5 a second and
-# reports fan-out latency p50/p99/max, messages a second and CPU per command.
-# AMQP clients are left out: they cannot join a session yet. Stops the
-# server by its pid; about a minute, interrupted (and cleaned up) after 6.
+# and 1 AMQP client each (POST /api/sessions, /ws/sessions/{id}, the
+# session's AMQP login), measures the server's RSS with the sessions idle,
+# then has every page send 20 lines at 5 a second and every client publish
+# 20 messages at 5 a second with confirms and consume them, and reports
+# fan-out latency p50/p99/max for the pages' lines and for the AMQP
+# publishes, publish->confirm latency, messages a second and CPU per input
+# (BENCH_ARGS='--amqp=false': pages only). Stops the server by its pid;
+# about a minute, interrupted (and cleaned up) after 6.
 .PHONY: bench-sessions
 bench-sessions:
 	@d="$$(mktemp -d)" && trap 'rm -rf "$$d"' EXIT && \

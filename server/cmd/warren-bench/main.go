@@ -7,7 +7,7 @@
 //	warren-bench compare --warren-bin PATH [--rabbit-url URL] [--reps 3]
 //	warren-bench serve [--amqp ADDR] [--for 1m] [--cpuprofile FILE] [--memprofile FILE]
 //	warren-bench durable --warren-bin PATH [--rabbit-server PATH] [--reps 3]
-//	warren-bench sessions --warren-bin PATH [--sessions 100] [--participants 5] [--commands 20] [--rate 5]
+//	warren-bench sessions --warren-bin PATH [--sessions 100] [--participants 5] [--commands 20] [--rate 5] [--amqp=false]
 //
 // The first form runs one workload once. The second starts a Warren server
 // inside this process on loopback ports and runs the workload against it,
@@ -23,9 +23,9 @@
 // after SIGKILL and bytes on disk, against a Warren started with --data
 // and a RabbitMQ node of its own, both in a temporary directory. The
 // sixth is what `make bench-sessions` runs: shared sessions under load over
-// the browser protocol, with fan-out latency and memory per idle session
-// (see sessions.go; AMQP clients cannot join a session yet and are left
-// out).
+// the browser protocol and from one real AMQP client per session, with
+// fan-out latency, publish->confirm latency and memory per idle session
+// (see sessions.go and sessions_amqp.go).
 //
 // Every workload declares its own uniquely named queues and exchanges and
 // deletes them when it ends, also on failure; every wait is bounded by

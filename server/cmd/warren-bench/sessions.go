@@ -10,6 +10,7 @@ import (
 	"io"
 	"maps"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -39,11 +40,19 @@ the entry's origin line, which is unique per command), messages a second, the
 server's RSS before any session, with the sessions idle and no one joined, and
 with every page joined but idle, and again after the load (per idle session:
 the growth over the number of sessions), whether every page read the log in
-order without gaps, and the server's CPU per command from /proc/PID/stat.
+order without gaps, and the server's CPU per command (or AMQP publish) from
+/proc/PID/stat.
+
+Each session also has one AMQP client (amqp091-go, unless --amqp=false),
+logged in with the session's own login: it publishes --amqp-messages at
+--amqp-rate a second with publisher confirms into a queue of the session and
+consumes and acks from it, so the pages receive entries of origin amqp. It
+reports the publish->confirm latency and, apart from the pages' fan-out, the
+AMQP fan-out latency (from the client publishing to each page receiving the
+entry, matched by the unique body in the entry's basic.publish record); the
+memory per idle session is read again with the client connected.
 
 The pages do not replicate the engine: they read, count and time entries.
-AMQP clients are left out: a real AMQP client cannot join a session's broker
-yet, so the issue's "1 AMQP client per session" is not part of this load.
 
 With --warren-bin it starts 'warren serve --data '' --max-sessions N' on free
 loopback ports and stops it by its pid at the end; with --url it uses a running
@@ -64,6 +73,9 @@ type sessionsConfig struct {
 	timeout      time.Duration // the whole run
 	settle       time.Duration // longest wait for RSS to settle, each time
 	drain        time.Duration // longest wait for the last entries after the last command
+	amqp         bool          // one AMQP client per session
+	amqpMessages int           // per AMQP client
+	amqpRate     float64       // publishes a second per AMQP client
 }
 
 // maxParticipantRate is the hub's per-participant command rate
@@ -87,6 +99,10 @@ func (c *sessionsConfig) check() error {
 		return fmt.Errorf("--rate %g: want above 0 and at most %d (the hub's per-participant limit)", c.rate, maxParticipantRate)
 	case c.timeout <= 0 || c.settle < 0 || c.drain <= 0:
 		return errors.New("--timeout and --drain must be above 0, --settle at least 0")
+	case c.amqp && (c.amqpMessages < 1 || c.amqpMessages > 100_000):
+		return fmt.Errorf("--amqp-messages %d: want 1..100000", c.amqpMessages)
+	case c.amqp && (c.amqpRate <= 0 || c.amqpRate > maxAMQPRate):
+		return fmt.Errorf("--amqp-rate %g: want above 0 and at most %d", c.amqpRate, maxAMQPRate)
 	}
 	return nil
 }
@@ -132,12 +148,14 @@ func mib(b float64) string {
 // loadPage is one participant's page: its socket, the session's table of
 // send times, and what its reader counted.
 type loadPage struct {
-	ws    *websocket.Conn
-	id    hub.ParticipantID
-	sends *sync.Map // line -> time.Time sent, shared by the session's pages
+	ws        *websocket.Conn
+	id        hub.ParticipantID
+	sends     *sync.Map // line -> time.Time sent, shared by the session's pages
+	amqpSends *sync.Map // AMQP body -> time.Time published, the session's
 
 	mu       sync.Mutex
 	lat      []time.Duration // fan-out latencies of the others' commands
+	amqpLat  []time.Duration // fan-out latencies of the AMQP client's publishes
 	results  map[string]chan *hub.Result
 	errs     map[string]int // error keys of results and errors
 	received int            // others' entries matched
@@ -146,11 +164,14 @@ type loadPage struct {
 	closed   string         // why the socket closed, once it has
 }
 
-// loadSession is one session and its pages.
+// loadSession is one session, its pages and its AMQP client.
 type loadSession struct {
-	id    string
-	sends sync.Map
-	pages []*loadPage
+	id        string
+	login     *hub.AMQPLogin
+	sends     sync.Map
+	amqpSends sync.Map
+	pages     []*loadPage
+	amqp      *loadAMQP // nil with --amqp=false
 }
 
 // counters shared by all pages.
@@ -160,6 +181,12 @@ type loadCounters struct {
 	sent     atomic.Int64 // command lines sent
 	ok       atomic.Int64 // commands whose result has a seq
 	failed   atomic.Int64 // commands with an error or without an entry
+
+	amqpSent      atomic.Int64 // AMQP publishes sent
+	amqpConfirmed atomic.Int64 // acked by a confirm
+	amqpNacked    atomic.Int64 // nacked by a confirm
+	amqpConsumed  atomic.Int64 // deliveries the clients consumed and acked
+	amqpMatched   atomic.Int64 // entries of AMQP publishes the pages received
 }
 
 func runSessions(args []string, stdout, stderr io.Writer) int {
@@ -180,6 +207,9 @@ func runSessions(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&c.timeout, "timeout", 5*time.Minute, "give up on the whole run after this long")
 	fs.DurationVar(&c.settle, "settle", 20*time.Second, "wait at most this long for the server's RSS to settle, each time it is read")
 	fs.DurationVar(&c.drain, "drain", 15*time.Second, "after the last command, wait at most this long for the last entries")
+	fs.BoolVar(&c.amqp, "amqp", true, "give each session one AMQP client with the session's login (--amqp=false: pages only)")
+	fs.IntVar(&c.amqpMessages, "amqp-messages", 20, "messages each AMQP client publishes with confirms, and consumes")
+	fs.Float64Var(&c.amqpRate, "amqp-rate", 5, "publishes a second each AMQP client sends")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -245,6 +275,9 @@ func sessionsLoad(ctx context.Context, c *sessionsConfig, out io.Writer) (err er
 	all := make([]*loadSession, 0, c.sessions)
 	defer func() {
 		for _, s := range all {
+			if s.amqp != nil {
+				s.amqp.close()
+			}
 			for _, p := range s.pages {
 				p.ws.CloseNow()
 			}
@@ -256,11 +289,11 @@ func sessionsLoad(ctx context.Context, c *sessionsConfig, out io.Writer) (err er
 		}
 	}()
 	for i := 0; i < c.sessions; i++ {
-		id, err := createSession(ctx, base, fmt.Sprintf("bench %d", i))
+		id, login, err := createSession(ctx, base, fmt.Sprintf("bench %d", i))
 		if err != nil {
 			return fmt.Errorf("session %d: %w", i, err)
 		}
-		all = append(all, &loadSession{id: id})
+		all = append(all, &loadSession{id: id, login: login})
 	}
 	rss1, err := rss("with the sessions idle, no one joined")
 	if err != nil {
@@ -277,7 +310,7 @@ func sessionsLoad(ctx context.Context, c *sessionsConfig, out io.Writer) (err er
 	}()
 	for i, s := range all {
 		for j := 0; j < c.participants; j++ {
-			p, err := joinPage(ctx, wsBase+s.id, fmt.Sprintf("s%d-p%d", i, j), &s.sends)
+			p, err := joinPage(ctx, wsBase+s.id, fmt.Sprintf("s%d-p%d", i, j), s)
 			if err != nil {
 				return fmt.Errorf("session %d, page %d: %w", i, j, err)
 			}
@@ -302,6 +335,26 @@ func sessionsLoad(ctx context.Context, c *sessionsConfig, out io.Writer) (err er
 	if err != nil {
 		return err
 	}
+	rss2a := rss2
+	if c.amqp {
+		host, _, err := net.SplitHostPort(strings.TrimPrefix(base, "http://"))
+		if err != nil {
+			return fmt.Errorf("--url %q: %w", base, err)
+		}
+		for i, s := range all {
+			if s.amqp, err = connectAMQP(host, s.login, i, &s.amqpSends); err != nil {
+				return fmt.Errorf("session %d: AMQP client: %w", i, err)
+			}
+			readers.Add(1)
+			go func() {
+				defer readers.Done()
+				s.amqp.consume(readCtx, &cnt)
+			}()
+		}
+		if rss2a, err = rss("with every page joined and the AMQP clients connected, idle"); err != nil {
+			return err
+		}
+	}
 
 	cpu0 := int64(0)
 	if pid != 0 {
@@ -316,6 +369,18 @@ func sessionsLoad(ctx context.Context, c *sessionsConfig, out io.Writer) (err er
 	var senders sync.WaitGroup
 	sendErr := make(chan error, 1)
 	for _, s := range all {
+		if s.amqp != nil {
+			senders.Add(1)
+			go func() {
+				defer senders.Done()
+				if err := s.amqp.publish(ctx, c, &cnt); err != nil {
+					select {
+					case sendErr <- err:
+					default:
+					}
+				}
+			}()
+		}
 		for j, p := range s.pages {
 			senders.Add(1)
 			go func() {
@@ -336,10 +401,15 @@ func sessionsLoad(ctx context.Context, c *sessionsConfig, out io.Writer) (err er
 		return err
 	default:
 	}
-	// Wait for the others' entries of every command that made one.
+	// Wait for the others' entries of every command that made one, every
+	// page's entry of every confirmed AMQP publish, and its delivery.
 	want := cnt.ok.Load() * int64(c.participants-1)
+	wantAMQP := cnt.amqpConfirmed.Load() * int64(c.participants)
+	drained := func() bool {
+		return cnt.matched.Load() >= want && cnt.amqpMatched.Load() >= wantAMQP && cnt.amqpConsumed.Load() >= cnt.amqpConfirmed.Load()
+	}
 	drainEnd := time.Now().Add(c.drain)
-	for cnt.matched.Load() < want && time.Now().Before(drainEnd) && ctx.Err() == nil {
+	for !drained() && time.Now().Before(drainEnd) && ctx.Err() == nil {
 		time.Sleep(10 * time.Millisecond)
 	}
 	elapsed := time.Since(start)
@@ -352,7 +422,7 @@ func sessionsLoad(ctx context.Context, c *sessionsConfig, out io.Writer) (err er
 	msgs := cnt.messages.Load() - msgs0
 	self1, _ := cpuTicks(os.Getpid())
 	busy1, _ := machineBusyTicks()
-	rss3, err := rss("after the load, every page still joined")
+	rss3, err := rss("after the load, every page and client still connected")
 	if err != nil {
 		return err
 	}
@@ -382,8 +452,8 @@ func sessionsLoad(ctx context.Context, c *sessionsConfig, out io.Writer) (err er
 	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
 		fmt.Fprintf(out, "load average at the end: %s\n", strings.Join(strings.Fields(string(b))[:3], " "))
 	}
-	fmt.Fprintf(out, "%d sessions × %d browser-protocol pages, %d lines each at %g/s; no AMQP clients (they cannot join a session yet)\n",
-		c.sessions, c.participants, c.commands, c.rate)
+	fmt.Fprintf(out, "%d sessions × %d browser-protocol pages, %d lines each at %g/s; %s\n",
+		c.sessions, c.participants, c.commands, c.rate, amqpShape(c))
 	fmt.Fprintf(out, "commands: %d sent, %d made an entry, %d did not; sending took %.1f s, draining %.1f s more\n",
 		cnt.sent.Load(), cnt.ok.Load(), cnt.failed.Load(), sendEnd.Sub(start).Seconds(), elapsed.Seconds()-sendEnd.Sub(start).Seconds())
 	for _, k := range slices.Sorted(maps.Keys(errKeys)) {
@@ -394,8 +464,11 @@ func sessionsLoad(ctx context.Context, c *sessionsConfig, out io.Writer) (err er
 		gaps = "NO"
 	}
 	fmt.Fprintf(out, "entries read by the pages: %d; every page's in order without gaps: %s; pages whose socket closed during the load: %d\n", entries, gaps, dropped)
-	fmt.Fprintf(out, "fan-out: %d of %d entries reached the other pages; latency p50 %.2f ms, p99 %.2f ms, max %.2f ms (target p99 < 50 ms: %s)\n",
+	fmt.Fprintf(out, "page fan-out: %d of %d entries reached the other pages; latency p50 %.2f ms, p99 %.2f ms, max %.2f ms (target p99 < 50 ms: %s)\n",
 		st.n, want, ms(st.p50), ms(st.p99), ms(st.max), verdict(st.n > 0 && int64(st.n) == want && st.p99 < 50*time.Millisecond))
+	if c.amqp {
+		reportAMQP(out, all, &cnt, wantAMQP)
+	}
 	fmt.Fprintf(out, "messages to pages: %.0f/s (%d in %.1f s)\n", float64(msgs)/elapsed.Seconds(), msgs, elapsed.Seconds())
 	if pid == 0 {
 		fmt.Fprintln(out, "server memory and CPU: not measured (give --pid with --url)")
@@ -403,19 +476,23 @@ func sessionsLoad(ctx context.Context, c *sessionsConfig, out io.Writer) (err er
 	}
 	idle := perSession(rss0, rss1, c.sessions)
 	joined := perSession(rss0, rss2, c.sessions)
+	connected := perSession(rss0, rss2a, c.sessions)
 	used := perSession(rss0, rss3, c.sessions)
 	fmt.Fprintf(out, "server RSS: %s before any session\n", mib(float64(rss0)))
 	fmt.Fprintf(out, "  %s with %d idle sessions, no page joined: %s per session\n", mib(float64(rss1)), c.sessions, mib(idle))
 	fmt.Fprintf(out, "  %s with %d pages joined to each, idle: %s per session\n", mib(float64(rss2)), c.participants, mib(joined))
-	fmt.Fprintf(out, "  %s after the load, pages still joined: %s per session\n", mib(float64(rss3)), mib(used))
-	fmt.Fprintf(out, "  target < 2 MiB per idle session: %s\n", verdict(idle < 2<<20 && joined < 2<<20 && used < 2<<20))
-	if n := cnt.sent.Load(); n > 0 {
-		fmt.Fprintf(out, "server CPU: %.1f µs per command (%.2f s over the load)\n",
-			usPerMsg(cpu1-cpu0, int(n)), float64(cpu1-cpu0)/clockTicksHz)
+	if c.amqp {
+		fmt.Fprintf(out, "  %s with the AMQP client connected too (2 channels, a consumer), idle: %s per session\n", mib(float64(rss2a)), mib(connected))
+	}
+	fmt.Fprintf(out, "  %s after the load, everyone still connected: %s per session\n", mib(float64(rss3)), mib(used))
+	fmt.Fprintf(out, "  target < 2 MiB per idle session: %s\n", verdict(idle < 2<<20 && joined < 2<<20 && connected < 2<<20 && used < 2<<20))
+	if n, a := cnt.sent.Load(), cnt.amqpSent.Load(); n+a > 0 {
+		fmt.Fprintf(out, "server CPU: %.1f µs per page command or AMQP publish (%d + %d; %.2f s over the load), %.1f µs per message to pages\n",
+			usPerMsg(cpu1-cpu0, int(n+a)), n, a, float64(cpu1-cpu0)/clockTicksHz, usPerMsg(cpu1-cpu0, int(max(msgs, 1))))
 	}
 	if busy1 > busy0 {
 		others := busy1 - busy0 - (cpu1 - cpu0) - (self1 - self0)
-		fmt.Fprintf(out, "CPU over the load, of %.0f s × %d CPUs: server %.1f s, this tool's pages %.1f s, the rest of the machine %.1f s\n",
+		fmt.Fprintf(out, "CPU over the load, of %.0f s × %d CPUs: server %.1f s, this tool (pages and AMQP clients) %.1f s, the rest of the machine %.1f s\n",
 			elapsed.Seconds(), runtime.NumCPU(), float64(cpu1-cpu0)/clockTicksHz, float64(self1-self0)/clockTicksHz, float64(max(others, 0))/clockTicksHz)
 	}
 	return nil
@@ -460,30 +537,32 @@ func verdict(ok bool) string {
 	return "NOT met"
 }
 
-// createSession is POST /api/sessions; it returns the editor id.
-func createSession(ctx context.Context, base, name string) (string, error) {
+// createSession is POST /api/sessions; it returns the editor id and the
+// session's AMQP login (nil when the server has no AMQP listener).
+func createSession(ctx context.Context, base, name string) (string, *hub.AMQPLogin, error) {
 	body, _ := json.Marshal(map[string]string{"name": name})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/sessions", bytes.NewReader(body))
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
 	if resp.StatusCode != http.StatusCreated {
-		return "", fmt.Errorf("POST /api/sessions: %s: %s", resp.Status, data)
+		return "", nil, fmt.Errorf("POST /api/sessions: %s: %s", resp.Status, data)
 	}
 	var created struct {
-		ID string `json:"id"`
+		ID   string         `json:"id"`
+		AMQP *hub.AMQPLogin `json:"amqp"`
 	}
 	if err := json.Unmarshal(data, &created); err != nil || created.ID == "" {
-		return "", fmt.Errorf("POST /api/sessions: no id in %s", data)
+		return "", nil, fmt.Errorf("POST /api/sessions: no id in %s", data)
 	}
-	return created.ID, nil
+	return created.ID, created.AMQP, nil
 }
 
 // deleteSession ends a session, bounded, ignoring failures (the server
@@ -500,14 +579,15 @@ func deleteSession(base, id string) {
 	}
 }
 
-// joinPage opens a page's socket, sends its join and reads its welcome.
-func joinPage(ctx context.Context, url, name string, sends *sync.Map) (*loadPage, error) {
+// joinPage opens a page's socket to session s, sends its join and reads
+// its welcome.
+func joinPage(ctx context.Context, url, name string, s *loadSession) (*loadPage, error) {
 	ws, _, err := websocket.Dial(ctx, url, nil)
 	if err != nil {
 		return nil, err
 	}
 	ws.SetReadLimit(64 << 20) // a welcome carries the session's snapshot
-	p := &loadPage{ws: ws, sends: sends, results: map[string]chan *hub.Result{}, errs: map[string]int{}}
+	p := &loadPage{ws: ws, sends: &s.sends, amqpSends: &s.amqpSends, results: map[string]chan *hub.Result{}, errs: map[string]int{}}
 	if err := p.write(ctx, hub.Inbound{Type: hub.InJoin, Name: name}); err != nil {
 		ws.CloseNow()
 		return nil, err
@@ -654,6 +734,10 @@ func (p *loadPage) read(ctx context.Context, cnt *loadCounters) {
 			p.entries++
 			p.mu.Unlock()
 			o := m.Entry.Origin
+			if o.Kind == hub.OriginAMQP {
+				p.amqpEntry(m.Entry, now, cnt)
+				continue
+			}
 			if o.Kind != hub.OriginParticipant || o.Participant == p.id {
 				continue
 			}

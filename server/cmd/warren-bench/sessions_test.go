@@ -59,6 +59,9 @@ func TestSessionsFlags(t *testing.T) {
 		{[]string{"--url", "http://x", "--commands", "0"}, "--commands 0"},
 		{[]string{"--url", "http://x", "extra"}, "unexpected argument"},
 		{[]string{"--nope"}, "flag provided but not defined"},
+		{[]string{"--url", "http://x", "--amqp-messages", "0"}, "--amqp-messages 0"},
+		{[]string{"--url", "http://x", "--amqp-rate", "0"}, "--amqp-rate 0"},
+		{[]string{"--url", "http://x", "--amqp-rate", "1001"}, "at most 1000"},
 	} {
 		var out, errOut bytes.Buffer
 		if code := run(append([]string{"sessions"}, c.args...), &out, &errOut); code != 2 {
@@ -69,7 +72,7 @@ func TestSessionsFlags(t *testing.T) {
 		}
 	}
 	var out, errOut bytes.Buffer
-	if code := run([]string{"sessions", "-h"}, &out, &errOut); code != 0 || !strings.Contains(errOut.String(), "AMQP clients are left out") {
+	if code := run([]string{"sessions", "-h"}, &out, &errOut); code != 0 || !strings.Contains(errOut.String(), "one AMQP client") {
 		t.Errorf("sessions -h: exit %d, help %q", code, errOut.String())
 	}
 }
