@@ -13,7 +13,7 @@ import (
 // hub run in the native server's goroutine and in a Cloudflare Durable
 // Object compiled to wasm. Test files may import more.
 var allowedImports = []string{
-	"crypto/subtle", "encoding/base64", "encoding/json", "errors", "fmt", "hash/fnv", "sort", "strconv", "strings",
+	"crypto/subtle", "encoding/base64", "encoding/json", "errors", "fmt", "hash/fnv", "slices", "sort", "strconv", "strings",
 	"unicode", "unicode/utf8",
 	"warren/engine", "warren/engine/script",
 }
