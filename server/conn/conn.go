@@ -17,7 +17,8 @@ import (
 
 // Config holds what every connection shares.
 type Config struct {
-	// Broker is the server's own broker, where the server's Users log in.
+	// Broker is the server's own broker, where the server's Users log in;
+	// with neither (the edge), only the Router's logins are taken.
 	Broker Backend
 	Users  *auth.Store
 	// Router, when set, sends other logins to the broker they belong to
@@ -83,6 +84,9 @@ func (c *Config) Defaults() {
 	}
 	if c.Alarm == nil {
 		c.Alarm = &Alarm{}
+	}
+	if c.Broker == nil {
+		c.Broker = noBroker{}
 	}
 	if c.shared == nil {
 		c.shared = &shared{home: NewHome(c.Alarm)}

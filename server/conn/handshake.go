@@ -188,6 +188,9 @@ func (c *conn) login(user, pass string) bool {
 			return true
 		}
 	}
+	if c.cfg.Users == nil {
+		return false
+	}
 	_, good := c.cfg.Users.Authenticate(user, pass)
 	return good && !(c.cfg.Users.LoopbackOnly(user) && !isLoopback(c.t.RemoteAddr()))
 }

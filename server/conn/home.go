@@ -66,3 +66,15 @@ func NewHome(alarm *Alarm) *Home {
 type Router interface {
 	Route(user, pass string, remote net.Addr) (home *Home, b Backend, ok bool)
 }
+
+// noBroker is the Backend of a server with no broker of its own (the
+// edge, where every login goes to a shared session through the Router):
+// nothing runs on it, since no login reaches it.
+type noBroker struct{}
+
+func (noBroker) Do(func(e *engine.Broker)) error      { return broker.ErrStopped }
+func (noBroker) DoAsync(func(e *engine.Broker)) error { return broker.ErrStopped }
+func (noBroker) Attach(engine.ConnID, broker.Sink)    {}
+func (noBroker) Detach(engine.ConnID)                 {}
+func (noBroker) LogEnd() uint64                       { return 0 }
+func (noBroker) AfterDurable(_ uint64, f func())      { f() }

@@ -38,6 +38,10 @@ func (s *Session) State() State {
 	return st
 }
 
+// SnapshotSeq returns the entry the hub's latest snapshot is of: when it
+// changes, a driver that stores the log stores the new snapshot.
+func (s *Session) SnapshotSeq() uint64 { return s.snap.Seq }
+
 // Snapshot returns what a restore (or a joiner) starts from: the hub's
 // latest snapshot and the entries after it. A driver that stores it may
 // drop the entries it stored before it.

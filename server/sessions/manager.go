@@ -113,23 +113,29 @@ func (m *Manager) create(name string, mode hub.ClockMode) (*session, error) {
 		cfg.AMQP = m.amqpLogin()
 	}
 	s := newSession(m, cfg, name)
-	if cfg.AMQP != nil {
-		s.login = cfg.AMQP
-		m.byUser[cfg.AMQP.User] = s
-	}
-	m.nextNum++
-	s.num = m.nextNum
+	s.login = cfg.AMQP
 	for s.id = newID(); m.byID[s.id] != nil; s.id = newID() {
 	}
 	for s.roID = newID(); m.byID[s.roID] != nil || s.roID == s.id; s.roID = newID() {
 	}
+	m.start(s)
+	return s, nil
+}
+
+// start registers s under its ids and AMQP user and runs its goroutine;
+// m.mu is held.
+func (m *Manager) start(s *session) {
+	if s.login != nil {
+		m.byUser[s.login.User] = s
+	}
+	m.nextNum++
+	s.num = m.nextNum
 	m.byID[s.id], m.byID[s.roID] = s, s
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
 		s.run()
 	}()
-	return s, nil
 }
 
 // find returns the session with id or read-only id, and the role the id

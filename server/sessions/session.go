@@ -44,6 +44,11 @@ type session struct {
 	sinks    map[engine.ConnID]connSink // the AMQP connections'
 	nextConn int                        // names them amqp-1, amqp-2, ...
 	history  *hub.History               // the log kept whole, for export (history.go)
+	keeping  *keeping                   // what the Keeper was given (keep.go); nil without one
+	// wake is the driver's Wake (Host), and woke* what it was told last.
+	wake         func(atMs int64, ok bool)
+	woke, wokeOK bool
+	wokeAt       int64
 
 	// summary is what the list shows, updated by the goroutine after each
 	// step.
@@ -87,10 +92,15 @@ func newSession(m *Manager, cfg hub.Config, name string) *session {
 	// The session's engine time 0 is its creation: timestamps that leave
 	// the engine (x-death's time) are wall-clock times.
 	cfg.Engine.EpochMs = now.UnixMilli()
+	return sessionOf(m, hub.New(cfg, now.UnixMilli()), name, now)
+}
+
+// sessionOf wraps a hub session, new or restored, created at createdAt.
+func sessionOf(m *Manager, h *hub.Session, name string, createdAt time.Time) *session {
 	s := &session{
-		m: m, name: name, createdAt: now,
+		m: m, name: name, createdAt: createdAt,
 		in: make(chan input, inQueue), stopc: make(chan string, 1), done: make(chan struct{}),
-		hub:   hub.New(cfg, now.UnixMilli()),
+		hub:   h,
 		socks: map[hub.ParticipantID]*socket{},
 		ids:   map[*socket]hub.ParticipantID{},
 		sinks: map[engine.ConnID]connSink{},
@@ -141,13 +151,26 @@ func (s *session) run() {
 		s.deliver()
 	}
 	s.endText = endText(s.hub.Ended())
+	s.tellWake(0, false)
+}
+
+// tellWake tells the driver's Wake (a Durable Object's alarm) the
+// session's next wake-up when it differs from the last it was told.
+func (s *session) tellWake(at int64, ok bool) {
+	if s.wake == nil || (s.woke && at == s.wokeAt && ok == s.wokeOK) {
+		return
+	}
+	s.woke, s.wokeAt, s.wokeOK = true, at, ok
+	s.wake(at, ok)
 }
 
 func (s *session) nowMs() int64 { return time.Now().UnixMilli() }
 
-// arm sets the timer for the hub's next wake-up (duty 5).
+// arm sets the timer for the hub's next wake-up (duty 5), and tells the
+// driver's Wake when it moved.
 func (s *session) arm(timer *time.Timer) {
 	wake, ok := s.hub.NextWakeMs()
+	s.tellWake(wake, ok)
 	if !ok {
 		return
 	}
@@ -200,6 +223,7 @@ func (s *session) deliver() {
 	for {
 		r := s.hub.Ready()
 		s.keepHistory(r.Entries)
+		s.keep(r.Entries)
 		if len(r.Messages) == 0 && len(r.Events) == 0 && len(r.Divergences) == 0 && r.Ended == nil {
 			break
 		}

@@ -11,17 +11,18 @@ import (
 	"warren/server/hub"
 )
 
-// socket is one page's WebSocket in a session. Its reader is the HTTP
-// handler's goroutine (serveSocket); its writer (write) sends what the
-// session's goroutine queues in out, so that no page's slow network holds
-// up the session: when out is full the session drops the page.
+// socket is one page's connection to its session, as the session's
+// goroutine sees it: the page's role, the queue of messages for it, and
+// how it is to close. A Peer feeds and pumps it for the socket's owner:
+// the WebSocket handler below, or the edge's Durable Object. When out is
+// full the session drops the page, so that no page's slow network holds
+// up the session.
 type socket struct {
-	ws   *websocket.Conn
 	role hub.Role
 	out  chan []byte
 
 	// finish sets code, reason and flush once and closes closing: the
-	// writer then sends what is queued (if flush) and closes the socket
+	// pump then sends what is queued (if flush) and closes the socket
 	// with code and reason.
 	once    sync.Once
 	closing chan struct{}
@@ -87,82 +88,46 @@ func (m *Manager) serveSocket(w http.ResponseWriter, r *http.Request, id string)
 		return // Accept has answered the request
 	}
 	ws.SetReadLimit(int64(max(m.cfg.Hub.MaxLineBytes, hub.DefaultMaxLineBytes)) + readSlack)
-	k := &socket{ws: ws, role: role, out: make(chan []byte, m.cfg.QueueLen), closing: make(chan struct{})}
+	p := newPeer(s, role, m.cfg.QueueLen)
 	wrote := make(chan struct{})
 	go func() {
 		defer close(wrote)
-		k.write(s.done)
+		if !p.Pump(func(data []byte) bool { return send(ws, data) }, func(code websocket.StatusCode, reason string) { ws.Close(code, reason) }) {
+			ws.CloseNow()
+		}
 	}()
 	defer func() { <-wrote }()
-	go k.keepAlive(m.cfg.PingInterval, wrote)
+	go keepAlive(ws, m.cfg.PingInterval, wrote)
 
-	kind := inJoin
 	for {
 		ctx, cancel := context.Background(), context.CancelFunc(func() {})
-		if kind == inJoin {
+		if !p.joined {
 			ctx, cancel = context.WithTimeout(ctx, joinTimeout)
 		}
 		typ, data, err := ws.Read(ctx)
 		cancel()
 		if err != nil {
-			if kind == inJoin && ctx.Err() == context.DeadlineExceeded {
-				k.finish(websocket.StatusPolicyViolation, "no join message came", false)
+			if !p.joined && ctx.Err() == context.DeadlineExceeded {
+				p.Refuse(websocket.StatusPolicyViolation, "no join message came")
 			}
 			break
 		}
 		if typ != websocket.MessageText {
-			k.finish(websocket.StatusUnsupportedData, "the session protocol is JSON text messages", false)
+			p.Refuse(websocket.StatusUnsupportedData, "the session protocol is JSON text messages")
 			break
 		}
-		if !s.send(input{kind: kind, sock: k, data: data}) {
-			break // the session has ended: the writer closes the socket
+		if !p.Receive(data) {
+			break // the session has ended: the pump closes the socket
 		}
-		kind = inMessage
 	}
-	if kind == inMessage {
-		s.send(input{kind: inLeave, sock: k})
-	}
-	k.finish(websocket.StatusNormalClosure, "", false)
-}
-
-// write sends the queued messages until the socket is to close, then
-// closes it. ended closes when the session has ended: whatever the session
-// queued last (its "ended" message) is sent before the close.
-func (k *socket) write(ended <-chan struct{}) {
-	for {
-		select {
-		case data := <-k.out:
-			if !k.send(data) {
-				k.ws.CloseNow()
-				return
-			}
-			continue
-		case <-k.closing:
-		case <-ended:
-			k.finish(websocket.StatusNormalClosure, "the session has ended", true)
-		}
-		break
-	}
-	for k.flush {
-		select {
-		case data := <-k.out:
-			if !k.send(data) {
-				k.ws.CloseNow()
-				return
-			}
-			continue
-		default:
-		}
-		break
-	}
-	k.ws.Close(k.code, k.reason)
+	p.Gone()
 }
 
 // keepAlive pings the page every interval, until gone closes. A page that
 // does not answer within the interval is gone without a word (its network
 // dropped, its laptop slept): the socket closes, so the session sees it
 // leave rather than list it for ever. Browsers answer pings by themselves.
-func (k *socket) keepAlive(interval time.Duration, gone <-chan struct{}) {
+func keepAlive(ws *websocket.Conn, interval time.Duration, gone <-chan struct{}) {
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for {
@@ -172,18 +137,18 @@ func (k *socket) keepAlive(interval time.Duration, gone <-chan struct{}) {
 			return
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), interval)
-		err := k.ws.Ping(ctx)
+		err := ws.Ping(ctx)
 		cancel()
 		if err != nil {
-			k.ws.CloseNow()
+			ws.CloseNow()
 			return
 		}
 	}
 }
 
 // send writes one message, within writeTimeout.
-func (k *socket) send(data []byte) bool {
+func send(ws *websocket.Conn, data []byte) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
-	return k.ws.Write(ctx, websocket.MessageText, data) == nil
+	return ws.Write(ctx, websocket.MessageText, data) == nil
 }

@@ -1,0 +1,211 @@
+package sessions
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"warren/server/conn"
+	"warren/server/hub"
+)
+
+// memKeeper is a Durable Object's storage in a test: the latest snapshot,
+// the entries after it and the State, each kept as JSON as storage would
+// keep it.
+type memKeeper struct {
+	mu      sync.Mutex
+	snap    []byte
+	entries [][]byte
+	state   []byte
+	seq     uint64 // the snapshot's
+}
+
+func (k *memKeeper) Keep(entries []hub.Entry, st *hub.State, snap *hub.Snapshot) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if snap != nil {
+		k.snap, _ = json.Marshal(hub.Snapshot{Seq: snap.Seq, State: snap.State})
+		k.seq = snap.Seq
+		var kept [][]byte
+		for _, data := range k.entries {
+			var e hub.Entry
+			json.Unmarshal(data, &e)
+			if e.Seq > snap.Seq {
+				kept = append(kept, data)
+			}
+		}
+		k.entries = kept
+	}
+	for i := range entries {
+		if entries[i].Seq > k.seq {
+			data, _ := json.Marshal(&entries[i])
+			k.entries = append(k.entries, data)
+		}
+	}
+	if st != nil {
+		k.state, _ = json.Marshal(st)
+	}
+}
+
+// load reads back what was stored, as a woken object does.
+func (k *memKeeper) load(t *testing.T) (*hub.Snapshot, hub.State) {
+	t.Helper()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	var snap hub.Snapshot
+	var st hub.State
+	if json.Unmarshal(k.snap, &snap) != nil || json.Unmarshal(k.state, &st) != nil {
+		t.Fatal("nothing stored")
+	}
+	for _, data := range k.entries {
+		var e hub.Entry
+		if err := json.Unmarshal(data, &e); err != nil {
+			t.Fatal(err)
+		}
+		snap.Entries = append(snap.Entries, e)
+	}
+	return &snap, st
+}
+
+// hostPage is a page on a Host: its peer pumped into a channel.
+type hostPage struct {
+	p    *Peer
+	msgs chan hub.Message
+}
+
+func openHostPage(t *testing.T, h *Host, id, name string) *hostPage {
+	t.Helper()
+	p, err := h.OpenPage(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hp := &hostPage{p: p, msgs: make(chan hub.Message, 256)}
+	go p.Pump(func(data []byte) bool {
+		var m hub.Message
+		json.Unmarshal(data, &m)
+		hp.msgs <- m
+		return true
+	}, func(websocket.StatusCode, string) { close(hp.msgs) })
+	data, _ := json.Marshal(map[string]string{"type": "join", "name": name})
+	p.Receive(data)
+	return hp
+}
+
+func (hp *hostPage) next(t *testing.T, typ string) hub.Message {
+	t.Helper()
+	for {
+		select {
+		case m, ok := <-hp.msgs:
+			if !ok {
+				t.Fatalf("the page's socket closed waiting for %s", typ)
+			}
+			if m.Type == typ {
+				return m
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("no %s within 5 s", typ)
+		}
+	}
+}
+
+// TestHostSurvivesEviction is a Durable Object's life in one test: a live
+// session hosted with a Keeper and an alarm, a page and a real AMQP client
+// (amqp091-go over an in-memory pipe, through the same connection state
+// machine as warren serve) that publishes a message with a short TTL; the
+// alarm is asked for the TTL's time. Then the object's memory goes (the
+// host is dropped without a word to its Keeper) and, woken by its alarm
+// after the TTL, it restores from what was stored: the message has
+// expired into the dead-letter queue with nobody connected, and a page
+// that joins the restored session replicates it.
+func TestHostSurvivesEviction(t *testing.T) {
+	keeper := &memKeeper{}
+	wakes := make(chan int64, 64)
+	login := &hub.AMQPLogin{User: "session-0123456789ab", Password: "secret-of-22-characters", Vhost: "/"}
+	created := time.Now().UnixMilli()
+	hosted := Hosted{ID: "editor-id", ReadOnlyID: "read-only-id", Name: "class", CreatedMs: created, Login: login, Keeper: keeper,
+		Wake: func(at int64, ok bool) {
+			if ok {
+				wakes <- at
+			}
+		}}
+	cfg := Config{Hub: hub.Config{SnapshotEvery: 4}}
+	h, err := NewHost(cfg, hosted, hub.Live, []string{"declare queue dead", "declare queue jobs ttl=150ms dlx= dlrk=dead"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := openHostPage(t, h, "editor-id", "Ada")
+	if w := page.next(t, hub.OutWelcome); w.AMQP == nil || w.AMQP.User != login.User {
+		t.Fatalf("the editor's welcome: %+v", w.AMQP)
+	}
+	if _, err := h.OpenPage("nope"); err != ErrUnknownID {
+		t.Fatalf("an unknown id: %v", err)
+	}
+
+	client, server := net.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go h.ServeAMQP(ctx, conn.TCP(server))
+	ac, err := amqp.Open(client, amqp.Config{SASL: []amqp.Authentication{&amqp.PlainAuth{Username: login.User, Password: login.Password}}, Vhost: "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := ac.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ch.Confirm(false); err != nil {
+		t.Fatal(err)
+	}
+	confirms := ch.NotifyPublish(make(chan amqp.Confirmation, 1))
+	if err := ch.PublishWithContext(ctx, "", "jobs", false, false, amqp.Publishing{Body: []byte("order 42")}); err != nil {
+		t.Fatal(err)
+	}
+	if c := <-confirms; !c.Ack {
+		t.Fatal("nacked")
+	}
+	var alarm int64
+	for alarm == 0 || alarm > created+60_000 { // the idle expiry comes first, then the TTL's time
+		select {
+		case alarm = <-wakes:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the alarm was never asked for the TTL's time")
+		}
+	}
+
+	// The object's memory goes: nothing more reaches its storage.
+	h.s.call(func(int64) { h.s.keeping.k, h.s.wake = nil, nil })
+	h.Close()
+	ac.Close()
+
+	time.Sleep(time.Until(time.UnixMilli(alarm)))
+	snap, st := keeper.load(t)
+	r, err := RestoreHost(cfg, hosted, snap, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	bo := openHostPage(t, r, "read-only-id", "Bo")
+	w := bo.next(t, hub.OutWelcome)
+	if w.AMQP != nil {
+		t.Fatal("a read-only welcome carries the login")
+	}
+	rep, _, err := hub.NewReplica(w.Snapshot, w.Clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs := rep.B.QueueSummaries("/", []string{"dead", "jobs"})
+	if len(qs) != 2 || qs[0].ReadyCount != 1 || qs[1].ReadyCount != 0 {
+		t.Fatalf("after the wake: %+v", qs)
+	}
+	var want uint64
+	r.s.call(func(int64) { want = hub.HashState(r.s.hub.Broker()) })
+	if got := hub.HashState(rep.B); got != want {
+		t.Fatalf("the joiner's replica hash %x, the session's %x", got, want)
+	}
+}
