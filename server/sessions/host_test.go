@@ -3,6 +3,7 @@ package sessions
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"sync"
 	"testing"
@@ -207,5 +208,100 @@ func TestHostSurvivesEviction(t *testing.T) {
 	r.s.call(func(int64) { want = hub.HashState(r.s.hub.Broker()) })
 	if got := hub.HashState(rep.B); got != want {
 		t.Fatalf("the joiner's replica hash %x, the session's %x", got, want)
+	}
+}
+
+// messagesClient is a client's end of a conn.Messages socket, as the
+// edge's Durable Object carries it: each Write is delivered as two
+// messages split mid-frame (a WebSocket client may split frames across
+// messages), and the frames the server sends arrive as the stream read.
+type messagesClient struct {
+	t      *conn.Messages
+	r      *io.PipeReader
+	w      *io.PipeWriter
+	closed chan int // the close code the server sent
+}
+
+func newMessagesClient() *messagesClient {
+	c := &messagesClient{closed: make(chan int, 1)}
+	c.r, c.w = io.Pipe()
+	c.t = conn.NewMessages("203.0.113.7:5000", func(frame []byte) error {
+		_, err := c.w.Write(frame)
+		return err
+	}, func(code int, _ string) {
+		c.closed <- code
+		c.w.Close()
+	})
+	return c
+}
+
+func (c *messagesClient) Read(p []byte) (int, error) { return c.r.Read(p) }
+
+func (c *messagesClient) Write(p []byte) (int, error) {
+	half := len(p) / 2
+	c.t.Deliver(p[:half])
+	c.t.Deliver(p[half:])
+	return len(p), nil
+}
+
+func (c *messagesClient) Close() error {
+	c.t.Closed()
+	return nil
+}
+
+// TestHostAMQPOverMessages: an AMQP client whose socket the driver holds
+// (conn.Messages, frames split across messages) logs in with the
+// session's login, declares and publishes with a confirm, and is listed
+// in presence with its address; a wrong password is refused.
+func TestHostAMQPOverMessages(t *testing.T) {
+	login := &hub.AMQPLogin{User: "session-aaaaaaaaaaaa", Password: "pw-pw-pw-pw-pw-pw-pw-pw", Vhost: "/"}
+	h, err := NewHost(Config{}, Hosted{ID: "e", ReadOnlyID: "r", CreatedMs: time.Now().UnixMilli(), Login: login}, hub.Manual, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	page := openHostPage(t, h, "e", "Ada")
+	page.next(t, hub.OutWelcome)
+
+	bad := newMessagesClient()
+	go h.ServeAMQP(context.Background(), bad.t)
+	if _, err := amqp.Open(bad, amqp.Config{SASL: []amqp.Authentication{&amqp.PlainAuth{Username: login.User, Password: "nope"}}}); err == nil {
+		t.Fatal("a wrong password logged in")
+	}
+
+	c := newMessagesClient()
+	go h.ServeAMQP(context.Background(), c.t)
+	ac, err := amqp.Open(c, amqp.Config{SASL: []amqp.Authentication{&amqp.PlainAuth{Username: login.User, Password: login.Password}}, Vhost: "/",
+		Properties: amqp.Table{"connection_name": "edge client"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := ac.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch.Confirm(false)
+	confirms := ch.NotifyPublish(make(chan amqp.Confirmation, 1))
+	if _, err := ch.QueueDeclare("q", false, false, false, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := ch.PublishWithContext(context.Background(), "", "q", false, false, amqp.Publishing{Body: make([]byte, 20_000)}); err != nil {
+		t.Fatal(err)
+	}
+	if conf := <-confirms; !conf.Ack {
+		t.Fatal("nacked")
+	}
+	for {
+		m := page.next(t, hub.OutPresence)
+		if len(m.Presence.Connections) == 1 {
+			if got := m.Presence.Connections[0]; got.Client != "edge client" || got.Address != "203.0.113.7:5000" {
+				t.Fatalf("presence %+v", got)
+			}
+			break
+		}
+	}
+	ac.Close()
+	if code := <-c.closed; code != 1000 {
+		t.Fatalf("the socket closed with %d", code)
 	}
 }
