@@ -19,7 +19,7 @@ build: web
 	$(GO) build ./...
 	GOOS=js GOARCH=wasm $(GO) build ./engine/... ./wasm/... ./server/hub/...
 
-test: deps web-deps web generate-check fmt-check vet unit wasm-test
+test: deps web-deps web edge-deps edge generate-check fmt-check vet unit wasm-test
 
 # Generated code must match its generator and spec: regenerate, then fail on
 # any difference from the committed tree, new untracked files included.
@@ -206,6 +206,46 @@ web-deps: client-tools $(E2E_WEB)/node_modules/.package-lock.json
 $(E2E_WEB)/node_modules/.package-lock.json: $(E2E_WEB)/package.json $(E2E_WEB)/package-lock.json | client-tools
 	cd $(E2E_WEB) && npm ci --no-audit --no-fund
 	touch $@
+
+# Warren at the edge: a Cloudflare worker (wasm/worker, configured by
+# wrangler.toml; see the README). `edge` builds it: the JS glue of
+# github.com/syumai/workers (workers-assets-gen, pinned in go.mod) and the Go
+# handler into wasm/worker/build, and the static assets (`warren site
+# --edge`: the engine's wasm and scripts, and every page in every language
+# for the handler to pick from) into dist/edge; all gitignored build
+# outputs. edge-deps installs wrangler as pinned in package-lock.json (npm
+# ci when node_modules is absent or older than package.json or the lock
+# file; install scripts are skipped: wrangler and its workerd run without
+# them, and they would try the network). edge-dev serves the worker on
+# 127.0.0.1 (EDGE_PORT) offline; edge-deploy deploys it with the account
+# wrangler is logged in to (npx wrangler login first); edge-size fails when
+# the worker passes the free plan's 3 MB gzipped (wrangler deploy
+# --dry-run, which needs no account; wasm/worker's TestWorkerSize, which
+# `make test` runs too, with the pages and chromium against wrangler dev).
+.PHONY: edge edge-deps edge-dev edge-deploy edge-size
+EDGE_BUILD := wasm/worker/build
+EDGE_ASSETS := dist/edge
+EDGE_PORT ?= 8787
+edge: web
+	$(GO) tool workers-assets-gen -mode=go -o $(EDGE_BUILD)
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o $(EDGE_BUILD)/app.wasm ./wasm/worker
+	rm -rf $(EDGE_ASSETS)
+	$(GO) run ./server/cmd/warren site --edge $(EDGE_ASSETS)
+
+edge-deps: client-tools node_modules/.package-lock.json
+
+node_modules/.package-lock.json: package.json package-lock.json | client-tools
+	npm ci --no-audit --no-fund --ignore-scripts
+	touch $@
+
+edge-dev: edge edge-deps
+	WRANGLER_SEND_METRICS=false npx wrangler dev --local --ip 127.0.0.1 --port $(EDGE_PORT)
+
+edge-deploy: edge edge-deps
+	npx wrangler deploy
+
+edge-size: edge edge-deps
+	$(GO) test -count=1 -run '^TestWorkerSize$$' -v ./wasm/worker
 
 # The playground's performance in headless chromium (not part of `make
 # test`; see BENCHMARKS.md, "Playground in chromium"): builds warren with

@@ -6,6 +6,7 @@ require (
 	github.com/a-h/templ v0.3.977
 	github.com/coder/websocket v1.8.14
 	github.com/rabbitmq/amqp091-go v1.16.0
+	github.com/syumai/workers v0.33.0
 	golang.org/x/net v0.42.0
 )
 
@@ -25,4 +26,7 @@ require (
 	golang.org/x/tools v0.35.0 // indirect
 )
 
-tool github.com/a-h/templ/cmd/templ
+tool (
+	github.com/a-h/templ/cmd/templ
+	github.com/syumai/workers/cmd/workers-assets-gen
+)

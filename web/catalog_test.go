@@ -11,6 +11,7 @@ import (
 
 	"warren/engine/script"
 	"warren/web/i18n"
+	"warren/web/i18n/locale"
 )
 
 // keyLiteral is a catalog key written in code: a string literal of a
@@ -63,7 +64,7 @@ func usedKeys(t *testing.T) (server, browser map[string][]string) {
 // the keys the engine's data names (dataKeys) counting as used.
 func TestCodeUsesOnlyCatalogKeys(t *testing.T) {
 	server, browser := usedKeys(t)
-	cat := i18n.Catalog(i18n.Default)
+	cat := i18n.Catalog(locale.Default)
 	for k, where := range server {
 		if _, ok := cat[k]; !ok {
 			t.Errorf("%s uses %q, which the catalogs lack", where[0], k)

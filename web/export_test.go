@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"warren/web/i18n/locale"
 )
 
 // TestExportWritesTheSite: the exported folder holds every page, in
@@ -40,6 +42,58 @@ func TestExportWritesTheSite(t *testing.T) {
 		}
 		if !strings.Contains(string(data), want) {
 			t.Fatalf("%s does not contain %q", name, want)
+		}
+	}
+}
+
+// TestExportEdgeWritesThePages: the edge's folder holds every page in
+// every language under _pages/LANG/, as PagePaths lists them, and the
+// static assets. The pages link without a language prefix and to the
+// same URL with ?lang= for the other language (the worker picks the
+// language, as the server does); none links to the management API or
+// offers a shared session, which the edge does not have, and the home
+// page says what it has instead.
+func TestExportEdgeWritesThePages(t *testing.T) {
+	if _, err := staticFiles.Open("static/warren.wasm"); err != nil {
+		t.Fatal("static/warren.wasm is missing: run make web")
+	}
+	dir := t.TempDir()
+	if err := ExportEdge(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"static/warren.wasm", "static/playground/main.js", "static/lang.js"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Error(err)
+		}
+	}
+	for _, lang := range locale.Langs {
+		paths, err := PagePaths(lang)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(paths) < 4 {
+			t.Fatalf("PagePaths(%s) = %v", lang, paths)
+		}
+		for _, path := range paths {
+			name := filepath.Join(dir, EdgePages, lang, filepath.FromSlash(strings.TrimPrefix(path, "/")), "index.html")
+			data, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			page := string(data)
+			for _, want := range []string{`<html lang="` + lang + `">`, `href="/playground"`, `hreflang="zh-CN" href="?lang=zh-CN"`} {
+				if !strings.Contains(page, want) {
+					t.Errorf("%s: no %s", name, want)
+				}
+			}
+			for _, not := range []string{`href="/api/`, `data-testid="live"`, `href="/zh-CN`} {
+				if strings.Contains(page, not) {
+					t.Errorf("%s has %s", name, not)
+				}
+			}
+			if path == "/" && !strings.Contains(page, `data-testid="home-here"`) {
+				t.Errorf("%s does not say what the edge has", name)
+			}
 		}
 	}
 }

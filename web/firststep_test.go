@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"warren/wasm/playground/bridge"
-	"warren/web/i18n"
+	"warren/web/i18n/locale"
 )
 
 // TestFirstStep: the guided first step's lines run in a fresh session, in
@@ -25,7 +25,7 @@ func TestFirstStep(t *testing.T) {
 	if len(last.Events) != 1 || last.Events[0].Kind != "delivered" {
 		t.Errorf("the last line %q delivered nothing: %+v", last.Line, last.Events)
 	}
-	for _, lang := range i18n.Langs {
+	for _, lang := range locale.Langs {
 		l := findLesson(lang, firstLesson)
 		if l == nil {
 			t.Fatalf("%s: the first step leads to lesson %q, which does not exist", lang, firstLesson)

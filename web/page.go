@@ -6,6 +6,7 @@ import (
 	"github.com/a-h/templ"
 
 	"warren/web/i18n"
+	"warren/web/i18n/locale"
 )
 
 // Page is what every page's frame needs besides its content: the language
@@ -18,12 +19,19 @@ type Page struct {
 	// the server serves the page (it picks the language per request), and
 	// "/zh-CN" on the static export's Chinese pages.
 	Prefix string
-	// Alternates has the same page in each of i18n.Langs, in that order.
+	// Alternates has the same page in each of locale.Langs, in that order.
 	Alternates []Alternate
 	// Static marks a page of the static export, where no server picks the
 	// language: static/lang.js then sends a first visit to the language
 	// the browser prefers (navigator.languages).
 	Static bool
+	// API marks a page whose server has the management API (`warren
+	// serve`): only then do the pages link to it. The static export has no
+	// server, and the edge worker has no broker of its own.
+	API bool
+	// Sessions marks a page whose server runs shared sessions (`warren
+	// serve`): only then does the playground offer to start one.
+	Sessions bool
 }
 
 // Alternate is the page in one language.
@@ -48,37 +56,44 @@ func LangName(lang string) string {
 	return "English"
 }
 
-// servedPage picks the request's language (i18n.Pick) and remembers an
-// explicit choice (?lang=, which the language switch and share links
-// carry) in the lang cookie. The switch links back to the same URL with
-// ?lang= (static/lang.js keeps the rest of the query and the fragment).
+// servedPage is the page `warren serve` answers r with: in the language
+// locale.Answer picks (and remembers, when ?lang= chose it), with the
+// management API and shared sessions.
 func servedPage(w http.ResponseWriter, r *http.Request) Page {
-	lang, explicit := i18n.Pick(r)
-	if explicit {
-		http.SetCookie(w, &http.Cookie{Name: i18n.CookieName, Value: lang, Path: "/", MaxAge: 365 * 24 * 3600, SameSite: http.SameSiteLaxMode})
-	}
-	// The same URL answers in either language.
-	w.Header().Add("Vary", "Accept-Language, Cookie")
-	w.Header().Set("Content-Language", lang)
+	p := pickedPage(locale.Answer(w, r))
+	p.API, p.Sessions = true, true
+	return p
+}
+
+// pickedPage is a page in lang at a URL that answers in every language: a
+// server picks the language per request, so the page's links have no
+// prefix, and the switch links back to the same URL with ?lang=
+// (static/lang.js keeps the rest of the query and the fragment).
+func pickedPage(lang string) Page {
 	p := Page{Lang: lang}
-	for _, l := range i18n.Langs {
+	for _, l := range locale.Langs {
 		p.Alternates = append(p.Alternates, Alternate{Lang: l, Href: "?lang=" + l})
 	}
 	return p
 }
 
+// edgePage is a page in lang as the edge worker (wasm/worker) answers
+// with it: the worker picks the language per request as `warren serve`
+// does, but has neither the management API nor shared sessions.
+func edgePage(lang string) Page { return pickedPage(lang) }
+
 // staticPage is the page at path ("/", "/playground") of the static export
 // in lang: English at the root, every other language under /LANG.
 func staticPage(lang, path string) Page {
 	p := Page{Lang: lang, Prefix: staticPrefix(lang), Static: true}
-	for _, l := range i18n.Langs {
+	for _, l := range locale.Langs {
 		p.Alternates = append(p.Alternates, Alternate{Lang: l, Href: staticPrefix(l) + path})
 	}
 	return p
 }
 
 func staticPrefix(lang string) string {
-	if lang == i18n.Default {
+	if lang == locale.Default {
 		return ""
 	}
 	return "/" + lang

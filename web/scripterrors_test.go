@@ -7,6 +7,7 @@ import (
 	"warren/engine/script"
 	"warren/wasm/playground/bridge"
 	"warren/web/i18n"
+	"warren/web/i18n/locale"
 )
 
 // dataKeys are the browser's catalog keys that static/scripterror.js
@@ -34,7 +35,7 @@ func dataKeys() map[string]bool {
 // and last line are translated the same way.
 func TestScriptErrorsTranslated(t *testing.T) {
 	data := dataKeys()
-	for _, lang := range i18n.Langs {
+	for _, lang := range locale.Langs {
 		cat := i18n.Catalog(lang)
 		for k := range data {
 			if _, ok := cat[k]; !ok {

@@ -14,6 +14,7 @@ import (
 
 	"warren/lessons"
 	"warren/web/i18n"
+	"warren/web/i18n/locale"
 )
 
 // englishRun is three or more English words in a row: what a sentence or
@@ -120,7 +121,7 @@ func TestChinesePagesHaveNoEnglishUI(t *testing.T) {
 			fromLessons = append(fromLessons, s)
 		}
 	}
-	for _, p := range []Page{servedTestPage("zh-CN"), staticPage("zh-CN", "/")} {
+	for _, p := range []Page{servedTestPage("zh-CN"), staticPage("zh-CN", "/"), edgePage("zh-CN")} {
 		pages := map[string]templ.Component{
 			"home":       Home(p),
 			"playground": Playground(p),
@@ -172,7 +173,7 @@ func TestServedLanguage(t *testing.T) {
 	} {
 		req, _ := http.NewRequest("GET", srv.URL+c.path, nil)
 		if c.cookie != "" {
-			req.AddCookie(&http.Cookie{Name: i18n.CookieName, Value: c.cookie})
+			req.AddCookie(&http.Cookie{Name: locale.CookieName, Value: c.cookie})
 		}
 		if c.accept != "" {
 			req.Header.Set("Accept-Language", c.accept)
@@ -194,14 +195,14 @@ func TestServedLanguage(t *testing.T) {
 		}
 		set := ""
 		for _, ck := range res.Cookies() {
-			if ck.Name == i18n.CookieName {
+			if ck.Name == locale.CookieName {
 				set = ck.Value
 			}
 		}
 		if c.setsCookie && set != c.want || !c.setsCookie && set != "" {
 			t.Errorf("GET %s: sets lang cookie %q", c.path, set)
 		}
-		for _, l := range i18n.Langs {
+		for _, l := range locale.Langs {
 			if !strings.Contains(string(body), `hreflang="`+l+`"`) {
 				t.Errorf("GET %s: no link to the page in %s", c.path, l)
 			}

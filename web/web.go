@@ -31,7 +31,7 @@ var staticFiles embed.FS
 // Handler serves the home page at /, the playground at /playground and
 // at /s/{id} (a shared session's page), the lessons at /lessons and
 // /lessons/{slug}, and the static assets under /static/. Anything else is
-// 404. Each page is in the language i18n.Pick chooses for the request
+// 404. Each page is in the language locale.Pick chooses for the request
 // (see servedPage).
 func Handler() http.Handler {
 	static, err := fs.Sub(staticFiles, "static")

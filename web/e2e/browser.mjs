@@ -11,7 +11,9 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-export const artifacts = path.join(path.dirname(fileURLToPath(import.meta.url)), "artifacts");
+// artifacts is where screenshots go: ./artifacts, or E2E_ARTIFACTS when a
+// test runs a script against another server (the edge worker's test).
+export const artifacts = process.env.E2E_ARTIFACTS || path.join(path.dirname(fileURLToPath(import.meta.url)), "artifacts");
 
 // launch starts chromium on a fresh profile; close ends it and removes the
 // profile. locale, when given, is the browser's language (Accept-Language

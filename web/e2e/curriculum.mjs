@@ -1,14 +1,15 @@
 // Browser end-to-end test of the whole curriculum, run by
 // web/playground_test.go (TestCurriculumInChromium): node curriculum.mjs
-// BASE_URL. In each language a learner opens the lessons index, follows
-// its links to every lesson in turn, and does each lesson through the page
-// alone: for every step, Check first fails (when the step has Run
-// buttons), the step's Run buttons run exactly its try lines, Check then
-// passes, and the page's Next step button carries on from the broker the
-// learner built (no rebuild). The pages are in the language chosen (html
-// lang, the catalog's step headings and check results, Chinese headings
-// and no English sentence on a Chinese page), and no page or console error
-// occurs. Each lesson's last step is saved as
+// BASE_URL [SLUG...]. In each language a learner opens the lessons index,
+// follows its links to every lesson in turn (or to the lessons SLUG names:
+// the edge worker's test does lesson 1 alone), and does each lesson
+// through the page alone: for every step, Check first fails (when the
+// step has Run buttons), the step's Run buttons run exactly its try lines,
+// Check then passes, and the page's Next step button carries on from the
+// broker the learner built (no rebuild). The pages are in the language
+// chosen (html lang, the catalog's step headings and check results,
+// Chinese headings and no English sentence on a Chinese page), and no page
+// or console error occurs. Each lesson's last step is saved as
 // artifacts/curriculum/LANG/SLUG.png. Prints "ok" and exits 0, or exits 1.
 import assert from "node:assert/strict";
 import { mkdir, readFile } from "node:fs/promises";
@@ -17,6 +18,7 @@ import { fileURLToPath } from "node:url";
 import { artifacts, englishRuns, runTest } from "./browser.mjs";
 
 const LANGS = ["en", "zh-CN"];
+const only = process.argv.slice(3);
 const han = /\p{Script=Han}/u;
 
 // catalog returns lang's message catalog (web/i18n/LANG.json) as a
@@ -77,8 +79,10 @@ await runTest("curriculum.mjs", {}, async (t) => {
       .locator('[data-testid^="lesson-link-"]')
       .evaluateAll((as) => as.map((a) => ({ slug: a.dataset.testid.replace("lesson-link-", ""), title: a.textContent })));
     assert.ok(lessons.length >= 16, `${lessons.length} lessons on the index`);
+    const chosen = only.length ? lessons.filter((l) => only.includes(l.slug)) : lessons;
+    assert.equal(chosen.length, only.length || lessons.length, `lessons ${only} on the index`);
 
-    for (const [k, { slug, title }] of lessons.entries()) {
+    for (const [k, { slug, title }] of chosen.entries()) {
       t.step = `${lang}: lesson ${slug}, from the index`;
       if (k > 0) {
         // Back to the index by the lesson's own crumb; the language holds.

@@ -1,6 +1,6 @@
 // Package i18n holds the site's message catalogs, one per language
-// (en.json, zh-CN.json: flat key → string, with {name} placeholders), and
-// chooses a request's language.
+// (en.json, zh-CN.json: flat key → string, with {name} placeholders). The
+// languages themselves, and how a request's is chosen, are package locale.
 //
 // Every string a person reads on the site comes from a catalog: the Go and
 // templ code through T, the browser's modules through static/i18n.js,
@@ -21,32 +21,21 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"sort"
 	"strconv"
 	"strings"
+
+	"warren/web/i18n/locale"
 )
 
 //go:embed en.json zh-CN.json
 var files embed.FS
 
-// Default is the language of a request that states no preference the site
-// can meet, and the catalog a missing key falls back to.
-const Default = "en"
-
-// Langs are the site's languages, as BCP 47 tags, in the order the
-// language switch lists them.
-var Langs = []string{"en", "zh-CN"}
-
-// CookieName is the cookie that remembers a visitor's choice (the browser
-// keeps the same choice in localStorage under the same name).
-const CookieName = "lang"
-
 var catalogs = load()
 
 func load() map[string]map[string]string {
-	out := make(map[string]map[string]string, len(Langs))
-	for _, l := range Langs {
+	out := make(map[string]map[string]string, len(locale.Langs))
+	for _, l := range locale.Langs {
 		data, err := files.ReadFile(l + ".json")
 		if err != nil {
 			panic("i18n: " + err.Error()) // programmer error: the embed pattern names every file
@@ -87,7 +76,7 @@ const HelpPrefix = "help."
 // Browser returns the entries of lang's catalog whose keys start with
 // BrowserPrefix or HelpPrefix: what static/i18n.js translates with.
 func Browser(lang string) map[string]string {
-	c := catalogs[Supported(lang)]
+	c := catalogs[locale.Supported(lang)]
 	out := make(map[string]string)
 	for k, v := range c {
 		if strings.HasPrefix(k, BrowserPrefix) || strings.HasPrefix(k, HelpPrefix) {
@@ -99,14 +88,14 @@ func Browser(lang string) map[string]string {
 
 // T returns the entry key of lang's catalog with its placeholders filled
 // from args, which alternate names and values: T("en", "lessons.steps",
-// "n", 5). A language the site does not have reads as Default; a key
-// missing from lang's catalog falls back to Default's, then to the key
-// itself (the tests keep both from happening). A placeholder without a
-// value is left as it is.
+// "n", 5). A language the site does not have reads as locale.Default; a
+// key missing from lang's catalog falls back to locale.Default's, then to
+// the key itself (the tests keep both from happening). A placeholder
+// without a value is left as it is.
 func T(lang, key string, args ...any) string {
-	s, ok := catalogs[Supported(lang)][key]
+	s, ok := catalogs[locale.Supported(lang)][key]
 	if !ok {
-		if s, ok = catalogs[Default][key]; !ok {
+		if s, ok = catalogs[locale.Default][key]; !ok {
 			return key
 		}
 	}
@@ -206,76 +195,6 @@ func Rich(s string) []Span {
 		code = !code
 	}
 	return out
-}
-
-// Supported returns lang if the site has it, else the site's language
-// that matches it (Match), else Default.
-func Supported(lang string) string {
-	if l, ok := Match(lang); ok {
-		return l
-	}
-	return Default
-}
-
-// Match maps a language tag to one of Langs: zh, zh-CN, zh-Hans and
-// zh-SG read Simplified Chinese; en and any en-* read English. Traditional
-// Chinese (zh-TW, zh-HK, zh-Hant) is not matched: the site does not have
-// it, and Simplified is not what those readers asked for.
-func Match(tag string) (string, bool) {
-	t := strings.ToLower(strings.TrimSpace(tag))
-	switch {
-	case t == "en" || strings.HasPrefix(t, "en-"):
-		return "en", true
-	case t == "zh" || t == "zh-cn" || t == "zh-sg" || strings.HasPrefix(t, "zh-hans"):
-		return "zh-CN", true
-	}
-	return "", false
-}
-
-// Pick chooses the language of a request: ?lang= when it names a language
-// the site has, then the lang cookie (the visitor's earlier choice), then
-// the Accept-Language header's most preferred language the site has, then
-// Default. Explicit reports whether ?lang= chose, so that the handler can
-// remember the choice in the cookie.
-func Pick(r *http.Request) (lang string, explicit bool) {
-	if l, ok := Match(r.URL.Query().Get("lang")); ok {
-		return l, true
-	}
-	if c, err := r.Cookie(CookieName); err == nil {
-		if l, ok := Match(c.Value); ok {
-			return l, false
-		}
-	}
-	if l, ok := FromAcceptLanguage(r.Header.Get("Accept-Language")); ok {
-		return l, false
-	}
-	return Default, false
-}
-
-// FromAcceptLanguage returns the language of Langs an Accept-Language
-// header prefers most (by q value, then by order), if it names any.
-func FromAcceptLanguage(header string) (string, bool) {
-	best, bestQ := "", 0.0
-	for i, part := range strings.Split(header, ",") {
-		if i >= 32 { // a header is short; do not read an unbounded one
-			break
-		}
-		tag, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		q := 1.0
-		if v, ok := strings.CutPrefix(strings.TrimSpace(params), "q="); ok {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				continue
-			}
-			q = f
-		}
-		l, ok := Match(tag)
-		if !ok || q <= bestQ {
-			continue
-		}
-		best, bestQ = l, q
-	}
-	return best, best != ""
 }
 
 // Slots splits s into its text and its placeholders, each placeholder a

@@ -1,44 +1,45 @@
 package i18n
 
 import (
-	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
+
+	"warren/web/i18n/locale"
 )
 
 // TestCatalogsAgree: every key is in every catalog, with a non-empty
 // value, the same placeholders and the same code spans (backquoted text
 // stays as it is in every language), and balanced backquotes.
 func TestCatalogsAgree(t *testing.T) {
-	def := catalogs[Default]
+	def := catalogs[locale.Default]
 	if len(def) == 0 {
 		t.Fatal("the default catalog is empty")
 	}
-	for _, lang := range Langs {
+	for _, lang := range locale.Langs {
 		c := catalogs[lang]
 		for k, v := range def {
 			w, ok := c[k]
 			if !ok {
-				t.Errorf("%s.json lacks %q (%s has it: %q)", lang, k, Default, v)
+				t.Errorf("%s.json lacks %q (%s has it: %q)", lang, k, locale.Default, v)
 				continue
 			}
 			if strings.TrimSpace(w) == "" {
 				t.Errorf("%s.json: %q is empty", lang, k)
 			}
 			if a, b := Placeholders(v), Placeholders(w); !reflect.DeepEqual(a, b) {
-				t.Errorf("%q: placeholders %v in %s, %v in %s", k, a, Default, b, lang)
+				t.Errorf("%q: placeholders %v in %s, %v in %s", k, a, locale.Default, b, lang)
 			}
 			if strings.Count(w, "`")%2 != 0 {
 				t.Errorf("%s.json: %q has an unpaired backquote", lang, k)
 			}
 			if a, b := codeSpans(v), codeSpans(w); !reflect.DeepEqual(a, b) {
-				t.Errorf("%q: code %v in %s, %v in %s", k, a, Default, b, lang)
+				t.Errorf("%q: code %v in %s, %v in %s", k, a, locale.Default, b, lang)
 			}
 		}
 		for k := range c {
 			if _, ok := def[k]; !ok {
-				t.Errorf("%s.json has %q, which %s.json lacks", lang, k, Default)
+				t.Errorf("%s.json has %q, which %s.json lacks", lang, k, locale.Default)
 			}
 		}
 	}
@@ -95,41 +96,6 @@ func TestBrowserHasOnlyItsKeys(t *testing.T) {
 		}
 		if v != catalogs["zh-CN"][k] {
 			t.Errorf("Browser(zh-CN)[%q] = %q, not the zh-CN entry", k, v)
-		}
-	}
-}
-
-// TestPick: ?lang= first, then the cookie, then Accept-Language by
-// preference, then English.
-func TestPick(t *testing.T) {
-	for _, c := range []struct {
-		query, cookie, accept string
-		want                  string
-		explicit              bool
-	}{
-		{"", "", "", "en", false},
-		{"", "", "zh-CN,zh;q=0.9,en;q=0.8", "zh-CN", false},
-		{"", "", "en-US,en;q=0.9,zh-CN;q=0.8", "en", false},
-		{"", "", "fr-FR, zh;q=0.5", "zh-CN", false},
-		{"", "", "zh-TW", "en", false},
-		{"", "", "de;q=0.9, zh-Hans-CN;q=0.8, en;q=0.1", "zh-CN", false},
-		{"", "", "zh;q=0, en", "en", false},
-		{"", "zh-CN", "en", "zh-CN", false},
-		{"", "xx", "zh-CN", "zh-CN", false},
-		{"en", "zh-CN", "zh-CN", "en", true},
-		{"zh-cn", "", "", "zh-CN", true},
-		{"fr", "zh-CN", "", "zh-CN", false},
-	} {
-		r := httptest.NewRequest("GET", "/?lang="+c.query, nil)
-		if c.cookie != "" {
-			r.Header.Set("Cookie", CookieName+"="+c.cookie)
-		}
-		if c.accept != "" {
-			r.Header.Set("Accept-Language", c.accept)
-		}
-		got, explicit := Pick(r)
-		if got != c.want || explicit != c.explicit {
-			t.Errorf("Pick(lang=%q cookie=%q Accept-Language=%q) = %q, %v; want %q, %v", c.query, c.cookie, c.accept, got, explicit, c.want, c.explicit)
 		}
 	}
 }

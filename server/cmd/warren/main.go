@@ -1,6 +1,7 @@
 // Command warren is the Warren broker's command line.
 //
 //	warren serve [--amqp ADDR] [--http ADDR] [--users FILE]
+//	warren site [--edge] DIR
 //	warren console [--clock=stepped|real] [--seed=N]
 //	warren run [--seed=N] FILE...
 package main
@@ -22,9 +23,10 @@ Usage:
         run the broker: AMQP 0-9-1 on ADDR (127.0.0.1:5672), and on the
         HTTP address (127.0.0.1:8080) AMQP over WebSocket at /amqp and the
         management API at /api/
-  warren site DIR
+  warren site [--edge] DIR
         write the home page and the playground as a static site to DIR
-        (the engine runs in the browser; no server is needed)
+        (the engine runs in the browser; no server is needed); --edge
+        writes the static assets of the edge worker (wasm/worker) instead
   warren console [--clock=stepped|real] [--seed=N]
         an interactive console over an in-memory broker, driven by the
         script language (type help inside it)
@@ -48,16 +50,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "serve":
 		return runServe(args[1:], stdout, stderr)
 	case "site":
-		if len(args) != 2 {
-			fmt.Fprint(stderr, "usage: warren site DIR\n")
-			return 2
-		}
-		if err := web.Export(args[1]); err != nil {
-			fmt.Fprintf(stderr, "warren site: %v\n", err)
-			return 1
-		}
-		fmt.Fprintf(stdout, "wrote the site (home, playground, lessons, static assets) to %s\n", args[1])
-		return 0
+		return runSite(args[1:], stdout, stderr)
 	case "ctl":
 		return runCtl(args[1:], stdin, stdout, stderr)
 	case "console":
@@ -70,6 +63,30 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "warren: unknown command %q\n\n%s", args[0], usage)
 	return 2
+}
+
+func runSite(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("warren site", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	edge := fs.Bool("edge", false, "write the edge worker's static assets (web.ExportEdge): the pages under _pages/LANG/, for the worker to pick the language per request")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprint(stderr, "usage: warren site [--edge] DIR\n")
+		return 2
+	}
+	dir := fs.Arg(0)
+	export, what := web.Export, "the site (home, playground, lessons, static assets)"
+	if *edge {
+		export, what = web.ExportEdge, "the edge worker's static assets (the pages in every language, static files)"
+	}
+	if err := export(dir); err != nil {
+		fmt.Fprintf(stderr, "warren site: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "wrote %s to %s\n", what, dir)
+	return 0
 }
 
 func runConsole(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

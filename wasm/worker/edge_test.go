@@ -1,0 +1,185 @@
+//go:build !js
+
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"warren/web"
+	"warren/web/i18n/locale"
+)
+
+// TestEdge runs the worker under `wrangler dev --local` and checks what a
+// visitor gets from it: every page in every language, chosen as `warren
+// serve` chooses; the static assets; nothing the edge does not have; and,
+// in chromium, lesson 1 done step by step in both languages and the
+// playground's TTL to dead-letter scenario (web/e2e's own scripts).
+func TestEdge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs wrangler dev and chromium (about a minute)")
+	}
+	base := startDev(t)
+	t.Run("pages", func(t *testing.T) { testPages(t, base) })
+	t.Run("language", func(t *testing.T) { testLanguage(t, base) })
+	t.Run("assets", func(t *testing.T) { testAssets(t, base) })
+	t.Run("lesson 1 in chromium", func(t *testing.T) { runBrowser(t, base, "curriculum.mjs", "amqp-model") })
+	t.Run("playground in chromium", func(t *testing.T) { runBrowser(t, base, "playground.mjs") })
+}
+
+// fetch GETs url with the header's fields.
+func fetch(t *testing.T, url string, header http.Header) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	// The worker's answers are checked as they are: no redirect followed.
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, string(body)
+}
+
+// testPages: every page web.PagePaths lists, in each language, is 200 in
+// that language, and links neither to the management API nor to a shared
+// session, which the edge does not have.
+func testPages(t *testing.T, base string) {
+	for _, lang := range locale.Langs {
+		paths, err := web.PagePaths(lang)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range paths {
+			res, body := fetch(t, base+p+"?lang="+lang, nil)
+			if res.StatusCode != 200 || !strings.Contains(body, `<html lang="`+lang+`"`) {
+				t.Errorf("GET %s?lang=%s: %d, in %q", p, lang, res.StatusCode, res.Header.Get("Content-Language"))
+				continue
+			}
+			for _, not := range []string{`href="/api/`, `data-testid="live"`} {
+				if strings.Contains(body, not) {
+					t.Errorf("GET %s?lang=%s has %s", p, lang, not)
+				}
+			}
+		}
+	}
+}
+
+// testLanguage: with no ?lang=, the lang cookie and then Accept-Language
+// choose, and ?lang= is remembered in the cookie.
+func testLanguage(t *testing.T, base string) {
+	for _, c := range []struct {
+		path, cookie, accept, want string
+		setsCookie                 bool
+	}{
+		{"/", "", "", "en", false},
+		{"/playground", "", "zh-CN,zh;q=0.9", "zh-CN", false},
+		{"/lessons", "zh-CN", "en-US", "zh-CN", false},
+		{"/lessons/amqp-model?lang=en&step=2", "zh-CN", "zh-CN", "en", true},
+	} {
+		header := http.Header{}
+		if c.cookie != "" {
+			header.Set("Cookie", locale.CookieName+"="+c.cookie)
+		}
+		if c.accept != "" {
+			header.Set("Accept-Language", c.accept)
+		}
+		res, body := fetch(t, base+c.path, header)
+		if res.StatusCode != 200 || !strings.Contains(body, `<html lang="`+c.want+`"`) || res.Header.Get("Content-Language") != c.want {
+			t.Errorf("GET %s (cookie %q, Accept-Language %q): %d in %q, want %s", c.path, c.cookie, c.accept, res.StatusCode, res.Header.Get("Content-Language"), c.want)
+		}
+		if !strings.Contains(res.Header.Get("Vary"), "Accept-Language") {
+			t.Errorf("GET %s: Vary %q", c.path, res.Header.Get("Vary"))
+		}
+		set := ""
+		for _, ck := range res.Cookies() {
+			if ck.Name == locale.CookieName {
+				set = ck.Value
+			}
+		}
+		if c.setsCookie && set != c.want || !c.setsCookie && set != "" {
+			t.Errorf("GET %s: sets the lang cookie to %q", c.path, set)
+		}
+	}
+}
+
+// testAssets: the files the pages load are served with their types; what
+// the edge does not have, and the pages' own files, are 404.
+func testAssets(t *testing.T, base string) {
+	for path, want := range map[string]string{
+		"/static/warren.wasm":        "application/wasm",
+		"/static/wasm_exec.js":       "javascript",
+		"/static/playground/main.js": "javascript",
+		"/static/style.css":          "text/css",
+	} {
+		if res, _ := fetch(t, base+path, nil); res.StatusCode != 200 || !strings.Contains(res.Header.Get("Content-Type"), want) {
+			t.Errorf("GET %s: %d %q, want 200 %s", path, res.StatusCode, res.Header.Get("Content-Type"), want)
+		}
+	}
+	for _, path := range []string{"/nope", "/api/overview", "/s/abc", "/ws/sessions/abc", "/lessons/nope", "/_pages/en/index.html", "/_pages/zh-CN/playground/index.html"} {
+		if res, _ := fetch(t, base+path, nil); res.StatusCode != 404 {
+			t.Errorf("GET %s: %d, want 404", path, res.StatusCode)
+		}
+	}
+}
+
+// browserTimeout bounds one web/e2e script against the worker.
+const browserTimeout = 3 * time.Minute
+
+// runBrowser runs web/e2e/SCRIPT against base in Debian's chromium through
+// web/e2e's playwright-core, with args after the URL; the script prints
+// "ok" last when everything held. Screenshots go to
+// web/e2e/artifacts/edge.
+func runBrowser(t *testing.T, base, script string, args ...string) {
+	e2e := filepath.Join(root, "web", "e2e")
+	chromium := os.Getenv("CHROMIUM")
+	if chromium == "" {
+		chromium = "/usr/bin/chromium"
+	}
+	if _, err := os.Stat(chromium); err != nil {
+		t.Fatalf("chromium is not at %s: %s", chromium, depsHint)
+	}
+	var pkg struct {
+		Dependencies map[string]string `json:"dependencies"`
+	}
+	var installed struct {
+		Version string `json:"version"`
+	}
+	readJSON(t, filepath.Join(e2e, "package.json"), &pkg)
+	readJSON(t, filepath.Join(e2e, "node_modules/playwright-core/package.json"), &installed)
+	if want := pkg.Dependencies["playwright-core"]; installed.Version != want {
+		t.Fatalf("playwright-core is %q in web/e2e/node_modules, package.json pins %q: %s", installed.Version, want, depsHint)
+	}
+	artifacts, err := filepath.Abs(filepath.Join(e2e, "artifacts", "edge"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), browserTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node(t), append([]string{filepath.Join(e2e, script), base}, args...)...)
+	cmd.Env = append(os.Environ(), "CHROMIUM="+chromium, "E2E_ARTIFACTS="+artifacts)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("node web/e2e/%s %s: %v\n%s", script, base, err, out)
+	}
+	if !strings.HasSuffix(strings.TrimSpace(string(out)), "ok") {
+		t.Fatalf("node web/e2e/%s did not print ok:\n%s", script, out)
+	}
+}
