@@ -80,7 +80,11 @@ func pickedPage(lang string) Page {
 // edgePage is a page in lang as the edge worker (wasm/worker) answers
 // with it: the worker picks the language per request as `warren serve`
 // does, but has neither the management API nor shared sessions.
-func edgePage(lang string) Page { return pickedPage(lang) }
+func edgePage(lang string) Page {
+	p := pickedPage(lang)
+	p.Sessions = true // each a Durable Object (wasm/worker/session.mjs)
+	return p
+}
 
 // staticPage is the page at path ("/", "/playground") of the static export
 // in lang: English at the root, every other language under /LANG.

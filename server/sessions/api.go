@@ -106,12 +106,8 @@ func (m *Manager) serveCreate(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if !validSessionName(req.Name) {
-		writeError(w, http.StatusBadRequest, "bad_request", "a session's name is at most "+strconv.Itoa(MaxSessionNameRunes)+" characters without control characters")
-		return
-	}
-	if req.Clock != "" && req.Clock != hub.Live && req.Clock != hub.Paused && req.Clock != hub.Manual {
-		writeError(w, http.StatusBadRequest, "bad_request", "unknown clock mode "+strconv.Quote(string(req.Clock))+" (use live, paused or manual)")
+	if err := CheckCreate(req.Name, req.Clock); err != nil {
+		writeError(w, http.StatusBadRequest, "bad_request", err.Error())
 		return
 	}
 	s, err := m.create(req.Name, req.Clock)
@@ -183,6 +179,18 @@ func (s *session) created() Created {
 	s.mu.Unlock()
 	return Created{ID: s.id, ReadOnlyID: s.roID, Name: s.name, Clock: clock,
 		Link: "/s/" + s.id, ReadOnlyLink: "/s/" + s.roID}
+}
+
+// CheckCreate checks a new session's name and clock mode ("" for the
+// default) as POST /api/sessions does, at warren serve and at the edge.
+func CheckCreate(name string, clock hub.ClockMode) error {
+	if !validSessionName(name) {
+		return errors.New("a session's name is at most " + strconv.Itoa(MaxSessionNameRunes) + " characters without control characters")
+	}
+	if clock != "" && clock != hub.Live && clock != hub.Paused && clock != hub.Manual {
+		return errors.New("unknown clock mode " + strconv.Quote(string(clock)) + " (use live, paused or manual)")
+	}
+	return nil
 }
 
 // validSessionName reports whether a name is at most MaxSessionNameRunes

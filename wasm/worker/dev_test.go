@@ -103,10 +103,25 @@ const devReadyTimeout = time.Minute
 // (and the process group it leads, in case a child outlived it).
 func startDev(t *testing.T) string {
 	t.Helper()
+	return startDevAt(t, t.TempDir()).base
+}
+
+// dev is a running wrangler dev: its base URL, a stop that ends it then
+// and there (the test's cleanup does otherwise), and its output so far.
+type dev struct {
+	base string
+	stop func()
+	log  func() string
+}
+
+// startDevAt is startDev with its state in persist, which outlives it (a
+// restart finds its Durable Objects' storage and alarms there).
+func startDevAt(t *testing.T, persist string) dev {
+	t.Helper()
 	port := freePort(t)
 	cmd := exec.Command(node(t), wranglerJS(t), "dev", "--local", "--ip", "127.0.0.1", "--port", port,
 		"--inspector-ip", "127.0.0.1", "--inspector-port", freePort(t),
-		"--persist-to", t.TempDir(), "--show-interactive-dev-session=false")
+		"--persist-to", persist, "--show-interactive-dev-session=false")
 	cmd.Dir = root
 	cmd.Env = wranglerEnv()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -138,20 +153,24 @@ func startDev(t *testing.T) string {
 		close(exited)
 	}()
 	logged := func() string { mu.Lock(); defer mu.Unlock(); return log.String() }
-	t.Cleanup(func() {
-		syscall.Kill(cmd.Process.Pid, syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-		}
-		// workerd, wrangler's child, ends with it; anything of the group
-		// that did not is ended here.
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-exited
-		if t.Failed() {
-			t.Logf("wrangler dev's output:\n%s", logged())
-		}
-	})
+	var stopOnce sync.Once
+	stop := func() {
+		stopOnce.Do(func() {
+			syscall.Kill(cmd.Process.Pid, syscall.SIGTERM)
+			select {
+			case <-exited:
+			case <-time.After(10 * time.Second):
+			}
+			// workerd, wrangler's child, ends with it; anything of the
+			// group that did not is ended here.
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-exited
+			if t.Failed() {
+				t.Logf("wrangler dev's output:\n%s", logged())
+			}
+		})
+	}
+	t.Cleanup(stop)
 	select {
 	case <-ready:
 	case <-exited:
@@ -159,5 +178,5 @@ func startDev(t *testing.T) string {
 	case <-time.After(devReadyTimeout):
 		t.Fatalf("wrangler dev was not ready within %v:\n%s", devReadyTimeout, logged())
 	}
-	return "http://127.0.0.1:" + port
+	return dev{base: "http://127.0.0.1:" + port, stop: stop, log: logged}
 }

@@ -59,8 +59,9 @@ func fetch(t *testing.T, url string, header http.Header) (*http.Response, string
 }
 
 // testPages: every page web.PagePaths lists, in each language, is 200 in
-// that language, and links neither to the management API nor to a shared
-// session, which the edge does not have.
+// that language and does not link to the management API, which the edge
+// does not have; the playground offers shared sessions (Share live),
+// which it has, and a session's link is the playground.
 func testPages(t *testing.T, base string) {
 	for _, lang := range locale.Langs {
 		paths, err := web.PagePaths(lang)
@@ -73,11 +74,16 @@ func testPages(t *testing.T, base string) {
 				t.Errorf("GET %s?lang=%s: %d, in %q", p, lang, res.StatusCode, res.Header.Get("Content-Language"))
 				continue
 			}
-			for _, not := range []string{`href="/api/`, `data-testid="live"`} {
-				if strings.Contains(body, not) {
-					t.Errorf("GET %s?lang=%s has %s", p, lang, not)
-				}
+			if strings.Contains(body, `href="/api/`) {
+				t.Errorf("GET %s?lang=%s links to the management API", p, lang)
 			}
+			if live := strings.Contains(body, `data-testid="live"`); live != (p == "/playground") {
+				t.Errorf("GET %s?lang=%s: the live session panel there is %v", p, lang, live)
+			}
+		}
+		res, body := fetch(t, base+"/s/AAAAAAAAAAAAAAAAAAAAAA?lang="+lang, nil)
+		if res.StatusCode != 200 || !strings.Contains(body, `data-testid="live-join"`) {
+			t.Errorf("GET /s/{id}?lang=%s: %d, want the playground with its live panel", lang, res.StatusCode)
 		}
 	}
 }

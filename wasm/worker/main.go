@@ -21,11 +21,13 @@ package main
 import (
 	"context"
 	"net/http"
+	"syscall/js"
 
 	"github.com/syumai/workers"
 	"github.com/syumai/workers/cloudflare"
 	"github.com/syumai/workers/cloudflare/fetch"
 
+	"warren/wasm/worker/sessionrole"
 	"warren/wasm/worker/site"
 )
 
@@ -34,6 +36,13 @@ import (
 const assetsBinding = "ASSETS"
 
 func main() {
+	// A shared session's Durable Object (session.mjs) starts this same
+	// program, long-lived, in the session role; the worker starts it
+	// once per request otherwise.
+	if binding := js.Global().Get("context").Get("binding"); binding.Get("role").String() == "session" {
+		workers.Ready()
+		sessionrole.Serve(binding)
+	}
 	workers.Serve(site.Handler(fetchAsset))
 }
 

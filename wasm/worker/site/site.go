@@ -42,8 +42,8 @@ const maxSlugBytes = 64
 
 // Handler answers GET /, /playground, /lessons and /lessons/{slug} with
 // the page in the request's language, fetched by assets; anything else is
-// 404, as `warren serve` answers it (the edge has no management API and
-// no shared sessions).
+// 404, as `warren serve` answers it (the edge has no management API);
+// GET /s/{id} is the playground, for a shared session's page.
 func Handler(assets Fetch) http.Handler {
 	mux := http.NewServeMux()
 	page := func(path string) http.HandlerFunc {
@@ -52,6 +52,15 @@ func Handler(assets Fetch) http.Handler {
 	mux.Handle("GET /{$}", page("/"))
 	mux.Handle("GET /playground", page("/playground"))
 	mux.Handle("GET /lessons", page("/lessons"))
+	// A shared session's page is the playground, which joins the
+	// session its path names (as from warren serve).
+	mux.HandleFunc("GET /s/{id}", func(w http.ResponseWriter, r *http.Request) {
+		if !validID(r.PathValue("id")) {
+			http.NotFound(w, r)
+			return
+		}
+		servePage(w, r, assets, "/playground")
+	})
 	mux.HandleFunc("GET /lessons/{slug}", func(w http.ResponseWriter, r *http.Request) {
 		slug := r.PathValue("slug")
 		if !validSlug(slug) {
@@ -105,6 +114,20 @@ func validSlug(s string) bool {
 	}
 	for _, c := range []byte(s) {
 		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// validID says whether s can be a shared session's id at the edge: 22 or
+// 44 characters of unpadded base64url (entry.mjs makes them).
+func validID(s string) bool {
+	if len(s) != 22 && len(s) != 44 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
 			return false
 		}
 	}

@@ -1,0 +1,219 @@
+// A shared session at the edge: one Durable Object per session (issue 12).
+// The session itself runs in Go — the worker's own wasm, started once and
+// kept, in the "session" role (sessionrole, server/sessions' Host: the
+// same hub, engine and AMQP connection state machine as warren serve).
+// This class holds what only JavaScript can: the WebSockets, the object's
+// SQLite storage and its alarm.
+//
+// Storage: meta holds the session's config (ids, name, AMQP login,
+// creation), the hub's latest snapshot and its State; entries holds the
+// log's entries after the snapshot, by number. Every entry is written as
+// the session makes it, before anything it caused is sent (Go calls keep
+// synchronously, and the object's output gate holds replies until the
+// write is durable), so a woken object restores exactly what its pages
+// and clients saw: snapshot + entries, hub.Restore.
+import "./build/wasm_exec.js";
+import { createRuntimeContext, loadModule } from "./build/runtime.mjs";
+import { DurableObject } from "cloudflare:workers";
+
+const json = (status, body) =>
+  new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", "Cache-Control": "no-cache" } });
+
+// partChars bounds a stored part: a row may hold 2 MB, and these texts
+// are JSON of ASCII (records in base64).
+const partChars = 1 << 20;
+
+// split cuts a text into parts of at most partChars.
+function split(text) {
+  const parts = [];
+  for (let i = 0; i < text.length; i += partChars) parts.push(text.slice(i, i + partChars));
+  return parts.length ? parts : [""];
+}
+
+const gone = () => json(404, { error: "not_found", reason: "no session has this id (it may have ended)" });
+
+export class Session extends DurableObject {
+  constructor(ctx, env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    // A row holds at most 2 MB: longer values (a snapshot of many
+    // messages, an entry with large publishes) are kept in parts.
+    this.sql.exec("CREATE TABLE IF NOT EXISTS meta (k TEXT NOT NULL, part INTEGER NOT NULL, v TEXT NOT NULL, PRIMARY KEY (k, part))");
+    this.sql.exec("CREATE TABLE IF NOT EXISTS entries (seq INTEGER NOT NULL, part INTEGER NOT NULL, v TEXT NOT NULL, PRIMARY KEY (seq, part))");
+    this.binding = null; // the Go side, once started
+    this.starting = null;
+  }
+
+  meta(k) {
+    const parts = [...this.sql.exec("SELECT v FROM meta WHERE k = ? ORDER BY part", k)].map((r) => r.v);
+    return parts.length ? parts.join("") : null;
+  }
+
+  setMeta(k, v) {
+    this.sql.exec("DELETE FROM meta WHERE k = ?", k);
+    split(v).forEach((p, i) => this.sql.exec("INSERT INTO meta (k, part, v) VALUES (?, ?, ?)", k, i, p));
+  }
+
+  // entries returns the stored entries' texts, in order.
+  entries() {
+    const texts = [];
+    let seq = null;
+    for (const r of this.sql.exec("SELECT seq, v FROM entries ORDER BY seq, part")) {
+      if (r.seq === seq) texts[texts.length - 1] += r.v;
+      else texts.push(r.v);
+      seq = r.seq;
+    }
+    return texts;
+  }
+
+  // go starts the Go side with config, and stored (null for a new
+  // session); it resolves to start's reply.
+  async go(config, stored) {
+    const mod = await loadModule();
+    const go = new Go();
+    let ready;
+    const readyP = new Promise((resolve) => (ready = resolve));
+    const binding = {
+      role: "session",
+      keep: (entries, state, snapshot) => this.keep(entries, state, snapshot),
+      wake: (at) => (at === null ? this.ctx.storage.deleteAlarm() : this.ctx.storage.setAlarm(at)),
+      ended: () => this.end(),
+    };
+    const instance = new WebAssembly.Instance(mod, { ...go.importObject, workers: { ready: () => ready() } });
+    go.run(instance, createRuntimeContext({ env: this.env, ctx: this.ctx, binding }));
+    await readyP;
+    const reply = JSON.parse(binding.start(JSON.stringify(config), stored === null ? null : JSON.stringify(stored)));
+    if (!reply.error) this.binding = binding;
+    return reply;
+  }
+
+  // session returns the running Go side, restoring it from storage first
+  // when the object's memory went; null when there is no session here.
+  async session() {
+    if (this.binding) return this.binding;
+    const config = this.meta("config");
+    if (config === null) return null;
+    this.starting ??= this.go(JSON.parse(config), {
+      snapshot: this.meta("snapshot"),
+      state: this.meta("state"),
+      entries: this.entries(),
+    });
+    const reply = await this.starting;
+    if (reply.error) throw new Error(`the session's storage does not restore: ${reply.error}`);
+    return this.binding;
+  }
+
+  // keep stores what the session's Keeper is given, in one transaction.
+  keep(entries, state, snapshot) {
+    this.ctx.storage.transactionSync(() => {
+      if (snapshot !== null) {
+        this.setMeta("snapshot", snapshot);
+        this.sql.exec("DELETE FROM entries WHERE seq <= ?", JSON.parse(snapshot).seq);
+      }
+      for (const e of entries) {
+        const seq = JSON.parse(e).seq;
+        this.sql.exec("DELETE FROM entries WHERE seq = ?", seq);
+        split(e).forEach((p, i) => this.sql.exec("INSERT INTO entries (seq, part, v) VALUES (?, ?, ?)", seq, i, p));
+      }
+      if (state !== null) this.setMeta("state", state);
+    });
+  }
+
+  // end forgets an ended session (closed, idle): its ids answer 404.
+  end() {
+    this.binding = null;
+    this.ctx.storage.deleteAlarm();
+    this.ctx.storage.deleteAll();
+  }
+
+  async alarm() {
+    const b = await this.session();
+    if (!b) return;
+    // Said in the worker's log, so that a test (and an operator) can see
+    // the object work with nobody there.
+    console.log(`session ${JSON.parse(this.meta("config")).readOnlyId}: woken by its alarm`);
+    b.tick();
+  }
+
+  async fetch(req) {
+    const url = new URL(req.url);
+    if (url.pathname === "/init") return this.init(req);
+    const config = this.meta("config");
+    if (config === null) return gone();
+    const { id, readOnlyId } = JSON.parse(config);
+    const b = await this.session();
+    if (!b) return gone();
+    let m;
+    if ((m = /^\/ws\/sessions\/([^/]+)\/?$/.exec(url.pathname))) {
+      if (m[1] !== id && m[1] !== readOnlyId) return gone();
+      return this.page(req, b, m[1]);
+    }
+    if (/^\/ws\/amqp\/[^/]+\/?$/.test(url.pathname)) return this.amqp(req, b);
+    if ((m = /^\/api\/sessions\/([^/]+)/.exec(url.pathname))) {
+      if (m[1] !== id && m[1] !== readOnlyId) return gone();
+      const body = req.method === "GET" || req.method === "HEAD" ? "" : await req.text();
+      const res = await b.http(req.method, url.pathname + url.search, body);
+      return new Response(res.body, { status: res.status, headers: res.headers });
+    }
+    return gone();
+  }
+
+  // init starts a new session here (the worker's POST /api/sessions).
+  async init(req) {
+    if (this.meta("config") !== null) return json(409, { error: "conflict", reason: "a session already lives here" });
+    const config = await req.json();
+    const reply = await this.go(config, null);
+    if (reply.error) {
+      this.ctx.storage.deleteAll(); // what the refused start wrote
+      return json(400, { error: "bad_request", reason: reply.error, key: reply.key, args: reply.args });
+    }
+    this.setMeta("config", JSON.stringify(config));
+    return json(201, reply.created);
+  }
+
+  upgrade(req) {
+    if (req.headers.get("Upgrade")?.toLowerCase() !== "websocket") return null;
+    const pair = new WebSocketPair();
+    pair[1].accept();
+    return pair;
+  }
+
+  // page joins a page's socket to the session.
+  page(req, b, id) {
+    const pair = this.upgrade(req);
+    if (!pair) return json(426, { error: "upgrade_required", reason: "the session's page socket is a WebSocket" });
+    const ws = pair[1];
+    const h = b.pageOpen(id, ws);
+    if (h < 0) {
+      ws.close(1008, "no session has this id (it may have ended)");
+    } else {
+      ws.addEventListener("message", (e) => {
+        if (typeof e.data === "string") b.pageMessage(h, e.data);
+        else ws.close(1003, "the session protocol is JSON text messages");
+      });
+      ws.addEventListener("close", () => b.pageGone(h));
+      ws.addEventListener("error", () => b.pageGone(h));
+    }
+    return new Response(null, { status: 101, webSocket: pair[0] });
+  }
+
+  // amqp serves an AMQP client's socket in the session's broker.
+  amqp(req, b) {
+    const pair = this.upgrade(req);
+    if (!pair) return json(426, { error: "upgrade_required", reason: "AMQP here is over WebSocket" });
+    const ws = pair[1];
+    ws.binaryType = "arraybuffer";
+    const h = b.amqpOpen(ws, req.headers.get("CF-Connecting-IP") ?? "edge");
+    ws.addEventListener("message", (e) => {
+      if (typeof e.data === "string") ws.close(1003, "AMQP over WebSocket is binary messages");
+      else b.amqpMessage(h, new Uint8Array(e.data));
+    });
+    ws.addEventListener("close", () => b.amqpGone(h));
+    ws.addEventListener("error", () => b.amqpGone(h));
+    // No subprotocol unless the client offered "amqp" (RECIPES: never
+    // answer one it did not offer).
+    const offered = (req.headers.get("Sec-WebSocket-Protocol") ?? "").split(",").map((s) => s.trim());
+    const headers = offered.includes("amqp") ? { "Sec-WebSocket-Protocol": "amqp" } : {};
+    return new Response(null, { status: 101, webSocket: pair[0], headers });
+  }
+}

@@ -1,0 +1,289 @@
+//go:build !js
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"warren/server/hub"
+	"warren/server/sessions"
+)
+
+// The shared sessions at the edge: each a Durable Object (session.mjs)
+// running the Go session role (sessionrole, server/sessions' Host) under
+// `wrangler dev --local`.
+
+// createSession POSTs /api/sessions with body.
+func createSession(t *testing.T, base, body string) sessions.Created {
+	t.Helper()
+	res, err := http.Post(base+"/api/sessions", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	data, _ := io.ReadAll(res.Body)
+	var c sessions.Created
+	if res.StatusCode != http.StatusCreated || json.Unmarshal(data, &c) != nil {
+		t.Fatalf("POST /api/sessions %s: %d %s", body, res.StatusCode, data)
+	}
+	return c
+}
+
+// edgePage is a participant's page: its socket and its replica.
+type edgePage struct {
+	t       *testing.T
+	ws      *websocket.Conn
+	rep     *hub.Replica
+	welcome hub.Message
+}
+
+func joinEdge(t *testing.T, base, id, name string) *edgePage {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/ws/sessions/"+id, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws.SetReadLimit(64 << 20)
+	t.Cleanup(func() { ws.CloseNow() })
+	p := &edgePage{t: t, ws: ws}
+	p.send(map[string]any{"type": "join", "name": name})
+	p.welcome = p.read()
+	if p.welcome.Type != hub.OutWelcome {
+		t.Fatalf("%s's first message: %+v", name, p.welcome)
+	}
+	if p.rep, _, err = hub.NewReplica(p.welcome.Snapshot, p.welcome.Clock); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func (p *edgePage) send(v any) {
+	p.t.Helper()
+	data, _ := json.Marshal(v)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := p.ws.Write(ctx, websocket.MessageText, data); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+func (p *edgePage) read() hub.Message {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, data, err := p.ws.Read(ctx)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	var m hub.Message
+	if err := json.Unmarshal(data, &m); err != nil {
+		p.t.Fatal(err)
+	}
+	return m
+}
+
+// until applies entries until ok says the page has what it waits for.
+func (p *edgePage) until(what string, ok func(m hub.Message) bool) {
+	p.t.Helper()
+	for {
+		m := p.read()
+		if m.Type == hub.OutEntry {
+			if _, err := p.rep.Apply(m.Entry); err != nil {
+				p.t.Fatal(err)
+			}
+		}
+		if m.Type == hub.OutError && m.Error.Key != hub.KeyStaleHash {
+			p.t.Fatalf("waiting for %s: %+v", what, m.Error)
+		}
+		if ok(m) {
+			return
+		}
+	}
+}
+
+func (p *edgePage) ready(queue string) int {
+	for _, q := range p.rep.B.QueueSummaries("/", []string{queue}) {
+		return q.ReadyCount
+	}
+	return -1
+}
+
+// nodeWithWebSocket is node with a global WebSocket (Node 20 needs the
+// flag; publish_ws.mjs falls back to the ws package without one).
+func nodeWithWebSocket(t *testing.T) []string {
+	n := node(t)
+	if exec.Command(n, "--experimental-websocket", "-e", "0").Run() == nil {
+		return []string{n, "--experimental-websocket"}
+	}
+	return []string{n}
+}
+
+// clientScript runs one of server/e2e/node's client scripts (`make deps`
+// installs their packages) and returns its output.
+func clientScript(t *testing.T, script string, args ...string) string {
+	t.Helper()
+	argv := append(nodeWithWebSocket(t), append([]string{filepath.Join(root, "server/e2e/node", script)}, args...)...)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", strings.Join(argv, " "), err, out)
+	}
+	return string(out)
+}
+
+// amqpURL is the session's AMQP-over-WebSocket URL with its login.
+func amqpURL(base string, c sessions.Created) string {
+	return fmt.Sprintf("ws://%s:%s@%s%s", c.AMQP.User, c.AMQP.Password, strings.TrimPrefix(base, "http://"), c.AMQP.WebSocket)
+}
+
+// TestEdgeSessions: sessions at the edge do what they do under warren
+// serve. Two pages and a late joiner see the same state; a read-only
+// page is refused; @cloudamqp/amqp-client runs its whole WebSocket
+// scenario in a live session's broker; a real client's message is seen by
+// a page, and its TTL dead-letters it with nobody connected; and after
+// wrangler dev stops and starts again on the same state directory, a
+// session whose TTL ran out meanwhile is woken by its alarm, a manual
+// session is the same (state hash), and a confirmed message is still
+// there.
+func TestEdgeSessions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs wrangler dev")
+	}
+	persist := t.TempDir()
+	first := startDevAt(t, persist)
+	base := first.base
+
+	var manual sessions.Created
+	var hash, seq uint64
+	t.Run("participants", func(t *testing.T) {
+		c := createSession(t, base, `{"name":"class","clock":"manual","lines":["declare queue prepared","publish prepared from-the-page"]}`)
+		if len(c.ID) != 44 || len(c.ReadOnlyID) != 22 || !strings.HasPrefix(c.ID, c.ReadOnlyID) || c.Link != "/s/"+c.ID {
+			t.Fatalf("created %+v", c)
+		}
+		ada := joinEdge(t, base, c.ID, "Ada")
+		if ada.ready("prepared") != 1 || ada.welcome.AMQP == nil || ada.welcome.AMQP.WebSocket != "/ws/amqp/"+c.ReadOnlyID || ada.welcome.AMQP.Port != 0 {
+			t.Fatalf("Ada's welcome: prepared %d, login %+v", ada.ready("prepared"), ada.welcome.AMQP)
+		}
+		bo := joinEdge(t, base, c.ID, "Bo")
+		ada.send(map[string]any{"type": "command", "ref": "1", "line": "declare queue jobs ttl=5s"})
+		ada.send(map[string]any{"type": "command", "ref": "2", "line": "publish jobs hello"})
+		ada.until("Ada's publish", func(m hub.Message) bool { return m.Type == hub.OutResult && m.Ref == "2" })
+		bo.until("the message in jobs", func(hub.Message) bool { return bo.ready("jobs") == 1 })
+		bo.send(map[string]any{"type": "clock", "ref": "s", "step": true})
+		bo.until("Bo's step", func(m hub.Message) bool { return m.Type == hub.OutResult && m.Ref == "s" })
+		ada.until("the step", func(hub.Message) bool { return ada.rep.Seq == bo.rep.Seq })
+		if ada.ready("jobs") != 0 || ada.rep.B.Now() != 5000 {
+			t.Fatalf("after Bo's step Ada has jobs %d at %d ms", ada.ready("jobs"), ada.rep.B.Now())
+		}
+		cy := joinEdge(t, base, c.ReadOnlyID, "Cy")
+		if cy.welcome.AMQP != nil || cy.welcome.You.Role != hub.ReadOnly {
+			t.Fatalf("Cy's welcome: %+v %+v", cy.welcome.You, cy.welcome.AMQP)
+		}
+		if cy.rep.Seq != ada.rep.Seq || hub.HashState(cy.rep.B) != hub.HashState(ada.rep.B) || hub.HashState(bo.rep.B) != hub.HashState(ada.rep.B) {
+			t.Fatalf("the late joiner at %d, Ada at %d: hashes differ", cy.rep.Seq, ada.rep.Seq)
+		}
+		cy.send(map[string]any{"type": "command", "ref": "x", "line": "declare queue sneaky"})
+		for m := cy.read(); ; m = cy.read() {
+			if m.Type == hub.OutError && m.Ref == "x" {
+				if m.Error.Key != hub.KeyReadOnly {
+					t.Fatalf("a read-only command: %+v", m.Error)
+				}
+				break
+			}
+		}
+		// Everyone leaves; a watcher who joins after that has the state
+		// the restart below must keep.
+		ada.ws.Close(websocket.StatusNormalClosure, "")
+		bo.ws.Close(websocket.StatusNormalClosure, "")
+		cy.until("Ada and Bo leaving", func(m hub.Message) bool { return m.Type == hub.OutPresence && len(m.Presence.Participants) == 1 })
+		manual, hash, seq = c, hub.HashState(cy.rep.B), cy.rep.Seq
+		cy.ws.Close(websocket.StatusNormalClosure, "")
+
+		// The session's HTTP endpoints answer at the edge too.
+		res, err := http.Get(base + "/api/sessions/" + c.ReadOnlyID + "/history")
+		if err != nil {
+			t.Fatal(err)
+		}
+		hist, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 || !strings.Contains(string(hist), "history start") {
+			t.Fatalf("history: %d %.200s", res.StatusCode, hist)
+		}
+	})
+
+	t.Run("amqp-client scenario", func(t *testing.T) {
+		c := createSession(t, base, `{"clock":"live"}`)
+		out := clientScript(t, "amqp_client_ws.mjs", amqpURL(base, c))
+		if !strings.Contains(out, "ok: ") {
+			t.Fatalf("the scenario: %s", out)
+		}
+	})
+
+	var kept sessions.Created
+	t.Run("a real client, a TTL with nobody there", func(t *testing.T) {
+		c := createSession(t, base, `{"clock":"live"}`)
+		kept = c
+		ada := joinEdge(t, base, c.ID, "Ada")
+		clientScript(t, "publish_ws.mjs", amqpURL(base, c), "jobs", "order 42", "1500", "dead")
+		clientScript(t, "publish_ws.mjs", amqpURL(base, c), "kept", "confirmed before the restart")
+		ada.until("the client's messages", func(hub.Message) bool { return ada.ready("jobs") == 1 && ada.ready("kept") == 1 })
+		ada.ws.Close(websocket.StatusNormalClosure, "")
+		time.Sleep(2500 * time.Millisecond) // past the TTL, with nobody in the session
+		bo := joinEdge(t, base, c.ReadOnlyID, "Bo")
+		if bo.ready("jobs") != 0 || bo.ready("dead") != 1 || bo.ready("kept") != 1 {
+			t.Fatalf("after the TTL: jobs %d dead %d kept %d", bo.ready("jobs"), bo.ready("dead"), bo.ready("kept"))
+		}
+		bo.ws.Close(websocket.StatusNormalClosure, "")
+	})
+	if kept.ID == "" || manual.ID == "" {
+		return
+	}
+
+	t.Run("restart", func(t *testing.T) {
+		// A live session whose TTL runs out while wrangler dev is down:
+		// started again, the object is woken by its alarm (it says so in
+		// the log) before anyone asks for the session, and has
+		// dead-lettered the message when a page comes.
+		sleeper := createSession(t, base, `{"clock":"live","lines":["declare queue dead","declare queue jobs ttl=3s dlx= dlrk=dead","publish jobs wake-me"]}`)
+		first.stop()
+		second := startDevAt(t, persist)
+		base2 := second.base
+		woke := "session " + sleeper.ReadOnlyID + ": woken by its alarm"
+		for deadline := time.Now().Add(20 * time.Second); !strings.Contains(second.log(), woke); time.Sleep(100 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the object was not woken by its alarm within 20 s:\n%s", second.log())
+			}
+		}
+		if p := joinEdge(t, base2, sleeper.ReadOnlyID, "Fay"); p.ready("jobs") != 0 || p.ready("dead") != 1 {
+			t.Fatalf("after the alarm: jobs %d dead %d", p.ready("jobs"), p.ready("dead"))
+		}
+
+		dee := joinEdge(t, base2, kept.ReadOnlyID, "Dee")
+		if dee.ready("kept") != 1 || dee.ready("dead") != 1 {
+			t.Fatalf("after the restart: kept %d dead %d", dee.ready("kept"), dee.ready("dead"))
+		}
+		// The manual session, which no time moves: the same log and the
+		// same state hash.
+		eve := joinEdge(t, base2, manual.ID, "Eve")
+		if got := hub.HashState(eve.rep.B); got != hash || eve.rep.Seq != seq {
+			t.Fatalf("after the restart the state hash is %x at entry %d, before it %x at entry %d", got, eve.rep.Seq, hash, seq)
+		}
+		if eve.ready("prepared") != 1 {
+			t.Fatalf("after the restart prepared holds %d", eve.ready("prepared"))
+		}
+	})
+}
