@@ -20,8 +20,9 @@ import (
 // TestEdge runs the worker under `wrangler dev --local` and checks what a
 // visitor gets from it: every page in every language, chosen as `warren
 // serve` chooses; the static assets; nothing the edge does not have; and,
-// in chromium, lesson 1 done step by step in both languages and the
-// playground's TTL to dead-letter scenario (web/e2e's own scripts).
+// in chromium, lesson 1 done step by step in both languages, the
+// playground's TTL to dead-letter scenario and a shared session among
+// several pages (web/e2e's own scripts).
 func TestEdge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs wrangler dev and chromium (about a minute)")
@@ -32,6 +33,10 @@ func TestEdge(t *testing.T) {
 	t.Run("assets", func(t *testing.T) { testAssets(t, base) })
 	t.Run("lesson 1 in chromium", func(t *testing.T) { runBrowser(t, base, "curriculum.mjs", "amqp-model") })
 	t.Run("playground in chromium", func(t *testing.T) { runBrowser(t, base, "playground.mjs") })
+	// Shared sessions from the pages: Share live, two editors, a
+	// read-only page, a late joiner, the clock, DELETE (web/e2e/live.mjs,
+	// as against warren serve).
+	t.Run("live session in chromium", func(t *testing.T) { runBrowser(t, base, "live.mjs") })
 }
 
 // fetch GETs url with the header's fields.
