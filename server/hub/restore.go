@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"warren/engine"
+	"warren/engine/script"
 )
 
 // A driver whose memory can go while its session lives on (a Durable
@@ -27,13 +28,30 @@ type State struct {
 	LiveWallMs      int64         `json:"liveWallMs,omitempty"`
 	LiveEngineMs    int64         `json:"liveEngineMs,omitempty"`
 	NextParticipant ParticipantID `json:"nextParticipant"`
+	// Participants are who is in the session and their script contexts,
+	// for a driver whose sockets outlive its memory (a Durable Object's
+	// hibernating WebSockets): Restore brings them back, and the driver
+	// lets go (Leave) of those whose sockets did not survive.
+	Participants []ParticipantState `json:"participants,omitempty"`
 }
 
-// State returns the session's State, to store beside its log.
+// ParticipantState is one participant of a State.
+type ParticipantState struct {
+	Participant
+	Runner script.Context `json:"runner"`
+}
+
+// State returns the session's State, to store beside its log. It changes
+// with the clock's mode, with joins and leaves, and with a participant's
+// script context (a line that opens a channel, a delivery "ack last"
+// would ack): a driver compares it with the one it stored.
 func (s *Session) State() State {
 	st := State{Clock: s.clock.mode, NextParticipant: s.nextID}
 	if s.clock.mode == Live {
 		st.LiveWallMs, st.LiveEngineMs = s.clock.liveWallMs, int64(s.clock.liveEngineMs)
+	}
+	for _, p := range s.parts {
+		st.Participants = append(st.Participants, ParticipantState{Participant: p.Participant, Runner: p.runner.Context()})
 	}
 	return st
 }
@@ -51,11 +69,13 @@ func (s *Session) Snapshot() *Snapshot { return s.snapshot() }
 // state after entry snap.Seq, and the entries after it, in order) and st,
 // at wall time nowMs. The session continues the log where it stopped.
 //
-// Nobody is in a restored session: participants' script contexts and
-// AMQP connections lived in the memory that went, so pages join again
-// and clients reconnect. The broker connections they had are closed, as
-// if each had left (consumers cancelled, unacknowledged messages back in
-// their queues), in one entry of origin server. A live clock then
+// The participants st names are back, with their script contexts, for a
+// driver whose pages' sockets outlived its memory (hibernation): it calls
+// Leave for each whose socket did not. AMQP connections lived in the
+// memory that went, and so did the participants of an st without them:
+// the broker connections nobody is back for are closed, as if each had
+// left (consumers cancelled, unacknowledged messages back in their
+// queues), in one entry of origin server. A live clock then
 // catches up with the wall clock: a TTL that ran out while nobody was
 // there fires now, as it would have then. An error means the stored log
 // does not restore (a snapshot that does not load, an entry out of
@@ -79,10 +99,22 @@ func Restore(cfg Config, snap *Snapshot, st State, nowMs int64) (*Session, error
 	s.clock = clockState{mode: st.Clock, liveWallMs: st.LiveWallMs, liveEngineMs: engine.Time(st.LiveEngineMs)}
 	// The replica gave back the session's RecordCommands (the snapshot
 	// keeps its configuration) and drained what it applied.
+	kept := map[engine.ConnID]bool{}
+	for _, ps := range st.Participants {
+		p := &participant{Participant: ps.Participant, runner: script.NewOnContext(s.b, ps.Runner), bucket: newBucket(cfg.ParticipantRate, cfg.ParticipantBurst, nowMs)}
+		p.runner.MaxTraceBytes = cfg.MaxOutputBytes
+		p.runner.MaxSteps = maxRunSteps
+		s.parts = append(s.parts, p)
+		for _, c := range p.runner.Connections() {
+			kept[c] = true
+		}
+	}
 	var open []engine.ConnID
 	for _, chunk := range s.b.ConnectionRefs() {
 		for _, c := range chunk {
-			open = append(open, c.ID)
+			if !kept[c.ID] {
+				open = append(open, c.ID)
+			}
 		}
 	}
 	slices.Sort(open)

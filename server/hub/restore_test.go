@@ -39,9 +39,10 @@ func (st stored) restore(t *testing.T, cfg Config, nowMs int64) *Session {
 }
 
 // TestRestoreContinuesTheSession: a session stored (snapshot, entries,
-// state) and restored is the same broker, less the connections of the
-// people who were in it: their consumers are gone and the message one
-// held unacked is back in its queue; its log goes on from the next
+// state) and restored is the same broker with the same participants (and
+// their script contexts), less its AMQP clients' connections; a
+// participant the driver lets go leaves as usual (the message her
+// consumer held is back in its queue); the log goes on from the next
 // number, and a page that joins the restored session replicates it.
 // Participant ids are not reused.
 func TestRestoreContinuesTheSession(t *testing.T) {
@@ -69,10 +70,19 @@ func TestRestoreContinuesTheSession(t *testing.T) {
 
 	r := st.restore(t, cfg, h.nowMs+1000)
 	if r.Seq() != seq+1 {
-		t.Fatalf("the restored log is at %d, want %d (one entry closing the connections)", r.Seq(), seq+1)
+		t.Fatalf("the restored log is at %d, want %d (one entry closing the AMQP client's connection)", r.Seq(), seq+1)
 	}
+	// Ada is back with her script context, her consumer still holding a
+	// message, until the driver finds her socket gone and lets her go.
+	if pr := r.Presence(); len(pr.Participants) != 1 || pr.Participants[0].Name != "Ada" || len(pr.Connections) != 0 {
+		t.Fatalf("presence after the restore: %+v", pr)
+	}
+	if n := queueReady(t, r.b, "jobs"); n != 9 {
+		t.Fatalf("after the restore jobs holds %d ready, want 9: Ada's consumer holds one", n)
+	}
+	r.Leave(h.nowMs+1000, ada.id)
 	if n := queueReady(t, r.b, "jobs"); n != 10 {
-		t.Fatalf("after the restore jobs holds %d ready, want all 10: Ada's unacked one is back", n)
+		t.Fatalf("after Ada left jobs holds %d ready, want all 10: her unacked one is back", n)
 	}
 	if qs := r.b.QueueSummaries("/", []string{"from-amqp"}); len(qs) != 1 {
 		t.Fatal("the AMQP client's queue is gone")
@@ -81,8 +91,8 @@ func TestRestoreContinuesTheSession(t *testing.T) {
 		t.Fatalf("connections survived the restore: %v", refs)
 	}
 	entry := r.Ready().Entries
-	if len(entry) != 1 || entry[0].Origin.Kind != OriginServer || entry[0].Origin.Line != "restore" {
-		t.Fatalf("the restore's entries: %+v", entry)
+	if len(entry) != 2 || entry[0].Origin.Kind != OriginServer || entry[0].Origin.Line != "restore" || entry[1].Origin.Kind != OriginLeave {
+		t.Fatalf("the restore's and the leave's entries: %+v", entry)
 	}
 
 	// The session goes on: a page joins the restored session, Bo runs a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"time"
 
 	"warren/server/conn"
@@ -48,6 +49,11 @@ type Hosted struct {
 	// none (ended).
 	Keeper Keeper
 	Wake   func(atMs int64, ok bool)
+	// AlarmOnly leaves the session's wake-ups to the driver, which calls
+	// Tick when its alarm (set from Wake) goes off: the session keeps no
+	// timer of its own, so that a Durable Object with nothing pending
+	// can hibernate.
+	AlarmOnly bool
 }
 
 // NewHost starts a new session: cfg.Hub with the clock mode given ("" for
@@ -74,14 +80,46 @@ func NewHost(cfg Config, hs Hosted, clock hub.ClockMode, lines []string) (*Host,
 
 // RestoreHost restores a session from what its Keeper stored (the hub's
 // snapshot with the entries after it, and its State); see hub.Restore.
-func RestoreHost(cfg Config, hs Hosted, snap *hub.Snapshot, st hub.State) (*Host, error) {
+// The participants the State names are back; keep names those whose
+// pages' sockets outlived the host's memory (a Durable Object's
+// hibernated WebSockets), which the driver then adopts (AdoptPage); the
+// others leave.
+func RestoreHost(cfg Config, hs Hosted, snap *hub.Snapshot, st hub.State, keep []hub.ParticipantID) (*Host, error) {
 	hc := cfg.Hub
 	hc.AMQP = hs.Login
 	hs2, err := hub.Restore(hc, snap, st, time.Now().UnixMilli())
 	if err != nil {
 		return nil, err
 	}
-	return host(cfg, hs, hs2), nil
+	h := host(cfg, hs, hs2)
+	h.s.call(func(now int64) {
+		for _, p := range h.s.hub.Presence().Participants {
+			if !slices.Contains(keep, p.ID) {
+				h.s.hub.Leave(now, p.ID)
+			}
+		}
+	})
+	return h, nil
+}
+
+// AdoptPage returns the Peer of a page whose socket outlived the host's
+// memory: participant id, restored with the session (RestoreHost's keep).
+// Its next message is not a join: the page is in the session already.
+func (h *Host) AdoptPage(id hub.ParticipantID) (*Peer, error) {
+	var p *Peer
+	h.s.call(func(int64) {
+		for _, q := range h.s.hub.Presence().Participants {
+			if q.ID == id {
+				p = newPeer(h.s, q.Role, h.m.cfg.QueueLen)
+				p.joined = true
+				h.s.socks[id], h.s.ids[p.k] = p.k, id
+			}
+		}
+	})
+	if p == nil {
+		return nil, ErrUnknownID
+	}
+	return p, nil
 }
 
 func host(cfg Config, hs Hosted, h *hub.Session) *Host {
@@ -90,6 +128,7 @@ func host(cfg Config, hs Hosted, h *hub.Session) *Host {
 	s.id, s.roID, s.login = hs.ID, hs.ReadOnlyID, hs.Login
 	s.keeping = &keeping{k: hs.Keeper}
 	s.wake = hs.Wake
+	s.alarmOnly = hs.AlarmOnly && hs.Wake != nil
 	m.mu.Lock()
 	m.start(s)
 	m.mu.Unlock()

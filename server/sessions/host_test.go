@@ -3,6 +3,7 @@ package sessions
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"sync"
@@ -186,7 +187,7 @@ func TestHostSurvivesEviction(t *testing.T) {
 
 	time.Sleep(time.Until(time.UnixMilli(alarm)))
 	snap, st := keeper.load(t)
-	r, err := RestoreHost(cfg, hosted, snap, st)
+	r, err := RestoreHost(cfg, hosted, snap, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,5 +304,69 @@ func TestHostAMQPOverMessages(t *testing.T) {
 	ac.Close()
 	if code := <-c.closed; code != 1000 {
 		t.Fatalf("the socket closed with %d", code)
+	}
+}
+
+// TestHostAdoptsHibernatedPages: a page whose socket outlived the host's
+// memory (a Durable Object's hibernated WebSocket) is adopted by the
+// restored session as the participant it was, with its script context:
+// its "ack last" acks the delivery its consumer got before; a
+// participant whose socket did not survive leaves.
+func TestHostAdoptsHibernatedPages(t *testing.T) {
+	keeper := &memKeeper{}
+	hosted := Hosted{ID: "e", ReadOnlyID: "r", CreatedMs: time.Now().UnixMilli(), Keeper: keeper}
+	h, err := NewHost(Config{}, hosted, hub.Manual, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ada := openHostPage(t, h, "e", "Ada")
+	you := ada.next(t, hub.OutWelcome).You
+	bo := openHostPage(t, h, "e", "Bo")
+	bo.next(t, hub.OutWelcome)
+	for i, line := range []string{"declare queue jobs", "publish jobs one", "publish jobs two", "consume jobs prefetch=1"} {
+		data, _ := json.Marshal(map[string]string{"type": "command", "ref": fmt.Sprint(i), "line": line})
+		ada.p.Receive(data)
+		for m := ada.next(t, hub.OutResult); m.Ref != fmt.Sprint(i); m = ada.next(t, hub.OutResult) {
+		}
+	}
+	h.s.call(func(int64) { h.s.keeping.k = nil })
+	h.Close()
+
+	snap, st := keeper.load(t)
+	r, err := RestoreHost(Config{}, hosted, snap, st, []hub.ParticipantID{you.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := r.AdoptPage(you.ID + 1); err != ErrUnknownID {
+		t.Fatalf("adopting Bo, who left: %v", err)
+	}
+	p, err := r.AdoptPage(you.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := &hostPage{p: p, msgs: make(chan hub.Message, 256)}
+	go p.Pump(func(data []byte) bool {
+		var m hub.Message
+		json.Unmarshal(data, &m)
+		again.msgs <- m
+		return true
+	}, func(websocket.StatusCode, string) { close(again.msgs) })
+	p.Receive([]byte(`{"type":"command","ref":"ack","line":"ack last"}`))
+	if m := again.next(t, hub.OutResult); m.Result.Error != nil {
+		t.Fatalf("ack last after the restore: %+v", m.Result.Error)
+	}
+	p.Receive([]byte(`{"type":"command","ref":"x","line":"expect queue jobs ready=0 unacked=1"}`))
+	if m := again.next(t, hub.OutResult); m.Result.Error != nil {
+		t.Fatalf("after the ack: %s", m.Result.Error.Text)
+	}
+	var names []string
+	r.s.call(func(int64) {
+		for _, q := range r.s.hub.Presence().Participants {
+			names = append(names, q.Name)
+		}
+	})
+	if fmt.Sprint(names) != "[Ada]" {
+		t.Fatalf("presence after the restore: %v", names)
 	}
 }

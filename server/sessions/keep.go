@@ -1,6 +1,10 @@
 package sessions
 
-import "warren/server/hub"
+import (
+	"reflect"
+
+	"warren/server/hub"
+)
 
 // Keeper stores a session as it goes, for a driver whose memory can go
 // while the session lives on: the edge's Durable Object (issue 12), which
@@ -33,7 +37,7 @@ func (s *session) keep(entries []hub.Entry) {
 		return
 	}
 	var st *hub.State
-	if now := s.hub.State(); !kp.started || now != kp.state {
+	if now := s.hub.State(); !kp.started || !reflect.DeepEqual(now, kp.state) {
 		kp.state, st = now, &now
 	}
 	var snap *hub.Snapshot

@@ -25,6 +25,12 @@ func newPeer(s *session, role hub.Role, queueLen int) *Peer {
 	return &Peer{s: s, k: &socket{role: role, out: make(chan []byte, queueLen), closing: make(chan struct{})}}
 }
 
+// OnJoin sets what to do, on the session's goroutine, when the page's
+// join is taken: a Durable Object writes the participant's id on its
+// socket, to adopt it after hibernating (Host.AdoptPage). Call it before
+// the first Receive.
+func (p *Peer) OnJoin(fn func(id hub.ParticipantID)) { p.k.onJoin = fn }
+
 // Receive passes one message from the page to the session: the first is
 // its join. It reports false once the session has ended (the pump then
 // closes the socket).

@@ -49,6 +49,7 @@ type session struct {
 	wake         func(atMs int64, ok bool)
 	woke, wokeOK bool
 	wokeAt       int64
+	alarmOnly    bool // the driver's alarm calls Tick: no timer of our own (Hosted.AlarmOnly)
 
 	// summary is what the list shows, updated by the goroutine after each
 	// step.
@@ -136,6 +137,7 @@ func (s *session) run() {
 	defer close(s.done)
 	defer s.m.drop(s)
 	timer := time.NewTimer(time.Hour)
+	timer.Stop() // armed by arm, never otherwise: a Durable Object with a pending timer cannot hibernate
 	defer timer.Stop()
 	s.deliver()
 	for s.hub.Ended() == nil {
@@ -171,7 +173,7 @@ func (s *session) nowMs() int64 { return time.Now().UnixMilli() }
 func (s *session) arm(timer *time.Timer) {
 	wake, ok := s.hub.NextWakeMs()
 	s.tellWake(wake, ok)
-	if !ok {
+	if !ok || s.alarmOnly {
 		return
 	}
 	timer.Reset(time.Duration(max(wake-s.nowMs(), 0)) * time.Millisecond)
@@ -199,6 +201,9 @@ func (s *session) take(in input) {
 			return
 		}
 		s.socks[id], s.ids[in.sock] = in.sock, id
+		if in.sock.onJoin != nil {
+			in.sock.onJoin(id)
+		}
 	case inCall:
 		in.fn(now)
 		if in.done != nil {

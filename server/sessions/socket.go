@@ -20,6 +20,9 @@ import (
 type socket struct {
 	role hub.Role
 	out  chan []byte
+	// onJoin, if set, is told the participant's id when its join is
+	// taken (Peer.OnJoin).
+	onJoin func(hub.ParticipantID)
 
 	// finish sets code, reason and flush once and closes closing: the
 	// pump then sends what is queued (if flush) and closes the socket

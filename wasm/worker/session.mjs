@@ -5,6 +5,15 @@
 // This class holds what only JavaScript can: the WebSockets, the object's
 // SQLite storage and its alarm.
 //
+// Pages' sockets hibernate with the object (the WebSocket Hibernation
+// API): when nobody has sent anything for a while the object may leave
+// memory with its pages still connected. Woken by a page's next message
+// (or its alarm), it restores the session from storage, and the
+// participants whose sockets are still there come back with their script
+// contexts (their ids are on their sockets, serializeAttachment). AMQP
+// clients' sockets do not hibernate: a connection's state lives in the
+// object's memory, so the object stays awake while one is connected.
+//
 // Storage: meta holds the session's config (ids, name, AMQP login,
 // creation), the hub's latest snapshot and its State; entries holds the
 // log's entries after the snapshot, by number. Every entry is written as
@@ -42,6 +51,10 @@ export class Session extends DurableObject {
     this.sql.exec("CREATE TABLE IF NOT EXISTS entries (seq INTEGER NOT NULL, part INTEGER NOT NULL, v TEXT NOT NULL, PRIMARY KEY (seq, part))");
     this.binding = null; // the Go side, once started
     this.starting = null;
+    // handles are the Go side's handles of the page sockets, by socket; a
+    // socket that outlived the object's memory (hibernation) gets its
+    // handle back from its attachment when it is next heard from.
+    this.handles = new Map();
   }
 
   meta(k) {
@@ -93,13 +106,21 @@ export class Session extends DurableObject {
     if (this.binding) return this.binding;
     const config = this.meta("config");
     if (config === null) return null;
+    // The pages whose sockets hibernated with the object are still
+    // there: their participants come back with the session.
+    const keep = this.ctx
+      .getWebSockets("page")
+      .map((ws) => ws.deserializeAttachment()?.pid)
+      .filter((pid) => typeof pid === "number");
     this.starting ??= this.go(JSON.parse(config), {
       snapshot: this.meta("snapshot"),
       state: this.meta("state"),
       entries: this.entries(),
+      keep,
     });
     const reply = await this.starting;
     if (reply.error) throw new Error(`the session's storage does not restore: ${reply.error}`);
+    console.log(`session ${JSON.parse(config).readOnlyId}: restored from storage, ${keep.length} page(s) kept`);
     return this.binding;
   }
 
@@ -178,23 +199,53 @@ export class Session extends DurableObject {
     return pair;
   }
 
-  // page joins a page's socket to the session.
+  // page joins a page's socket to the session. Page sockets hibernate
+  // with the object (the WebSocket Hibernation API): the object may sleep
+  // between their messages, and its handlers below find the page again.
   page(req, b, id) {
-    const pair = this.upgrade(req);
-    if (!pair) return json(426, { error: "upgrade_required", reason: "the session's page socket is a WebSocket" });
-    const ws = pair[1];
-    const h = b.pageOpen(id, ws);
-    if (h < 0) {
-      ws.close(1008, "no session has this id (it may have ended)");
-    } else {
-      ws.addEventListener("message", (e) => {
-        if (typeof e.data === "string") b.pageMessage(h, e.data);
-        else ws.close(1003, "the session protocol is JSON text messages");
-      });
-      ws.addEventListener("close", () => b.pageGone(h));
-      ws.addEventListener("error", () => b.pageGone(h));
+    if (req.headers.get("Upgrade")?.toLowerCase() !== "websocket") {
+      return json(426, { error: "upgrade_required", reason: "the session's page socket is a WebSocket" });
     }
+    const pair = new WebSocketPair();
+    const ws = pair[1];
+    this.ctx.acceptWebSocket(ws, ["page"]);
+    ws.serializeAttachment({ id });
+    const h = b.pageOpen(id, ws);
+    if (h < 0) ws.close(1008, "no session has this id (it may have ended)");
+    else this.handles.set(ws, h);
     return new Response(null, { status: 101, webSocket: pair[0] });
+  }
+
+  // handle returns the Go side's handle of a page socket: after the
+  // object slept, the participant its attachment names is adopted back
+  // (or, if it had not joined yet, the socket opens afresh); -1 when
+  // neither can be.
+  async handle(ws) {
+    let h = this.handles.get(ws);
+    if (h !== undefined) return h;
+    const b = await this.session();
+    if (!b) return -1;
+    const at = ws.deserializeAttachment() ?? {};
+    h = typeof at.pid === "number" ? b.pageAdopt(at.pid, ws) : b.pageOpen(at.id ?? "", ws);
+    if (h >= 0) this.handles.set(ws, h);
+    return h;
+  }
+
+  async webSocketMessage(ws, msg) {
+    const h = await this.handle(ws);
+    if (h < 0) return ws.close(4000, "the session no longer has this page: join again");
+    if (typeof msg === "string") this.binding.pageMessage(h, msg);
+    else ws.close(1003, "the session protocol is JSON text messages");
+  }
+
+  async webSocketClose(ws) {
+    const h = await this.handle(ws);
+    if (h >= 0) this.binding.pageGone(h);
+    this.handles.delete(ws);
+  }
+
+  async webSocketError(ws) {
+    return this.webSocketClose(ws);
   }
 
   // amqp serves an AMQP client's socket in the session's broker.

@@ -24,6 +24,11 @@ import (
 // running the Go session role (sessionrole, server/sessions' Host) under
 // `wrangler dev --local`.
 
+// hibernateAfter is how long the hibernation test leaves a session alone:
+// workerd takes an object with only hibernatable sockets out of memory
+// after ten seconds without events.
+const hibernateAfter = 13 * time.Second
+
 // createSession POSTs /api/sessions with body.
 func createSession(t *testing.T, base, body string) sessions.Created {
 	t.Helper()
@@ -222,6 +227,40 @@ func TestEdgeSessions(t *testing.T) {
 		res.Body.Close()
 		if res.StatusCode != 200 || !strings.Contains(string(hist), "history start") {
 			t.Fatalf("history: %d %.200s", res.StatusCode, hist)
+		}
+	})
+
+	t.Run("hibernation", func(t *testing.T) {
+		// A page's socket hibernates with the object: after ten seconds
+		// with nothing to do, workerd takes the object out of memory
+		// (it says so in the log when it restores); the page's next
+		// line finds its participant and its script context back: "ack
+		// last" acks the delivery its consumer got before.
+		c := createSession(t, base, `{"clock":"manual"}`)
+		ada := joinEdge(t, base, c.ID, "Ada")
+		for i, line := range []string{"declare queue jobs", "publish jobs one", "publish jobs two", "consume jobs prefetch=1"} {
+			ref := fmt.Sprint(i)
+			ada.send(map[string]any{"type": "command", "ref": ref, "line": line})
+			ada.until(line, func(m hub.Message) bool { return m.Type == hub.OutResult && m.Ref == ref })
+		}
+		restored := "session " + c.ReadOnlyID + ": restored from storage, 1 page(s) kept"
+		time.Sleep(hibernateAfter)
+		ada.send(map[string]any{"type": "command", "ref": "ack", "line": "ack last"})
+		ada.until("ack last's result", func(m hub.Message) bool { return m.Type == hub.OutResult && m.Ref == "ack" })
+		if !strings.Contains(first.log(), restored) {
+			t.Fatalf("ack last was answered without the object restoring (it never hibernated):\n%s", first.log())
+		}
+		ada.send(map[string]any{"type": "command", "ref": "x", "line": "expect queue jobs ready=0 unacked=1"})
+		for m := ada.read(); ; m = ada.read() {
+			if m.Type == hub.OutEntry {
+				ada.rep.Apply(m.Entry)
+			}
+			if m.Type == hub.OutResult && m.Ref == "x" {
+				if m.Result.Error != nil {
+					t.Fatalf("after the wake: %s", m.Result.Error.Text)
+				}
+				break
+			}
 		}
 	})
 

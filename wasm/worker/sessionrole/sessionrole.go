@@ -13,7 +13,10 @@
 //	start(config, stored)      start the session, or restore it from what
 //	                           keep stored; returns {created} or {error}
 //	pageOpen(id, ws)           a page's socket: a handle, or -1 for an
-//	                           unknown id
+//	                           unknown id; the participant's id is written
+//	                           on the socket (serializeAttachment) at its join
+//	pageAdopt(pid, ws)         a page whose socket outlived the object's
+//	                           memory (hibernation): a handle, or -1
 //	pageMessage(h, text)       what the page sent
 //	pageGone(h)                the page's socket closed
 //	amqpOpen(ws, remote)       an AMQP client's socket: a handle
@@ -62,11 +65,13 @@ type Config struct {
 }
 
 // Stored is start's second argument: what keep stored, or null for a new
-// session.
+// session; Keep are the participants whose pages' sockets outlived the
+// object's memory (hibernated), which pageAdopt then gives back.
 type Stored struct {
-	Snapshot string   `json:"snapshot"`
-	Entries  []string `json:"entries"`
-	State    string   `json:"state"`
+	Snapshot string              `json:"snapshot"`
+	Entries  []string            `json:"entries"`
+	State    string              `json:"state"`
+	Keep     []hub.ParticipantID `json:"keep"`
 }
 
 // role is the session's Go side: one per Durable Object.
@@ -90,6 +95,7 @@ func Serve(binding js.Value) {
 	set("pageOpen", r.pageOpen)
 	set("pageMessage", func(a []js.Value) any { r.page(a[0]).Receive([]byte(a[1].String())); return nil })
 	set("pageGone", r.pageGone)
+	set("pageAdopt", r.pageAdopt)
 	set("amqpOpen", r.amqpOpen)
 	set("amqpMessage", r.amqpMessage)
 	set("amqpGone", r.amqpGone)
@@ -108,7 +114,7 @@ func (r *role) start(args []js.Value) any {
 		return reply(nil, err)
 	}
 	hosted := sessions.Hosted{ID: cfg.ID, ReadOnlyID: cfg.ReadOnlyID, Name: cfg.Name, CreatedMs: cfg.CreatedMs, Login: cfg.Login,
-		Keeper: keeper{r.binding}, Wake: r.wake}
+		Keeper: keeper{r.binding}, Wake: r.wake, AlarmOnly: true}
 	scfg := sessions.Config{Logf: func(format string, a ...any) { js.Global().Get("console").Call("log", sprintf(format, a...)) }}
 	var err error
 	if args[1].IsNull() || args[1].IsUndefined() {
@@ -149,7 +155,7 @@ func restore(cfg sessions.Config, hosted sessions.Hosted, st *Stored) (*sessions
 			snap.Entries = append(snap.Entries, e)
 		}
 	}
-	return sessions.RestoreHost(cfg, hosted, &snap, state)
+	return sessions.RestoreHost(cfg, hosted, &snap, state, st.Keep)
 }
 
 // reply is start's answer: {"created": ...}, or {"error": "..."} with the
@@ -228,6 +234,31 @@ func (r *role) pageOpen(args []js.Value) any {
 	if err != nil {
 		return -1
 	}
+	// The participant's id goes on the socket, so that the object can
+	// give the page back after hibernating (pageAdopt).
+	p.OnJoin(func(pid hub.ParticipantID) { attach(ws, id, pid) })
+	return r.pump(p, ws)
+}
+
+// pageAdopt gives back the page of participant pid, whose socket outlived
+// the object's memory: a handle, or -1 when the participant is gone.
+func (r *role) pageAdopt(args []js.Value) any {
+	p, err := r.host.AdoptPage(hub.ParticipantID(args[0].Int()))
+	if err != nil {
+		return -1
+	}
+	return r.pump(p, args[1])
+}
+
+// attach writes on a page's socket what adopting it takes: the session id
+// it came by and the participant it is.
+func attach(ws js.Value, id string, pid hub.ParticipantID) {
+	defer func() { recover() }() // a socket that is not the object's own
+	ws.Call("serializeAttachment", map[string]any{"id": id, "pid": int(pid)})
+}
+
+// pump registers a page and pumps the session's messages into its socket.
+func (r *role) pump(p *sessions.Peer, ws js.Value) int {
 	h := r.add(p, nil)
 	go func() {
 		p.Pump(func(data []byte) bool { return jsSend(ws, js.ValueOf(string(data))) },
