@@ -30,10 +30,10 @@ type Error struct {
 // Mismatch is one field a comparison found different: what it is (Got;
 // Absent when the field is not there at all) and what was wanted.
 type Mismatch struct {
-	Field  string
-	Got    string
-	Want   string
-	Absent bool
+	Field  string `json:"field"`
+	Got    string `json:"got"`
+	Want   string `json:"want"`
+	Absent bool   `json:"absent,omitempty"`
 }
 
 // The keys of script errors. The templates below give each one's English

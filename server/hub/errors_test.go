@@ -3,6 +3,8 @@ package hub
 import (
 	"strings"
 	"testing"
+
+	"warren/engine/script"
 )
 
 // TestErrorTemplates: every key has a template that names only values
@@ -64,7 +66,7 @@ func TestFailedExpectCarriesItsDetail(t *testing.T) {
 	if e == nil || !e.Script || e.Key != "expectationFailed" || e.Cause == nil || e.Cause.Key != "queueDiffers" {
 		t.Fatalf("error %+v", e)
 	}
-	if got := e.Cause.Mismatches; len(got) != 1 || got[0] != (Mismatch{Field: "ready", Got: "0", Want: "2"}) {
+	if got := e.Cause.Mismatches; len(got) != 1 || got[0] != (script.Mismatch{Field: "ready", Got: "0", Want: "2"}) {
 		t.Fatalf("mismatches %+v", got)
 	}
 	if e.Text != "expectation failed: queue q: ready=0 (want 2)" {

@@ -157,16 +157,8 @@ type ErrorInfo struct {
 	// bridge gives one (its errorDetail), so that a page says it in its
 	// reader's language whole: the fields a failed expect found
 	// different, and the error it wraps.
-	Mismatches []Mismatch `json:"mismatches,omitempty"`
-	Cause      *ErrorInfo `json:"cause,omitempty"`
-}
-
-// Mismatch is one field a script check found different (script.Mismatch).
-type Mismatch struct {
-	Field  string `json:"field"`
-	Got    string `json:"got"`
-	Want   string `json:"want"`
-	Absent bool   `json:"absent,omitempty"`
+	Mismatches []script.Mismatch `json:"mismatches,omitempty"`
+	Cause      *ErrorInfo        `json:"cause,omitempty"`
 }
 
 // Presence is who is in the session: its participants in the order they
@@ -221,10 +213,7 @@ func info(err error) *ErrorInfo {
 
 // scriptInfo renders a script error with its mismatches and cause.
 func scriptInfo(se *script.Error) *ErrorInfo {
-	i := &ErrorInfo{Key: se.Key, Args: se.Args, Text: se.Error(), Script: true}
-	for _, m := range se.Mismatches {
-		i.Mismatches = append(i.Mismatches, Mismatch(m))
-	}
+	i := &ErrorInfo{Key: se.Key, Args: se.Args, Text: se.Error(), Script: true, Mismatches: se.Mismatches}
 	if se.Cause != nil {
 		i.Cause = scriptInfo(se.Cause)
 	}

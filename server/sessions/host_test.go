@@ -87,6 +87,15 @@ func openHostPage(t *testing.T, h *Host, id, name string) *hostPage {
 	if err != nil {
 		t.Fatal(err)
 	}
+	hp := pumpHostPage(p)
+	data, _ := json.Marshal(map[string]string{"type": "join", "name": name})
+	p.Receive(data)
+	return hp
+}
+
+// pumpHostPage pumps what the session sends p into a channel, as a
+// driver pumps it into a socket.
+func pumpHostPage(p *Peer) *hostPage {
 	hp := &hostPage{p: p, msgs: make(chan hub.Message, 256)}
 	go p.Pump(func(data []byte) bool {
 		var m hub.Message
@@ -94,8 +103,6 @@ func openHostPage(t *testing.T, h *Host, id, name string) *hostPage {
 		hp.msgs <- m
 		return true
 	}, func(websocket.StatusCode, string) { close(hp.msgs) })
-	data, _ := json.Marshal(map[string]string{"type": "join", "name": name})
-	p.Receive(data)
 	return hp
 }
 
@@ -345,13 +352,7 @@ func TestHostAdoptsHibernatedPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	again := &hostPage{p: p, msgs: make(chan hub.Message, 256)}
-	go p.Pump(func(data []byte) bool {
-		var m hub.Message
-		json.Unmarshal(data, &m)
-		again.msgs <- m
-		return true
-	}, func(websocket.StatusCode, string) { close(again.msgs) })
+	again := pumpHostPage(p)
 	p.Receive([]byte(`{"type":"command","ref":"ack","line":"ack last"}`))
 	if m := again.next(t, hub.OutResult); m.Result.Error != nil {
 		t.Fatalf("ack last after the restore: %+v", m.Result.Error)

@@ -16,17 +16,8 @@ import (
 type ErrorDetail struct {
 	Key        string            `json:"key"`
 	Args       map[string]string `json:"args,omitempty"`
-	Mismatches []Mismatch        `json:"mismatches,omitempty"`
+	Mismatches []script.Mismatch `json:"mismatches,omitempty"`
 	Cause      *ErrorDetail      `json:"cause,omitempty"`
-}
-
-// Mismatch is a field a check found different: what it is and what was
-// wanted; Absent when it is not there at all.
-type Mismatch struct {
-	Field  string `json:"field"`
-	Got    string `json:"got"`
-	Want   string `json:"want"`
-	Absent bool   `json:"absent,omitempty"`
 }
 
 // detailOf returns err's detail: every error the script runner and parser
@@ -40,10 +31,7 @@ func detailOf(err error) *ErrorDetail {
 }
 
 func scriptDetail(e *script.Error) *ErrorDetail {
-	d := &ErrorDetail{Key: e.Key, Args: e.Args}
-	for _, m := range e.Mismatches {
-		d.Mismatches = append(d.Mismatches, Mismatch(m))
-	}
+	d := &ErrorDetail{Key: e.Key, Args: e.Args, Mismatches: e.Mismatches}
 	if e.Cause != nil {
 		d.Cause = scriptDetail(e.Cause)
 	}
