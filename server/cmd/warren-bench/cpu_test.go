@@ -34,7 +34,7 @@ func TestCPUSpanNamesWhatItMeasured(t *testing.T) {
 		t.Errorf("no broker pid: %s", got)
 	}
 	// A broker that is gone: a note, no metric, no failure.
-	m, notes = startCPU(1 << 30).metrics(10, "msg")
+	m, notes = startCPU(1<<30).metrics(10, "msg")
 	if len(m) != 0 || len(notes) != 1 || !strings.HasPrefix(notes[0], "CPU not measured") {
 		t.Errorf("gone broker: %v %v", m, notes)
 	}
