@@ -57,6 +57,8 @@ type compareConfig struct {
 	size      int
 	only      []workload
 	jsonPath  string
+	client    string
+	pipe      pipeConfig
 }
 
 // runCompare is `warren-bench compare`: every workload against Warren and
@@ -90,6 +92,8 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.size, "size", 16, "message body size in bytes")
 	names := fs.String("workloads", "", "comma-separated workloads (default: all)")
 	fs.StringVar(&cfg.jsonPath, "json", "", "also write every run's result to this file as JSON")
+	fs.StringVar(&cfg.client, "client", clientAMQP091, "load client: amqp091 (every workload) or pipelined (its publish-confirms, publish-consume and fanout-10)")
+	pipeFlags(fs, &cfg.pipe)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -101,11 +105,19 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "warren-bench compare: --reps must be 1..50")
 		return 2
 	}
-	cfg.only = workloads
+	list, err := workloadsFor(cfg.client)
+	if err == nil && cfg.client == clientPipelined {
+		err = cfg.pipe.check()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "warren-bench compare: %v\n", err)
+		return 2
+	}
+	cfg.only = list
 	if *names != "" {
 		cfg.only = nil
 		for _, n := range strings.Split(*names, ",") {
-			w, err := findWorkload(strings.TrimSpace(n))
+			w, err := findIn(list, strings.TrimSpace(n))
 			if err != nil {
 				fmt.Fprintf(stderr, "warren-bench compare: %v\n", err)
 				return 2
@@ -282,7 +294,7 @@ func runOn(ctx context.Context, cfg compareConfig, w workload, b *broker) (res R
 		defer func() { err = errors.Join(err, stop()) }()
 		url, pid = p.url, p.pid
 	}
-	e := &env{url: url, sizeBytes: cfg.size, serverPID: pid, window: cfg.window, inflightMax: cfg.inflight, settleMax: cfg.settleMax}
+	e := &env{url: url, sizeBytes: cfg.size, serverPID: pid, window: cfg.window, inflightMax: cfg.inflight, settleMax: cfg.settleMax, pipe: cfg.pipe}
 	if err := checkEnv(w, e); err != nil {
 		return Result{}, err
 	}

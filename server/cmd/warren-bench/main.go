@@ -70,7 +70,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	name := fs.String("workload", "", "workload to run: "+workloadNames())
 	messages := fs.Int("messages", 0, "messages (queues for declare-bind-10k); 0: the workload's default")
 	size := fs.Int("size", 16, "message body size in bytes")
-	pid := fs.Int("pid", 0, "the server's process id, for the memory workload's RSS")
+	pid := fs.Int("pid", 0, "the server's process id, for the memory workload's RSS and the broker's CPU per message")
 	jsonOut := fs.Bool("json", false, "print the result as one JSON object")
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up on the workload after this long")
 	window := fs.Int("window", 1000, "publishes left unconfirmed at most, in the workloads that use confirms")
@@ -80,6 +80,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	inproc := fs.Bool("inproc", false, "start a Warren server in this process and run against it (ignores --url)")
 	cpuProfile := fs.String("cpuprofile", "", "with --inproc: write a CPU profile of the workload to this file")
 	memProfile := fs.String("memprofile", "", "with --inproc: write a heap profile at the workload's peak (memory) or end")
+	client := fs.String("client", clientAMQP091, "load client: amqp091 (amqp091-go, a write per publish) or pipelined (many frames per system call; publish-confirms, publish-consume, fanout-10)")
+	var pipe pipeConfig
+	pipeFlags(fs, &pipe)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -87,7 +90,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "warren-bench: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	w, err := findWorkload(*name)
+	list, err := workloadsFor(*client)
+	if err == nil && *client == clientPipelined {
+		err = pipe.check()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "warren-bench: %v\n", err)
+		return 2
+	}
+	w, err := findIn(list, *name)
 	if err != nil {
 		fmt.Fprintf(stderr, "warren-bench: %v\n", err)
 		return 2
@@ -96,7 +107,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "warren-bench: --cpuprofile and --memprofile profile an in-process server: add --inproc")
 		return 2
 	}
-	e := &env{url: *url, messages: *messages, sizeBytes: *size, serverPID: *pid, window: *window, inflightMax: *inflight, settleMax: *settleMax}
+	e := &env{url: *url, messages: *messages, sizeBytes: *size, serverPID: *pid, window: *window, inflightMax: *inflight, settleMax: *settleMax, pipe: pipe}
 	if err := checkEnv(w, e); err != nil {
 		fmt.Fprintf(stderr, "warren-bench: %v\n", err)
 		return 2

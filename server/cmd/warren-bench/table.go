@@ -42,7 +42,8 @@ func printHeader(out io.Writer, cfg compareConfig, repsDone int, warren, rabbit 
 		fmt.Fprintf(out, "load average at the end: %s\n", strings.Join(strings.Fields(string(b))[:3], " "))
 	}
 	fmt.Fprintf(out, "Warren at %s; %s at %s\n", redact(warren.url), rabbit.label, redact(rabbit.url))
-	fmt.Fprintf(out, "%d of %d repetitions, interleaved; medians, with the range in brackets; %d-byte bodies\n\n", repsDone, cfg.reps, cfg.size)
+	fmt.Fprintf(out, "%d of %d repetitions, interleaved; medians, with the range in brackets; %d-byte bodies\n", repsDone, cfg.reps, cfg.size)
+	fmt.Fprintf(out, "load client: %s\n\n", cfg.pipe.describe(cfg.client))
 	if rabbit.skip != "" {
 		fmt.Fprintf(out, "NOTE: %s\n\n", rabbit.skip)
 	}

@@ -50,6 +50,7 @@ type env struct {
 	inflightMax int           // publish-consume: how far the publisher may run ahead
 	window      int           // publish-confirms and friends: unconfirmed publishes allowed
 	settleMax   time.Duration // memory: longest wait for the RSS to settle
+	pipe        pipeConfig    // the pipelining client's connections and batches
 	// atPeak, when set, is called by workloads that have a moment of
 	// greatest load (the memory workload, with every message queued), so
 	// that an in-process run can write a heap profile there.
@@ -84,14 +85,17 @@ var workloads = []workload{
 	{name: "memory", messages: 200_000, settles: true, description: "queue N messages and compare the server's RSS before and after; bytes per message (needs --pid)", run: runMemory},
 }
 
-func findWorkload(name string) (workload, error) {
-	for _, w := range workloads {
+func findWorkload(name string) (workload, error) { return findIn(workloads, name) }
+
+// findIn returns the workload called name from list.
+func findIn(list []workload, name string) (workload, error) {
+	for _, w := range list {
 		if w.name == name {
 			return w, nil
 		}
 	}
-	names := make([]string, len(workloads))
-	for i, w := range workloads {
+	names := make([]string, len(list))
+	for i, w := range list {
 		names[i] = w.name
 	}
 	sort.Strings(names)
