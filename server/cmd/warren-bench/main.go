@@ -1,10 +1,14 @@
-// Command warren-bench puts an AMQP 0-9-1 broker under load with the
-// amqp091-go client and reports what it measured. It runs against any AMQP
-// URL, so the same workloads measure Warren and RabbitMQ.
+// Command warren-bench puts an AMQP 0-9-1 broker under load and reports
+// what it measured. It runs against any AMQP URL, so the same workloads
+// measure Warren and RabbitMQ. Its load client is amqp091-go (one write
+// system call per publish) unless --client pipelined picks its own
+// pipelining client (pipe_*.go: several connections, many frames per
+// system call), which on a machine with few cores costs far less than the
+// broker it measures.
 //
-//	warren-bench --url URL --workload NAME [--messages N] [--size 16] [--pid PID] [--json]
+//	warren-bench --url URL --workload NAME [--messages N] [--size 16] [--pid PID] [--json] [--client pipelined]
 //	warren-bench --inproc --workload NAME [--cpuprofile FILE] [--memprofile FILE]
-//	warren-bench compare --warren-bin PATH [--rabbit-url URL] [--reps 3]
+//	warren-bench compare --warren-bin PATH [--rabbit-server SCRIPT | --rabbit-url URL] [--reps 3] [--client pipelined]
 //	warren-bench serve [--amqp ADDR] [--for 1m] [--cpuprofile FILE] [--memprofile FILE]
 //	warren-bench durable --warren-bin PATH [--rabbit-server PATH] [--reps 3]
 //	warren-bench sessions --warren-bin PATH [--sessions 100] [--participants 5] [--commands 20] [--rate 5] [--amqp=false]
@@ -29,7 +33,10 @@
 //
 // Every workload declares its own uniquely named queues and exchanges and
 // deletes them when it ends, also on failure; every wait is bounded by
-// --timeout.
+// --timeout. Given the broker's pid (--pid; compare knows it), every
+// throughput workload also reports the broker's CPU time (user + system
+// from /proc/PID/stat) over its timed span per message, delivery or
+// declare, beside the client's own (cpu.go).
 package main
 
 import (
