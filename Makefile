@@ -78,16 +78,18 @@ bench: node
 
 # AMQP server vs RabbitMQ (not part of `make test`; see BENCHMARKS.md):
 # builds warren and warren-bench, then warren-bench starts warren on free
-# loopback ports (restarting it for each memory run, and a second one with
-# --data for the persistent workload) and a RabbitMQ node of its own from
-# RABBIT_SERVER in a temporary directory (loopback, own epmd, schedulers
-# without busy-waiting), runs every workload against both, interleaved,
+# loopback ports (and a second one with --data for the persistent
+# workload) and a RabbitMQ node of its own from RABBIT_SERVER in a
+# temporary directory (loopback, own epmd, schedulers without
+# busy-waiting), restarts both before each memory run, runs every
+# workload against both, interleaved,
 # BENCH_REPS times, stops what it started by pid and prints a table of
 # medians with each broker's CPU per message. RABBIT_URL=amqp://... uses a
 # running RabbitMQ instead (skipped with a note if unreachable).
 # BENCH_ARGS='--client pipelined' runs the pipelining load client's
-# workloads instead of amqp091-go's. About 11 minutes; no repetition starts
-# that would end after 14 minutes (--budget).
+# workloads instead of amqp091-go's (1.5 minutes). About 7 minutes on a
+# 2-vCPU machine; no repetition starts that would end after 14 minutes
+# (--budget).
 .PHONY: bench-amqp
 RABBIT_URL ?=
 RABBIT_SERVER ?= /usr/lib/rabbitmq/bin/rabbitmq-server
