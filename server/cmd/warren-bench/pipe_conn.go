@@ -73,7 +73,9 @@ func parseAMQPURL(s string) (pipeAddr, error) {
 
 // dialPipe connects and opens the AMQP connection (PLAIN login, no
 // heartbeats, the largest frame-max both sides allow up to pipeFrameMax),
-// all within dialTimeout.
+// all within dialTimeout. It connects to a loopback address only: a
+// client built to saturate a broker is for measuring one on this machine,
+// not for loading a network.
 func dialPipe(ctx context.Context, rawURL string) (*pipeConn, error) {
 	a, err := parseAMQPURL(rawURL)
 	if err != nil {
@@ -82,6 +84,10 @@ func dialPipe(ctx context.Context, rawURL string) (*pipeConn, error) {
 	d := net.Dialer{Timeout: dialTimeout}
 	c, err := d.DialContext(ctx, "tcp", a.hostPort)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkLoopback(c.RemoteAddr()); err != nil {
+		c.Close()
 		return nil, err
 	}
 	p := &pipeConn{c: c, r: amqp.NewFrameReader(amqp.ReaderConfig{NoProtocolHeader: true}), in: make([]byte, pipeReadBytes)}
@@ -273,4 +279,12 @@ func (p *pipeConn) close() error {
 			}
 		}
 	}
+}
+
+// checkLoopback refuses a peer that is not on a loopback address.
+func checkLoopback(addr net.Addr) error {
+	if tcp, ok := addr.(*net.TCPAddr); ok && tcp.IP.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("the pipelining client connects to loopback addresses only, not %s", addr)
 }

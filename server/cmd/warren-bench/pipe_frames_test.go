@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/rand/v2"
+	"net"
 	"strings"
 	"testing"
 
@@ -319,5 +320,17 @@ func TestParseAMQPURL(t *testing.T) {
 	}
 	if _, err := parseAMQPURL("amqps://h/"); err == nil {
 		t.Error("amqps accepted")
+	}
+}
+
+func TestCheckLoopback(t *testing.T) {
+	for addr, ok := range map[string]bool{"127.0.0.1:5672": true, "127.3.2.1:1": true, "[::1]:5672": true, "10.0.0.1:5672": false, "[2001:db8::1]:5672": false} {
+		a, err := net.ResolveTCPAddr("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := checkLoopback(a); (err == nil) != ok {
+			t.Errorf("checkLoopback(%s) = %v", addr, err)
+		}
 	}
 }
