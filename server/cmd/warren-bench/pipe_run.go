@@ -155,7 +155,6 @@ func runPipe(ctx context.Context, e *env, job pipeJob) (res Result, err error) {
 		go func() { defer wg.Done(); pubErrs <- p.readConfirms() }()
 	}
 
-	var end time.Time
 	pubsLeft, subsLeft := 2*len(r.pubs), len(r.subs)
 	allSeen := r.all
 	if !job.consume {
@@ -179,7 +178,6 @@ func runPipe(ctx context.Context, e *env, job pipeJob) (res Result, err error) {
 			subsLeft--
 		case <-allSeen:
 			allSeen = nil
-			end = time.Now()
 			close(r.finished)
 			for _, s := range r.subs {
 				// Wake it from its read to send its last acks.
@@ -191,11 +189,10 @@ func runPipe(ctx context.Context, e *env, job pipeJob) (res Result, err error) {
 			return fail(runCtx.Err())
 		}
 	}
-	if !job.consume {
-		end = time.Now()
-	}
+	// The clock stops when every message is confirmed and delivered and
+	// the consumers have sent their last acks.
+	elapsed := time.Since(start)
 	wg.Wait()
-	elapsed := end.Sub(start)
 
 	units, per := job.messages, "msg"
 	res = Result{ElapsedMs: ms(elapsed)}
