@@ -78,19 +78,28 @@ bench: node
 
 # AMQP server vs RabbitMQ (not part of `make test`; see BENCHMARKS.md):
 # builds warren and warren-bench, then warren-bench starts warren on free
-# loopback ports (restarting it for each memory run), runs every workload
-# against it and against RabbitMQ at RABBIT_URL, interleaved, BENCH_REPS
-# times, stops warren by its pid and prints a table of medians. RabbitMQ is
-# skipped with a note if unreachable. About 11 minutes with RabbitMQ; no
-# repetition starts that would end after 14 minutes (--budget).
+# loopback ports (and a second one with --data for the persistent
+# workload) and a RabbitMQ node of its own from RABBIT_SERVER in a
+# temporary directory (loopback, own epmd, schedulers without
+# busy-waiting), restarts both before each memory run, runs every
+# workload against both, interleaved,
+# BENCH_REPS times, stops what it started by pid and prints a table of
+# medians with each broker's CPU per message. RABBIT_URL=amqp://... uses a
+# running RabbitMQ instead (skipped with a note if unreachable).
+# BENCH_ARGS='--client pipelined' runs the pipelining load client's
+# workloads instead of amqp091-go's (1.5 minutes). About 7 minutes on a
+# 2-vCPU machine; no repetition starts that would end after 14 minutes
+# (--budget).
 .PHONY: bench-amqp
-RABBIT_URL ?= amqp://guest:guest@127.0.0.1:5672/
+RABBIT_URL ?=
+RABBIT_SERVER ?= /usr/lib/rabbitmq/bin/rabbitmq-server
 BENCH_REPS ?= 5
 bench-amqp:
 	@d="$$(mktemp -d)" && trap 'rm -rf "$$d"' EXIT && \
 	$(GO) build -o "$$d/warren" ./server/cmd/warren && \
 	$(GO) build -o "$$d/warren-bench" ./server/cmd/warren-bench && \
-	"$$d/warren-bench" compare --warren-bin "$$d/warren" --rabbit-url '$(RABBIT_URL)' --reps $(BENCH_REPS) $(BENCH_ARGS)
+	"$$d/warren-bench" compare --warren-bin "$$d/warren" \
+		$(if $(RABBIT_URL),--rabbit-url '$(RABBIT_URL)',--rabbit-server '$(RABBIT_SERVER)') --reps $(BENCH_REPS) $(BENCH_ARGS)
 
 # Durability vs RabbitMQ (not part of `make test`; see BENCHMARKS.md):
 # builds warren and warren-bench; warren-bench starts warren with --data in
@@ -106,7 +115,6 @@ bench-amqp:
 # --data runs in memory, with a note and no disk or recovery figures.
 # About 5 minutes; interrupted (and cleaned up) after 30.
 .PHONY: bench-durable
-RABBIT_SERVER ?= /usr/lib/rabbitmq/bin/rabbitmq-server
 BENCH_DURABLE_REPS ?= 3
 bench-durable:
 	@d="$$(mktemp -d)" && trap 'rm -rf "$$d"' EXIT && \

@@ -21,7 +21,30 @@ type broker struct {
 	pid   int
 	proc  *warrenProc // Warren started by this tool; nil otherwise
 	bin   string      // to restart proc
+	node  *rabbitNode // RabbitMQ started by this tool; nil otherwise
 	skip  string      // why this broker is left out, if it is
+	// busyWait says how RabbitMQ's schedulers wait, from its command line.
+	busyWait string
+}
+
+// startRabbitNode starts a RabbitMQ node of this tool's own in a new
+// temporary directory (rabbitproc.go); close it, then remove its dir.
+func startRabbitNode(ctx context.Context, script string) (*rabbitNode, error) {
+	dir, err := os.MkdirTemp("", "warren-bench-rabbitmq-")
+	if err != nil {
+		return nil, err
+	}
+	node, err := newRabbitNode(script, dir)
+	if err == nil {
+		if err = node.start(ctx); err != nil {
+			node.close()
+		}
+	}
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return node, nil
 }
 
 // compareConfig holds the compare subcommand's flags.
@@ -35,6 +58,8 @@ type compareConfig struct {
 	size      int
 	only      []workload
 	jsonPath  string
+	client    string
+	pipe      pipeConfig
 }
 
 // runCompare is `warren-bench compare`: every workload against Warren and
@@ -47,8 +72,12 @@ type compareConfig struct {
 // longest so far, end after --budget. The memory workload runs first in
 // each repetition, on a freshly started Warren (a Go process keeps freed
 // heap for a while, so a reused process would reuse the memory of earlier
-// workloads and look smaller than it is); RabbitMQ cannot be restarted, so
-// its workload waits for its RSS to settle first.
+// workloads and look smaller than it is), and on a freshly started
+// RabbitMQ when this tool runs the node (--rabbit-server; the Erlang
+// allocators keep freed memory too: measured, a node that had held the
+// previous repetition's 200,000 messages took 228 B/msg more for the next
+// 200,000, a fresh one 2,475); a RabbitMQ given by --rabbit-url cannot be
+// restarted, so its workload waits for its RSS to settle first.
 func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("warren-bench compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -56,6 +85,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	warrenURL := fs.String("warren-url", "", "use an already running Warren instead of --warren-bin")
 	warrenPID := fs.Int("warren-pid", 0, "with --warren-url: its pid, for the memory workload")
 	rabbitURL := fs.String("rabbit-url", "amqp://guest:guest@127.0.0.1:5672/", "RabbitMQ's AMQP URL; skipped with a note if unreachable")
+	rabbitScript := fs.String("rabbit-server", "", "start a RabbitMQ node of this tool's own from this script (/usr/lib/rabbitmq/bin/rabbitmq-server) in a temporary directory, on loopback, instead of using --rabbit-url")
 	rabbitPID := fs.Int("rabbit-pid", 0, "pid of RabbitMQ's beam.smp, for the memory workload (0: find it)")
 	var cfg compareConfig
 	fs.IntVar(&cfg.reps, "reps", 3, "repetitions of every workload on every broker")
@@ -67,6 +97,8 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.size, "size", 16, "message body size in bytes")
 	names := fs.String("workloads", "", "comma-separated workloads (default: all)")
 	fs.StringVar(&cfg.jsonPath, "json", "", "also write every run's result to this file as JSON")
+	fs.StringVar(&cfg.client, "client", clientAMQP091, "load client: amqp091 (every workload) or pipelined (its publish-confirms, publish-consume and fanout-10)")
+	pipeFlags(fs, &cfg.pipe)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -78,11 +110,19 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "warren-bench compare: --reps must be 1..50")
 		return 2
 	}
-	cfg.only = workloads
+	list, err := workloadsFor(cfg.client)
+	if err == nil && cfg.client == clientPipelined {
+		err = cfg.pipe.check()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "warren-bench compare: %v\n", err)
+		return 2
+	}
+	cfg.only = list
 	if *names != "" {
 		cfg.only = nil
 		for _, n := range strings.Split(*names, ",") {
-			w, err := findWorkload(strings.TrimSpace(n))
+			w, err := findIn(list, strings.TrimSpace(n))
 			if err != nil {
 				fmt.Fprintf(stderr, "warren-bench compare: %v\n", err)
 				return 2
@@ -109,6 +149,21 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "started warren (pid %d) at %s\n", warren.pid, warren.url)
 	}
 	rabbit := &broker{label: "RabbitMQ", url: *rabbitURL, pid: *rabbitPID}
+	if *rabbitScript != "" {
+		node, err := startRabbitNode(ctx, *rabbitScript)
+		if err != nil {
+			fmt.Fprintf(stderr, "warren-bench compare: RabbitMQ from %s: %v\n", *rabbitScript, err)
+			return 1
+		}
+		defer func() {
+			if err := node.close(); err != nil {
+				fmt.Fprintf(stderr, "warren-bench compare: stopping RabbitMQ: %v\n", err)
+			}
+			os.RemoveAll(node.dir)
+		}()
+		rabbit.url, rabbit.pid, rabbit.node = node.url, node.pid, node
+		fmt.Fprintf(stderr, "started RabbitMQ (beam.smp pid %d) at %s in %s\n", node.pid, redact(node.url), node.dir)
+	}
 	version, err := serverVersion(rabbit.url)
 	if err != nil {
 		rabbit.skip = fmt.Sprintf("RabbitMQ at %s is unreachable (%v): its column is left empty", redact(rabbit.url), err)
@@ -117,8 +172,20 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		rabbit.label = "RabbitMQ " + version
 		if rabbit.pid == 0 {
 			if rabbit.pid, err = findProcess("beam.smp"); err != nil || rabbit.pid == 0 {
-				fmt.Fprintf(stderr, "NOTE: no single beam.smp process found (%v): RabbitMQ's memory is not measured; pass --rabbit-pid\n", err)
+				fmt.Fprintf(stderr, "NOTE: no single beam.smp process found (%v): RabbitMQ's memory and CPU are not measured; pass --rabbit-pid\n", err)
 			}
+		}
+		if rabbit.pid != 0 {
+			flags, none, err := busyWaitSettings(rabbit.pid)
+			switch {
+			case err != nil:
+				rabbit.busyWait = fmt.Sprintf("its scheduler busy-wait flags could not be read: %v", err)
+			case !none:
+				rabbit.busyWait = "beam.smp runs with " + flags + ": its schedulers spin while they wait, which counts as CPU; restart it with RABBITMQ_SCHEDULER_BUSY_WAIT_THRESHOLD=none"
+			default:
+				rabbit.busyWait = "beam.smp runs with " + flags
+			}
+			fmt.Fprintln(stderr, "RabbitMQ's "+rabbit.busyWait)
 		}
 	}
 
@@ -202,10 +269,15 @@ func compareRuns(ctx context.Context, cfg compareConfig, warren, rabbit *broker,
 }
 
 // runOn runs w once on b, restarting a Warren this tool owns first when w
-// measures memory.
-func runOn(ctx context.Context, cfg compareConfig, w workload, b *broker) (Result, error) {
+// measures memory. A workload that wants a broker with its state on disk
+// runs on a second Warren this tool starts for it with --data in a new
+// directory, and stops again after it: the other workloads keep running
+// on the in-memory one, since with --data every command the broker applies
+// goes to its log, persistent or not.
+func runOn(ctx context.Context, cfg compareConfig, w workload, b *broker) (res Result, err error) {
 	if w.name == "memory" {
-		if b.proc != nil {
+		switch {
+		case b.proc != nil:
 			if err := b.proc.stop(); err != nil {
 				return Result{}, err
 			}
@@ -214,18 +286,51 @@ func runOn(ctx context.Context, cfg compareConfig, w workload, b *broker) (Resul
 				return Result{}, err
 			}
 			b.proc, b.url, b.pid = p, p.url, p.pid
+		case b.node != nil:
+			if err := b.node.stop(); err != nil {
+				return Result{}, err
+			}
+			if err := b.node.start(ctx); err != nil {
+				return Result{}, err
+			}
+			b.pid = b.node.pid
 		}
 		if b.pid == 0 {
 			return Result{}, errors.New("no pid to read the RSS of")
 		}
 	}
-	e := &env{url: b.url, sizeBytes: cfg.size, serverPID: b.pid, window: cfg.window, inflightMax: cfg.inflight, settleMax: cfg.settleMax}
+	url, pid := b.url, b.pid
+	if w.durable && b.proc != nil {
+		p, stop, serr := startDataWarren(ctx, b.bin)
+		if serr != nil {
+			return Result{}, serr
+		}
+		defer func() { err = errors.Join(err, stop()) }()
+		url, pid = p.url, p.pid
+	}
+	e := &env{url: url, sizeBytes: cfg.size, serverPID: pid, window: cfg.window, inflightMax: cfg.inflight, settleMax: cfg.settleMax, pipe: cfg.pipe}
 	if err := checkEnv(w, e); err != nil {
 		return Result{}, err
 	}
-	res, err := runOnce(ctx, w, e, cfg.timeout)
+	res, err = runOnce(ctx, w, e, cfg.timeout)
 	res.Server = b.label
 	return res, err
+}
+
+// startDataWarren starts `bin serve --data DIR` in a new temporary
+// directory; stop ends it by its pid and removes the directory.
+func startDataWarren(ctx context.Context, bin string) (*warrenProc, func() error, error) {
+	dir, err := os.MkdirTemp("", "warren-bench-data-")
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := startWarren(ctx, bin, "--data", dir)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	stop := func() error { return errors.Join(p.stop(), os.RemoveAll(dir)) }
+	return p, stop, nil
 }
 
 func summary(r Result) string {

@@ -77,6 +77,7 @@ func runPublishConsume(ctx context.Context, e *env) (res Result, err error) {
 	}()
 
 	b := body(e.sizeBytes)
+	cpu := startCPU(e.serverPID)
 	start := time.Now()
 	for i := 0; i < e.messages; i++ {
 		select {
@@ -94,7 +95,7 @@ func runPublishConsume(ctx context.Context, e *env) (res Result, err error) {
 	}
 	elapsed := time.Since(start)
 	slices.Sort(latencies)
-	return Result{
+	res = Result{
 		ElapsedMs: ms(elapsed),
 		Metrics: []Metric{
 			{Name: "throughput", Unit: "msgs/s", Value: rate(e.messages, elapsed), HigherIsBetter: true},
@@ -102,7 +103,9 @@ func runPublishConsume(ctx context.Context, e *env) (res Result, err error) {
 			{Name: "latency p99", Unit: "ms", Value: ms(percentile(latencies, 0.99))},
 		},
 		Notes: []string{fmt.Sprintf("prefetch %d, publisher at most %d ahead", consumePrefetch, e.inflightMax)},
-	}, nil
+	}
+	res.addCPU(cpu, e.messages, "msg")
+	return res, nil
 }
 
 // percentile returns the p-quantile (0..1) of sorted durations, nearest rank.

@@ -25,6 +25,7 @@ func runDeclareBind(ctx context.Context, e *env) (res Result, err error) {
 	if err := s.ch.ExchangeDeclare(x, amqp.ExchangeDirect, false, false, false, false, nil); err != nil {
 		return res, err
 	}
+	cpu := startCPU(e.serverPID)
 	start := time.Now()
 	for i := 0; i < e.messages; i++ {
 		if err := ctx.Err(); err != nil {
@@ -41,8 +42,10 @@ func runDeclareBind(ctx context.Context, e *env) (res Result, err error) {
 	}
 	elapsed := time.Since(start)
 	ops := 2 * e.messages
-	return Result{
+	res = Result{
 		ElapsedMs: ms(elapsed),
 		Metrics:   []Metric{{Name: "declare+bind", Unit: "ops/s", Value: rate(ops, elapsed), HigherIsBetter: true}},
-	}, nil
+	}
+	res.addCPU(cpu, e.messages, "declare")
+	return res, nil
 }

@@ -69,6 +69,7 @@ func runExpireDLX(ctx context.Context, e *env) (res Result, err error) {
 	// Every message's 1 ms TTL has long passed; make sure of it.
 	time.Sleep(5 * time.Millisecond)
 
+	cpu := startCPU(e.serverPID)
 	start := time.Now()
 	if _, ok, err := get.Get(src, true); err != nil || !ok {
 		return res, fmt.Errorf("basic.get of the blocker: ok=%v err=%v", ok, err)
@@ -78,12 +79,14 @@ func runExpireDLX(ctx context.Context, e *env) (res Result, err error) {
 		return res, err
 	}
 	elapsed := end.Sub(start)
-	return Result{
+	res = Result{
 		ElapsedMs: ms(elapsed),
 		Metrics: []Metric{
 			{Name: "time to DLX", Unit: "ms", Value: ms(elapsed)},
 			{Name: "expiry rate", Unit: "msgs/s", Value: rate(e.messages, elapsed), HigherIsBetter: true},
 		},
 		Notes: []string{fmt.Sprintf("loading %d messages with confirms took %.0f ms", e.messages+1, ms(loaded))},
-	}, nil
+	}
+	res.addCPU(cpu, e.messages, "msg")
+	return res, nil
 }

@@ -64,6 +64,7 @@ func runFanout10(ctx context.Context, e *env) (res Result, err error) {
 		}()
 	}
 	msg := amqp.Publishing{Body: body(e.sizeBytes)}
+	cpu := startCPU(e.serverPID)
 	start := time.Now()
 	for i := 0; i < e.messages; i++ {
 		if err := pub.ch.PublishWithContext(ctx, x, "", false, false, msg); err != nil {
@@ -76,8 +77,10 @@ func runFanout10(ctx context.Context, e *env) (res Result, err error) {
 		return res, fmt.Errorf("%d of %d deliveries: %w", got.Load(), want, ctx.Err())
 	}
 	elapsed := time.Since(start)
-	return Result{
+	res = Result{
 		ElapsedMs: ms(elapsed),
 		Metrics:   []Metric{{Name: "deliveries", Unit: "deliveries/s", Value: rate(int(want), elapsed), HigherIsBetter: true}},
-	}, nil
+	}
+	res.addCPU(cpu, int(want), "delivery")
+	return res, nil
 }

@@ -25,12 +25,23 @@ type profiles struct {
 // pprof.Do with the label side=server, which every goroutine it starts
 // (broker, acceptor, per-connection readers and writers) inherits; the
 // workload runs under side=client. The memory workload measures this
-// process's RSS, which then includes the client.
+// process's RSS, which then includes the client. A workload that wants
+// its broker's state on disk gets a data directory in a new temporary
+// directory, removed at the end.
 func runInProcess(ctx context.Context, w workload, e *env, n int, timeout time.Duration, p profiles, report func(Result) error) error {
+	opts := server.Options{AMQPAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0"}
+	if w.durable {
+		dir, err := os.MkdirTemp("", "warren-bench-data-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		opts.DataDir = dir
+	}
 	var srv *server.Server
 	var err error
 	pprof.Do(context.Background(), pprof.Labels("side", "server"), func(context.Context) {
-		srv, err = server.Start(server.Options{AMQPAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0"})
+		srv, err = server.Start(opts)
 	})
 	if err != nil {
 		return err

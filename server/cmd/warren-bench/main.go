@@ -1,10 +1,14 @@
-// Command warren-bench puts an AMQP 0-9-1 broker under load with the
-// amqp091-go client and reports what it measured. It runs against any AMQP
-// URL, so the same workloads measure Warren and RabbitMQ.
+// Command warren-bench puts an AMQP 0-9-1 broker under load and reports
+// what it measured. It runs against any AMQP URL, so the same workloads
+// measure Warren and RabbitMQ. Its load client is amqp091-go (one write
+// system call per publish) unless --client pipelined picks its own
+// pipelining client (pipe_*.go: several connections, many frames per
+// system call), which on a machine with few cores costs far less than the
+// broker it measures.
 //
-//	warren-bench --url URL --workload NAME [--messages N] [--size 16] [--pid PID] [--json]
+//	warren-bench --url URL --workload NAME [--messages N] [--size 16] [--pid PID] [--json] [--client pipelined]
 //	warren-bench --inproc --workload NAME [--cpuprofile FILE] [--memprofile FILE]
-//	warren-bench compare --warren-bin PATH [--rabbit-url URL] [--reps 3]
+//	warren-bench compare --warren-bin PATH [--rabbit-server SCRIPT | --rabbit-url URL] [--reps 3] [--client pipelined]
 //	warren-bench serve [--amqp ADDR] [--for 1m] [--cpuprofile FILE] [--memprofile FILE]
 //	warren-bench durable --warren-bin PATH [--rabbit-server PATH] [--reps 3]
 //	warren-bench sessions --warren-bin PATH [--sessions 100] [--participants 5] [--commands 20] [--rate 5] [--amqp=false]
@@ -29,7 +33,10 @@
 //
 // Every workload declares its own uniquely named queues and exchanges and
 // deletes them when it ends, also on failure; every wait is bounded by
-// --timeout.
+// --timeout. Given the broker's pid (--pid; compare knows it), every
+// throughput workload also reports the broker's CPU time (user + system
+// from /proc/PID/stat) over its timed span per message, delivery or
+// declare, beside the client's own (cpu.go).
 package main
 
 import (
@@ -70,7 +77,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	name := fs.String("workload", "", "workload to run: "+workloadNames())
 	messages := fs.Int("messages", 0, "messages (queues for declare-bind-10k); 0: the workload's default")
 	size := fs.Int("size", 16, "message body size in bytes")
-	pid := fs.Int("pid", 0, "the server's process id, for the memory workload's RSS")
+	pid := fs.Int("pid", 0, "the server's process id, for the memory workload's RSS and the broker's CPU per message")
 	jsonOut := fs.Bool("json", false, "print the result as one JSON object")
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up on the workload after this long")
 	window := fs.Int("window", 1000, "publishes left unconfirmed at most, in the workloads that use confirms")
@@ -80,6 +87,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	inproc := fs.Bool("inproc", false, "start a Warren server in this process and run against it (ignores --url)")
 	cpuProfile := fs.String("cpuprofile", "", "with --inproc: write a CPU profile of the workload to this file")
 	memProfile := fs.String("memprofile", "", "with --inproc: write a heap profile at the workload's peak (memory) or end")
+	client := fs.String("client", clientAMQP091, "load client: amqp091 (amqp091-go, a write per publish) or pipelined (many frames per system call; publish-confirms, publish-consume, fanout-10)")
+	var pipe pipeConfig
+	pipeFlags(fs, &pipe)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -87,7 +97,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "warren-bench: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	w, err := findWorkload(*name)
+	list, err := workloadsFor(*client)
+	if err == nil && *client == clientPipelined {
+		err = pipe.check()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "warren-bench: %v\n", err)
+		return 2
+	}
+	w, err := findIn(list, *name)
 	if err != nil {
 		fmt.Fprintf(stderr, "warren-bench: %v\n", err)
 		return 2
@@ -96,7 +114,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "warren-bench: --cpuprofile and --memprofile profile an in-process server: add --inproc")
 		return 2
 	}
-	e := &env{url: *url, messages: *messages, sizeBytes: *size, serverPID: *pid, window: *window, inflightMax: *inflight, settleMax: *settleMax}
+	e := &env{url: *url, messages: *messages, sizeBytes: *size, serverPID: *pid, window: *window, inflightMax: *inflight, settleMax: *settleMax, pipe: pipe}
 	if err := checkEnv(w, e); err != nil {
 		fmt.Fprintf(stderr, "warren-bench: %v\n", err)
 		return 2

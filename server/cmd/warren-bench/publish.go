@@ -29,6 +29,7 @@ func runPublishOnly(ctx context.Context, e *env) (res Result, err error) {
 		return res, err
 	}
 	msg := amqp.Publishing{Body: body(e.sizeBytes)}
+	cpu := startCPU(e.serverPID)
 	start := time.Now()
 	for i := 0; i < e.messages; i++ {
 		if err := pub.ch.PublishWithContext(ctx, "", q, false, false, msg); err != nil {
@@ -41,11 +42,13 @@ func runPublishOnly(ctx context.Context, e *env) (res Result, err error) {
 		return res, err
 	}
 	elapsed := end.Sub(start)
-	return Result{
+	res = Result{
 		ElapsedMs: ms(elapsed),
 		Metrics:   []Metric{{Name: "throughput", Unit: "msgs/s", Value: rate(e.messages, elapsed), HigherIsBetter: true}},
 		Notes:     []string{fmt.Sprintf("client finished writing after %.0f ms", ms(wrote))},
-	}, nil
+	}
+	res.addCPU(cpu, e.messages, "msg")
+	return res, nil
 }
 
 // runPublishConfirms publishes N transient messages with publisher
@@ -67,14 +70,17 @@ func runPublishConfirms(ctx context.Context, e *env) (res Result, err error) {
 		return res, err
 	}
 	msg := amqp.Publishing{Body: body(e.sizeBytes)}
+	cpu := startCPU(e.serverPID)
 	start := time.Now()
 	if err := cp.publishAll(ctx, q, msg, e.messages); err != nil {
 		return res, err
 	}
 	elapsed := time.Since(start)
-	return Result{
+	res = Result{
 		ElapsedMs: ms(elapsed),
 		Metrics:   []Metric{{Name: "throughput", Unit: "msgs/s", Value: rate(e.messages, elapsed), HigherIsBetter: true}},
 		Notes:     []string{fmt.Sprintf("confirm window %d", e.window)},
-	}, nil
+	}
+	res.addCPU(cpu, e.messages, "msg")
+	return res, nil
 }

@@ -31,6 +31,12 @@ const (
 // rabbitmq-server script exec erl (and erl beam.smp) instead of running it
 // as a child: the pid this tool starts is beam.smp's, whose /proc/PID/stat
 // gives the broker's CPU time.
+//
+// The node's Erlang schedulers do not busy-wait: RABBITMQ_SCHEDULER_BUSY_WAIT_THRESHOLD=none
+// makes the script pass +sbwt none +sbwtdcpu none +sbwtdio none (the
+// Debian package's default too, set here so that it does not depend on
+// it). A scheduler that spins while it waits for work burns CPU that is
+// not the broker's work, which would inflate RabbitMQ's CPU per message.
 type rabbitNode struct {
 	script  string // /usr/lib/rabbitmq/bin/rabbitmq-server (not the root wrapper in /usr/sbin, which su's)
 	dir     string // everything the node writes
@@ -103,6 +109,7 @@ func newRabbitNode(script, dir string) (*rabbitNode, error) {
 		"RABBITMQ_MNESIA_BASE="+n.mnesia,
 		"RABBITMQ_LOG_BASE="+filepath.Join(dir, "log"),
 		"RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS=-kernel inet_dist_use_interface {127,0,0,1}",
+		"RABBITMQ_SCHEDULER_BUSY_WAIT_THRESHOLD=none",
 		"ERL_EPMD_ADDRESS=127.0.0.1",
 		"ERL_EPMD_PORT="+port(epmdAddr),
 	)
@@ -223,4 +230,46 @@ func (n *rabbitNode) close() error {
 		n.epmd = nil
 	}
 	return err
+}
+
+// busyWaitFlags are the emulator flags that stop the Erlang schedulers
+// from spinning while they wait for work. erl passes the +flags it is
+// given to beam.smp as -flags.
+var busyWaitFlags = []string{"sbwt", "sbwtdcpu", "sbwtdio"}
+
+// busyWaitSettings reads beam.smp's command line and returns its
+// scheduler busy-wait flags as given ("+sbwt none +sbwtdcpu none +sbwtdio
+// none"), and whether all three are "none". A flag it does not name runs
+// at the emulator's default, which busy-waits.
+func busyWaitSettings(pid int) (string, bool, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return "", false, err
+	}
+	args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+	s, none := parseBusyWait(args)
+	return s, none, nil
+}
+
+// parseBusyWait is busyWaitSettings on an argument list.
+func parseBusyWait(args []string) (string, bool) {
+	var parts []string
+	none := true
+	for _, flag := range busyWaitFlags {
+		value := ""
+		// args[0] is the program; the emulator's flags end at "--".
+		for i := 1; i+1 < len(args) && args[i] != "--"; i++ {
+			if args[i] == "+"+flag || args[i] == "-"+flag {
+				value = args[i+1] // the last one given wins, as in erl
+			}
+		}
+		if value == "" {
+			parts = append(parts, "+"+flag+" (default)")
+			none = false
+			continue
+		}
+		parts = append(parts, "+"+flag+" "+value)
+		none = none && value == "none"
+	}
+	return strings.Join(parts, " "), none
 }

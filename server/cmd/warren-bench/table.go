@@ -42,15 +42,20 @@ func printHeader(out io.Writer, cfg compareConfig, repsDone int, warren, rabbit 
 		fmt.Fprintf(out, "load average at the end: %s\n", strings.Join(strings.Fields(string(b))[:3], " "))
 	}
 	fmt.Fprintf(out, "Warren at %s; %s at %s\n", redact(warren.url), rabbit.label, redact(rabbit.url))
-	fmt.Fprintf(out, "%d of %d repetitions, interleaved; medians, with the range in brackets; %d-byte bodies\n\n", repsDone, cfg.reps, cfg.size)
+	fmt.Fprintf(out, "%d of %d repetitions, interleaved; medians, with the range in brackets; %d-byte bodies\n", repsDone, cfg.reps, cfg.size)
+	fmt.Fprintf(out, "load client: %s\n\n", cfg.pipe.describe(cfg.client))
 	if rabbit.skip != "" {
 		fmt.Fprintf(out, "NOTE: %s\n\n", rabbit.skip)
+	}
+	if rabbit.busyWait != "" {
+		fmt.Fprintf(out, "RabbitMQ's %s\n\n", rabbit.busyWait)
 	}
 }
 
 // printTable prints one Markdown row per workload metric: each broker's
 // median and range, Warren's median as a multiple of RabbitMQ's, and the
-// target.
+// target; then the CPU per unit of work (printCPUTable), the failed runs
+// and the notes worth keeping.
 func printTable(out io.Writer, order []workload, runs []runResult, warren, rabbit *broker) {
 	fmt.Fprintf(out, "| workload | metric | Warren | %s | Warren ÷ RabbitMQ | target | met |\n", rabbit.label)
 	fmt.Fprintln(out, "|---|---|---|---|---|---|---|")
@@ -59,6 +64,9 @@ func printTable(out io.Writer, order []workload, runs []runResult, warren, rabbi
 		wr := metricSeries(runs, w.name, warren.label)
 		rr := metricSeries(runs, w.name, rabbit.label)
 		for _, name := range metricNames(runs, w.name) {
+			if isCPUMetric(name) {
+				continue // in printCPUTable
+			}
 			m := metricSeriesMeta(runs, w.name, name)
 			wv, rv := wr[name], rr[name]
 			row := []string{w.name, fmt.Sprintf("%s (%s)", name, m.Unit), cell(wv), cell(rv), "", "", ""}
@@ -77,6 +85,8 @@ func printTable(out io.Writer, order []workload, runs []runResult, warren, rabbi
 			fmt.Fprintf(out, "| %s |\n", strings.Join(row, " | "))
 		}
 	}
+	fmt.Fprintln(out)
+	printCPUTable(out, order, runs, warren, rabbit)
 	for _, r := range runs {
 		if r.Err != "" {
 			failures = append(failures, fmt.Sprintf("rep %d %s on %s: %s", r.Rep, r.Result.Workload, r.Broker, r.Err))

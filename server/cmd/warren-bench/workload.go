@@ -50,6 +50,7 @@ type env struct {
 	inflightMax int           // publish-consume: how far the publisher may run ahead
 	window      int           // publish-confirms and friends: unconfirmed publishes allowed
 	settleMax   time.Duration // memory: longest wait for the RSS to settle
+	pipe        pipeConfig    // the pipelining client's connections and batches
 	// atPeak, when set, is called by workloads that have a moment of
 	// greatest load (the memory workload, with every message queued), so
 	// that an in-process run can write a heap profile there.
@@ -67,6 +68,7 @@ type workload struct {
 	counts      string // what --messages counts, when not messages
 	minSize     int    // smallest --size that makes sense
 	settles     bool   // waits up to env.settleMax twice on top of its timeout
+	durable     bool   // wants a broker that keeps its state on disk (Warren with --data)
 	description string
 	run         func(ctx context.Context, e *env) (Result, error)
 }
@@ -79,17 +81,21 @@ var workloads = []workload{
 	{name: "fanout-10", messages: 20_000, description: "a fanout exchange bound to 10 queues, a no-ack consumer on each; deliveries/s", run: runFanout10},
 	{name: "expire-dlx", messages: 100_000, description: "messages queued behind a blocker all expire at once into a DLX; time until the DLX queue holds them all", run: runExpireDLX},
 	{name: "declare-bind-10k", messages: 10_000, counts: "queues", description: "declare a queue and bind it, one after another, for 10,000 queues; ops/s (a declare and a bind are two ops)", run: runDeclareBind},
+	{name: "persistent-confirms", messages: 100_000, durable: true, description: "one publisher with confirms of persistent messages into a durable queue, on a Warren with a data directory; msgs/s until the last ack", run: runPersistent},
 	{name: "memory", messages: 200_000, settles: true, description: "queue N messages and compare the server's RSS before and after; bytes per message (needs --pid)", run: runMemory},
 }
 
-func findWorkload(name string) (workload, error) {
-	for _, w := range workloads {
+func findWorkload(name string) (workload, error) { return findIn(workloads, name) }
+
+// findIn returns the workload called name from list.
+func findIn(list []workload, name string) (workload, error) {
+	for _, w := range list {
 		if w.name == name {
 			return w, nil
 		}
 	}
-	names := make([]string, len(workloads))
-	for i, w := range workloads {
+	names := make([]string, len(list))
+	for i, w := range list {
 		names[i] = w.name
 	}
 	sort.Strings(names)
