@@ -46,6 +46,11 @@ type Assembler struct {
 	// A channel waiting for a method has no entry, so the map stays as
 	// small as the number of messages in flight.
 	pending map[uint16]*partial
+	// spare is a finished partial kept for the next command with
+	// content, and dec the decoder every method is read with: neither is
+	// allocated again per publish.
+	spare *partial
+	dec   decoder
 }
 
 // partial is a command with content being assembled.
@@ -139,15 +144,29 @@ func analyze(f Frame) *Error {
 }
 
 func (a *Assembler) method(f Frame) (Command, bool, error) {
-	m, err := DecodeMethod(f.Payload)
+	m, err := decodeMethod(&a.dec, f.Payload)
+	a.dec = decoder{} // holds nothing of the payload once done
 	if err != nil {
 		return Command{}, false, channelError(f.Channel, err.(*Error))
 	}
 	if f.Channel == 0 || !m.HasContent() {
 		return Command{Channel: f.Channel, Method: m}, true, nil
 	}
-	a.pending[f.Channel] = &partial{method: m}
+	p := a.spare
+	if p == nil {
+		p = &partial{}
+	}
+	a.spare = nil
+	*p = partial{method: m}
+	a.pending[f.Channel] = p
 	return Command{}, false, nil
+}
+
+// done ends channel's partial command and keeps the partial for the next.
+func (a *Assembler) done(channel uint16, p *partial) {
+	delete(a.pending, channel)
+	*p = partial{}
+	a.spare = p
 }
 
 func (a *Assembler) header(f Frame, p *partial) (Command, bool, error) {
@@ -214,8 +233,9 @@ func (a *Assembler) body(f Frame, p *partial) (Command, bool, error) {
 }
 
 func (a *Assembler) complete(channel uint16, p *partial) Command {
-	delete(a.pending, channel)
-	return Command{Channel: channel, Method: p.method, Props: p.props, Body: p.body}
+	cmd := Command{Channel: channel, Method: p.method, Props: p.props, Body: p.body}
+	a.done(channel, p)
+	return cmd
 }
 
 // fail ends the channel's partial command and returns err for f's channel.

@@ -51,6 +51,14 @@ func methodKey(classID, methodID uint16) uint32 {
 //	shortstr not UTF-8             501 "Malformed UTF-8 in shortstr" (checked,
 //	                               as RabbitMQ does, in methods without content)
 func DecodeMethod(payload []byte) (Method, error) {
+	var d decoder
+	return decodeMethod(&d, payload)
+}
+
+// decodeMethod is DecodeMethod with a decoder of the caller's: an
+// Assembler reuses one, since a decoder handed to a method's decode
+// function through the table escapes to the heap.
+func decodeMethod(d *decoder, payload []byte) (Method, error) {
 	if len(payload) < 4 {
 		return nil, frameError(FrameMethod, 0, payload, "unknown_frame")
 	}
@@ -61,8 +69,8 @@ func DecodeMethod(payload []byte) (Method, error) {
 		return nil, newError(CommandInvalid, classID, methodID, "unknown method {%d,%d}", classID, methodID)
 	}
 	args := payload[4:]
-	d := decoder{b: args}
-	m := info.decode(&d)
+	*d = decoder{b: args}
+	m := info.decode(d)
 	switch {
 	case d.failed && d.reason != "":
 		return nil, newError(FrameError, classID, methodID, "cannot decode field table: %s", d.reason)
