@@ -147,8 +147,13 @@ type conn struct {
 
 	pausedFlag atomic.Bool // paused, readable by the writer
 	// heldConfirms counts the connection's confirms waiting for the
-	// disk (pushConfirm).
+	// disk (pushConfirm); held are they, in order, and releaseHeld the
+	// method value that lets the oldest go (bound once: no allocation
+	// per confirm).
 	heldConfirms atomic.Int64
+	heldMu       sync.Mutex
+	held         heldQueue
+	releaseHeld  func()
 
 	hbStart chan uint16 // the negotiated heartbeat, for the writer
 
@@ -178,6 +183,7 @@ type conn struct {
 func Serve(ctx context.Context, t Transport, cfg *Config) {
 	c := &conn{cfg: cfg, t: t, home: cfg.shared.home, b: cfg.Broker, out: newOutbox(), chans: map[uint16]chanState{}, replyChans: map[uint16]bool{}, done: make(chan struct{}), hbStart: make(chan uint16, 1),
 		frameMax: cfg.FrameMax, channelMax: cfg.ChannelMax, closeWait: closeWaitBeforeTune}
+	c.releaseHeld = c.releaseHeldItem
 	cfg.shared.conns.Add(1)
 	defer cfg.shared.conns.Add(-1)
 	defer c.shutdown()
