@@ -40,7 +40,14 @@ func (c *chunked[T]) at(i int) *T {
 func (c *chunked[T]) push(v T) {
 	k := len(c.chunks) - 1
 	if k < 0 || len(c.chunks[k]) == chunkLen {
-		c.chunks = append(c.chunks, c.spare)
+		next := c.spare
+		if next == nil && k >= 0 {
+			// The FIFO has filled a chunk already: the next will fill
+			// too, so it is made whole at once rather than grown
+			// from 4 (which copied it six times on the way).
+			next = make([]T, 0, chunkLen)
+		}
+		c.chunks = append(c.chunks, next)
 		c.spare = nil
 		k++
 	}
