@@ -282,6 +282,7 @@ func (c *conn) run() error {
 	}
 	c.sendStart()
 	var held []heldCommand
+	batchHint := 1 // the last batch's length (below)
 	for {
 		if c.closeSent.Load() {
 			return c.closed(r)
@@ -298,7 +299,10 @@ func (c *conn) run() error {
 			// Gather the pipelined commands that already arrived into one
 			// hand-off; stop at anything else, which is kept for the next
 			// turn of the loop.
-			batch := []command{cmd}
+			// Sized like the last batch: a client that pipelines sends
+			// batches alike, and growing one from 1 copied it eight
+			// times on the way to 256.
+			batch := append(make([]command, 0, batchHint), cmd)
 			for len(batch) < maxBatch {
 				nc, ok, nerr := r.nextBuffered()
 				if nerr != nil || (ok && !nc.heartbeat && !pipelined(nc)) {
@@ -312,6 +316,7 @@ func (c *conn) run() error {
 					batch = append(batch, nc)
 				}
 			}
+			batchHint = len(batch)
 			c.handleBatch(batch)
 			continue
 		}
