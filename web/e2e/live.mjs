@@ -67,7 +67,9 @@ await runTest("live.mjs", { timeout: 15000 }, async (t) => {
   assert.match(await boEntry.textContent(), /Ada ran it in the shared session/);
   const kinds = await boEntry.locator('[data-testid="event"]').evaluateAll((es) => es.map((e) => e.dataset.kind));
   assert.deepEqual(kinds, ["published", "enqueued"]);
-  assert.match(await tid(ada, "console-output").textContent(), /> publish jobs hello/);
+  // Ada's own result comes on her socket, not necessarily before Bo's
+  // entry: wait for it.
+  await ada.waitForFunction(() => /> publish jobs hello/.test(document.querySelector('[data-testid="console-output"]').textContent));
 
   t.step = "Bo steps: the TTL fires in both pages at 5s";
   await tid(bo, "step").click();
