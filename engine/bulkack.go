@@ -109,6 +109,7 @@ func (b *Broker) stepSettled(end *bulkEnd) {
 			l.dropFront()
 		}
 		if l.len() == 0 {
+			end.ch.unacked.adoptSpare(&l.chunked)
 			end.ch.dispatchAfter(end.then)
 		}
 		return

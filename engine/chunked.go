@@ -61,6 +61,25 @@ func (c *chunked[T]) push(v T) {
 	c.n++
 }
 
+// adoptSpare takes, as c's spare when it has none, the emptied chunk of
+// from, a FIFO that has been emptied and is done with: a channel's
+// deliveries that multiple acks handed on (takeFront) give their chunk
+// back once settled, rather than the channel allocating a new one.
+func (c *chunked[T]) adoptSpare(from *chunked[T]) {
+	if c.spare != nil || from.n != 0 {
+		return
+	}
+	chunk := from.spare
+	if chunk == nil && len(from.chunks) == 1 && cap(from.chunks[0]) == chunkLen {
+		chunk = from.chunks[0]
+	}
+	if chunk == nil {
+		return
+	}
+	from.spare, from.chunks = nil, nil
+	c.spare = chunk[:0]
+}
+
 // dropFront removes the oldest value; there must be one.
 func (c *chunked[T]) dropFront() {
 	var zero T
