@@ -285,9 +285,15 @@ func usageError(spec *verbSpec) *Error {
 func quote(s string) string { return strconv.Quote(s) }
 
 // Error renders the English text.
-func (e *Error) Error() string {
-	t := errorTemplates[e.Key]
+func (e *Error) Error() string { return Fill(errorTemplates[e.Key], e.value) }
+
+// Fill writes template with each {name} in it replaced by value(name): how
+// the script's errors, the shared session hub's and the playground
+// bridge's own render their English text from a key's template, and what
+// a page's catalog does in its reader's language.
+func Fill(template string, value func(name string) string) string {
 	var sb strings.Builder
+	t := template
 	for {
 		i := strings.IndexByte(t, '{')
 		if i < 0 {
@@ -300,7 +306,7 @@ func (e *Error) Error() string {
 			return sb.String()
 		}
 		sb.WriteString(t[:i])
-		sb.WriteString(e.value(t[i+1 : i+j]))
+		sb.WriteString(value(t[i+1 : i+j]))
 		t = t[i+j+1:]
 	}
 }

@@ -2,7 +2,8 @@ package hub
 
 import (
 	"sort"
-	"strings"
+
+	"warren/engine/script"
 )
 
 // Error is a hub error as data, like engine/script's: a stable Key and the
@@ -107,19 +108,7 @@ func newError(key string, nameValues ...string) *Error {
 
 // Error renders the English text.
 func (e *Error) Error() string {
-	t := errorTemplates[e.Key]
-	var sb strings.Builder
-	for {
-		i := strings.IndexByte(t, '{')
-		j := strings.IndexByte(t[max(i, 0):], '}')
-		if i < 0 || j < 0 {
-			sb.WriteString(t)
-			return sb.String()
-		}
-		sb.WriteString(t[:i])
-		sb.WriteString(e.Args[t[i+1:i+j]])
-		t = t[i+j+1:]
-	}
+	return script.Fill(errorTemplates[e.Key], func(name string) string { return e.Args[name] })
 }
 
 // ErrorKeys returns every key a hub error can have, sorted: what a

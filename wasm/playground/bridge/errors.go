@@ -1,10 +1,6 @@
 package bridge
 
-import (
-	"strings"
-
-	"warren/engine/script"
-)
+import "warren/engine/script"
 
 // ErrorDetail is a script error as data, beside its English text (a
 // Result's error): the page says it in its reader's language from its
@@ -81,16 +77,5 @@ func ErrorKeys() []string {
 
 // fill replaces each {name} in template with args[name].
 func fill(template string, args map[string]string) string {
-	var sb strings.Builder
-	for {
-		i := strings.IndexByte(template, '{')
-		j := strings.IndexByte(template[max(i, 0):], '}')
-		if i < 0 || j < 0 {
-			sb.WriteString(template)
-			return sb.String()
-		}
-		sb.WriteString(template[:i])
-		sb.WriteString(args[template[i+1:i+j]])
-		template = template[i+j+1:]
-	}
+	return script.Fill(template, func(name string) string { return args[name] })
 }
