@@ -38,22 +38,35 @@ func wranglerJS(t *testing.T) string {
 			t.Fatalf("%s is missing (a build output): %s", f, depsHint)
 		}
 	}
-	var pkg struct {
-		DevDependencies map[string]string `json:"devDependencies"`
-	}
-	var installed struct {
-		Version string `json:"version"`
-	}
-	readJSON(t, filepath.Join(root, "package.json"), &pkg)
-	readJSON(t, filepath.Join(root, "node_modules/wrangler/package.json"), &installed)
-	if want := pkg.DevDependencies["wrangler"]; installed.Version != want {
-		t.Fatalf("wrangler is %q in node_modules, package.json pins %q: %s", installed.Version, want, depsHint)
-	}
+	checkPinned(t, root, "wrangler")
 	js, err := filepath.Abs(filepath.Join(root, "node_modules/wrangler/bin/wrangler.js"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return js
+}
+
+// checkPinned fails the test unless the npm package name installed in
+// dir/node_modules is the version dir/package.json pins (in its
+// dependencies or devDependencies).
+func checkPinned(t *testing.T, dir, name string) {
+	t.Helper()
+	var pkg struct {
+		Dependencies    map[string]string `json:"dependencies"`
+		DevDependencies map[string]string `json:"devDependencies"`
+	}
+	var installed struct {
+		Version string `json:"version"`
+	}
+	readJSON(t, filepath.Join(dir, "package.json"), &pkg)
+	readJSON(t, filepath.Join(dir, "node_modules", name, "package.json"), &installed)
+	want := pkg.Dependencies[name]
+	if want == "" {
+		want = pkg.DevDependencies[name]
+	}
+	if installed.Version != want {
+		t.Fatalf("%s is %q in %s, package.json pins %q: %s", name, installed.Version, filepath.Join(dir, "node_modules"), want, depsHint)
+	}
 }
 
 func readJSON(t *testing.T, path string, v any) {

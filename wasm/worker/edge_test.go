@@ -167,17 +167,7 @@ func runBrowser(t *testing.T, base, script string, args ...string) {
 	if _, err := os.Stat(chromium); err != nil {
 		t.Fatalf("chromium is not at %s: %s", chromium, depsHint)
 	}
-	var pkg struct {
-		Dependencies map[string]string `json:"dependencies"`
-	}
-	var installed struct {
-		Version string `json:"version"`
-	}
-	readJSON(t, filepath.Join(e2e, "package.json"), &pkg)
-	readJSON(t, filepath.Join(e2e, "node_modules/playwright-core/package.json"), &installed)
-	if want := pkg.Dependencies["playwright-core"]; installed.Version != want {
-		t.Fatalf("playwright-core is %q in web/e2e/node_modules, package.json pins %q: %s", installed.Version, want, depsHint)
-	}
+	checkPinned(t, e2e, "playwright-core")
 	artifacts, err := filepath.Abs(filepath.Join(e2e, "artifacts", "edge"))
 	if err != nil {
 		t.Fatal(err)
