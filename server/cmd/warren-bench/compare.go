@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -60,6 +61,7 @@ type compareConfig struct {
 	jsonPath  string
 	client    string
 	pipe      pipeConfig
+	scale     scaleConfig
 }
 
 // runCompare is `warren-bench compare`: every workload against Warren and
@@ -69,8 +71,9 @@ type compareConfig struct {
 // which goes first alternates between repetitions, so that a slow spell of
 // the machine does not favour one side; before every run both brokers must
 // be idle (waitQuiet). No repetition starts that would, judging by the
-// longest so far, end after --budget. The memory workload runs first in
-// each repetition, on a freshly started Warren (a Go process keeps freed
+// longest so far, end after --budget. The workloads that measure memory
+// (memory, idle-memory) run first in each repetition, each on a freshly
+// started Warren (a Go process keeps freed
 // heap for a while, so a reused process would reuse the memory of earlier
 // workloads and look smaller than it is), and on a freshly started
 // RabbitMQ when this tool runs the node (--rabbit-server; the Erlang
@@ -95,10 +98,11 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.window, "window", 1000, "publishes left unconfirmed at most")
 	fs.IntVar(&cfg.inflight, "inflight", 1000, "publish-consume: how far the publisher may run ahead")
 	fs.IntVar(&cfg.size, "size", 16, "message body size in bytes")
-	names := fs.String("workloads", "", "comma-separated workloads (default: all)")
+	names := fs.String("workloads", "", "comma-separated workloads (default: all but scale-queues, scale-conns and idle-memory, which run only when named)")
 	fs.StringVar(&cfg.jsonPath, "json", "", "also write every run's result to this file as JSON")
 	fs.StringVar(&cfg.client, "client", clientAMQP091, "load client: amqp091 (every workload) or pipelined (its publish-confirms, publish-consume and fanout-10)")
 	pipeFlags(fs, &cfg.pipe)
+	scaleFlags(fs, &cfg.scale)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -114,11 +118,19 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if err == nil && cfg.client == clientPipelined {
 		err = cfg.pipe.check()
 	}
+	if err == nil {
+		err = cfg.scale.check()
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "warren-bench compare: %v\n", err)
 		return 2
 	}
-	cfg.only = list
+	cfg.only = nil
+	for _, w := range list {
+		if !w.byName {
+			cfg.only = append(cfg.only, w)
+		}
+	}
 	if *names != "" {
 		cfg.only = nil
 		for _, n := range strings.Split(*names, ",") {
@@ -129,6 +141,14 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 			}
 			cfg.only = append(cfg.only, w)
 		}
+	}
+	if slices.ContainsFunc(cfg.only, func(w workload) bool { return w.manyConns }) {
+		limit, err := raiseOpenFiles()
+		if err != nil {
+			fmt.Fprintf(stderr, "warren-bench compare: raising the open files limit: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stderr, "open files limit %d, for this process and the brokers it starts\n", limit)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -221,13 +241,7 @@ type runResult struct {
 func compareRuns(ctx context.Context, cfg compareConfig, warren, rabbit *broker, log io.Writer) []runResult {
 	var out []runResult
 	started := time.Now()
-	order := append([]workload(nil), cfg.only...)
-	for i, w := range order { // memory first; see runCompare
-		if w.name == "memory" {
-			copy(order[1:i+1], order[:i])
-			order[0] = w
-		}
-	}
+	order := freshFirst(cfg.only)
 	var longestRep time.Duration
 	for rep := 1; rep <= cfg.reps; rep++ {
 		if rep > 1 && time.Since(started)+longestRep > cfg.budget {
@@ -268,14 +282,30 @@ func compareRuns(ctx context.Context, cfg compareConfig, warren, rabbit *broker,
 	return out
 }
 
+// freshFirst returns the workloads with those that measure memory on a
+// fresh broker (workload.fresh) first, each group in its given order; see
+// runCompare.
+func freshFirst(ws []workload) []workload {
+	order := make([]workload, 0, len(ws))
+	for _, fresh := range []bool{true, false} {
+		for _, w := range ws {
+			if w.fresh == fresh {
+				order = append(order, w)
+			}
+		}
+	}
+	return order
+}
+
 // runOn runs w once on b, restarting a Warren this tool owns first when w
-// measures memory. A workload that wants a broker with its state on disk
-// runs on a second Warren this tool starts for it with --data in a new
+// measures memory (and the RabbitMQ node, when this tool runs it). A
+// workload that wants a broker with its state on disk runs on a second
+// Warren this tool starts for it with --data in a new
 // directory, and stops again after it: the other workloads keep running
 // on the in-memory one, since with --data every command the broker applies
 // goes to its log, persistent or not.
 func runOn(ctx context.Context, cfg compareConfig, w workload, b *broker) (res Result, err error) {
-	if w.name == "memory" {
+	if w.fresh {
 		switch {
 		case b.proc != nil:
 			if err := b.proc.stop(); err != nil {
@@ -308,7 +338,7 @@ func runOn(ctx context.Context, cfg compareConfig, w workload, b *broker) (res R
 		defer func() { err = errors.Join(err, stop()) }()
 		url, pid = p.url, p.pid
 	}
-	e := &env{url: url, sizeBytes: cfg.size, serverPID: pid, window: cfg.window, inflightMax: cfg.inflight, settleMax: cfg.settleMax, pipe: cfg.pipe}
+	e := &env{url: url, sizeBytes: cfg.size, serverPID: pid, window: cfg.window, inflightMax: cfg.inflight, settleMax: cfg.settleMax, pipe: cfg.pipe, scale: cfg.scale}
 	if err := checkEnv(w, e); err != nil {
 		return Result{}, err
 	}

@@ -90,6 +90,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	client := fs.String("client", clientAMQP091, "load client: amqp091 (amqp091-go, a write per publish) or pipelined (many frames per system call; publish-confirms, publish-consume, fanout-10)")
 	var pipe pipeConfig
 	pipeFlags(fs, &pipe)
+	var scale scaleConfig
+	scaleFlags(fs, &scale)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -100,6 +102,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	list, err := workloadsFor(*client)
 	if err == nil && *client == clientPipelined {
 		err = pipe.check()
+	}
+	if err == nil {
+		err = scale.check()
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "warren-bench: %v\n", err)
@@ -114,7 +119,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "warren-bench: --cpuprofile and --memprofile profile an in-process server: add --inproc")
 		return 2
 	}
-	e := &env{url: *url, messages: *messages, sizeBytes: *size, serverPID: *pid, window: *window, inflightMax: *inflight, settleMax: *settleMax, pipe: pipe}
+	e := &env{url: *url, messages: *messages, sizeBytes: *size, serverPID: *pid, window: *window, inflightMax: *inflight, settleMax: *settleMax, pipe: pipe, scale: scale}
 	if err := checkEnv(w, e); err != nil {
 		fmt.Fprintf(stderr, "warren-bench: %v\n", err)
 		return 2
@@ -180,9 +185,7 @@ func checkEnv(w workload, e *env) error {
 // runOnce runs w once against e.url with a fresh name prefix, bounded by
 // timeout.
 func runOnce(ctx context.Context, w workload, e *env, timeout time.Duration) (Result, error) {
-	if w.settles {
-		timeout += 2 * e.settleMax
-	}
+	timeout += time.Duration(w.settles) * e.settleMax
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	e.prefix = fmt.Sprintf("warren-bench.%s.%08x", w.name, rand.Uint32())

@@ -52,14 +52,54 @@ func printHeader(out io.Writer, cfg compareConfig, repsDone int, warren, rabbit 
 	}
 }
 
-// printTable prints one Markdown row per workload metric: each broker's
-// median and range, Warren's median as a multiple of RabbitMQ's, and the
-// target; then the CPU per unit of work (printCPUTable), the failed runs
-// and the notes worth keeping.
+// printTable prints the common table of the workloads that have no table
+// of their own (printCommonTable) and their CPU per unit of work
+// (printCPUTable); then each other workload's own table (workload.table);
+// then the failed runs and the notes worth keeping.
 func printTable(out io.Writer, order []workload, runs []runResult, warren, rabbit *broker) {
+	var common, own []workload // own: those with a table of their own
+	for _, w := range order {
+		if w.table != nil {
+			own = append(own, w)
+		} else {
+			common = append(common, w)
+		}
+	}
+	if len(common) > 0 {
+		printCommonTable(out, common, runs, warren, rabbit)
+		printCPUTable(out, common, runs, warren, rabbit)
+	}
+	for _, w := range own {
+		w.table(out, w, runs, warren, rabbit)
+	}
+	var failures []string
+	for _, r := range runs {
+		if r.Err != "" {
+			failures = append(failures, fmt.Sprintf("rep %d %s on %s: %s", r.Rep, r.Result.Workload, r.Broker, r.Err))
+		}
+	}
+	if len(failures) > 0 {
+		fmt.Fprintf(out, "\nFailed runs (left out of the medians):\n")
+		for _, f := range failures {
+			fmt.Fprintf(out, "  %s\n", f)
+		}
+	}
+	fmt.Fprintln(out)
+	for _, r := range runs {
+		for _, n := range r.Result.Notes {
+			if strings.HasPrefix(n, "RSS") || strings.Contains(n, "not quiet") {
+				fmt.Fprintf(out, "rep %d %s on %s: %s\n", r.Rep, r.Result.Workload, r.Broker, n)
+			}
+		}
+	}
+}
+
+// printCommonTable prints one Markdown row per workload metric: each
+// broker's median and range, Warren's median as a multiple of RabbitMQ's,
+// and the target.
+func printCommonTable(out io.Writer, order []workload, runs []runResult, warren, rabbit *broker) {
 	fmt.Fprintf(out, "| workload | metric | Warren | %s | Warren ÷ RabbitMQ | target | met |\n", rabbit.label)
 	fmt.Fprintln(out, "|---|---|---|---|---|---|---|")
-	var failures []string
 	for _, w := range order {
 		wr := metricSeries(runs, w.name, warren.label)
 		rr := metricSeries(runs, w.name, rabbit.label)
@@ -86,26 +126,6 @@ func printTable(out io.Writer, order []workload, runs []runResult, warren, rabbi
 		}
 	}
 	fmt.Fprintln(out)
-	printCPUTable(out, order, runs, warren, rabbit)
-	for _, r := range runs {
-		if r.Err != "" {
-			failures = append(failures, fmt.Sprintf("rep %d %s on %s: %s", r.Rep, r.Result.Workload, r.Broker, r.Err))
-		}
-	}
-	if len(failures) > 0 {
-		fmt.Fprintf(out, "\nFailed runs (left out of the medians):\n")
-		for _, f := range failures {
-			fmt.Fprintf(out, "  %s\n", f)
-		}
-	}
-	fmt.Fprintln(out)
-	for _, r := range runs {
-		for _, n := range r.Result.Notes {
-			if strings.HasPrefix(n, "RSS") || strings.HasPrefix(n, "brokers not quiet") {
-				fmt.Fprintf(out, "rep %d %s on %s: %s\n", r.Rep, r.Result.Workload, r.Broker, n)
-			}
-		}
-	}
 }
 
 // metricSeries collects, per metric name, the values the successful runs

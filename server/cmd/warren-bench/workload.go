@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"time"
@@ -51,6 +52,7 @@ type env struct {
 	window      int           // publish-confirms and friends: unconfirmed publishes allowed
 	settleMax   time.Duration // memory: longest wait for the RSS to settle
 	pipe        pipeConfig    // the pipelining client's connections and batches
+	scale       scaleConfig   // the scale workloads' points and spans
 	// atPeak, when set, is called by workloads that have a moment of
 	// greatest load (the memory workload, with every message queued), so
 	// that an in-process run can write a heap profile there.
@@ -63,14 +65,26 @@ func (e *env) name(kind string) string { return e.prefix + "." + kind }
 // workload is one load pattern. run must stop when ctx ends and must delete
 // every queue and exchange it declared, also when it fails.
 type workload struct {
-	name        string
-	messages    int    // default --messages
-	counts      string // what --messages counts, when not messages
-	minSize     int    // smallest --size that makes sense
-	settles     bool   // waits up to env.settleMax twice on top of its timeout
-	durable     bool   // wants a broker that keeps its state on disk (Warren with --data)
+	name     string
+	messages int    // default --messages
+	counts   string // what --messages counts, when not messages
+	minSize  int    // smallest --size that makes sense
+	settles  int    // waits up to env.settleMax this many times on top of its timeout
+	durable  bool   // wants a broker that keeps its state on disk (Warren with --data)
+	// fresh says the workload measures the broker's memory: compare runs
+	// it first in each repetition, on a broker it has just (re)started.
+	fresh bool
+	// byName leaves the workload out of compare's default set: it runs
+	// only when --workloads names it.
+	byName bool
+	// manyConns says the workload opens hundreds of connections: compare
+	// raises the open-file limit before it starts the brokers.
+	manyConns   bool
 	description string
 	run         func(ctx context.Context, e *env) (Result, error)
+	// table, when set, prints compare's table of this workload's runs in
+	// place of a row per metric in the common one.
+	table func(out io.Writer, w workload, runs []runResult, warren, rabbit *broker)
 }
 
 // workloads lists every workload in the order compare runs them.
@@ -82,7 +96,13 @@ var workloads = []workload{
 	{name: "expire-dlx", messages: 100_000, description: "messages queued behind a blocker all expire at once into a DLX; time until the DLX queue holds them all", run: runExpireDLX},
 	{name: "declare-bind-10k", messages: 10_000, counts: "queues", description: "declare a queue and bind it, one after another, for 10,000 queues; ops/s (a declare and a bind are two ops)", run: runDeclareBind},
 	{name: "persistent-confirms", messages: 100_000, durable: true, description: "one publisher with confirms of persistent messages into a durable queue, on a Warren with a data directory; msgs/s until the last ack", run: runPersistent},
-	{name: "memory", messages: 200_000, settles: true, description: "queue N messages and compare the server's RSS before and after; bytes per message (needs --pid)", run: runMemory},
+	{name: "memory", messages: 200_000, settles: 2, fresh: true, description: "queue N messages and compare the server's RSS before and after; bytes per message (needs --pid)", run: runMemory},
+	{name: "scale-queues", messages: scaleRateMsgs, counts: "msgs/s offered at each point", minSize: scaleBodyMin, byName: true, table: printScaleTable,
+		description: "the same offered rate spread over 1, 10, 100 and 1,000 queues (--scale-queues), a few publishing and consuming connections, manual acks; per point msgs/s, broker CPU per message, p50/p99 latency", run: runScaleQueues},
+	{name: "scale-conns", messages: scaleRateMsgs, counts: "msgs/s offered at each point", minSize: scaleBodyMin, byName: true, manyConns: true, table: printScaleTable,
+		description: "the same offered rate spread over 1, 10, 100 and 500 connections (--scale-conns), each publishing into and consuming from a queue of its own; per point msgs/s, broker CPU per message, p50/p99 latency", run: runScaleConns},
+	{name: "idle-memory", messages: 1_000, counts: "idle connections, then as many idle queues", settles: 3, fresh: true, byName: true, manyConns: true, table: printIdleMemoryTable,
+		description: "the broker's RSS after a warm-up, with N idle connections (one channel each), then with N idle queues too; MB per 1,000 of each beside LavinMQ's 70 and 35 (needs --pid)", run: runIdleMemory},
 }
 
 func findWorkload(name string) (workload, error) { return findIn(workloads, name) }

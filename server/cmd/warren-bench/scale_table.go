@@ -1,0 +1,132 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// metricLagMax is a scale point's latest send after a message fell due,
+// over the measured span: how far the load client fell behind its
+// schedule.
+const metricLagMax = "client behind schedule"
+
+// printScaleTable prints a scale workload's runs as one row per point
+// (queue or connection count): each broker's delivered msgs/s, broker CPU
+// per message (median, range in brackets) and RabbitMQ's ÷ Warren's,
+// p50 and p99 publish->deliver latency, the client's CPU per message and
+// how far the client fell behind its schedule.
+func printScaleTable(out io.Writer, w workload, runs []runResult, warren, rabbit *broker) {
+	wr := metricSeries(runs, w.name, warren.label)
+	rr := metricSeries(runs, w.name, rabbit.label)
+	points := scalePoints(metricNames(runs, w.name))
+	if len(points) == 0 {
+		return
+	}
+	axis := map[string]string{"scale-queues": "queues", "scale-conns": "connections"}[w.name]
+	offered := 0
+	for _, r := range runs {
+		if r.Result.Workload == w.name {
+			offered = r.Result.Messages
+		}
+	}
+	fmt.Fprintf(out, "%s: %s msgs/s offered at every point, measured over each point's span; medians, range in brackets:\n\n", w.name, thousands(int64(offered)))
+	fmt.Fprintf(out, "| %s | Warren msgs/s | %s msgs/s | Warren broker CPU µs/msg | %s broker CPU µs/msg | RabbitMQ ÷ Warren (CPU) | Warren p50 / p99 ms | %s p50 / p99 ms | client CPU µs/msg vs Warren / vs RabbitMQ | client behind schedule, ms, max (vs Warren / vs RabbitMQ) |\n",
+		axis, rabbit.label, rabbit.label, rabbit.label)
+	fmt.Fprintln(out, "|---|---|---|---|---|---|---|---|---|---|")
+	for _, n := range points {
+		get := func(s map[string][]float64, base string) []float64 { return s[scaleMetric(base, n)] }
+		ratio := "—"
+		if wv, rv := get(wr, metricBrokerCPU), get(rr, metricBrokerCPU); len(wv) > 0 && len(rv) > 0 && median(wv) > 0 {
+			ratio = fmt.Sprintf("%.2f×", median(rv)/median(wv))
+		}
+		latency := func(s map[string][]float64) string {
+			p50, p99 := get(s, "latency p50"), get(s, "latency p99")
+			if len(p50) == 0 {
+				return "—"
+			}
+			return formatValue(median(p50)) + " / " + cell(p99)
+		}
+		maxOf := func(vs []float64) string {
+			if len(vs) == 0 {
+				return "—"
+			}
+			return formatValue(slices.Max(vs))
+		}
+		row := []string{
+			thousands(int64(n)),
+			cell(get(wr, "throughput")), cell(get(rr, "throughput")),
+			cell(get(wr, metricBrokerCPU)), cell(get(rr, metricBrokerCPU)), ratio,
+			latency(wr), latency(rr),
+			cellMedian(get(wr, metricClientCPU)) + " / " + cellMedian(get(rr, metricClientCPU)),
+			maxOf(get(wr, metricLagMax)) + " / " + maxOf(get(rr, metricLagMax)),
+		}
+		fmt.Fprintf(out, "| %s |\n", strings.Join(row, " | "))
+	}
+	fmt.Fprintln(out)
+}
+
+// scalePoints returns the point counts that metric names made by
+// scaleMetric mention, ascending.
+func scalePoints(names []string) []int {
+	var ns []int
+	for _, name := range names {
+		if _, n, ok := parseScaleMetric(name); ok && !slices.Contains(ns, n) {
+			ns = append(ns, n)
+		}
+	}
+	slices.Sort(ns)
+	return ns
+}
+
+// printIdleMemoryTable prints idle-memory's runs: each broker's RSS after
+// the warm-up and its growth per 1,000 idle connections and per 1,000 idle
+// queues (median, range in brackets), against LavinMQ's published 70 MB
+// and 35 MB.
+func printIdleMemoryTable(out io.Writer, w workload, runs []runResult, warren, rabbit *broker) {
+	wr := metricSeries(runs, w.name, warren.label)
+	rr := metricSeries(runs, w.name, rabbit.label)
+	if len(wr) == 0 && len(rr) == 0 {
+		return
+	}
+	fmt.Fprintln(out, "idle-memory: the broker's RSS (VmRSS, MB = 10^6 bytes) once settled; medians, range in brackets:")
+	fmt.Fprintln(out)
+	fmt.Fprintf(out, "| | Warren | %s | LavinMQ's figure | Warren within it | RabbitMQ within it |\n", rabbit.label)
+	fmt.Fprintln(out, "|---|---|---|---|---|---|")
+	for _, row := range []struct {
+		metric, label string
+		targetMB      float64
+	}{
+		{metricRSSWarm, "RSS after the warm-up, MB", 0},
+		{metricIdleConns, "per 1,000 idle connections (one channel each), MB", lavinConnsMB},
+		{metricIdleQueues, "per 1,000 idle queues, MB", lavinQueuesMB},
+	} {
+		cells := []string{row.label, cell(wr[row.metric]), cell(rr[row.metric]), "—", "", ""}
+		if row.targetMB > 0 {
+			cells[3] = formatValue(row.targetMB)
+			cells[4], cells[5] = withinTarget(wr[row.metric], row.targetMB), withinTarget(rr[row.metric], row.targetMB)
+		}
+		fmt.Fprintf(out, "| %s |\n", strings.Join(cells, " | "))
+	}
+	fmt.Fprintln(out)
+}
+
+// withinTarget says whether the median of vs is at most target.
+func withinTarget(vs []float64, target float64) string {
+	if len(vs) == 0 {
+		return "—"
+	}
+	if median(vs) <= target {
+		return "yes"
+	}
+	return "**no**"
+}
+
+// cellMedian formats the median of a series alone, "—" for none.
+func cellMedian(vs []float64) string {
+	if len(vs) == 0 {
+		return "—"
+	}
+	return formatValue(median(vs))
+}
