@@ -101,6 +101,28 @@ bench-amqp:
 	"$$d/warren-bench" compare --warren-bin "$$d/warren" \
 		$(if $(RABBIT_URL),--rabbit-url '$(RABBIT_URL)',--rabbit-server '$(RABBIT_SERVER)') --reps $(BENCH_REPS) $(BENCH_ARGS)
 
+# Scale with work vs RabbitMQ (issue 13 item 4; not part of `make test`;
+# see BENCHMARKS.md): builds warren and warren-bench; warren-bench starts
+# warren and a RabbitMQ node of its own as bench-amqp does, raises the
+# open-file limit for itself and both, and runs idle-memory (RSS per
+# 1,000 idle connections and per 1,000 idle queues against LavinMQ's 70
+# and 35 MB, each broker restarted first), scale-queues (10,000 msgs/s
+# over 1, 10, 100, 1,000 queues) and scale-conns (the same over 1, 10,
+# 100, 500 connections), interleaved, BENCH_SCALE_REPS times; per point
+# msgs/s, broker CPU per message and p50/p99 latency. BENCH_ARGS adds
+# flags (e.g. '--scale-queues 1,100 --scale-span 5s --json FILE'). About
+# 2 minutes a repetition on a 2-vCPU machine; interrupted (and cleaned
+# up) after 20.
+.PHONY: bench-scale
+BENCH_SCALE_REPS ?= 3
+bench-scale:
+	@d="$$(mktemp -d)" && trap 'rm -rf "$$d"' EXIT && \
+	$(GO) build -o "$$d/warren" ./server/cmd/warren && \
+	$(GO) build -o "$$d/warren-bench" ./server/cmd/warren-bench && \
+	timeout -s INT -k 1m 20m "$$d/warren-bench" compare --warren-bin "$$d/warren" \
+		$(if $(RABBIT_URL),--rabbit-url '$(RABBIT_URL)',--rabbit-server '$(RABBIT_SERVER)') \
+		--workloads idle-memory,scale-queues,scale-conns --reps $(BENCH_SCALE_REPS) --budget 15m $(BENCH_ARGS)
+
 # Durability vs RabbitMQ (not part of `make test`; see BENCHMARKS.md):
 # builds warren and warren-bench; warren-bench starts warren with --data in
 # a temporary directory, and a RabbitMQ node of its own beside it (own epmd,

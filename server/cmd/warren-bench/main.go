@@ -31,6 +31,11 @@
 // fan-out latency, publish->confirm latency and memory per idle session
 // (see sessions.go and sessions_amqp.go).
 //
+// compare's default set leaves out scale-queues, scale-conns and
+// idle-memory (scale.go), which run only when --workloads names them, as
+// `make bench-scale` does: the same offered rate over more queues or
+// connections, and memory per idle connection and queue.
+//
 // Every workload declares its own uniquely named queues and exchanges and
 // deletes them when it ends, also on failure; every wait is bounded by
 // --timeout. Given the broker's pid (--pid; compare knows it), every

@@ -115,6 +115,9 @@ func runIdleMemory(ctx context.Context, e *env) (res Result, err error) {
 	if err != nil {
 		return res, err
 	}
+	if e.atPeak != nil {
+		e.atPeak()
+	}
 	notes = append(notes, fmt.Sprintf("%d idle connections opened in %.0f ms, %d queues declared in %.0f ms; open files limit %d", n, connsOpenMs, n, declareMs, limit))
 	return Result{
 		ElapsedMs: connsOpenMs + declareMs,

@@ -27,7 +27,7 @@ func printScaleTable(out io.Writer, w workload, runs []runResult, warren, rabbit
 	axis := map[string]string{"scale-queues": "queues", "scale-conns": "connections"}[w.name]
 	offered := 0
 	for _, r := range runs {
-		if r.Result.Workload == w.name {
+		if r.Result.Workload == w.name && r.Err == "" {
 			offered = r.Result.Messages
 		}
 	}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"warren/server"
+)
+
+// TestScaleWorkloadsAgainstWarren runs the three scale workloads, small,
+// against a Warren in this process: every message must arrive once at its
+// queue, every point must report its figures, and idle-memory its three.
+func TestScaleWorkloadsAgainstWarren(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real sockets and a few seconds of load")
+	}
+	srv, err := server.Start(server.Options{AMQPAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	}()
+	url := "amqp://guest:guest@" + srv.AMQPAddr() + "/"
+	scale := defaultScaleConfig()
+	scale.queues, scale.conns = intList{1, 7}, intList{3}
+	scale.warmup, scale.span = 100*time.Millisecond, 300*time.Millisecond
+	for _, c := range []struct {
+		workload string
+		messages int
+		want     []string
+	}{
+		{"scale-queues", 2000, []string{"throughput @1", "throughput @7", "latency p99 @7", metricProcessCPU + " @7", metricLagMax + " @1"}},
+		{"scale-conns", 2000, []string{"throughput @3", "latency p50 @3"}},
+		{"idle-memory", 20, []string{metricRSSWarm, metricIdleConns, metricIdleQueues}},
+	} {
+		t.Run(c.workload, func(t *testing.T) {
+			w, err := findWorkload(c.workload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// settle 0: each RSS reading is taken at once (and noted as
+			// not settled), which is all a test can afford.
+			e := &env{url: url, messages: c.messages, sizeBytes: 16, window: 100, inflightMax: 1, serverPID: os.Getpid(), scale: scale}
+			if err := checkEnv(w, e); err != nil {
+				t.Fatal(err)
+			}
+			res, err := runOnce(context.Background(), w, e, time.Minute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range c.want {
+				m, ok := res.Metric(name)
+				if !ok {
+					t.Errorf("no %q in %+v", name, res.Metrics)
+				}
+				if strings.HasPrefix(name, "throughput") && (m.Value < 0.5*float64(c.messages) || m.Value > 1.5*float64(c.messages)) {
+					t.Errorf("%s = %.0f msgs/s, offered %d", name, m.Value, c.messages)
+				}
+			}
+		})
+	}
+}
