@@ -18,23 +18,38 @@ import (
 type tcpTransport struct {
 	net.Conn
 	mu sync.Mutex
-	w  *bufio.Writer
 }
 
 // TCP wraps an accepted TCP connection.
 func TCP(nc net.Conn) Transport {
-	return &tcpTransport{Conn: nc, w: bufio.NewWriterSize(nc, 64<<10)}
+	return &tcpTransport{Conn: nc}
 }
+
+// writeBufferBytes is the size of the buffer a TCP write coalesces its
+// frames in; frames beyond it go out in further writes.
+const writeBufferBytes = 64 << 10
+
+// writeBuffers holds the TCP transports' write buffers between writes. A
+// connection needs one only while it writes, so the buffers are shared:
+// an idle connection holds none (with one of its own each, 1,000 idle
+// connections held 64 MB of heap in them, warren-bench idle-memory).
+var writeBuffers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, writeBufferBytes) }}
 
 func (t *tcpTransport) WriteFrames(frames [][]byte) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	w := writeBuffers.Get().(*bufio.Writer)
+	w.Reset(t.Conn)
+	defer func() {
+		w.Reset(nil) // hold no connection in the pool
+		writeBuffers.Put(w)
+	}()
 	for _, f := range frames {
-		if _, err := t.w.Write(f); err != nil {
+		if _, err := w.Write(f); err != nil {
 			return err
 		}
 	}
-	return t.w.Flush()
+	return w.Flush()
 }
 
 // wsTransport carries AMQP in binary WebSocket messages. Client messages
