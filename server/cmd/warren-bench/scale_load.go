@@ -111,31 +111,31 @@ func runScalePoint(ctx context.Context, e *env, plan scalePlan, tag string) (pt 
 	}
 
 	start := time.Now()
-	spanStart, spanEnd := start.Add(cfg.warmup), start.Add(cfg.warmup+cfg.span)
-	lastDue := start.Add(dueAfter(total-1, rateMsgs))
-	pctx, cancel := context.WithDeadline(ctx, lastDue.Add(scaleDrainMax))
+	sch := scaleSchedule{plan: plan, queues: queues, total: total, rateMsgs: rateMsgs,
+		start: start, spanStart: start.Add(cfg.warmup), spanEnd: start.Add(cfg.warmup + cfg.span)}
+	pctx, cancel := context.WithDeadline(ctx, sch.due(total-1).Add(scaleDrainMax))
 	defer cancel()
 
 	var delivered atomic.Int64
 	consumed := make(chan consumerTally, nq)
 	for q := range nq {
 		go func() {
-			consumed <- consumeScale(pctx, deliveries[q], q, plan, shareOf(q, nq, total), spanStart, spanEnd, &delivered)
+			consumed <- consumeScale(pctx, sch, q, deliveries[q], &delivered)
 		}()
 	}
 	published := make(chan publisherTally, np)
 	for p := range np {
 		go func() {
-			published <- publishScale(pctx, pubs[p], p, plan, queues, total, rateMsgs, start, spanStart, spanEnd, e.sizeBytes)
+			published <- publishScale(pctx, sch, p, pubs[p], e.sizeBytes)
 		}()
 	}
 
-	if err := sleepUntil(pctx, spanStart); err != nil {
+	if err := sleepUntil(pctx, sch.spanStart); err != nil {
 		return pt, err
 	}
 	d0 := delivered.Load()
 	cpu := startCPU(e.serverPID)
-	if err := sleepUntil(pctx, spanEnd); err != nil {
+	if err := sleepUntil(pctx, sch.spanEnd); err != nil {
 		return pt, err
 	}
 	d1 := delivered.Load()
@@ -166,6 +166,21 @@ func runScalePoint(ctx context.Context, e *env, plan scalePlan, tag string) (pt 
 	return pt, nil
 }
 
+// scaleSchedule is one point's load as its publishers and consumers see
+// it: which message goes where, when each falls due, and the measured
+// span.
+type scaleSchedule struct {
+	plan               scalePlan
+	queues             []string // queue q's name
+	total              int      // messages, numbered from 0
+	rateMsgs           int      // offered messages a second
+	start              time.Time
+	spanStart, spanEnd time.Time // the measured span
+}
+
+// due is when message i falls due.
+func (s scaleSchedule) due(i int) time.Time { return s.start.Add(dueAfter(i, s.rateMsgs)) }
+
 // publisherTally is what one publisher reports when it is done.
 type publisherTally struct {
 	lagMax time.Duration // latest it sent a message of the span after it fell due
@@ -173,24 +188,24 @@ type publisherTally struct {
 }
 
 // publishScale sends publisher p's messages (i ≡ p mod publishers, below
-// total) each when it falls due, on ch, to its queue through the default
-// exchange. Each body carries its send time and its number.
-func publishScale(ctx context.Context, ch *amqp.Channel, p int, plan scalePlan, queues []string, total, rateMsgs int, start, spanStart, spanEnd time.Time, sizeBytes int) publisherTally {
+// the total) each when it falls due, on ch, to its queue through the
+// default exchange. Each body carries its send time and its number.
+func publishScale(ctx context.Context, sch scaleSchedule, p int, ch *amqp.Channel, sizeBytes int) publisherTally {
 	var t publisherTally
 	b := body(sizeBytes)
-	for i := p; i < total; i += len(plan.pubConn) {
-		due := start.Add(dueAfter(i, rateMsgs))
+	for i := p; i < sch.total; i += len(sch.plan.pubConn) {
+		due := sch.due(i)
 		if err := sleepUntil(ctx, due); err != nil {
 			t.err = fmt.Errorf("publisher %d at message %d: %w", p, i, err)
 			return t
 		}
 		now := time.Now()
-		if !due.Before(spanStart) && due.Before(spanEnd) {
+		if !due.Before(sch.spanStart) && due.Before(sch.spanEnd) {
 			t.lagMax = max(t.lagMax, now.Sub(due))
 		}
 		binary.BigEndian.PutUint64(b, uint64(now.UnixNano()))
 		binary.BigEndian.PutUint64(b[8:], uint64(i))
-		if err := ch.PublishWithContext(ctx, "", queues[plan.queueOf(i)], false, false, amqp.Publishing{Body: b}); err != nil {
+		if err := ch.PublishWithContext(ctx, "", sch.queues[sch.plan.queueOf(i)], false, false, amqp.Publishing{Body: b}); err != nil {
 			t.err = fmt.Errorf("publisher %d, message %d: %w", p, i, err)
 			return t
 		}
@@ -204,12 +219,14 @@ type consumerTally struct {
 	err       error
 }
 
-// consumeScale receives want messages from queue q, acks each, checks
-// that each was meant for q, counts it in delivered and keeps the latency
-// of those sent within [spanStart, spanEnd).
-func consumeScale(ctx context.Context, deliveries <-chan amqp.Delivery, q int, plan scalePlan, want int, spanStart, spanEnd time.Time, delivered *atomic.Int64) consumerTally {
+// consumeScale receives queue q's share of the messages from
+// deliveries, acks each, checks that each was meant for q, counts it in
+// delivered and keeps the latency of those sent within the span.
+func consumeScale(ctx context.Context, sch scaleSchedule, q int, deliveries <-chan amqp.Delivery, delivered *atomic.Int64) consumerTally {
 	var t consumerTally
-	w0, w1 := spanStart.UnixNano(), spanEnd.UnixNano()
+	plan := sch.plan
+	want := shareOf(q, len(plan.subConn), sch.total)
+	w0, w1 := sch.spanStart.UnixNano(), sch.spanEnd.UnixNano()
 	for got := 0; got < want; got++ {
 		var d amqp.Delivery
 		var ok bool
@@ -266,8 +283,8 @@ func sleepUntil(ctx context.Context, t time.Time) error {
 // call has failed.
 func forEach(ctx context.Context, n, workers int, do func(i int) error) error {
 	var (
-		mu     sync.Mutex
-		next   int
+		next   atomic.Int64
+		mu     sync.Mutex // guards errs
 		errs   []error
 		wg     sync.WaitGroup
 		failed atomic.Bool
@@ -275,10 +292,7 @@ func forEach(ctx context.Context, n, workers int, do func(i int) error) error {
 	for range min(n, workers) {
 		wg.Go(func() {
 			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
+				i := int(next.Add(1) - 1)
 				if i >= n || failed.Load() || ctx.Err() != nil {
 					return
 				}
