@@ -97,6 +97,42 @@ func declareQueue(ch *amqp.Channel, name string, args amqp.Table) error {
 	return err
 }
 
+// filledQueue is the one queue a publishing workload fills and nobody
+// consumes.
+type filledQueue struct {
+	name    string
+	durable bool
+}
+
+// fill declares q on a session of its own and runs publish, which
+// publishes e.messages into q (the session is publish's to use too), then
+// checks with a passive queue.declare that q holds exactly e.messages, so
+// that a figure counts what reached the queue, not what the client sent.
+// q is deleted at the end, also when something failed.
+func (q filledQueue) fill(e *env, publish func(s *session) (Result, error)) (res Result, err error) {
+	defer func() { err = errors.Join(err, cleanup(e.url, []string{q.name}, nil)) }()
+	s, err := openSession(e.url)
+	if err != nil {
+		return res, err
+	}
+	defer s.close()
+	if _, err := s.ch.QueueDeclare(q.name, q.durable, false, false, false, nil); err != nil {
+		return res, err
+	}
+	if res, err = publish(s); err != nil {
+		return res, err
+	}
+	qi, err := s.ch.QueueDeclarePassive(q.name, q.durable, false, false, false, nil)
+	if err != nil {
+		return res, err
+	}
+	if qi.Messages != e.messages {
+		return res, fmt.Errorf("queue %s holds %d messages after %d publishes", q.name, qi.Messages, e.messages)
+	}
+	res.Notes = append(res.Notes, fmt.Sprintf("the queue held %d messages at the end", qi.Messages))
+	return res, nil
+}
+
 // waitForCount polls the queue until it holds at least want ready
 // messages, and returns when it first saw them.
 func waitForCount(ctx context.Context, ch *amqp.Channel, queue string, want int) (time.Time, error) {

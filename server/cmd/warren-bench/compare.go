@@ -100,7 +100,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.size, "size", 16, "message body size in bytes")
 	names := fs.String("workloads", "", "comma-separated workloads (default: all but scale-queues, scale-conns and idle-memory, which run only when named)")
 	fs.StringVar(&cfg.jsonPath, "json", "", "also write every run's result to this file as JSON")
-	fs.StringVar(&cfg.client, "client", clientAMQP091, "load client: amqp091 (every workload) or pipelined (its publish-confirms, publish-consume and fanout-10)")
+	fs.StringVar(&cfg.client, "client", clientAMQP091, "load client: amqp091 (every workload) or pipelined (its "+workloadNames(pipelinedWorkloads)+")")
 	pipeFlags(fs, &cfg.pipe)
 	scaleFlags(fs, &cfg.scale)
 	if err := fs.Parse(args); err != nil {

@@ -79,7 +79,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("warren-bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	url := fs.String("url", "amqp://guest:guest@127.0.0.1:5672/", "AMQP URL of the broker")
-	name := fs.String("workload", "", "workload to run: "+workloadNames())
+	name := fs.String("workload", "", "workload to run: "+workloadNames(workloads))
 	messages := fs.Int("messages", 0, "messages (queues for declare-bind-10k); 0: the workload's default")
 	size := fs.Int("size", 16, "message body size in bytes")
 	pid := fs.Int("pid", 0, "the server's process id, for the memory workload's RSS and the broker's CPU per message")
@@ -92,7 +92,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	inproc := fs.Bool("inproc", false, "start a Warren server in this process and run against it (ignores --url)")
 	cpuProfile := fs.String("cpuprofile", "", "with --inproc: write a CPU profile of the workload to this file")
 	memProfile := fs.String("memprofile", "", "with --inproc: write a heap profile at the workload's peak (memory) or end")
-	client := fs.String("client", clientAMQP091, "load client: amqp091 (amqp091-go, a write per publish) or pipelined (many frames per system call; publish-confirms, publish-consume, fanout-10)")
+	client := fs.String("client", clientAMQP091, "load client: amqp091 (amqp091-go, a write per publish) or pipelined (many frames per system call; "+workloadNames(pipelinedWorkloads)+")")
 	var pipe pipeConfig
 	pipeFlags(fs, &pipe)
 	var scale scaleConfig
@@ -217,9 +217,10 @@ func printResult(out io.Writer, r Result) {
 	}
 }
 
-func workloadNames() string {
+// workloadNames lists the names of list's workloads, for a flag's help.
+func workloadNames(list []workload) string {
 	s := ""
-	for i, w := range workloads {
+	for i, w := range list {
 		if i > 0 {
 			s += ", "
 		}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 )
@@ -14,39 +13,25 @@ import (
 // are confirmed when [they are] persisted to disk", RabbitMQ's confirms
 // guide), so this measures the path through the broker's store: compare
 // runs it on a Warren started with --data in a directory of its own.
-func runPersistent(ctx context.Context, e *env) (res Result, err error) {
-	s, err := openSession(e.url)
-	if err != nil {
-		return res, err
-	}
-	defer s.close()
-	q := e.name("durable")
-	if _, err := s.ch.QueueDeclare(q, true, false, false, false, nil); err != nil {
-		return res, err
-	}
-	defer func() { err = errors.Join(err, cleanup(e.url, []string{q}, nil)) }()
-	cp, err := newConfirmingPublisher(s.ch, e.messages, e.window)
-	if err != nil {
-		return res, err
-	}
-	cpu := startCPU(e.serverPID)
-	start := time.Now()
-	if err := cp.publishAll(ctx, q, persistentMsg(e.sizeBytes), e.messages); err != nil {
-		return res, err
-	}
-	elapsed := time.Since(start)
-	res = Result{
-		ElapsedMs: ms(elapsed),
-		Metrics:   []Metric{{Name: "throughput", Unit: "msgs/s", Value: rate(e.messages, elapsed), HigherIsBetter: true}},
-		Notes:     []string{fmt.Sprintf("confirm window %d, durable queue", e.window)},
-	}
-	res.addCPU(cpu, e.messages, "msg")
-	qi, err := s.ch.QueueDeclarePassive(q, true, false, false, false, nil)
-	if err != nil {
-		return res, err
-	}
-	if qi.Messages != e.messages {
-		return res, fmt.Errorf("queue holds %d messages, want %d", qi.Messages, e.messages)
-	}
-	return res, nil
+func runPersistent(ctx context.Context, e *env) (Result, error) {
+	q := filledQueue{name: e.name("durable"), durable: true}
+	return q.fill(e, func(s *session) (res Result, err error) {
+		cp, err := newConfirmingPublisher(s.ch, e.messages, e.window)
+		if err != nil {
+			return res, err
+		}
+		cpu := startCPU(e.serverPID)
+		start := time.Now()
+		if err := cp.publishAll(ctx, q.name, persistentMsg(e.sizeBytes), e.messages); err != nil {
+			return res, err
+		}
+		elapsed := time.Since(start)
+		res = Result{
+			ElapsedMs: ms(elapsed),
+			Metrics:   []Metric{{Name: "throughput", Unit: "msgs/s", Value: rate(e.messages, elapsed), HigherIsBetter: true}},
+			Notes:     []string{fmt.Sprintf("confirm window %d, durable queue", e.window)},
+		}
+		res.addCPU(cpu, e.messages, "msg")
+		return res, nil
+	})
 }

@@ -252,9 +252,10 @@ func (p *pipeConn) openChannel(n uint16) error {
 }
 
 // close ends the connection with connection.close and waits, within
-// pipeCloseWait, for close-ok (frames still in flight are skipped), then
-// closes the socket.
-func (p *pipeConn) close() error {
+// pipeCloseWait, for close-ok, then closes the socket. Frames still in
+// flight before close-ok go to late, when it is set, and are skipped
+// otherwise; an error from late is close's.
+func (p *pipeConn) close(late func(amqp.Frame) error) error {
 	defer p.c.Close()
 	if err := p.c.SetDeadline(time.Now().Add(pipeCloseWait)); err != nil {
 		return err
@@ -276,6 +277,11 @@ func (p *pipeConn) close() error {
 		if f.Channel == 0 && f.Type == amqp.FrameMethod {
 			if class, method, _ := methodIDs(f.Payload); class == 10 && method == 51 { // connection.close-ok
 				return nil
+			}
+		}
+		if late != nil {
+			if err := late(f); err != nil {
+				return err
 			}
 		}
 	}

@@ -46,15 +46,22 @@ func (c pipeConfig) check() error {
 
 // pipeJob is what one run of the pipelining client does: publish
 // messages in all (split among the publishers) to exchange with key, with
-// confirms, and, when queues are consumed, receive every message on every
-// queue.
+// confirms or without, and, when queues are consumed, receive every
+// message on every queue.
 type pipeJob struct {
 	exchange, key string
+	confirm       bool     // publish in confirm mode, at most env.window unconfirmed per publisher
 	queues        []string // consumed when consume is set
 	consume       bool
 	manualAck     bool // acks with multiple=true (else no-ack consumers)
 	messages      int
 	props         amqp.Properties
+	// settle, when set, is waited for after the last publish is written
+	// (and confirmed, and delivered): the clock runs until it returns. A
+	// job without confirms or consumers uses it to wait until the broker
+	// has taken in every message, so that the figure is not how fast the
+	// client could write to its sockets.
+	settle func(ctx context.Context) error
 }
 
 // pipeRun is one run in progress: its connections and their counters.
@@ -68,7 +75,7 @@ type pipeRun struct {
 	target    int64         // deliveries that end the run
 	all       chan struct{} // closed when delivered reaches target
 	allOnce   sync.Once
-	finished  chan struct{} // closed to tell consumers the run is over
+	finished  chan struct{} // closed to tell listeners the run is over
 }
 
 // conns lists every connection of the run.
@@ -118,11 +125,16 @@ func runPipe(ctx context.Context, e *env, job pipeJob) (res Result, err error) {
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	pubErrs := make(chan error, 2*len(r.pubs))
-	subErrs := make(chan error, len(r.subs))
+	// Writers, and confirm readers, return nil when they are done;
+	// listeners (consumers, and the readers of publishers without
+	// confirms) return nil only once the run is over (pipeRun.end).
+	doneErrs := make(chan error, 2*len(r.pubs))
+	listenErrs := make(chan error, len(r.subs)+len(r.pubs))
+	settled := make(chan error, 1)
 	var wg sync.WaitGroup
 	// fail ends the run: closing every socket ends every goroutine's read
-	// or write, and cancel a writer waiting for room in its window.
+	// or write, and cancel a writer waiting for room in its window or a
+	// settle.
 	fail := func(err error) (Result, error) {
 		cancel()
 		r.abort()
@@ -133,50 +145,78 @@ func runPipe(ctx context.Context, e *env, job pipeJob) (res Result, err error) {
 	start := time.Now()
 	for _, s := range r.subs {
 		wg.Add(1)
-		go func() { defer wg.Done(); subErrs <- s.run(r) }()
+		go func() { defer wg.Done(); listenErrs <- s.run(r) }()
 	}
 	for _, p := range r.pubs {
 		wg.Add(2)
-		go func() { defer wg.Done(); pubErrs <- p.write(runCtx, e.window, e.pipe.batch) }()
-		go func() { defer wg.Done(); pubErrs <- p.readConfirms() }()
+		go func() { defer wg.Done(); doneErrs <- p.write(runCtx, e.window, e.pipe.batch) }()
+		if p.confirm {
+			go func() { defer wg.Done(); doneErrs <- p.readConfirms() }()
+		} else {
+			go func() { defer wg.Done(); listenErrs <- p.watch(r) }()
+		}
 	}
 
-	pubsLeft, subsLeft := 2*len(r.pubs), len(r.subs)
-	allSeen := r.all
-	if !job.consume {
-		allSeen = nil
+	working, listening := len(r.pubs), len(r.subs)
+	if job.confirm {
+		working *= 2
+	} else {
+		listening += len(r.pubs)
 	}
-	for pubsLeft > 0 || subsLeft > 0 || allSeen != nil {
-		select {
-		case err := <-pubErrs:
-			if err != nil {
-				return fail(err)
-			}
-			pubsLeft--
-		case err := <-subErrs:
-			// A consumer returns nil only once the run is over.
-			if err == nil && allSeen != nil {
-				err = errors.New("a consumer stopped before the end")
-			}
-			if err != nil {
-				return fail(err)
-			}
-			subsLeft--
-		case <-allSeen:
-			allSeen = nil
-			close(r.finished)
-			for _, s := range r.subs {
-				// Wake it from its read to send its last acks.
-				if err := s.conn.c.SetReadDeadline(time.Now()); err != nil {
-					return fail(err)
+	var allSeen <-chan struct{}
+	if job.consume {
+		allSeen = r.all
+	}
+	settle := job.settle
+	var wrote time.Duration // when the last publish was written, for a settle
+	settling, over := false, false
+	for {
+		if working == 0 && allSeen == nil && !settling {
+			if settle != nil {
+				wrote = time.Since(start)
+				f := settle
+				settle, settling = nil, true
+				wg.Add(1)
+				go func() { defer wg.Done(); settled <- f(runCtx) }()
+			} else {
+				if !over {
+					over = true
+					if err := r.end(); err != nil {
+						return fail(err)
+					}
+				}
+				if listening == 0 {
+					break
 				}
 			}
+		}
+		select {
+		case err := <-doneErrs:
+			if err != nil {
+				return fail(err)
+			}
+			working--
+		case err := <-listenErrs:
+			if err == nil && !over {
+				err = errors.New("a consumer or a publisher's reader stopped before the end")
+			}
+			if err != nil {
+				return fail(err)
+			}
+			listening--
+		case <-allSeen:
+			allSeen = nil
+		case err := <-settled:
+			if err != nil {
+				return fail(err)
+			}
+			settling = false
 		case <-runCtx.Done():
 			return fail(runCtx.Err())
 		}
 	}
-	// The clock stops when every message is confirmed and delivered and
-	// the consumers have sent their last acks.
+	// The clock stops when every message is confirmed and delivered, or
+	// settled, and the consumers have sent their last acks.
 	elapsed := time.Since(start)
 	wg.Wait()
 
@@ -190,6 +230,9 @@ func runPipe(ctx context.Context, e *env, job pipeJob) (res Result, err error) {
 	}
 	res.addCPU(cpu, units, per)
 	res.Notes = append(res.Notes, r.shape())
+	if job.settle != nil {
+		res.Notes = append(res.Notes, fmt.Sprintf("publishers finished writing after %.0f ms", ms(wrote)))
+	}
 	return res, r.verify()
 }
 
@@ -261,20 +304,53 @@ func (s *pipeConsumer) run(r *pipeRun) error {
 			return err
 		}
 		if err := s.conn.fill(); err != nil {
-			select {
-			case <-r.finished:
-				var ne net.Error
-				if errors.As(err, &ne) && ne.Timeout() {
-					if err := s.conn.c.SetReadDeadline(time.Time{}); err != nil {
-						return err
-					}
-					s.conn.out = s.state.appendAcks(s.conn.out, true)
-					return s.conn.flush()
-				}
-			default:
+			if !r.over(err) {
+				return err
 			}
+			if err := s.conn.c.SetReadDeadline(time.Time{}); err != nil {
+				return err
+			}
+			s.conn.out = s.state.appendAcks(s.conn.out, true)
+			return s.conn.flush()
+		}
+	}
+}
+
+// end tells the listeners that the run is over and wakes each from its
+// read with a deadline in the past: a consumer then sends its last acks.
+func (r *pipeRun) end() error {
+	close(r.finished)
+	for _, c := range r.listeners() {
+		if err := c.c.SetReadDeadline(time.Now()); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// listeners lists the connections whose readers run until the run is
+// over: the consumers', and the publishers' without confirms.
+func (r *pipeRun) listeners() []*pipeConn {
+	var out []*pipeConn
+	if !r.job.confirm {
+		for _, p := range r.pubs {
+			out = append(out, p.conn)
+		}
+	}
+	for _, s := range r.subs {
+		out = append(out, s.conn)
+	}
+	return out
+}
+
+// over reports whether err, from a listener's read, is end's wake-up.
+func (r *pipeRun) over(err error) bool {
+	select {
+	case <-r.finished:
+		var ne net.Error
+		return errors.As(err, &ne) && ne.Timeout()
+	default:
+		return false
 	}
 }
 
@@ -289,8 +365,11 @@ func (r *pipeRun) abort() {
 // only when the run itself succeeded.
 func (r *pipeRun) closeAll(err *error) {
 	var errs []error
-	for _, c := range r.conns() {
-		errs = append(errs, c.close())
+	for _, p := range r.pubs {
+		errs = append(errs, p.conn.close(p.afterRun))
+	}
+	for _, s := range r.subs {
+		errs = append(errs, s.conn.close(nil))
 	}
 	if *err == nil {
 		*err = errors.Join(errs...)
@@ -313,8 +392,8 @@ func (r *pipeRun) describe(err error) error {
 func (r *pipeRun) verify() error {
 	var errs []error
 	for _, p := range r.pubs {
-		if p.nacked > 0 {
-			errs = append(errs, fmt.Errorf("publisher %d: %d of %d publishes nacked", p.index, p.nacked, p.count))
+		if p.confirms.nacked > 0 {
+			errs = append(errs, fmt.Errorf("publisher %d: %d of %d publishes nacked", p.index, p.confirms.nacked, p.count))
 		}
 	}
 	if !r.job.consume {
@@ -349,8 +428,16 @@ func (r *pipeRun) shape() string {
 		reads += s.conn.reads
 		acks += s.state.ackFrames
 	}
-	s := fmt.Sprintf("pipelining client: %d publishers (confirm window %d each, up to %d publishes per write: %.1f on average)",
-		len(r.pubs), r.e.window, r.e.pipe.batch, float64(r.job.messages)/float64(max(writes, 1)))
+	confirms := "no confirms"
+	if r.job.confirm {
+		var confirmed uint64
+		for _, p := range r.pubs {
+			confirmed += p.confirmed.Load()
+		}
+		confirms = fmt.Sprintf("confirm window %d each, %d publishes confirmed", r.e.window, confirmed)
+	}
+	s := fmt.Sprintf("pipelining client: %d publishers (%s, up to %d publishes per write: %.1f on average)",
+		len(r.pubs), confirms, r.e.pipe.batch, float64(r.job.messages)/float64(max(writes, 1)))
 	if r.job.consume {
 		s += fmt.Sprintf(", %d consumers (%.1f deliveries per read", len(r.subs), float64(r.target)/float64(max(reads, 1)))
 		if r.job.manualAck {

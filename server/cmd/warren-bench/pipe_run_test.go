@@ -11,29 +11,26 @@ import (
 )
 
 // TestPipelinedClientAgainstWarren runs the pipelining client's workloads
-// against a Warren in this process for a few thousand messages. A run
-// returns an error unless every publish was confirmed (none nacked) and
-// every consumed queue received every message exactly once.
+// against a Warren in this process for a few thousand messages, the
+// durable one against a second Warren with a data directory. A run
+// returns an error unless every publish was confirmed exactly once (none
+// nacked), every consumed queue received every message exactly once, and
+// a queue nobody consumes held exactly the messages published; the notes
+// checked here are those counts as the run saw them.
 func TestPipelinedClientAgainstWarren(t *testing.T) {
-	srv, err := server.Start(server.Options{AMQPAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-	}()
-	url := "amqp://guest:guest@" + srv.AMQPAddr() + "/"
+	url := startTestWarren(t, server.Options{})
+	dataURL := startTestWarren(t, server.Options{DataDir: t.TempDir()})
 	for _, c := range []struct {
 		workload string
 		messages int
 		pipe     pipeConfig
 		want     []string
 	}{
-		{"publish-confirms", 3000, pipeConfig{publishers: 3, consumers: 1, batch: 64}, []string{"3 publishers"}},
-		{"publish-consume", 5000, pipeConfig{publishers: 2, consumers: 3, batch: 100}, []string{"3 consumers", "basic.ack multiple=true"}},
-		{"fanout-10", 500, pipeConfig{publishers: 2, consumers: 4, batch: 50}, []string{"no-ack"}},
+		{"publish-only", 4000, pipeConfig{publishers: 3, consumers: 1, batch: 64}, []string{"3 publishers (no confirms", "the queue held 4000 messages at the end", "publishers finished writing after"}},
+		{"publish-confirms", 3000, pipeConfig{publishers: 3, consumers: 1, batch: 64}, []string{"3 publishers", "3000 publishes confirmed", "the queue held 3000 messages at the end"}},
+		{"publish-consume", 5000, pipeConfig{publishers: 2, consumers: 3, batch: 100}, []string{"5000 publishes confirmed", "3 consumers", "basic.ack multiple=true"}},
+		{"fanout-10", 500, pipeConfig{publishers: 2, consumers: 4, batch: 50}, []string{"500 publishes confirmed", "no-ack"}},
+		{"persistent-confirms", 2000, pipeConfig{publishers: 2, consumers: 1, batch: 50}, []string{"2000 publishes confirmed", "the queue held 2000 messages at the end"}},
 	} {
 		t.Run(c.workload, func(t *testing.T) {
 			w, err := findIn(pipelinedWorkloads, c.workload)
@@ -41,6 +38,9 @@ func TestPipelinedClientAgainstWarren(t *testing.T) {
 				t.Fatal(err)
 			}
 			e := &env{url: url, messages: c.messages, sizeBytes: 16, window: 200, inflightMax: 1, pipe: c.pipe, serverPID: os.Getpid()}
+			if w.durable {
+				e.url = dataURL
+			}
 			if err := checkEnv(w, e); err != nil {
 				t.Fatal(err)
 			}
@@ -62,6 +62,23 @@ func TestPipelinedClientAgainstWarren(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startTestWarren starts a Warren in this process on loopback ports with
+// opts, shut down when the test ends, and returns its AMQP URL.
+func startTestWarren(t *testing.T, opts server.Options) string {
+	t.Helper()
+	opts.AMQPAddr, opts.HTTPAddr = "127.0.0.1:0", "127.0.0.1:0"
+	srv, err := server.Start(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	})
+	return "amqp://guest:guest@" + srv.AMQPAddr() + "/"
 }
 
 func TestPipeConfigCheck(t *testing.T) {

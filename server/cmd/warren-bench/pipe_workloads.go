@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	amqp091 "github.com/rabbitmq/amqp091-go"
+
+	"warren/server/amqp"
 )
 
 // The load clients a workload can be run with (--client).
@@ -16,13 +18,18 @@ const (
 )
 
 // pipelinedWorkloads are the workloads of the pipelining client. They
-// share their names with amqp091-go's so that results line up, but publish
-// with confirms from several connections and ack in batches; the counts
-// are larger because each run is faster.
+// share their names with amqp091-go's so that results line up, but
+// publish from several connections, many publishes per write, and ack in
+// batches; the counts are larger because each run is faster. Like
+// amqp091-go's, persistent-confirms is durable: compare runs it on a
+// Warren of its own with --data, --inproc gives its server a data
+// directory.
 var pipelinedWorkloads = []workload{
+	{name: "publish-only", messages: 500_000, minSize: msgIDBytes, description: "pipelining publishers without confirms into one queue; msgs/s until a passive queue.declare sees the queue hold them all", run: runPipePublishOnly},
 	{name: "publish-confirms", messages: 500_000, minSize: msgIDBytes, description: "pipelining publishers with confirms into one queue; msgs/s until the last confirm", run: runPipePublishConfirms},
 	{name: "publish-consume", messages: 500_000, minSize: msgIDBytes, description: "pipelining publishers with confirms and consumers on one queue (manual acks, multiple=true, prefetch 500); msgs/s until the last delivery", run: runPipePublishConsume},
 	{name: "fanout-10", messages: 50_000, minSize: msgIDBytes, description: "pipelining publishers with confirms to a fanout exchange bound to 10 queues, no-ack consumers sharing the queues; deliveries/s until the last delivery", run: runPipeFanout},
+	{name: "persistent-confirms", messages: 200_000, minSize: msgIDBytes, durable: true, description: "pipelining publishers with confirms of persistent messages into a durable queue, on a Warren with a data directory; msgs/s until the last confirm", run: runPipePersistent},
 }
 
 // workloadsFor returns the workloads a client runs.
@@ -36,31 +43,38 @@ func workloadsFor(client string) ([]workload, error) {
 	return nil, fmt.Errorf("--client %q: want %s or %s", client, clientAMQP091, clientPipelined)
 }
 
+// runPipePublishOnly publishes N messages without confirms into one queue
+// nobody consumes. The clock stops when a passive queue.declare sees the
+// queue hold all N, as in amqp091-go's publish-only, so it measures what
+// the broker took in, not how fast the client wrote to its sockets.
+func runPipePublishOnly(ctx context.Context, e *env) (Result, error) {
+	q := filledQueue{name: e.name("q")}
+	return q.fill(e, func(s *session) (Result, error) {
+		settle := func(ctx context.Context) error {
+			_, err := waitForCount(ctx, s.ch, q.name, e.messages)
+			return err
+		}
+		return runPipe(ctx, e, pipeJob{key: q.name, messages: e.messages, settle: settle})
+	})
+}
+
 // runPipePublishConfirms publishes N messages with confirms into one
-// queue nobody consumes, then checks that the queue holds them all.
-func runPipePublishConfirms(ctx context.Context, e *env) (res Result, err error) {
-	q := e.name("q")
-	defer func() { err = errors.Join(err, cleanup(e.url, []string{q}, nil)) }()
-	s, err := openSession(e.url)
-	if err != nil {
-		return res, err
-	}
-	defer s.close()
-	if err := declareQueue(s.ch, q, nil); err != nil {
-		return res, err
-	}
-	res, err = runPipe(ctx, e, pipeJob{key: q, messages: e.messages})
-	if err != nil {
-		return res, err
-	}
-	qi, err := s.ch.QueueDeclarePassive(q, false, false, false, false, nil)
-	if err != nil {
-		return res, err
-	}
-	if qi.Messages != e.messages {
-		return res, fmt.Errorf("queue holds %d messages after %d confirmed publishes", qi.Messages, e.messages)
-	}
-	return res, nil
+// queue nobody consumes.
+func runPipePublishConfirms(ctx context.Context, e *env) (Result, error) {
+	q := filledQueue{name: e.name("q")}
+	return q.fill(e, func(*session) (Result, error) {
+		return runPipe(ctx, e, pipeJob{key: q.name, confirm: true, messages: e.messages})
+	})
+}
+
+// runPipePersistent publishes N persistent (delivery-mode 2) messages
+// with confirms into a durable queue, which a broker confirms only once
+// they are on disk (see runPersistent).
+func runPipePersistent(ctx context.Context, e *env) (Result, error) {
+	q := filledQueue{name: e.name("durable"), durable: true}
+	return q.fill(e, func(*session) (Result, error) {
+		return runPipe(ctx, e, pipeJob{key: q.name, confirm: true, messages: e.messages, props: amqp.Properties{DeliveryMode: 2}})
+	})
 }
 
 // runPipePublishConsume publishes N messages into one queue that the
@@ -76,7 +90,7 @@ func runPipePublishConsume(ctx context.Context, e *env) (res Result, err error) 
 	if err := declareQueue(s.ch, q, nil); err != nil {
 		return res, err
 	}
-	return runPipe(ctx, e, pipeJob{key: q, queues: []string{q}, consume: true, manualAck: true, messages: e.messages})
+	return runPipe(ctx, e, pipeJob{key: q, confirm: true, queues: []string{q}, consume: true, manualAck: true, messages: e.messages})
 }
 
 // runPipeFanout publishes N messages to a fanout exchange bound to
@@ -104,7 +118,7 @@ func runPipeFanout(ctx context.Context, e *env) (res Result, err error) {
 			return res, err
 		}
 	}
-	return runPipe(ctx, e, pipeJob{exchange: x, queues: queues, consume: true, messages: e.messages})
+	return runPipe(ctx, e, pipeJob{exchange: x, confirm: true, queues: queues, consume: true, messages: e.messages})
 }
 
 // pipeFlags defines the pipelining client's flags on fs.
