@@ -53,8 +53,8 @@ func TestOtherCommandsRunBetweenBatches(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		// The reply is made on the broker goroutine, which also counts
-		// the deliveries: got is how many preceded it.
+		// The reply is made under the broker's lock, as the observer
+		// counts the deliveries: got is how many preceded it.
 		var ok engine.QueueDeclareOk
 		var got int64
 		if err := b.Do(func(e *engine.Broker) {

@@ -1,20 +1,30 @@
-// Package broker is the wall-clock driver of the engine: exactly one
-// goroutine owns an engine.Broker, and everything else talks to it by
-// message (etcd raft's Node around its RawNode).
+// Package broker is the wall-clock driver of the engine: one lock owns an
+// engine.Broker, and whoever holds it runs one request at a time, in the
+// order they took the lock (etcd raft's Node around its RawNode, with a
+// lock for a goroutine; see "Owner" below).
 //
-// The owner goroutine, on every request and whenever the engine's next
-// deadline arrives, advances the engine to the current wall time (or, on a
-// paused or manual clock, towards where the clock was told to go: see
-// clock.go), runs the request, drains the engine's events and hands each to the sink attached
-// for its connection (and to observers). Sinks run on the owner goroutine
-// and must not block: a connection's sink appends to the connection's own
-// outbox, and pauses the connection in the engine when the outbox grows
-// past its limit (back-pressure), so one slow consumer never holds up the
-// broker or any other connection.
+// On every request, and whenever the engine's next deadline arrives (a
+// timer goroutine of the broker's own takes the lock then), the owner
+// advances the engine to the current wall time (or, on a paused or manual
+// clock, towards where the clock was told to go: see clock.go), runs the
+// request, drains the engine's events and hands each to the sink attached
+// for its connection (and to observers). Sinks run under the lock and must
+// not block: a connection's sink appends to the connection's own outbox,
+// and pauses the connection in the engine when the outbox grows past its
+// limit (back-pressure), so one slow consumer never holds up the broker or
+// any other connection.
+//
+// Owner: the engine was first owned by a goroutine of its own that every
+// request was handed to. Each hand-off woke that goroutine, and Go's
+// scheduler woke a second OS thread to run it, which cost more than the
+// engine's work for a publish; a request now runs on its caller's
+// goroutine, under the lock, with the same one-at-a-time order, log and
+// events (BENCHMARKS.md, "Fewer wake-ups").
 package broker
 
 import (
 	"errors"
+	"runtime"
 	"sync"
 	"time"
 
@@ -22,7 +32,7 @@ import (
 	"warren/server/store"
 )
 
-// Sink receives events. It runs on the broker goroutine and must not block
+// Sink receives events. It runs under the broker's lock and must not block
 // or call back into the Broker; it may use the engine it is given (to pause
 // a connection whose writer falls behind, say). The slice is the engine's
 // and valid only during the call: a sink copies what it keeps. A burst of
@@ -37,14 +47,23 @@ type SinkFunc func(e *engine.Broker, evs []engine.Event)
 // Events calls f.
 func (f SinkFunc) Events(e *engine.Broker, evs []engine.Event) { f(e, evs) }
 
-// Broker serialises access to one engine.Broker on its own goroutine.
+// Broker serialises access to one engine.Broker: one request at a time,
+// under mu.
 type Broker struct {
-	reqs  chan func()
 	done  chan struct{}
 	start time.Time
 	now   func() time.Time
+	// kick wakes the timer goroutine (loop) when a request left it work:
+	// a deadline earlier than the one it waits for, a backlog, a clock
+	// moving or a clock request to answer.
+	kick chan struct{}
 
-	// Owned by the broker goroutine.
+	// mu is held by whoever runs the engine; everything below is theirs.
+	mu      sync.Mutex
+	stopped bool
+	// armed says the loop waits for the deadline armedAt.
+	armed      bool
+	armedAt    engine.Time
 	eng        *engine.Broker
 	sinks      map[engine.ConnID]Sink
 	observers  map[int]Sink
@@ -113,7 +132,7 @@ func StartDurable(eng *engine.Broker, opts Options) *Broker {
 
 func run(eng *engine.Broker, opts Options) *Broker {
 	b := &Broker{
-		reqs:      make(chan func()),
+		kick:      make(chan struct{}, 1),
 		done:      make(chan struct{}),
 		now:       opts.Now,
 		start:     time.UnixMilli(eng.Config().EpochMs),
@@ -135,46 +154,49 @@ func run(eng *engine.Broker, opts Options) *Broker {
 	return b
 }
 
-// Do runs f on the broker goroutine with the engine advanced to now, then
-// dispatches the events f caused, and returns. Whatever f hands a
-// connection (a reply, say) therefore reaches it before the events the
-// command caused: consume-ok before the first deliver, as AMQP requires.
+// Do runs f on the engine, on the calling goroutine under the broker's
+// lock, with the engine advanced to now, then dispatches the events f
+// caused, and returns. Whatever f hands a connection (a reply, say)
+// therefore reaches it before the events the command caused: consume-ok
+// before the first deliver, as AMQP requires.
 func (b *Broker) Do(f func(e *engine.Broker)) error {
-	finished := make(chan struct{})
-	req := func() {
-		defer close(finished)
-		f(b.eng)
-		b.persist()
-		b.dispatch()
-	}
-	select {
-	case b.reqs <- req:
-	case <-b.done:
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.stopped {
 		return ErrStopped
 	}
-	select {
-	case <-finished:
-		return nil
-	case <-b.done:
-		return ErrStopped
-	}
+	b.eng.AdvanceTo(b.clockTarget())
+	b.persist()
+	b.dispatch()
+	f(b.eng)
+	b.persist()
+	b.dispatch()
+	b.maybeSnapshot()
+	b.kickIfDue()
+	return nil
 }
 
-// DoAsync queues f to run on the broker goroutine like Do, but returns as
-// soon as the broker has taken it, without waiting for f to finish. Commands
-// that need no reply (basic.publish, basic.ack) use it, so a connection
-// pipelines them; requests still run in the order they are taken.
-func (b *Broker) DoAsync(f func(e *engine.Broker)) error {
-	req := func() {
-		f(b.eng)
-		b.persist()
-		b.dispatch()
+// DoAsync runs f as Do does. It is for commands that need no reply
+// (basic.publish, basic.ack): a backend that queues requests (a shared
+// session's) may return before f has run; this one runs it at once, which
+// costs its caller no more than queueing it would.
+func (b *Broker) DoAsync(f func(e *engine.Broker)) error { return b.Do(f) }
+
+// kickIfDue wakes the timer goroutine when the request just run left it
+// something to do: a deadline earlier than the one it waits for (a
+// message with a TTL, say), a backlog, a paused or manual clock on its
+// way to a target, or a clock request to answer. Otherwise the loop sleeps
+// on, and a stream of publishes costs it nothing.
+func (b *Broker) kickIfDue() {
+	due := b.clockBehind() || len(b.clk.waiters) > 0
+	if at, ok := b.eng.NextDeadline(); ok && b.clk.mode == ClockLive && (!b.armed || at < b.armedAt || at <= b.eng.Now()) {
+		due = true
 	}
-	select {
-	case b.reqs <- req:
-		return nil
-	case <-b.done:
-		return ErrStopped
+	if due {
+		select {
+		case b.kick <- struct{}{}:
+		default:
+		}
 	}
 }
 
@@ -202,9 +224,16 @@ func (b *Broker) Observe(s Sink) (cancel func()) {
 	return func() { b.Do(func(*engine.Broker) { delete(b.observers, id) }) }
 }
 
-// Stop ends the broker goroutine. Pending Do calls return ErrStopped.
+// Stop stops the broker: the timer goroutine ends, and Do calls from now
+// on, and those waiting for the lock, return ErrStopped. Stop waits for a
+// request under way to finish.
 func (b *Broker) Stop() {
-	b.stopOnce.Do(func() { close(b.done) })
+	b.stopOnce.Do(func() {
+		b.mu.Lock()
+		b.stopped = true
+		close(b.done)
+		b.mu.Unlock()
+	})
 }
 
 // Done is closed when the broker has stopped.
@@ -221,15 +250,18 @@ func (b *Broker) engineNow() engine.Time {
 	return max(engine.Time(b.wallMs()+b.clk.offsetMs), b.eng.Now())
 }
 
-// maxServedBetweenBatches bounds how many waiting requests the loop runs
-// between two batches of a backlog, so that a flood of them cannot stall
-// it; each request is itself one bounded engine command.
-const maxServedBetweenBatches = 256
-
+// loop is the broker's timer goroutine: it takes the lock when the
+// engine's next deadline arrives or a request kicks it, fires what is due,
+// answers clock requests, and sleeps until the next deadline.
 func (b *Broker) loop() {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	for {
+		b.mu.Lock()
+		if b.stopped {
+			b.mu.Unlock()
+			return
+		}
 		b.eng.AdvanceTo(b.clockTarget())
 		b.persist()
 		b.dispatch()
@@ -238,52 +270,36 @@ func (b *Broker) loop() {
 			// A backlog is being worked off, a batch per AdvanceTo
 			// (engine/backlog.go), or a paused or manual clock is
 			// moving to its target a deadline at a time (clock.go):
-			// run the requests already waiting before the next
-			// step. The clock stays where the backlog holds it, as
-			// AdvanceTo would leave it.
-			if !b.serveWaiting() {
-				return
-			}
+			// let the requests waiting for the lock run before the
+			// next step. The clock stays where the backlog holds it,
+			// as AdvanceTo would leave it.
+			b.mu.Unlock()
+			runtime.Gosched()
 			continue
 		}
 		b.releaseClock()
+		b.armed = false
+		var d time.Duration = -1
 		if at, ok := b.eng.NextDeadline(); ok && b.clk.mode == ClockLive {
-			d := time.Duration(at-b.engineNow()) * time.Millisecond
+			d = time.Duration(at-b.engineNow()) * time.Millisecond
 			if d < 0 {
 				d = 0
 			}
+			b.armed, b.armedAt = true, at
+		}
+		b.mu.Unlock()
+		if d >= 0 {
 			timer.Reset(d)
 		}
 		select {
-		case req := <-b.reqs:
+		case <-b.kick:
 			timer.Stop()
-			b.eng.AdvanceTo(b.clockTarget())
-			b.persist()
-			b.dispatch()
-			req()
 		case <-timer.C:
 		case <-b.done:
 			timer.Stop()
 			return
 		}
 	}
-}
-
-// serveWaiting runs the requests waiting to be taken, up to
-// maxServedBetweenBatches, without waiting for more; it reports false when
-// the broker has stopped.
-func (b *Broker) serveWaiting() bool {
-	for i := 0; i < maxServedBetweenBatches; i++ {
-		select {
-		case req := <-b.reqs:
-			req()
-		case <-b.done:
-			return false
-		default:
-			return true
-		}
-	}
-	return true
 }
 
 // dispatch drains the engine's events and hands them to sinks: each

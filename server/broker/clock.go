@@ -79,7 +79,7 @@ type ClockState struct {
 	PendingTimers int
 }
 
-// clock is the broker's clock state, owned by the broker goroutine.
+// clock is the broker's clock state, owned by whoever holds the broker's lock.
 type clock struct {
 	mode ClockMode
 	// offsetMs is added to wall time in live mode.
@@ -164,7 +164,7 @@ func (b *Broker) Clock() (ClockState, error) {
 	return st, err
 }
 
-// clockRequest runs f on the broker goroutine to move the clock or switch
+// clockRequest runs f under the broker's lock to move the clock or switch
 // its mode; f returns the engine time to wait for. The request returns
 // once the clock has reached it and the engine has fired everything due
 // by then and dispatched its events, the loop serving other requests
@@ -192,7 +192,7 @@ func (b *Broker) clockRequest(f func() (engine.Time, error)) (ClockState, error)
 	}
 }
 
-// advanceBy moves the clock's target ms forward, on the broker goroutine,
+// advanceBy moves the clock's target ms forward, under the broker's lock,
 // and returns it.
 func (b *Broker) advanceBy(ms int64) (engine.Time, error) {
 	switch b.clk.mode {

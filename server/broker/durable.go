@@ -16,7 +16,7 @@ import (
 // log records of the command that caused it are synced (issue "nothing
 // confirmed is lost").
 //
-// The broker goroutine advances end as it appends records and queues
+// The lock's holder advances end as it appends records and queues
 // releases; the forwarder goroutine advances synced as the store reports
 // fsyncs and runs the releases that became due, in the order they were
 // queued. A broker without a store has no durability: nothing waits.
@@ -37,7 +37,7 @@ type release struct {
 func newDurability() *durability { return &durability{} }
 
 // LogEnd is the log position of the last command applied: what a confirm
-// caused by it waits for. It is called on the broker goroutine (sinks).
+// caused by it waits for. It is called under the broker's lock (sinks).
 func (b *Broker) LogEnd() uint64 {
 	if b.dur == nil {
 		return 0
@@ -49,7 +49,7 @@ func (b *Broker) LogEnd() uint64 {
 
 // AfterDurable runs f once the command log is on disk up to pos, after
 // everything queued before it; at once if that is so already (and always
-// without a data directory). f runs on the broker goroutine or on the
+// without a data directory). f runs under the broker's lock or on the
 // goroutine that learns of the fsync, so it must only queue work (push to
 // an outbox). A pos of 0 waits for nothing but keeps f's place in line.
 func (b *Broker) AfterDurable(pos uint64, f func()) {
@@ -218,7 +218,7 @@ func (b *Broker) persistRecord(rec []byte) {
 }
 
 // forwardSyncs tells the writers whenever the store's durable position or
-// error changes, and the broker goroutine when the error changes, until
+// error changes, and the broker (under its lock) when the error changes, until
 // the broker stops.
 func (b *Broker) forwardSyncs() {
 	var last error
@@ -237,7 +237,7 @@ func (b *Broker) forwardSyncs() {
 	}
 }
 
-// OnDiskError registers f to be told, on the broker goroutine, when the
+// OnDiskError registers f to be told, under the broker's lock, when the
 // store starts failing to write (err) and when it recovers (nil): the
 // memory-and-disk alarm blocks publishers meanwhile.
 func (b *Broker) OnDiskError(f func(err error)) {
@@ -261,7 +261,7 @@ func (b *Broker) diskState(err error) {
 
 // maybeSnapshot replaces the log with a snapshot of the state once the
 // log has grown past the store's limit, so that a restart replays little.
-// It runs on the broker goroutine between commands, when no events are
+// It runs under the broker's lock between commands, when no events are
 // pending; the store writes the bytes in the background.
 func (b *Broker) maybeSnapshot() {
 	if b.st == nil || !b.st.NeedsSnapshot() {

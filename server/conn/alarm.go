@@ -26,13 +26,13 @@ type Alarm struct {
 	PerMessageBytes int64
 
 	// memory and disk are the two reasons to block, touched on the
-	// broker goroutine only.
+	// backend's Do only.
 	memory, disk bool
 
 	mu    sync.Mutex
 	on    bool
 	wake  chan struct{}
-	conns map[*conn]bool // touched on the broker goroutine only
+	conns map[*conn]bool // touched inside the backend's Do only
 }
 
 func (a *Alarm) init() {
@@ -56,7 +56,7 @@ func (a *Alarm) Events(e *engine.Broker, _ []engine.Event) {
 	a.update()
 }
 
-// DiskFailed is told, on the broker goroutine, when the store that keeps
+// DiskFailed is told, inside the backend's Do, when the store that keeps
 // the broker's state on disk starts failing to write (disk full, an I/O
 // error) and when it recovers (err nil). While it fails, publishers are
 // blocked as for RabbitMQ's disk alarm, since nothing they publish could
@@ -66,7 +66,7 @@ func (a *Alarm) DiskFailed(err error) {
 	a.update()
 }
 
-// SetMemory sets the memory reason from outside, on the broker goroutine:
+// SetMemory sets the memory reason from outside, inside the backend's Do:
 // a shared session whose queues hold its bytes limit blocks its
 // publishers as RabbitMQ's memory alarm would, until consumers drain it.
 func (a *Alarm) SetMemory(over bool) {

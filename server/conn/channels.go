@@ -20,7 +20,7 @@ const (
 	chanClosing
 )
 
-// apply runs one channel command on the broker goroutine, as
+// apply runs one channel command inside the backend's Do, as
 // rabbit_reader and rabbit_channel would for the channel's state.
 func (c *conn) apply(e *engine.Broker, cmd command) {
 	if c.dead {

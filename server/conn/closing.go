@@ -37,7 +37,7 @@ func tunedCloseWait(heartbeatSec uint16) time.Duration {
 // goroutine reads only to discard (see closed), and a timer ends the
 // connection if the client neither answers nor closes its socket. It may
 // run on any goroutine; closeWait is set before the connection opens, so
-// the broker goroutine reads it after that.
+// the backend's Do reads it after that.
 func (c *conn) beginClosing() {
 	c.endMu.Lock()
 	defer c.endMu.Unlock()
@@ -67,7 +67,7 @@ func (c *conn) sendClose(code int, text string, m engine.Method) {
 }
 
 // failConnection raises a connection exception found by the connection
-// layer. It runs on the broker goroutine: the engine closes the
+// layer. It runs inside the backend's Do: the engine closes the
 // connection (requeueing, deleting exclusive queues) and the client is
 // sent connection.close. Nothing happens if the connection is already
 // closing.
@@ -85,7 +85,7 @@ func (c *conn) failConnection(e *engine.Broker, code int, text string, m engine.
 // connectionError is failConnection from the connection goroutine.
 func (c *conn) connectionError(code int, text string, m engine.Method) {
 	if !c.opened {
-		// No engine connection yet, and nothing on the broker goroutine
+		// No engine connection yet, and nothing inside the backend's Do
 		// knows of this one.
 		c.sendClose(code, text, m)
 		return

@@ -345,8 +345,8 @@ func (c *conn) run() error {
 	}
 }
 
-// maxBatch bounds how many pipelined commands go to the broker goroutine
-// in one hand-off.
+// maxBatch bounds how many pipelined commands go to the backend in one
+// Do.
 const maxBatch = 256
 
 // heldCommand is a command (or error) read ahead while gathering a batch.

@@ -2,18 +2,19 @@
 // (TCP, or WebSocket binary messages) against the engine driven by
 // server/broker.
 //
-// Three goroutines per connection, each with one job:
+// Two goroutines per connection, each with one job:
 //
-//   - the reader turns bytes into frames and frames into commands
-//     (server/amqp's sans-I/O reader and assembler) and hands them on;
-//   - the connection goroutine runs the handshake and then, for each
-//     command, one broker.Do whose closure calls the engine and queues the
-//     reply in the outbox;
+//   - the connection goroutine reads: it turns bytes into frames and
+//     frames into commands (server/amqp's sans-I/O reader and assembler),
+//     runs the handshake and then, for each command or batch of pipelined
+//     commands, one Do on the backend whose closure calls the engine and
+//     queues the reply in the outbox;
 //   - the writer drains the outbox, encoding replies and the engine's
 //     events (deliveries, returns, confirms, closes) into frames.
 //
 // Everything that must agree with the engine's state — which channels are
-// closing, whether the connection is paused for back-pressure — lives on
-// the broker goroutine: it is touched only inside Do closures and by the
-// event sink, both of which run there.
+// closing, whether the connection is paused for back-pressure — belongs to
+// the backend's owner (the server's broker's lock, a shared session's
+// goroutine): it is touched only inside Do closures and by the event sink,
+// both of which run there.
 package conn

@@ -5,7 +5,7 @@ import (
 	"warren/server/amqp"
 )
 
-// sink receives the connection's engine events on the broker goroutine.
+// sink receives the connection's engine events inside the backend's Do.
 type sink struct{ c *conn }
 
 // Events queues the frames each event calls for and applies back-pressure.

@@ -57,10 +57,11 @@ func pipelined(cmd command) bool {
 	return false
 }
 
-// handleBatch hands pipelined commands to the broker goroutine in one
-// request, in order, without waiting: a client that streams publishes pays
-// one hand-off per batch rather than per message. Publishes wait first
-// while the memory alarm is on.
+// handleBatch runs pipelined commands in one request to the backend, in
+// order, with DoAsync: a client that streams publishes pays one request
+// per batch rather than per message, and does not wait on a backend that
+// queues requests (a shared session's). Publishes wait first while the
+// memory alarm is on.
 func (c *conn) handleBatch(batch []command) {
 	for _, cmd := range batch {
 		if _, isPublish := cmd.method.(*amqp.BasicPublish); isPublish {

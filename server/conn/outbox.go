@@ -37,7 +37,7 @@ type outChunk struct {
 const maxFreeChunks = 8
 
 // outbox is the ordered queue between the producers (the connection
-// goroutine's replies, made on the broker goroutine, and the event sink)
+// goroutine's replies, made inside the backend's Do, and the event sink)
 // and the writer. Its byte count drives back-pressure.
 type outbox struct {
 	mu     sync.Mutex

@@ -17,7 +17,7 @@ import (
 const replyTo = "amq.rabbitmq.reply-to"
 
 // replyTargets maps tokens to the consumers they reach. It is shared by the
-// server's connections and touched only on the broker goroutine.
+// server's connections and touched only inside the backend's Do.
 type replyTargets struct {
 	next    uint64
 	byToken map[string]replyTarget
