@@ -166,9 +166,10 @@ type conn struct {
 	terminate *time.Timer // ends a closing connection the client does not close
 	ended     bool
 
-	// Owned by the writer: method values reused for every event it
-	// encodes, so a delivery or a confirm allocates no method struct.
-	wm writerMethods
+	// What the one writing owns (writer.go): the writer goroutine, or
+	// the connection's goroutine writing its own replies (writeInline).
+	wmu sync.Mutex
+	ws  writeState
 
 	closeOnce sync.Once
 	done      chan struct{}

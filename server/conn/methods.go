@@ -38,7 +38,9 @@ func (c *conn) handle(cmd command) (bool, error) {
 		c.handleBatch([]command{cmd})
 		return false, nil
 	}
-	c.b.Do(func(e *engine.Broker) { c.apply(e, cmd) })
+	c.writeInline(func() {
+		c.b.Do(func(e *engine.Broker) { c.apply(e, cmd) })
+	})
 	return false, nil
 }
 
@@ -71,10 +73,12 @@ func (c *conn) handleBatch(batch []command) {
 			break
 		}
 	}
-	c.b.DoAsync(func(e *engine.Broker) {
-		for _, cmd := range batch {
-			c.apply(e, cmd)
-		}
+	c.writeInline(func() {
+		c.b.DoAsync(func(e *engine.Broker) {
+			for _, cmd := range batch {
+				c.apply(e, cmd)
+			}
+		})
 	})
 }
 

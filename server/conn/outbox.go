@@ -46,6 +46,10 @@ type outbox struct {
 	bytes  int
 	notify chan struct{}
 	closed bool
+	// held is set while the connection's own goroutine runs a request
+	// and will write what it queues itself (conn.writeInline): a push
+	// then does not wake the writer.
+	held bool
 }
 
 func newOutbox() *outbox { return &outbox{notify: make(chan struct{}, 1)} }
@@ -71,11 +75,37 @@ func (o *outbox) push(it outItem) {
 	last.items[last.n] = it
 	last.n++
 	o.bytes += itemSize(&it)
+	held := o.held
 	o.mu.Unlock()
+	if !held {
+		o.signal()
+	}
+}
+
+// signal wakes the writer.
+func (o *outbox) signal() {
 	select {
 	case o.notify <- struct{}{}:
 	default:
 	}
+}
+
+// hold stops pushes from waking the writer until unhold.
+func (o *outbox) hold() {
+	o.mu.Lock()
+	o.held = true
+	o.mu.Unlock()
+}
+
+// unhold lets pushes wake the writer again, and reports whether anything
+// is queued: whatever was pushed while held and not written since is then
+// the writer's to send.
+func (o *outbox) unhold() (queued bool) {
+	o.mu.Lock()
+	o.held = false
+	queued = len(o.chunks) > 0
+	o.mu.Unlock()
+	return queued
 }
 
 // take returns every chunk queued, in order, and takes back done, the
@@ -116,10 +146,7 @@ func (o *outbox) close() {
 	o.mu.Lock()
 	o.closed = true
 	o.mu.Unlock()
-	select {
-	case o.notify <- struct{}{}:
-	default:
-	}
+	o.signal()
 }
 
 func itemSize(it *outItem) int {

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"syscall"
 	"sync/atomic"
 	"time"
 
@@ -17,12 +18,20 @@ import (
 // tcpTransport is a plain socket; frames are coalesced in one write.
 type tcpTransport struct {
 	net.Conn
-	mu sync.Mutex
+	raw syscall.RawConn // for TryWrite; nil when nc has no file descriptor
+	mu  sync.Mutex
+	// pending are bytes a TryWrite could not write without waiting: they
+	// go out first, before anything written after them.
+	pending []byte
 }
 
 // TCP wraps an accepted TCP connection.
 func TCP(nc net.Conn) Transport {
-	return &tcpTransport{Conn: nc}
+	t := &tcpTransport{Conn: nc}
+	if sc, ok := nc.(syscall.Conn); ok {
+		t.raw, _ = sc.SyscallConn()
+	}
+	return t
 }
 
 // writeBufferBytes is the size of the buffer a TCP write coalesces its
@@ -38,6 +47,16 @@ var writeBuffers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, w
 func (t *tcpTransport) WriteFrames(frames [][]byte) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if len(t.pending) > 0 {
+		_, err := t.Conn.Write(t.pending)
+		t.pending = keepSmall(t.pending)
+		if err != nil {
+			return err
+		}
+	}
+	if len(frames) == 0 {
+		return nil
+	}
 	w := writeBuffers.Get().(*bufio.Writer)
 	w.Reset(t.Conn)
 	defer func() {
@@ -50,6 +69,66 @@ func (t *tcpTransport) WriteFrames(frames [][]byte) error {
 		}
 	}
 	return w.Flush()
+}
+
+// TryWrite writes b as far as the socket takes it without waiting, and
+// keeps the rest to go out before anything written after it (the next
+// WriteFrames, which the caller must then see to: blocked says so). It is
+// how a connection's own goroutine writes its replies without waking the
+// writer, yet never waits for a client that does not read.
+func (t *tcpTransport) TryWrite(b []byte) (blocked bool, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.pending) > 0 {
+		t.pending = append(t.pending, b...)
+		return true, nil
+	}
+	var werr error
+	err = t.raw.Write(func(fd uintptr) bool {
+		for len(b) > 0 {
+			n, e := syscall.Write(int(fd), b)
+			if n > 0 {
+				b = b[n:]
+				continue
+			}
+			if e != syscall.EINTR {
+				if e != syscall.EAGAIN {
+					werr = e
+				}
+				break
+			}
+		}
+		return true // never wait for the socket
+	})
+	if err == nil {
+		err = werr
+	}
+	if err != nil {
+		return false, err
+	}
+	if len(b) > 0 {
+		t.pending = append(t.pending, b...)
+		return true, nil
+	}
+	return false, nil
+}
+
+// canTryWrite says whether TryWrite works on this connection.
+func (t *tcpTransport) canTryWrite() bool { return t.raw != nil }
+
+// keepSmall empties a buffer, keeping its array unless it grew large.
+func keepSmall(b []byte) []byte {
+	if cap(b) > writeBufferBytes {
+		return nil
+	}
+	return b[:0]
+}
+
+// tryWriter is a transport whose writes can be tried without waiting
+// (TCP): the connection's goroutine then writes its own replies.
+type tryWriter interface {
+	TryWrite(b []byte) (blocked bool, err error)
+	canTryWrite() bool
 }
 
 // wsTransport carries AMQP in binary WebSocket messages. Client messages

@@ -22,14 +22,13 @@ func (c *conn) startHeartbeats() {
 // negotiated interval whatever else goes out, so a client never waits
 // longer than that for one, and closes the transport after an item marked
 // closeAfter (a refused login, the protocol header, a server shutdown, the
-// close-ok to a close before connection.open).
+// close-ok to a close before connection.open). The connection's own
+// goroutine writes too, when it can without waiting (writeInline); wmu
+// keeps the two apart.
 func (c *conn) writer() {
 	var (
-		chunks []*outChunk
-		frames [][]byte
-		buf    []byte
-		hb     *time.Ticker
-		hbC    <-chan time.Time
+		hb  *time.Ticker
+		hbC <-chan time.Time
 	)
 	defer func() {
 		if hb != nil {
@@ -51,71 +50,153 @@ func (c *conn) writer() {
 			}
 			continue
 		}
-		chunks, _ = c.out.take(chunks)
-		coalesceConfirms(chunks)
-		frames, buf = frames[:0], buf[:0]
-		closeNow := false
-		flush := func() bool {
-			if len(frames) == 0 {
-				return true
-			}
-			if err := c.t.WriteFrames(frames); err != nil {
-				c.t.Close()
-				return false
-			}
-			frames, buf = frames[:0], buf[:0]
-			return true
+		c.wmu.Lock()
+		if !c.ws.ended {
+			c.drain(nil)
 		}
-	items:
-		for _, ch := range chunks {
-			for i := range ch.items[:ch.n] {
-				it := &ch.items[i]
-				if it.skip {
-					continue
-				}
-				if it.raw != nil {
-					// The protocol header is not a frame: send it as it is.
-					frames = append(frames, it.raw)
-					if it.closeAfter {
-						closeNow = true
-						break items
-					}
-					continue
-				}
-				start := len(buf)
-				var err error
-				if buf, err = c.encode(buf, it); err != nil {
-					// Nothing the server builds should fail to encode; if it
-					// does, end the connection rather than send garbage.
-					c.t.Close()
-					return
-				}
-				frames = splitFrames(frames, buf[start:])
+		ended := c.ws.ended
+		c.wmu.Unlock()
+		if ended || c.out.drained() {
+			return
+		}
+	}
+}
+
+// writeState belongs to whoever writes, the writer or the connection's
+// goroutine, under conn.wmu: the buffers reused from one write to the
+// next, and whether writing is over.
+type writeState struct {
+	chunks []*outChunk
+	frames [][]byte
+	buf    []byte
+	// ended: the connection's last frame has gone (closeAfter) or a
+	// write failed; the transport is closed or closing and nothing more
+	// is written.
+	ended bool
+	// closeLater: writeInline met a closeAfter item but the socket had
+	// not taken everything before it; the writer closes once it has.
+	closeLater bool
+	// wm are the method values reused for every event encoded, so a
+	// delivery or a confirm allocates no method struct.
+	wm writerMethods
+}
+
+// drain takes what the outbox holds and writes it. With try nil it may
+// wait for the socket, writing a long backlog in pieces of about
+// writeBatch bytes (the writer). With a try writer it writes without
+// waiting, all in one (writeInline), and reports whether bytes were left
+// for the writer to send. The caller holds wmu.
+func (c *conn) drain(try tryWriter) (blocked bool) {
+	w := &c.ws
+	if w.closeLater {
+		c.t.WriteFrames(nil) // what TryWrite left, before the close
+		c.t.Close()
+		w.ended = true
+		return false
+	}
+	w.chunks, _ = c.out.take(w.chunks)
+	coalesceConfirms(w.chunks)
+	w.frames, w.buf = w.frames[:0], w.buf[:0]
+	closeNow := false
+	flush := func() bool {
+		var err error
+		if try != nil {
+			if len(w.buf) > 0 {
+				blocked, err = try.TryWrite(w.buf)
+			}
+		} else {
+			// Always: a TCP transport may hold bytes a TryWrite left.
+			err = c.t.WriteFrames(w.frames)
+		}
+		if err != nil {
+			c.t.Close()
+			w.ended = true
+			return false
+		}
+		w.frames, w.buf = w.frames[:0], w.buf[:0]
+		return true
+	}
+items:
+	for _, ch := range w.chunks {
+		for i := range ch.items[:ch.n] {
+			it := &ch.items[i]
+			if it.skip {
+				continue
+			}
+			if it.raw != nil && try == nil {
+				// The protocol header is not a frame: send it as it is.
+				w.frames = append(w.frames, it.raw)
 				if it.closeAfter {
 					closeNow = true
 					break items
 				}
-				// A long backlog goes out in writes of about writeBatch
-				// bytes: the buffer stays small and the first deliveries
-				// leave before the last are encoded.
-				if len(buf) >= writeBatch && !flush() {
-					return
-				}
+				continue
+			}
+			start := len(w.buf)
+			var err error
+			if w.buf, err = c.encode(w.buf, it); err != nil {
+				// Nothing the server builds should fail to encode; if it
+				// does, end the connection rather than send garbage.
+				c.t.Close()
+				w.ended = true
+				return false
+			}
+			if try == nil {
+				w.frames = splitFrames(w.frames, w.buf[start:])
+			}
+			if it.closeAfter {
+				closeNow = true
+				break items
+			}
+			// A long backlog goes out in writes of about writeBatch
+			// bytes: the buffer stays small and the first deliveries
+			// leave before the last are encoded.
+			if try == nil && len(w.buf) >= writeBatch && !flush() {
+				return false
 			}
 		}
-		if !flush() {
-			return
-		}
-		if closeNow {
+	}
+	if !flush() {
+		return false
+	}
+	if closeNow {
+		if blocked {
+			w.closeLater = true
+		} else {
 			c.t.Close()
-			return
+			w.ended = true
 		}
-		if c.pausedFlag.Load() && c.out.size() < c.cfg.OutboxHighWater/4 {
-			go c.resume()
+	}
+	if c.pausedFlag.Load() && c.out.size() < c.cfg.OutboxHighWater/4 {
+		go c.resume()
+	}
+	return blocked
+}
+
+// writeInline runs do, a request to the backend, on the connection's own
+// goroutine, and writes what it queued (replies, confirms, deliveries to
+// this connection) right after, without waking the writer: for a client
+// that sends a publish or an ack at a time, a wake-up of the writer's
+// thread per request cost more than the write. It writes only what the
+// socket takes at once and leaves the rest, and any backlog larger than
+// writeBatch, to the writer; it never waits for the client to read.
+func (c *conn) writeInline(do func()) {
+	tw, ok := c.t.(tryWriter)
+	if !ok || !tw.canTryWrite() {
+		do()
+		return
+	}
+	c.out.hold()
+	do()
+	wake := false
+	if c.out.size() <= writeBatch && c.wmu.TryLock() {
+		if !c.ws.ended {
+			wake = c.drain(tw) || c.ws.ended || c.ws.closeLater
 		}
-		if c.out.drained() {
-			return
-		}
+		c.wmu.Unlock()
+	}
+	if c.out.unhold() || wake {
+		c.out.signal()
 	}
 }
 
@@ -186,7 +267,7 @@ type writerMethods struct {
 
 func (c *conn) encodeEvent(b []byte, ch uint16, ev *engine.Event) ([]byte, error) {
 	var m amqp.Method
-	w := &c.wm
+	w := &c.ws.wm
 	switch ev.Kind {
 	case engine.EvDelivered:
 		if ev.ConsumerTag != "" {
