@@ -6,8 +6,8 @@ import (
 	"net"
 	"net/http"
 	"sync"
-	"syscall"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/coder/websocket"
