@@ -170,6 +170,12 @@ type conn struct {
 	// the connection's goroutine writing its own replies (writeInline).
 	wmu sync.Mutex
 	ws  writeState
+	// inlineClaimed: the home's inlineWrites holds this connection's
+	// outbox for a request under way (guarded by its mutex);
+	// inlineOthers is the connection's list of outboxes to write after
+	// its own request, reused.
+	inlineClaimed bool
+	inlineOthers  []*conn
 
 	closeOnce sync.Once
 	done      chan struct{}

@@ -12,6 +12,11 @@
 //   - the writer drains the outbox, encoding replies and the engine's
 //     events (deliveries, returns, confirms, closes) into frames.
 //
+// Over TCP the connection goroutine also writes, right after each request,
+// what the request queued on any of the home's connections, as far as
+// their sockets take it at once; the writers then wake only for the rest,
+// for what other goroutines queue, and for heartbeats (inline.go).
+//
 // Everything that must agree with the engine's state — which channels are
 // closing, whether the connection is paused for back-pressure — belongs to
 // the backend's owner (the server's broker's lock, a shared session's

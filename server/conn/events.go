@@ -11,6 +11,7 @@ type sink struct{ c *conn }
 // Events queues the frames each event calls for and applies back-pressure.
 func (s sink) Events(e *engine.Broker, evs []engine.Event) {
 	c := s.c
+	c.home.inline.claim(c)
 	for i := range evs {
 		ev := &evs[i]
 		switch ev.Kind {

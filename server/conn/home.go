@@ -9,12 +9,12 @@ import (
 
 // Backend is the broker a connection's commands run on: the server's own
 // (*broker.Broker) or a shared session's (server/sessions). Both run
-// every closure on the one goroutine that owns their engine, and hand the
-// connection's events to its sink on that goroutine, after the closure
-// that caused them.
+// closures one at a time (the server's under its lock, on the caller's
+// goroutine; a session's on its own goroutine), and hand the connection's
+// events to its sink the same way, after the closure that caused them.
 type Backend interface {
-	// Do runs f on the broker's goroutine and returns when it has run;
-	// an error means the broker has stopped and f did not run.
+	// Do runs f on the broker and returns when it has run; an error
+	// means the broker has stopped and f did not run.
 	Do(f func(e *engine.Broker)) error
 	// DoAsync queues f like Do without waiting for it.
 	DoAsync(f func(e *engine.Broker)) error
@@ -43,9 +43,12 @@ type Home struct {
 	EndText func() string
 
 	// replies are the direct reply-to consumers of the home's broker,
-	// touched on its goroutine only: connection ids mean nothing in
-	// another broker.
+	// touched inside its Do only: connection ids mean nothing in another
+	// broker.
 	replies *replyTargets
+	// inline says which connections' frames a request's goroutine writes
+	// after it (inline.go).
+	inline inlineWrites
 }
 
 // NewHome returns the home of the connections of one broker, blocked by

@@ -202,3 +202,61 @@ func FuzzTCPConnection(f *testing.F) {
 		c.nc.(*net.TCPConn).CloseWrite()
 	})
 }
+
+// TestDeliveriesWrittenForAnotherConnection has one connection publish
+// into a queue another consumes from through a 4 KiB socket buffer, read
+// slowly: the publisher's goroutine writes the consumer's deliveries
+// after each of its requests as far as the consumer's socket takes them,
+// and the consumer's writer the rest. Every delivery must arrive once, in
+// order, whole.
+func TestDeliveriesWrittenForAnotherConnection(t *testing.T) {
+	b, users := tcpBroker(t)
+	consumer := startTCP(t, b, users, 4096)
+	consumer.handshake(0)
+	consumer.method(1, &amqp.ChannelOpen{})
+	consumer.expect(&amqp.ChannelOpenOk{})
+	consumer.method(1, &amqp.QueueDeclare{Queue: "far"})
+	consumer.expect(&amqp.QueueDeclareOk{})
+	consumer.method(1, &amqp.BasicConsume{Queue: "far", ConsumerTag: "c", NoAck: true})
+	consumer.expect(&amqp.BasicConsumeOk{})
+
+	publisher := startTCP(t, b, users, 0)
+	publisher.handshake(0)
+	publisher.method(1, &amqp.ChannelOpen{})
+	publisher.expect(&amqp.ChannelOpenOk{})
+
+	const n = 3000
+	body := func(i int) []byte { return bytes.Repeat([]byte(fmt.Sprintf("%06d|", i)), 100) }
+	go func() {
+		for i := 1; i <= n; i++ {
+			var fr []byte
+			fr, _ = amqp.AppendMethodFrame(fr, 1, &amqp.BasicPublish{RoutingKey: "far"})
+			fr, _ = amqp.AppendContent(fr, 1, amqp.ClassBasic, amqp.Properties{}, body(i), 131072)
+			if _, err := publisher.nc.Write(fr); err != nil {
+				return
+			}
+		}
+	}()
+
+	consumer.nc.SetReadDeadline(time.Now().Add(30 * time.Second))
+	for delivered := 0; delivered < n; {
+		cmd, ok := consumer.recv()
+		if !ok {
+			t.Fatalf("connection ended after %d deliveries", delivered)
+		}
+		d, isDeliver := cmd.Method.(*amqp.BasicDeliver)
+		if !isDeliver {
+			t.Fatalf("unexpected %v", cmd.Method)
+		}
+		delivered++
+		if d.DeliveryTag != uint64(delivered) {
+			t.Fatalf("delivery tag %d, want %d", d.DeliveryTag, delivered)
+		}
+		if want := body(delivered); !bytes.Equal(cmd.Body, want) {
+			t.Fatalf("delivery %d: body %q…, want %q…", delivered, cmd.Body[:14], want[:14])
+		}
+		if delivered%300 == 0 {
+			time.Sleep(60 * time.Millisecond) // a slow reader: the socket fills
+		}
+	}
+}

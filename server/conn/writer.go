@@ -173,33 +173,6 @@ items:
 	return blocked
 }
 
-// writeInline runs do, a request to the backend, on the connection's own
-// goroutine, and writes what it queued (replies, confirms, deliveries to
-// this connection) right after, without waking the writer: for a client
-// that sends a publish or an ack at a time, a wake-up of the writer's
-// thread per request cost more than the write. It writes only what the
-// socket takes at once and leaves the rest, and any backlog larger than
-// writeBatch, to the writer; it never waits for the client to read.
-func (c *conn) writeInline(do func()) {
-	tw, ok := c.t.(tryWriter)
-	if !ok || !tw.canTryWrite() {
-		do()
-		return
-	}
-	c.out.hold()
-	do()
-	wake := false
-	if c.out.size() <= writeBatch && c.wmu.TryLock() {
-		if !c.ws.ended {
-			wake = c.drain(tw) || c.ws.ended || c.ws.closeLater
-		}
-		c.wmu.Unlock()
-	}
-	if c.out.unhold() || wake {
-		c.out.signal()
-	}
-}
-
 // coalesceConfirms folds each run of publisher confirms (basic.ack) for
 // consecutive delivery tags on one channel, next to each other in the
 // outbox, into the run's last ack with multiple=true, as RabbitMQ
