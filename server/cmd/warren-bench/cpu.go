@@ -17,26 +17,35 @@ const (
 	metricProcessCPU = "process CPU"
 )
 
-// isCPUMetric says whether m is one of the CPU-per-unit metrics, which
-// compare prints in a table of their own.
-func isCPUMetric(name string) bool {
-	return name == metricBrokerCPU || name == metricClientCPU || name == metricProcessCPU
+// inCPUTable says whether a metric is one of those compare prints in
+// the CPU table and the system call table after it (printCPUTable)
+// rather than in the common table: the CPU and system calls per unit.
+func inCPUTable(name string) bool {
+	switch name {
+	case metricBrokerCPU, metricClientCPU, metricProcessCPU, metricBrokerReads, metricBrokerWrites:
+		return true
+	}
+	return false
 }
 
-// cpuSpan holds the CPU times, in clock ticks of /proc/PID/stat (user +
-// system, fields 14 and 15), of the broker and of this process at the
-// start of a workload's timed span.
+// cpuSpan holds, at the start of a workload's timed span, the CPU times
+// in clock ticks of /proc/PID/stat (user + system, fields 14 and 15) of
+// the broker and of this process, and the broker's system call counts
+// from /proc/PID/io (sysCalls).
 type cpuSpan struct {
 	brokerPID int  // 0: not measured
 	inProcess bool // the broker runs in this process (--inproc)
 	broker0   int64
 	self0     int64
 	err       error
+	calls0    sysCalls // the broker's
+	callsErr  error
 }
 
-// startCPU reads the broker's and this process's CPU times. A broker pid
-// of 0 measures this process alone; so does a broker in this process
-// (--inproc), whose time cannot be told apart from the client's.
+// startCPU reads the broker's and this process's CPU times, and the
+// broker's system call counts. A broker pid of 0 measures this process's
+// CPU alone; so does a broker in this process (--inproc), whose time and
+// calls cannot be told apart from the client's.
 func startCPU(brokerPID int) cpuSpan {
 	s := cpuSpan{brokerPID: brokerPID}
 	if brokerPID == os.Getpid() {
@@ -44,6 +53,7 @@ func startCPU(brokerPID int) cpuSpan {
 	}
 	if s.brokerPID != 0 {
 		s.broker0, s.err = cpuTicks(s.brokerPID)
+		s.calls0, s.callsErr = readSysCalls(s.brokerPID)
 	}
 	if s.err == nil {
 		s.self0, s.err = cpuTicks(os.Getpid())
@@ -55,8 +65,11 @@ func startCPU(brokerPID int) cpuSpan {
 // broker's and the client's (this process's) when the broker is another
 // process, or the process's alone (server and client together) when the
 // broker runs in this one. per names the unit ("msg", "delivery",
-// "declare"). When the times cannot be read the span yields a note
-// instead, and no metric: a workload does not fail for want of /proc.
+// "declare"). When the broker is another process it also returns the
+// broker's read-class and write-class system calls per unit (sysCalls
+// says which calls those count). What cannot be read yields a note
+// instead of its metrics, the CPU and the system calls each on its own:
+// a workload does not fail for want of /proc.
 func (s cpuSpan) metrics(units int, per string) ([]Metric, []string) {
 	self1, err := cpuTicks(os.Getpid())
 	if s.err == nil {
@@ -66,18 +79,35 @@ func (s cpuSpan) metrics(units int, per string) ([]Metric, []string) {
 	if s.err == nil && s.brokerPID != 0 {
 		broker1, s.err = cpuTicks(s.brokerPID)
 	}
-	if s.err != nil {
-		return nil, []string{fmt.Sprintf("CPU not measured: %v", s.err)}
+	var calls1 sysCalls
+	if s.callsErr == nil && s.brokerPID != 0 {
+		calls1, s.callsErr = readSysCalls(s.brokerPID)
 	}
+	var ms []Metric
+	var notes []string
 	unit := "µs/" + per
 	client := Metric{Name: metricClientCPU, Unit: unit, Value: usPerMsg(self1-s.self0, units)}
-	if s.brokerPID == 0 {
+	switch {
+	case s.err != nil:
+		notes = append(notes, fmt.Sprintf("CPU not measured: %v", s.err))
+	case s.brokerPID == 0:
 		if s.inProcess {
 			client.Name = metricProcessCPU
 		}
-		return []Metric{client}, nil
+		ms = append(ms, client)
+	default:
+		ms = append(ms, Metric{Name: metricBrokerCPU, Unit: unit, Value: usPerMsg(broker1-s.broker0, units)}, client)
 	}
-	return []Metric{{Name: metricBrokerCPU, Unit: unit, Value: usPerMsg(broker1-s.broker0, units)}, client}, nil
+	switch {
+	case s.brokerPID == 0:
+	case s.callsErr != nil:
+		notes = append(notes, fmt.Sprintf("%s: %v", noteSysCallsNotMeasured, s.callsErr))
+	default:
+		ms = append(ms,
+			Metric{Name: metricBrokerReads, Unit: "/" + per, Value: perUnit(calls1.reads-s.calls0.reads, units)},
+			Metric{Name: metricBrokerWrites, Unit: "/" + per, Value: perUnit(calls1.writes-s.calls0.writes, units)})
+	}
+	return ms, notes
 }
 
 // addCPU ends s and appends its metrics (or why there are none) to r.
@@ -95,7 +125,8 @@ const cpuTarget = 5.0
 // printCPUTable prints, per workload that measured it, each broker's
 // median rate beside its median broker CPU per unit of work (range in
 // brackets), RabbitMQ's CPU per unit divided by Warren's against the
-// target, and the client's own CPU per unit in the runs against each.
+// target, and the client's own CPU per unit in the runs against each;
+// then the brokers' system calls per unit (printSysCallTable).
 func printCPUTable(out io.Writer, order []workload, runs []runResult, warren, rabbit *broker) {
 	fmt.Fprintf(out, "Broker CPU (user+system of its process, /proc/PID/stat, %d ms ticks) over each run's timed span, per unit of work:\n\n", 1000/clockTicksHz)
 	fmt.Fprintf(out, "| workload | Warren rate | %s rate | Warren broker CPU | %s broker CPU | RabbitMQ ÷ Warren (CPU) | target | met | client CPU (vs Warren / vs RabbitMQ) |\n", rabbit.label, rabbit.label)
@@ -143,4 +174,5 @@ func printCPUTable(out io.Writer, order []workload, runs []runResult, warren, ra
 		fmt.Fprintf(out, "| %s |\n", strings.Join(row, " | "))
 	}
 	fmt.Fprintln(out)
+	printSysCallTable(out, order, runs, warren, rabbit)
 }

@@ -104,7 +104,7 @@ func printCommonTable(out io.Writer, order []workload, runs []runResult, warren,
 		wr := metricSeries(runs, w.name, warren.label)
 		rr := metricSeries(runs, w.name, rabbit.label)
 		for _, name := range metricNames(runs, w.name) {
-			if isCPUMetric(name) {
+			if inCPUTable(name) {
 				continue // in printCPUTable
 			}
 			m := metricSeriesMeta(runs, w.name, name)
