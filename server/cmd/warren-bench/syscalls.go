@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -28,7 +29,10 @@ const (
 // socket calls recvfrom (recv), recvmsg, sendto (send) and sendmsg are
 // counted by neither, nor are epoll_wait and the like (measured on Linux
 // 6.18): a broker that reads its sockets with recv(2) shows no reads
-// here.
+// here. RabbitMQ's beam.smp (Erlang 25) is one: strace showed its socket
+// reads as recvfrom and its socket writes as writev, so its syscr counts
+// only its other reads (wake-up pipes and files), while Go's net package
+// reads with read(2) and writes with write(2) or writev, all counted.
 type sysCalls struct {
 	reads  int64 // syscr
 	writes int64 // syscw
@@ -85,6 +89,17 @@ func parseProcIO(text string) (sysCalls, error) {
 	return c, nil
 }
 
+// formatCalls prints a count per unit of work with two significant
+// digits below 10 (formatValue above): a broker makes one read per tens of
+// messages, which two decimals would round to 0.00 or 0.01.
+func formatCalls(v float64) string {
+	if v == 0 || math.Abs(v) >= 10 {
+		return formatValue(v)
+	}
+	decimals := min(1-int(math.Floor(math.Log10(math.Abs(v)))), 6)
+	return strconv.FormatFloat(v, 'f', decimals, 64)
+}
+
 // perUnit converts a count over a span to a count per unit of work.
 func perUnit(count int64, units int) float64 {
 	return float64(count) / float64(units)
@@ -121,7 +136,7 @@ func printSysCallTable(out io.Writer, order []workload, runs []runResult, warren
 			if len(vs) == 0 {
 				return "—"
 			}
-			return cell(vs) + " " + unit
+			return cellFormat(vs, formatCalls) + " " + unit
 		}
 		row := []string{w.name,
 			withUnit(wr[metricBrokerReads]), withUnit(rr[metricBrokerReads]),
@@ -131,7 +146,7 @@ func printSysCallTable(out io.Writer, order []workload, runs []runResult, warren
 	if len(rows) == 0 && len(notes) == 0 {
 		return
 	}
-	fmt.Fprintln(out, "Broker system calls over each run's timed span, per unit of work, from /proc/PID/io: reads are syscr (read, readv, pread), writes syscw (write, writev, pwrite); Linux counts recv, recvmsg, send and sendmsg in neither, so a broker that uses those for its sockets shows fewer calls than it makes:")
+	fmt.Fprintln(out, "Broker system calls over each run's timed span, per unit of work, from /proc/PID/io: reads are syscr (read, readv, pread), writes syscw (write, writev, pwrite). Linux counts recvfrom, recvmsg, sendto and sendmsg in neither, nor futex or epoll_wait: RabbitMQ's beam.smp reads its sockets with recvfrom (seen with strace, Erlang 25), so its reads are its other reads, not its socket reads; Go's net package reads with read and writes with write or writev, so Warren's are its socket calls:")
 	fmt.Fprintln(out)
 	if len(rows) > 0 {
 		fmt.Fprintf(out, "| workload | Warren reads | %s reads | Warren writes | %s writes |\n", rabbit.label, rabbit.label)

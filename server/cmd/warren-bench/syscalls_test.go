@@ -5,6 +5,14 @@ import (
 	"testing"
 )
 
+func TestFormatCalls(t *testing.T) {
+	for v, want := range map[float64]string{0: "0.00", 0.0712: "0.071", 0.2: "0.20", 0.25: "0.25", 1.5: "1.5", 9.99: "10.0", 12.34: "12.3", 0.00004: "0.000040", 1e-9: "0.000000"} {
+		if got := formatCalls(v); got != want {
+			t.Errorf("formatCalls(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
+
 func TestParseProcIO(t *testing.T) {
 	const linux = "rchar: 2544224\nwchar: 5045369\nsyscr: 12295\nsyscw: 1207\nread_bytes: 0\nwrite_bytes: 4096\ncancelled_write_bytes: 0\n"
 	for _, c := range []struct {

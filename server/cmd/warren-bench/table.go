@@ -173,13 +173,18 @@ func metricSeriesMeta(runs []runResult, workload, name string) Metric {
 
 // cell formats a median and the range of a series.
 func cell(vs []float64) string {
+	return cellFormat(vs, formatValue)
+}
+
+// cellFormat formats a median and the range of a series with format.
+func cellFormat(vs []float64, format func(float64) string) string {
 	switch len(vs) {
 	case 0:
 		return "—"
 	case 1:
-		return formatValue(vs[0])
+		return format(vs[0])
 	}
-	return fmt.Sprintf("%s [%s–%s]", formatValue(median(vs)), formatValue(slices.Min(vs)), formatValue(slices.Max(vs)))
+	return fmt.Sprintf("%s [%s–%s]", format(median(vs)), format(slices.Min(vs)), format(slices.Max(vs)))
 }
 
 // median returns the middle value (the mean of the two middle ones for an
