@@ -31,7 +31,7 @@ const (
 // 6.18): a broker that reads its sockets with recv(2) shows no reads
 // here. RabbitMQ's beam.smp (Erlang 25) is one: strace showed its socket
 // reads as recvfrom and its socket writes as writev, so its syscr counts
-// only its other reads (wake-up pipes and files), while Go's net package
+// only its other reads, while Go's net package
 // reads with read(2) and writes with write(2) or writev, all counted.
 type sysCalls struct {
 	reads  int64 // syscr
@@ -146,7 +146,7 @@ func printSysCallTable(out io.Writer, order []workload, runs []runResult, warren
 	if len(rows) == 0 && len(notes) == 0 {
 		return
 	}
-	fmt.Fprintln(out, "Broker system calls over each run's timed span, per unit of work, from /proc/PID/io: reads are syscr (read, readv, pread), writes syscw (write, writev, pwrite). Linux counts recvfrom, recvmsg, sendto and sendmsg in neither, nor futex or epoll_wait: RabbitMQ's beam.smp reads its sockets with recvfrom (seen with strace, Erlang 25), so its reads are its other reads, not its socket reads; Go's net package reads with read and writes with write or writev, so Warren's are its socket calls:")
+	fmt.Fprintln(out, "Broker system calls over each run's timed span, per unit of work, from /proc/PID/io: reads are syscr (read, readv, pread), writes syscw (write, writev, pwrite). Linux counts recvfrom, recvmsg, sendto and sendmsg in neither, nor futex or epoll_wait: RabbitMQ's beam.smp reads its sockets with recvfrom (seen with strace, Erlang 25), so its reads are its other reads, not its socket reads; Go's net package reads with read and writes with write or writev, so Warren's are mostly its socket calls:")
 	fmt.Fprintln(out)
 	if len(rows) > 0 {
 		fmt.Fprintf(out, "| workload | Warren reads | %s reads | Warren writes | %s writes |\n", rabbit.label, rabbit.label)
