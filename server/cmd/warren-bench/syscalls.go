@@ -31,8 +31,8 @@ const (
 // 6.18): a broker that reads its sockets with recv(2) shows no reads
 // here. RabbitMQ's beam.smp (Erlang 25) is one: strace showed its socket
 // reads as recvfrom and its socket writes as writev, so its syscr counts
-// only its other reads, while Go's net package
-// reads with read(2) and writes with write(2) or writev, all counted.
+// only its other reads, while Go's net package reads with read(2) and
+// writes with write(2) or writev, all counted.
 type sysCalls struct {
 	reads  int64 // syscr
 	writes int64 // syscw
