@@ -43,9 +43,9 @@ type AssemblerConfig struct {
 type Assembler struct {
 	maxMessageSize uint64
 	// pending holds the channels in the middle of a command with content.
-	// A channel waiting for a method has no entry, so the map stays as
-	// small as the number of messages in flight.
-	pending map[uint16]*partial
+	// A channel waiting for a method has no entry, so it stays as small
+	// as the number of messages in flight.
+	pending pendingSet
 	// spare is a finished partial kept for the next command with
 	// content, and dec the decoder every method is read with: neither is
 	// allocated again per publish.
@@ -53,6 +53,59 @@ type Assembler struct {
 	dec   decoder
 	// props hands out the content headers' properties (propsSlab).
 	props propsSlab
+}
+
+// noProperties is the properties of every content header that sets none:
+// shared, and never written.
+var noProperties Properties
+
+// pendingSet is the channels in the middle of a command with content.
+// The first lives in a slot of its own and the others in a map, so that a
+// connection publishing on one channel at a time never hashes; a channel
+// is in one or the other, never both.
+type pendingSet struct {
+	ch   uint16
+	p    *partial // nil: the slot is free
+	more map[uint16]*partial
+}
+
+func (s *pendingSet) get(ch uint16) *partial {
+	if s.p != nil && s.ch == ch {
+		return s.p
+	}
+	if len(s.more) == 0 {
+		return nil
+	}
+	return s.more[ch]
+}
+
+// put adds ch, which get has just found missing.
+func (s *pendingSet) put(ch uint16, p *partial) {
+	if s.p == nil {
+		s.ch, s.p = ch, p
+		return
+	}
+	if s.more == nil {
+		s.more = map[uint16]*partial{}
+	}
+	s.more[ch] = p
+}
+
+// len is how many channels are in the middle of a command.
+func (s *pendingSet) len() int {
+	n := len(s.more)
+	if s.p != nil {
+		n++
+	}
+	return n
+}
+
+func (s *pendingSet) del(ch uint16) {
+	if s.p != nil && s.ch == ch {
+		s.p = nil
+		return
+	}
+	delete(s.more, ch)
 }
 
 // propsSlab hands out Properties from arrays of propsSlabLen: a publish
@@ -92,12 +145,12 @@ func NewAssembler(cfg AssemblerConfig) *Assembler {
 	if limit == 0 {
 		limit = DefaultMaxMessageSize
 	}
-	return &Assembler{maxMessageSize: min(limit, HardMaxMessageSize), pending: map[uint16]*partial{}}
+	return &Assembler{maxMessageSize: min(limit, HardMaxMessageSize)}
 }
 
 // Reset forgets any half-assembled command on channel. The connection layer
 // calls it when a channel closes.
-func (a *Assembler) Reset(channel uint16) { delete(a.pending, channel) }
+func (a *Assembler) Reset(channel uint16) { a.pending.del(channel) }
 
 // Add takes the next frame of the connection and returns a Command when the
 // frame completes one. Heartbeats on channel 0 are accepted and yield
@@ -125,7 +178,7 @@ func (a *Assembler) Add(f Frame) (Command, bool, error) {
 		}
 		return a.method(f)
 	}
-	p := a.pending[f.Channel]
+	p := a.pending.get(f.Channel)
 	switch {
 	case p == nil:
 		if f.Type != FrameMethod {
@@ -135,7 +188,7 @@ func (a *Assembler) Add(f Frame) (Command, bool, error) {
 		return a.method(f)
 	case p.discard && f.Type == FrameMethod:
 		// The client gave up on the over-size message; carry on.
-		delete(a.pending, f.Channel)
+		a.pending.del(f.Channel)
 		return a.method(f)
 	case p.props == nil:
 		return a.header(f, p)
@@ -179,13 +232,13 @@ func (a *Assembler) method(f Frame) (Command, bool, error) {
 	}
 	a.spare = nil
 	*p = partial{method: m}
-	a.pending[f.Channel] = p
+	a.pending.put(f.Channel, p)
 	return Command{}, false, nil
 }
 
 // done ends channel's partial command and keeps the partial for the next.
 func (a *Assembler) done(channel uint16, p *partial) {
-	delete(a.pending, channel)
+	a.pending.del(channel)
 	*p = partial{}
 	a.spare = p
 }
@@ -220,8 +273,11 @@ func (a *Assembler) header(f Frame, p *partial) (Command, bool, error) {
 		e.ClassID, e.MethodID = classID, m.MethodID()
 		return a.fail(f, e)
 	}
-	pp := a.props.next()
-	*pp = props
+	pp := &noProperties
+	if props.Flags != 0 {
+		pp = a.props.next()
+		*pp = props
+	}
 	p.props, p.remaining = pp, size
 	if size == 0 {
 		return a.complete(f.Channel, p), true, nil
@@ -244,7 +300,7 @@ func (a *Assembler) body(f Frame, p *partial) (Command, bool, error) {
 	p.remaining -= n
 	if p.discard {
 		if p.remaining == 0 {
-			delete(a.pending, f.Channel)
+			a.pending.del(f.Channel)
 		}
 		return Command{}, false, nil
 	}
@@ -263,7 +319,7 @@ func (a *Assembler) complete(channel uint16, p *partial) Command {
 
 // fail ends the channel's partial command and returns err for f's channel.
 func (a *Assembler) fail(f Frame, err *Error) (Command, bool, error) {
-	delete(a.pending, f.Channel)
+	a.pending.del(f.Channel)
 	return Command{}, false, channelError(f.Channel, err)
 }
 

@@ -282,9 +282,43 @@ func TestAssemblerReset(t *testing.T) {
 	if err != nil || len(cmds) != 1 {
 		t.Fatalf("after Reset: %+v, %v", cmds, err)
 	}
-	if len(a.pending) != 0 {
-		t.Fatalf("pending %v", a.pending)
+	if a.pending.len() != 0 {
+		t.Fatalf("pending %+v", a.pending)
 	}
+}
+
+// TestPendingSet walks the slot-and-map set of half-assembled channels
+// through channels that start and finish in every order.
+func TestPendingSet(t *testing.T) {
+	var s pendingSet
+	p := map[uint16]*partial{1: {}, 2: {}, 3: {}}
+	check := func(step string, want map[uint16]*partial) {
+		t.Helper()
+		for ch := uint16(1); ch <= 3; ch++ {
+			if got := s.get(ch); got != want[ch] {
+				t.Fatalf("%s: get(%d) = %p, want %p", step, ch, got, want[ch])
+			}
+		}
+		if s.len() != len(want) {
+			t.Fatalf("%s: len %d, want %d", step, s.len(), len(want))
+		}
+	}
+	check("empty", nil)
+	s.put(1, p[1])
+	check("put 1", map[uint16]*partial{1: p[1]})
+	s.put(2, p[2])
+	s.put(3, p[3])
+	check("put 2, 3", p)
+	s.del(1)
+	check("del 1 (the slot)", map[uint16]*partial{2: p[2], 3: p[3]})
+	s.put(1, p[1])
+	check("put 1 again", p)
+	s.del(3)
+	s.del(2)
+	check("del 3, 2 (the map)", map[uint16]*partial{1: p[1]})
+	s.del(1)
+	s.del(1)
+	check("del 1 twice", nil)
 }
 
 func TestAssemblerHeartbeatOnChannelZero(t *testing.T) {
