@@ -139,7 +139,7 @@ type conn struct {
 	opened bool
 	// chans holds the open channels and those awaiting the client's
 	// close-ok; their number is what channel_max limits.
-	chans map[uint16]chanState
+	chans channelTable
 	// replyChans are the channels with a direct reply-to consumer.
 	replyChans map[uint16]bool
 	paused     bool
@@ -188,7 +188,7 @@ type conn struct {
 
 // Serve runs one connection until it ends. It closes t.
 func Serve(ctx context.Context, t Transport, cfg *Config) {
-	c := &conn{cfg: cfg, t: t, home: cfg.shared.home, b: cfg.Broker, out: newOutbox(), chans: map[uint16]chanState{}, replyChans: map[uint16]bool{}, done: make(chan struct{}), hbStart: make(chan uint16, 1),
+	c := &conn{cfg: cfg, t: t, home: cfg.shared.home, b: cfg.Broker, out: newOutbox(), replyChans: map[uint16]bool{}, done: make(chan struct{}), hbStart: make(chan uint16, 1),
 		frameMax: cfg.FrameMax, channelMax: cfg.ChannelMax, closeWait: closeWaitBeforeTune}
 	c.releaseHeld = c.releaseHeldItem
 	cfg.shared.conns.Add(1)

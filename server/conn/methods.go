@@ -92,15 +92,15 @@ func (c *conn) call(e *engine.Broker, id engine.ChannelID, cmd command) {
 	n := cmd.channel
 	switch m := cmd.method.(type) {
 	case *amqp.ChannelOpen:
-		if len(c.chans) >= int(c.channelMax) && c.chans[n] == 0 {
+		if c.chans.count() >= int(c.channelMax) && c.chans.get(n) == 0 {
 			// rabbit_reader refuses a channel past the negotiated
 			// channel_max with a connection error that names no
 			// method; channels awaiting close-ok still count.
-			c.failConnection(e, engine.NotAllowed, "NOT_ALLOWED - number of channels opened ("+itoa(len(c.chans))+") has reached the negotiated channel_max ("+itoa(int(c.channelMax))+")", engine.Method{})
+			c.failConnection(e, engine.NotAllowed, "NOT_ALLOWED - number of channels opened ("+itoa(c.chans.count())+") has reached the negotiated channel_max ("+itoa(int(c.channelMax))+")", engine.Method{})
 			return
 		}
 		if _, err := e.OpenChannel(c.id, n); err == nil {
-			c.chans[n] = chanOpen
+			c.chans.set(n, chanOpen)
 			c.push(n, &amqp.ChannelOpenOk{})
 		}
 	case *amqp.ChannelFlow:
