@@ -87,7 +87,7 @@ bench: node
 # medians with each broker's CPU per message. RABBIT_URL=amqp://... uses a
 # running RabbitMQ instead (skipped with a note if unreachable).
 # BENCH_ARGS='--client pipelined' runs the pipelining load client's
-# workloads instead of amqp091-go's (1.5 minutes). About 7 minutes on a
+# workloads instead of amqp091-go's (about 2 minutes). About 7 minutes on a
 # 2-vCPU machine; no repetition starts that would end after 14 minutes
 # (--budget).
 .PHONY: bench-amqp
