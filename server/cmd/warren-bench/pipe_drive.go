@@ -165,6 +165,10 @@ func (g *pipeProgress) over(err error) bool {
 // is left and returns.
 func (s *pipeConsumer) run(g *pipeProgress) error {
 	reported := 0
+	stamp := s.state.take != nil // the time of each read is wanted
+	if stamp {
+		s.state.readAtNs = time.Now().UnixNano()
+	}
 	for {
 		for {
 			f, ok, err := s.conn.next()
@@ -195,6 +199,9 @@ func (s *pipeConsumer) run(g *pipeProgress) error {
 			}
 			s.conn.out = s.state.appendAcks(s.conn.out, true)
 			return s.conn.flush()
+		}
+		if stamp {
+			s.state.readAtNs = time.Now().UnixNano()
 		}
 	}
 }

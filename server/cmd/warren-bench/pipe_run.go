@@ -22,11 +22,13 @@ const (
 	defaultPipeConsumers  = 2
 	defaultPipeBatch      = 256
 	maxPipeConns          = 64
-	// pipeAckEvery is how many deliveries a consumer channel lets go
-	// unacknowledged before one basic.ack with multiple=true settles them:
-	// a quarter of the prefetch, so the broker always has room to send.
-	pipeAckEvery = consumePrefetch / 4
 )
+
+// pipeAckEvery is how many deliveries a consumer channel with basic.qos
+// prefetch lets go unacknowledged before one basic.ack with multiple=true
+// settles them: a quarter of the prefetch (at least 1), so the broker
+// always has room to send.
+func pipeAckEvery(prefetch int) int { return max(prefetch/4, 1) }
 
 func (c pipeConfig) check() error {
 	switch {
@@ -173,7 +175,7 @@ func (r *pipeRun) openConsumers(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		s := &pipeConsumer{conn: conn, state: newConsumeState(queues, r.sent, r.job.manualAck, pipeAckEvery)}
+		s := &pipeConsumer{conn: conn, state: newConsumeState(queues, r.sent, r.job.manualAck, pipeAckEvery(consumePrefetch))}
 		r.subs = append(r.subs, s)
 		for i, q := range queues {
 			ch := uint16(i + 1)
