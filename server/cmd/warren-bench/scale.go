@@ -18,8 +18,8 @@ import (
 // bench-scale` runs) and print tables of their own (scale_table.go).
 // scale-queues and scale-conns run with either client: amqp091-go by
 // default (scale_amqp091.go), or with --client pipelined the project's
-// own codec (scale_pipe.go), which costs far less CPU per message than
-// either broker, so that the latency measured is mostly the broker's. The
+// own codec (scale_pipe.go), which costs less CPU per message than
+// amqp091-go, so that more of the latency measured is the broker's. The
 // plan, the schedule and the tally are the same for both
 // (scale_plan.go, scale_schedule.go, scale_load.go).
 
