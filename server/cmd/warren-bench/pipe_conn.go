@@ -144,6 +144,13 @@ func (p *pipeConn) handshake(a pipeAddr) error {
 	return err
 }
 
+// writeSide returns a pipeConn that writes to p's socket, with an output
+// buffer and a write count of its own, and never reads: for a publisher
+// on a connection whose frames another goroutine reads, and writes its
+// acks to. A net.Conn's Write writes all it is given before another
+// Write starts, so the two goroutines' frames never interleave.
+func (p *pipeConn) writeSide() *pipeConn { return &pipeConn{c: p.c, frameMax: p.frameMax} }
+
 // send writes one method frame at once (set-up, not the hot path).
 func (p *pipeConn) send(channel uint16, m amqp.Method) error {
 	b, err := amqp.AppendMethodFrame(nil, channel, m)

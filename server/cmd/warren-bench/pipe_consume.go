@@ -10,7 +10,8 @@ import (
 // consumeState is the consumer side of the pipelining client without its
 // socket: frames in (handle), acknowledgements out (appendAcks). It reads
 // only what it needs off each delivery (the delivery tag, the body size,
-// the message id at the start of the body), records every id, and
+// the first msgHeadBytes of the body, which start with the message id),
+// records every id, or hands the start of the body to take, and
 // acknowledges with multiple=true once a channel has ackEvery messages
 // unacknowledged, so that one ack frame settles many deliveries.
 type consumeState struct {
@@ -19,6 +20,13 @@ type consumeState struct {
 	ackEvery  int
 	delivered int // complete messages received, on every channel
 	ackFrames int // basic.ack frames appended
+	// take, when set, is given each whole message's queue, the first
+	// msgHeadBytes of its body (all of it when shorter) and readAtNs, in
+	// place of the channels' id sets; an error from it is handle's.
+	take func(queue int, head []byte, readAtNs int64) error
+	// readAtNs is when the frames being handled were read (Unix
+	// nanoseconds), set by the connection's reader for take.
+	readAtNs int64
 }
 
 // consumerChannel is one channel of a consumer connection, consuming one
@@ -30,12 +38,12 @@ type consumerChannel struct {
 	ackedTo uint64 // acknowledged up to here, with multiple=true
 	// The message being received: after its basic.deliver, waiting for the
 	// content header (header) and then remaining body bytes, of which the
-	// first msgIDBytes are its id.
+	// first msgHeadBytes are kept in head (the first msgIDBytes are its id).
 	receiving bool
 	header    bool
 	remaining uint64
-	id        [msgIDBytes]byte
-	idLen     int
+	head      [msgHeadBytes]byte
+	headLen   int
 }
 
 // newConsumeState returns the state of a connection whose channel i+1
@@ -44,6 +52,17 @@ func newConsumeState(queues []int, sent []int, manualAck bool, ackEvery int) *co
 	s := &consumeState{channels: make([]*consumerChannel, len(queues)+1), manualAck: manualAck, ackEvery: max(ackEvery, 1)}
 	for i, q := range queues {
 		s.channels[i+1] = &consumerChannel{queue: q, ids: newIDSet(sent)}
+	}
+	return s
+}
+
+// newTakingConsumeState returns the state of a connection whose channel
+// i+1 consumes queues[i] with manual acks, handing every whole message to
+// take instead of recording its id.
+func newTakingConsumeState(queues []int, ackEvery int, take func(queue int, head []byte, readAtNs int64) error) *consumeState {
+	s := &consumeState{channels: make([]*consumerChannel, len(queues)+1), manualAck: true, ackEvery: max(ackEvery, 1), take: take}
+	for i, q := range queues {
+		s.channels[i+1] = &consumerChannel{queue: q}
 	}
 	return s
 }
@@ -82,7 +101,7 @@ func (s *consumeState) handle(f amqp.Frame) error {
 		if err != nil {
 			return fmt.Errorf("channel %d: basic.deliver: %w", f.Channel, err)
 		}
-		c.lastTag, c.receiving, c.header, c.idLen = tag, true, true, 0
+		c.lastTag, c.receiving, c.header, c.headLen = tag, true, true, 0
 	case amqp.FrameHeader:
 		if !c.receiving || !c.header {
 			return fmt.Errorf("channel %d: a content header without basic.deliver", f.Channel)
@@ -99,14 +118,17 @@ func (s *consumeState) handle(f amqp.Frame) error {
 		if !c.receiving || c.header || uint64(len(f.Payload)) > c.remaining {
 			return fmt.Errorf("channel %d: a body frame that no content header announced", f.Channel)
 		}
-		if c.idLen < msgIDBytes {
-			c.idLen += copy(c.id[c.idLen:], f.Payload)
+		if c.headLen < msgHeadBytes {
+			c.headLen += copy(c.head[c.headLen:], f.Payload)
 		}
 		c.remaining -= uint64(len(f.Payload))
 		if c.remaining == 0 {
-			c.ids.mark(binary.BigEndian.Uint64(c.id[:]))
 			c.receiving = false
 			s.delivered++
+			if s.take != nil {
+				return s.take(c.queue, c.head[:c.headLen], s.readAtNs)
+			}
+			c.ids.mark(binary.BigEndian.Uint64(c.head[:]))
 		}
 	default:
 		return fmt.Errorf("channel %d: frame type %d", f.Channel, f.Type)

@@ -28,6 +28,10 @@ const (
 // its sequence number (from 0) in the low 32.
 const msgIDBytes = 8
 
+// msgHeadBytes is how much of the start of each body the consumer keeps
+// (consumeState): the id, and what a scale workload puts after it.
+const msgHeadBytes = scaleBodyMin
+
 func msgID(publisher, seq int) uint64 { return uint64(publisher)<<32 | uint64(uint32(seq)) }
 
 func splitMsgID(id uint64) (publisher, seq int) { return int(id >> 32), int(uint32(id)) }
@@ -37,8 +41,9 @@ func splitMsgID(id uint64) (publisher, seq int) { return int(id >> 32), int(uint
 // the template copied n times, each copy's message id written into its
 // body: no encoding per message.
 type publishTemplate struct {
-	frames []byte
-	idAt   int // offset in frames of the body's first byte
+	frames    []byte
+	idAt      int // offset in frames of the body's first byte
+	firstBody int // bytes of the body in its first body frame
 }
 
 // newPublishTemplate encodes a publish of body (at least msgIDBytes long)
@@ -61,15 +66,26 @@ func newPublishTemplate(channel uint16, exchange, key string, props amqp.Propert
 	if err != nil {
 		return publishTemplate{}, err
 	}
-	return publishTemplate{frames: b, idAt: idAt}, nil
+	// The first body frame's size field ends where its payload starts.
+	firstBody := int(binary.BigEndian.Uint32(b[idAt-4:]))
+	return publishTemplate{frames: b, idAt: idAt, firstBody: firstBody}, nil
+}
+
+// appendOne appends one publish and returns the buffer with the part of
+// the copy's body in its first body frame (at least msgIDBytes), for the
+// caller to write the message's own bytes into: its id first.
+func (t publishTemplate) appendOne(b []byte) (out, body []byte) {
+	start := len(b) + t.idAt
+	b = append(b, t.frames...)
+	return b, b[start : start+t.firstBody]
 }
 
 // appendBatch appends n publishes whose message ids run from firstID.
 func (t publishTemplate) appendBatch(b []byte, firstID uint64, n int) []byte {
 	for i := 0; i < n; i++ {
-		start := len(b)
-		b = append(b, t.frames...)
-		binary.BigEndian.PutUint64(b[start+t.idAt:], firstID+uint64(i))
+		var body []byte
+		b, body = t.appendOne(b)
+		binary.BigEndian.PutUint64(body, firstID+uint64(i))
 	}
 	return b
 }

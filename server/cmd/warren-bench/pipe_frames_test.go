@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"math/rand/v2"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 
@@ -332,5 +334,91 @@ func TestCheckLoopback(t *testing.T) {
 		if err := checkLoopback(a); (err == nil) != ok {
 			t.Errorf("checkLoopback(%s) = %v", addr, err)
 		}
+	}
+}
+
+// TestAppendOneGivesTheFirstBodyFrame: the body appendOne hands back is
+// the part of the copy's body in its first body frame, and what is
+// written there is what a broker reads at the start of the body.
+func TestAppendOneGivesTheFirstBodyFrame(t *testing.T) {
+	for _, c := range []struct {
+		size     int
+		frameMax uint32
+		want     int
+	}{{16, 131072, 16}, {10_000, 4096, 4096 - 8}} {
+		tmpl, err := newPublishTemplate(1, "", "q", amqp.Properties{}, body(c.size), c.frameMax)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, first := tmpl.appendOne([]byte("keep"))
+		if len(first) != c.want {
+			t.Fatalf("size %d: %d body bytes in the first frame, want %d", c.size, len(first), c.want)
+		}
+		putScaleHead(first, 42, 7)
+		cmds := decodeCommands(t, b[4:], c.frameMax)
+		if len(cmds) != 1 || len(cmds[0].Body) != c.size || !bytes.Equal(cmds[0].Body[:scaleBodyMin], first[:scaleBodyMin]) {
+			t.Fatalf("size %d: %+v", c.size, cmds)
+		}
+	}
+}
+
+// TestConsumeStateHandsWholeMessagesToTake: a taking consumer hands each
+// whole message's queue, the start of its body (msgHeadBytes, or all of a
+// shorter body) and the read time to take, body frames split or not, acks
+// as any consumer does, and fails on take's error.
+func TestConsumeStateHandsWholeMessagesToTake(t *testing.T) {
+	ds := []delivery{{1, 1, 11, 20}, {2, 1, 12, 9000}, {1, 2, 13, msgIDBytes}, {2, 2, 14, 16}}
+	type took struct {
+		queue int
+		head  string
+		at    int64
+	}
+	var got []took
+	var fail error
+	s := newTakingConsumeState([]int{5, 7}, 1, func(queue int, head []byte, at int64) error {
+		got = append(got, took{queue, string(head), at})
+		return fail
+	})
+	r := amqp.NewFrameReader(amqp.ReaderConfig{NoProtocolHeader: true, FrameMax: 4096})
+	r.Feed(serverStream(t, ds, 4096))
+	s.readAtNs = 99
+	for {
+		f, ok, err := r.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		if err := s.handle(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(got) != len(ds) || s.delivered != len(ds) {
+		t.Fatalf("took %d, delivered %d of %d", len(got), s.delivered, len(ds))
+	}
+	for k, d := range ds {
+		b := body(d.size)
+		binary.BigEndian.PutUint64(b, d.id)
+		want := took{queue: map[uint16]int{1: 5, 2: 7}[d.channel], head: string(b[:min(d.size, msgHeadBytes)]), at: 99}
+		if got[k] != want {
+			t.Errorf("message %d: took %+v, want %+v", k, got[k], want)
+		}
+	}
+	if acks := acksIn(t, s.appendAcks(nil, false)); !slices.Equal(acks[1], []uint64{2}) || !slices.Equal(acks[2], []uint64{2}) {
+		t.Errorf("acks %v", acks)
+	}
+	fail = errors.New("boom")
+	r.Feed(serverStream(t, []delivery{{1, 3, 15, 16}}, 4096))
+	var err error
+	for err == nil {
+		f, ok, rerr := r.Next()
+		if rerr != nil || !ok {
+			break
+		}
+		err = s.handle(f)
+	}
+	if !errors.Is(err, fail) {
+		t.Errorf("take's error: handle returned %v", err)
 	}
 }

@@ -90,14 +90,6 @@ func (p *pipePublisher) room(ctx context.Context, window int) (int, error) {
 	}
 }
 
-// read is the publisher's reader: readConfirms with confirms, else watch.
-func (p *pipePublisher) read(r *pipeRun) error {
-	if p.confirm {
-		return p.readConfirms()
-	}
-	return p.watch(r)
-}
-
 // readConfirms reads the broker's acks and nacks until every publish is
 // confirmed.
 func (p *pipePublisher) readConfirms() error {
@@ -163,8 +155,8 @@ func (p *pipePublisher) afterRun(f amqp.Frame) error {
 
 // watch reads what the broker sends a publisher without confirms, which
 // is nothing unless it closes the channel or the connection: that is
-// returned as an error. It returns nil once the run is over (pipeRun.over).
-func (p *pipePublisher) watch(r *pipeRun) error {
+// returned as an error. It returns nil once the run is over (pipeProgress.over).
+func (p *pipePublisher) watch(g *pipeProgress) error {
 	for {
 		f, ok, err := p.conn.next()
 		if err != nil {
@@ -172,7 +164,7 @@ func (p *pipePublisher) watch(r *pipeRun) error {
 		}
 		if !ok {
 			if err := p.conn.fill(); err != nil {
-				if r.over(err) {
+				if g.over(err) {
 					return nil
 				}
 				return fmt.Errorf("publisher %d: %w", p.index, err)

@@ -4,10 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"sync"
-	"sync/atomic"
-	"time"
 
 	"warren/server/amqp"
 )
@@ -26,11 +22,13 @@ const (
 	defaultPipeConsumers  = 2
 	defaultPipeBatch      = 256
 	maxPipeConns          = 64
-	// pipeAckEvery is how many deliveries a consumer channel lets go
-	// unacknowledged before one basic.ack with multiple=true settles them:
-	// a quarter of the prefetch, so the broker always has room to send.
-	pipeAckEvery = consumePrefetch / 4
 )
+
+// pipeAckEvery is how many deliveries a consumer channel with basic.qos
+// prefetch lets go unacknowledged before one basic.ack with multiple=true
+// settles them: a quarter of the prefetch (at least 1), so the broker
+// always has room to send.
+func pipeAckEvery(prefetch int) int { return max(prefetch/4, 1) }
 
 func (c pipeConfig) check() error {
 	switch {
@@ -66,16 +64,12 @@ type pipeJob struct {
 
 // pipeRun is one run in progress: its connections and their counters.
 type pipeRun struct {
-	e         *env
-	job       pipeJob
-	sent      []int // messages per publisher
-	pubs      []*pipePublisher
-	subs      []*pipeConsumer
-	delivered atomic.Int64  // messages received whole, over every consumer
-	target    int64         // deliveries that end the run
-	all       chan struct{} // closed when delivered reaches target
-	allOnce   sync.Once
-	finished  chan struct{} // closed to tell listeners the run is over
+	e        *env
+	job      pipeJob
+	sent     []int // messages per publisher
+	pubs     []*pipePublisher
+	subs     []*pipeConsumer
+	progress *pipeProgress
 }
 
 // conns lists every connection of the run.
@@ -100,7 +94,11 @@ type pipeConsumer struct {
 // are consumed), the broker's and the client's CPU per message or
 // delivery, and how many messages each system call carried.
 func runPipe(ctx context.Context, e *env, job pipeJob) (res Result, err error) {
-	r := &pipeRun{e: e, job: job, all: make(chan struct{}), finished: make(chan struct{})}
+	target := 0
+	if job.consume {
+		target = job.messages * len(job.queues)
+	}
+	r := &pipeRun{e: e, job: job, progress: newPipeProgress(target)}
 	for i := 0; i < e.pipe.publishers; i++ {
 		n := job.messages / e.pipe.publishers
 		if i < job.messages%e.pipe.publishers {
@@ -113,7 +111,6 @@ func runPipe(ctx context.Context, e *env, job pipeJob) (res Result, err error) {
 		if err := r.openConsumers(ctx); err != nil {
 			return res, err
 		}
-		r.target = int64(job.messages * len(job.queues))
 	}
 	if err := r.openPublishers(ctx); err != nil {
 		return res, err
@@ -123,102 +120,26 @@ func runPipe(ctx context.Context, e *env, job pipeJob) (res Result, err error) {
 		c.reads, c.writes = 0, 0 // count the run's system calls, not the set-up's
 	}
 
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	// Writers, and confirm readers, return nil when they are done;
+	// Writers, and confirm readers, are done when they return nil;
 	// listeners (consumers, and the readers of publishers without
-	// confirms) return nil only once the run is over (pipeRun.end).
-	doneErrs := make(chan error, 2*len(r.pubs))
-	listenErrs := make(chan error, len(r.subs)+len(r.pubs))
-	settled := make(chan error, 1)
-	var wg sync.WaitGroup
-	// fail ends the run: closing every socket ends every goroutine's read
-	// or write, and cancel a writer waiting for room in its window or a
-	// settle.
-	fail := func(err error) (Result, error) {
-		cancel()
-		r.abort()
-		wg.Wait()
-		return Result{}, r.describe(err)
-	}
-	cpu := startCPU(e.serverPID)
-	start := time.Now()
+	// confirms) return nil only once the run is over (pipeProgress.end).
+	load := pipeLoad{settle: job.settle, listeners: r.listeners(), abort: r.abort}
 	for _, s := range r.subs {
-		wg.Add(1)
-		go func() { defer wg.Done(); listenErrs <- s.run(r) }()
+		load.listen = append(load.listen, func() error { return s.run(r.progress) })
 	}
 	for _, p := range r.pubs {
-		wg.Add(2)
-		go func() { defer wg.Done(); doneErrs <- p.write(runCtx, e.window, e.pipe.batch) }()
+		load.work = append(load.work, func(ctx context.Context) error { return p.write(ctx, e.window, e.pipe.batch) })
 		if p.confirm {
-			go func() { defer wg.Done(); doneErrs <- p.readConfirms() }()
+			load.work = append(load.work, func(context.Context) error { return p.readConfirms() })
 		} else {
-			go func() { defer wg.Done(); listenErrs <- p.watch(r) }()
+			load.listen = append(load.listen, func() error { return p.watch(r.progress) })
 		}
 	}
-
-	working, listening := len(r.pubs), len(r.subs)
-	if job.confirm {
-		working *= 2
-	} else {
-		listening += len(r.pubs)
+	cpu := startCPU(e.serverPID)
+	wrote, elapsed, err := r.progress.drive(ctx, load)
+	if err != nil {
+		return Result{}, r.describe(err)
 	}
-	var allSeen <-chan struct{}
-	if job.consume {
-		allSeen = r.all
-	}
-	settle := job.settle
-	var wrote time.Duration // when the last publish was written, for a settle
-	settling, over := false, false
-	for {
-		if working == 0 && allSeen == nil && !settling {
-			if settle != nil {
-				wrote = time.Since(start)
-				f := settle
-				settle, settling = nil, true
-				wg.Add(1)
-				go func() { defer wg.Done(); settled <- f(runCtx) }()
-			} else {
-				if !over {
-					over = true
-					if err := r.end(); err != nil {
-						return fail(err)
-					}
-				}
-				if listening == 0 {
-					break
-				}
-			}
-		}
-		select {
-		case err := <-doneErrs:
-			if err != nil {
-				return fail(err)
-			}
-			working--
-		case err := <-listenErrs:
-			if err == nil && !over {
-				err = errors.New("a consumer or a publisher's reader stopped before the end")
-			}
-			if err != nil {
-				return fail(err)
-			}
-			listening--
-		case <-allSeen:
-			allSeen = nil
-		case err := <-settled:
-			if err != nil {
-				return fail(err)
-			}
-			settling = false
-		case <-runCtx.Done():
-			return fail(runCtx.Err())
-		}
-	}
-	// The clock stops when every message is confirmed and delivered, or
-	// settled, and the consumers have sent their last acks.
-	elapsed := time.Since(start)
-	wg.Wait()
 
 	units, per := job.messages, "msg"
 	res = Result{ElapsedMs: ms(elapsed)}
@@ -254,7 +175,7 @@ func (r *pipeRun) openConsumers(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		s := &pipeConsumer{conn: conn, state: newConsumeState(queues, r.sent, r.job.manualAck, pipeAckEvery)}
+		s := &pipeConsumer{conn: conn, state: newConsumeState(queues, r.sent, r.job.manualAck, pipeAckEvery(consumePrefetch))}
 		r.subs = append(r.subs, s)
 		for i, q := range queues {
 			ch := uint16(i + 1)
@@ -275,59 +196,6 @@ func (r *pipeRun) openConsumers(ctx context.Context) error {
 	return nil
 }
 
-// run reads deliveries, frames many at a time, and after each read sends
-// the acks that are due in one write; when the run is over it acks what
-// is left and returns.
-func (s *pipeConsumer) run(r *pipeRun) error {
-	reported := 0
-	for {
-		for {
-			f, ok, err := s.conn.next()
-			if err != nil {
-				return err
-			}
-			if !ok {
-				break
-			}
-			if err := s.state.handle(f); err != nil {
-				return err
-			}
-		}
-		if d := s.state.delivered - reported; d > 0 {
-			reported = s.state.delivered
-			if r.delivered.Add(int64(d)) >= r.target {
-				r.allOnce.Do(func() { close(r.all) })
-			}
-		}
-		s.conn.out = s.state.appendAcks(s.conn.out, false)
-		if err := s.conn.flush(); err != nil {
-			return err
-		}
-		if err := s.conn.fill(); err != nil {
-			if !r.over(err) {
-				return err
-			}
-			if err := s.conn.c.SetReadDeadline(time.Time{}); err != nil {
-				return err
-			}
-			s.conn.out = s.state.appendAcks(s.conn.out, true)
-			return s.conn.flush()
-		}
-	}
-}
-
-// end tells the listeners that the run is over and wakes each from its
-// read with a deadline in the past: a consumer then sends its last acks.
-func (r *pipeRun) end() error {
-	close(r.finished)
-	for _, c := range r.listeners() {
-		if err := c.c.SetReadDeadline(time.Now()); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // listeners lists the connections whose readers run until the run is
 // over: the consumers', and the publishers' without confirms.
 func (r *pipeRun) listeners() []*pipeConn {
@@ -341,17 +209,6 @@ func (r *pipeRun) listeners() []*pipeConn {
 		out = append(out, s.conn)
 	}
 	return out
-}
-
-// over reports whether err, from a listener's read, is end's wake-up.
-func (r *pipeRun) over(err error) bool {
-	select {
-	case <-r.finished:
-		var ne net.Error
-		return errors.As(err, &ne) && ne.Timeout()
-	default:
-		return false
-	}
 }
 
 // abort closes every socket at once, ending every goroutine's I/O.
@@ -384,7 +241,7 @@ func (r *pipeRun) describe(err error) error {
 		confirmed += p.confirmed.Load()
 	}
 	return fmt.Errorf("published %d of %d, %d confirmed, %d of %d deliveries: %w",
-		published, r.job.messages, confirmed, r.delivered.Load(), r.target, err)
+		published, r.job.messages, confirmed, r.progress.delivered.Load(), r.progress.target, err)
 }
 
 // verify checks that every publish was confirmed (none nacked) and that
@@ -439,9 +296,9 @@ func (r *pipeRun) shape() string {
 	s := fmt.Sprintf("pipelining client: %d publishers (%s, up to %d publishes per write: %.1f on average)",
 		len(r.pubs), confirms, r.e.pipe.batch, float64(r.job.messages)/float64(max(writes, 1)))
 	if r.job.consume {
-		s += fmt.Sprintf(", %d consumers (%.1f deliveries per read", len(r.subs), float64(r.target)/float64(max(reads, 1)))
+		s += fmt.Sprintf(", %d consumers (%.1f deliveries per read", len(r.subs), float64(r.progress.target)/float64(max(reads, 1)))
 		if r.job.manualAck {
-			s += fmt.Sprintf("; prefetch %d, %.1f deliveries per basic.ack multiple=true", consumePrefetch, float64(r.target)/float64(max(acks, 1)))
+			s += fmt.Sprintf("; prefetch %d, %.1f deliveries per basic.ack multiple=true", consumePrefetch, float64(r.progress.target)/float64(max(acks, 1)))
 		} else {
 			s += "; no-ack"
 		}

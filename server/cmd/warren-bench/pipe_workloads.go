@@ -30,6 +30,10 @@ var pipelinedWorkloads = []workload{
 	{name: "publish-consume", messages: 500_000, minSize: msgIDBytes, description: "pipelining publishers with confirms and consumers on one queue (manual acks, multiple=true, prefetch 500); msgs/s until the last delivery", run: runPipePublishConsume},
 	{name: "fanout-10", messages: 50_000, minSize: msgIDBytes, description: "pipelining publishers with confirms to a fanout exchange bound to 10 queues, no-ack consumers sharing the queues; deliveries/s until the last delivery", run: runPipeFanout},
 	{name: "persistent-confirms", messages: 200_000, minSize: msgIDBytes, durable: true, description: "pipelining publishers with confirms of persistent messages into a durable queue, on a Warren with a data directory; msgs/s until the last confirm", run: runPipePersistent},
+	// The scale workloads keep their open load and their connections
+	// (scale.go); only the client that carries it changes.
+	scaleQueuesWorkload(newPipeScale, pipeScaleHow, printPipeScaleTable),
+	scaleConnsWorkload(newPipeScale, pipeScaleHow, printPipeScaleTable),
 }
 
 // workloadsFor returns the workloads a client runs.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"time"
 )
@@ -15,6 +16,12 @@ import (
 // take (idle-memory, scale_memory.go). They run only when named
 // (`compare --workloads scale-queues,scale-conns,idle-memory`, what `make
 // bench-scale` runs) and print tables of their own (scale_table.go).
+// scale-queues and scale-conns run with either client: amqp091-go by
+// default (scale_amqp091.go), or with --client pipelined the project's
+// own codec (scale_pipe.go), which costs less CPU per message than
+// amqp091-go, so that more of the latency measured is the broker's. The
+// plan, the schedule and the tally are the same for both
+// (scale_plan.go, scale_schedule.go, scale_load.go).
 
 // Defaults of the scale workloads' settings.
 const (
@@ -91,22 +98,32 @@ func (c scaleConfig) check() error {
 	return nil
 }
 
-// runScaleQueues measures one point per queue count in e.scale.queues
-// (see queuesPlan and runScalePoint).
-func runScaleQueues(ctx context.Context, e *env) (Result, error) {
-	return runScalePoints(ctx, e, e.scale.queues, "queues", func(n int) scalePlan { return queuesPlan(n, e.scale.groups) })
+// scaleQueuesWorkload is scale-queues carried by the client newClient
+// makes: how, when set, ends its description with the client's way of
+// publishing and acking, and table prints its table.
+func scaleQueuesWorkload(newClient func(*env) scaleClient, how string, table func(out io.Writer, w workload, runs []runResult, warren, rabbit *broker)) workload {
+	return workload{name: "scale-queues", messages: scaleRateMsgs, counts: "msgs/s offered at each point", minSize: scaleBodyMin, byName: true, table: table,
+		description: "the same offered rate spread over 1, 10, 100 and 1,000 queues (--scale-queues), a few publishing and consuming connections, manual acks" + how + "; per point msgs/s, broker CPU per message, p50/p99 latency",
+		run: func(ctx context.Context, e *env) (Result, error) {
+			return runScalePoints(ctx, e, e.scale.queues, "queues", func(n int) scalePlan { return queuesPlan(n, e.scale.groups) }, newClient)
+		}}
 }
 
-// runScaleConns measures one point per connection count in
-// e.scale.conns (see connsPlan and runScalePoint).
-func runScaleConns(ctx context.Context, e *env) (Result, error) {
-	return runScalePoints(ctx, e, e.scale.conns, "conns", connsPlan)
+// scaleConnsWorkload is scale-conns carried by the client newClient makes
+// (see scaleQueuesWorkload).
+func scaleConnsWorkload(newClient func(*env) scaleClient, how string, table func(out io.Writer, w workload, runs []runResult, warren, rabbit *broker)) workload {
+	return workload{name: "scale-conns", messages: scaleRateMsgs, counts: "msgs/s offered at each point", minSize: scaleBodyMin, byName: true, manyConns: true, table: table,
+		description: "the same offered rate spread over 1, 10, 100 and 500 connections (--scale-conns), each publishing into and consuming from a queue of its own" + how + "; per point msgs/s, broker CPU per message, p50/p99 latency",
+		run: func(ctx context.Context, e *env) (Result, error) {
+			return runScalePoints(ctx, e, e.scale.conns, "conns", connsPlan, newClient)
+		}}
 }
 
-// runScalePoints runs one point per n, in order, each after a broker in
-// another process has gone quiet again (it may still be deleting the last
-// point's queues), and reports each point's figures as scaleMetric names.
-func runScalePoints(ctx context.Context, e *env, ns []int, what string, plan func(n int) scalePlan) (Result, error) {
+// runScalePoints runs one point per n, in order, each carried by a new
+// client from newClient after a broker in another process has gone quiet
+// again (it may still be deleting the last point's queues), and reports
+// each point's figures as scaleMetric names.
+func runScalePoints(ctx context.Context, e *env, ns []int, what string, plan func(n int) scalePlan, newClient func(*env) scaleClient) (Result, error) {
 	var res Result
 	start := time.Now()
 	for _, n := range ns {
@@ -115,7 +132,7 @@ func runScalePoints(ctx context.Context, e *env, ns []int, what string, plan fun
 				res.Notes = append(res.Notes, fmt.Sprintf("%d %s: broker not quiet before the point after %s (%v)", n, what, waited.Round(time.Millisecond), err))
 			}
 		}
-		pt, err := runScalePoint(ctx, e, plan(n), fmt.Sprintf("%s%d", what, n))
+		pt, err := runScalePoint(ctx, e, plan(n), fmt.Sprintf("%s%d", what, n), newClient(e))
 		if err != nil {
 			return res, fmt.Errorf("%d %s: %w", n, what, err)
 		}

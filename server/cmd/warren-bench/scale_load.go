@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	amqp "github.com/rabbitmq/amqp091-go"
 )
 
 // Limits of one point of a scale workload.
@@ -36,19 +33,45 @@ type scalePoint struct {
 	notes           []string
 }
 
+// scaleClient is one load client's part in a point of a scale workload:
+// it connects, declares and consumes the queues, and runs the point's
+// publishers and consumers; runScalePoint does the rest (the schedule,
+// the measured span, the tally), the same for every client.
+type scaleClient interface {
+	// open opens plan.conns connections, declares queue q (setting
+	// declared[q] once it is) and consumes it with manual acks and
+	// basic.qos prefetch on connection plan.subConn[q], and readies a
+	// channel for publisher p on connection plan.pubConn[p].
+	open(ctx context.Context, plan scalePlan, queues []string, declared []bool) error
+	// run publishes sch's messages, each when it falls due
+	// (scaleSchedule.publishOnSchedule), and consumes them, handing each
+	// delivery to its queue's inbox (scaleSchedule.take) and counting it;
+	// it returns once every message has been delivered, or on the first
+	// error, with the latest any publisher sent a message of the span
+	// after it fell due.
+	run(ctx context.Context, sch scaleSchedule, inboxes []*scaleInbox) (lagMax time.Duration, err error)
+	// delivered is how many messages run has counted so far; it may be
+	// called while run runs.
+	delivered() int64
+	// notes says how the client carried the load, once run has returned.
+	notes() []string
+	// close closes every connection open opened.
+	close() error
+}
+
 // runScalePoint offers e.messages messages a second, spread over plan's
 // publishers and queues (see scalePlan), for e.scale.warmup and then
 // e.scale.span, and measures over the span: deliveries a second, the
 // broker's and the client's CPU per delivered message (each is one
-// publish, one delivery and one ack), and the publish->deliver latency of
-// the messages sent in it. The load is open: each message is sent when it
-// falls due (a publisher that is late sends what is due at once), so a
-// broker that cannot keep up shows it as latency and a lower rate rather
-// than slowing the schedule. Consumers ack each message on its own
-// (manual acks) with basic.qos e.scale.prefetch. tag names the queues.
-// Every message must arrive, exactly at its queue, within scaleDrainMax
-// of the last one falling due.
-func runScalePoint(ctx context.Context, e *env, plan scalePlan, tag string) (pt scalePoint, err error) {
+// publish, one delivery and one ack, or a share of one that acks many),
+// and the publish->deliver latency of the messages sent in it. The load
+// is open: each message is sent when it falls due (a publisher that is
+// late sends what is due at once), so a broker that cannot keep up shows
+// it as latency and a lower rate rather than slowing the schedule.
+// Consumers ack manually with basic.qos e.scale.prefetch. client carries
+// the load; tag names the queues. Every message must arrive exactly once,
+// at its queue, within scaleDrainMax of the last one falling due.
+func runScalePoint(ctx context.Context, e *env, plan scalePlan, tag string, client scaleClient) (pt scalePoint, err error) {
 	cfg := e.scale
 	rateMsgs := e.messages
 	nq, np := len(plan.subConn), len(plan.pubConn)
@@ -57,17 +80,15 @@ func runScalePoint(ctx context.Context, e *env, plan scalePlan, tag string) (pt 
 		return pt, err
 	}
 
-	conns := make([]*amqp.Connection, plan.conns)
 	queues := make([]string, nq)
 	declared := make([]bool, nq)
 	for q := range queues {
 		queues[q] = e.name(fmt.Sprintf("%s.q%d", tag, q))
 	}
 	defer func() { // the connections first, then the queues they consumed
-		for _, c := range conns {
-			if c != nil {
-				c.Close()
-			}
+		closeErr := client.close()
+		if err == nil {
+			err = closeErr
 		}
 		var names []string
 		for q, ok := range declared {
@@ -77,37 +98,8 @@ func runScalePoint(ctx context.Context, e *env, plan scalePlan, tag string) (pt 
 		}
 		err = errors.Join(err, deleteQueues(e.url, names))
 	}()
-	if err := forEach(ctx, plan.conns, scaleSetupWorkers, func(i int) error {
-		c, err := dial(e.url)
-		conns[i] = c
-		return err
-	}); err != nil {
-		return pt, fmt.Errorf("opening %d connections: %w", plan.conns, err)
-	}
-
-	deliveries := make([]<-chan amqp.Delivery, nq)
-	if err := forEach(ctx, nq, scaleSetupWorkers, func(q int) error {
-		ch, err := conns[plan.subConn[q]].Channel()
-		if err != nil {
-			return err
-		}
-		if err := ch.Qos(cfg.prefetch, 0, false); err != nil {
-			return err
-		}
-		if err := declareQueue(ch, queues[q], nil); err != nil {
-			return err
-		}
-		declared[q] = true
-		deliveries[q], err = ch.Consume(queues[q], "", false, false, false, false, nil)
-		return err
-	}); err != nil {
-		return pt, fmt.Errorf("declaring and consuming %d queues: %w", nq, err)
-	}
-	pubs := make([]*amqp.Channel, np)
-	for p := range pubs {
-		if pubs[p], err = conns[plan.pubConn[p]].Channel(); err != nil {
-			return pt, err
-		}
+	if err := client.open(ctx, plan, queues, declared); err != nil {
+		return pt, err
 	}
 
 	start := time.Now()
@@ -115,151 +107,66 @@ func runScalePoint(ctx context.Context, e *env, plan scalePlan, tag string) (pt 
 		start: start, spanStart: start.Add(cfg.warmup), spanEnd: start.Add(cfg.warmup + cfg.span)}
 	pctx, cancel := context.WithDeadline(ctx, sch.due(total-1).Add(scaleDrainMax))
 	defer cancel()
-
-	var delivered atomic.Int64
-	consumed := make(chan consumerTally, nq)
-	for q := range nq {
-		go func() {
-			consumed <- consumeScale(pctx, sch, q, deliveries[q], &delivered)
-		}()
+	inboxes := make([]*scaleInbox, nq)
+	for q := range inboxes {
+		inboxes[q] = sch.newInbox(q)
 	}
-	published := make(chan publisherTally, np)
-	for p := range np {
-		go func() {
-			published <- publishScale(pctx, sch, p, pubs[p], e.sizeBytes)
-		}()
+	type ran struct {
+		lagMax time.Duration
+		err    error
 	}
-
-	if err := sleepUntil(pctx, sch.spanStart); err != nil {
+	done := make(chan ran, 1)
+	go func() {
+		lagMax, err := client.run(pctx, sch, inboxes)
+		done <- ran{lagMax, err}
+	}()
+	if err := measureScaleSpan(pctx, sch, client, e.serverPID, &pt); err != nil {
+		cancel()
+		<-done
 		return pt, err
 	}
-	d0 := delivered.Load()
-	cpu := startCPU(e.serverPID)
-	if err := sleepUntil(pctx, sch.spanEnd); err != nil {
-		return pt, err
+	r := <-done
+	if r.err != nil {
+		return pt, fmt.Errorf("%d of %d messages delivered: %w", client.delivered(), total, r.err)
 	}
-	d1 := delivered.Load()
-	if d1 == d0 {
-		return pt, fmt.Errorf("nothing delivered in the %s measured", cfg.span)
-	}
-	pt.cpu, pt.notes = cpu.metrics(int(d1-d0), "msg")
-	pt.deliveredPerSec = float64(d1-d0) / cfg.span.Seconds()
-
-	var errs []error
-	for range np {
-		t := <-published
-		errs = append(errs, t.err)
-		pt.lagMax = max(pt.lagMax, t.lagMax)
-	}
+	pt.lagMax = r.lagMax
 	var latencies []time.Duration
-	for range nq {
-		t := <-consumed
-		errs = append(errs, t.err)
-		latencies = append(latencies, t.latencies...)
+	var errs []error
+	for q, in := range inboxes {
+		latencies = append(latencies, in.latencies...)
+		if err := in.ids.check(); err != nil {
+			errs = append(errs, fmt.Errorf("queue %d: %w", q, err))
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return pt, fmt.Errorf("%d of %d messages delivered: %w", delivered.Load(), total, err)
+		return pt, err
 	}
 	slices.Sort(latencies)
 	pt.p50, pt.p99 = percentile(latencies, 0.50), percentile(latencies, 0.99)
 	pt.notes = append(pt.notes, fmt.Sprintf("%d queues, %d publishers, %d connections, %d messages, %d latencies in the span", nq, np, plan.conns, total, len(latencies)))
+	pt.notes = append(pt.notes, client.notes()...)
 	return pt, nil
 }
 
-// scaleSchedule is one point's load as its publishers and consumers see
-// it: which message goes where, when each falls due, and the measured
-// span.
-type scaleSchedule struct {
-	plan               scalePlan
-	queues             []string // queue q's name
-	total              int      // messages, numbered from 0
-	rateMsgs           int      // offered messages a second
-	start              time.Time
-	spanStart, spanEnd time.Time // the measured span
-}
-
-// due is when message i falls due.
-func (s scaleSchedule) due(i int) time.Time { return s.start.Add(dueAfter(i, s.rateMsgs)) }
-
-// publisherTally is what one publisher reports when it is done.
-type publisherTally struct {
-	lagMax time.Duration // latest it sent a message of the span after it fell due
-	err    error
-}
-
-// publishScale sends publisher p's messages (i ≡ p mod publishers, below
-// the total) each when it falls due, on ch, to its queue through the
-// default exchange. Each body carries its send time and its number.
-func publishScale(ctx context.Context, sch scaleSchedule, p int, ch *amqp.Channel, sizeBytes int) publisherTally {
-	var t publisherTally
-	b := body(sizeBytes)
-	for i := p; i < sch.total; i += len(sch.plan.pubConn) {
-		due := sch.due(i)
-		if err := sleepUntil(ctx, due); err != nil {
-			t.err = fmt.Errorf("publisher %d at message %d: %w", p, i, err)
-			return t
-		}
-		now := time.Now()
-		if !due.Before(sch.spanStart) && due.Before(sch.spanEnd) {
-			t.lagMax = max(t.lagMax, now.Sub(due))
-		}
-		binary.BigEndian.PutUint64(b, uint64(now.UnixNano()))
-		binary.BigEndian.PutUint64(b[8:], uint64(i))
-		if err := ch.PublishWithContext(ctx, "", sch.queues[sch.plan.queueOf(i)], false, false, amqp.Publishing{Body: b}); err != nil {
-			t.err = fmt.Errorf("publisher %d, message %d: %w", p, i, err)
-			return t
-		}
+// measureScaleSpan waits for sch's measured span and measures the
+// deliveries a second and the CPU per message over it into pt.
+func measureScaleSpan(ctx context.Context, sch scaleSchedule, client scaleClient, serverPID int, pt *scalePoint) error {
+	if err := sleepUntil(ctx, sch.spanStart); err != nil {
+		return err
 	}
-	return t
-}
-
-// consumerTally is what one queue's consumer reports when it is done.
-type consumerTally struct {
-	latencies []time.Duration // of the messages sent within the span
-	err       error
-}
-
-// consumeScale receives queue q's share of the messages from
-// deliveries, acks each, checks that each was meant for q, counts it in
-// delivered and keeps the latency of those sent within the span.
-func consumeScale(ctx context.Context, sch scaleSchedule, q int, deliveries <-chan amqp.Delivery, delivered *atomic.Int64) consumerTally {
-	var t consumerTally
-	plan := sch.plan
-	want := shareOf(q, len(plan.subConn), sch.total)
-	w0, w1 := sch.spanStart.UnixNano(), sch.spanEnd.UnixNano()
-	for got := 0; got < want; got++ {
-		var d amqp.Delivery
-		var ok bool
-		select {
-		case d, ok = <-deliveries:
-		case <-ctx.Done():
-			t.err = fmt.Errorf("queue %d: %d of %d messages: %w", q, got, want, ctx.Err())
-			return t
-		}
-		now := time.Now().UnixNano()
-		if !ok {
-			t.err = fmt.Errorf("queue %d: deliveries ended after %d of %d", q, got, want)
-			return t
-		}
-		if len(d.Body) < scaleBodyMin {
-			t.err = fmt.Errorf("queue %d: a body of %d bytes", q, len(d.Body))
-			return t
-		}
-		sent, i := int64(binary.BigEndian.Uint64(d.Body)), int(binary.BigEndian.Uint64(d.Body[8:]))
-		if plan.queueOf(i) != q {
-			t.err = fmt.Errorf("queue %d received message %d, meant for queue %d", q, i, plan.queueOf(i))
-			return t
-		}
-		if sent >= w0 && sent < w1 {
-			t.latencies = append(t.latencies, time.Duration(now-sent))
-		}
-		if err := d.Ack(false); err != nil {
-			t.err = fmt.Errorf("queue %d: ack: %w", q, err)
-			return t
-		}
-		delivered.Add(1)
+	d0 := client.delivered()
+	cpu := startCPU(serverPID)
+	if err := sleepUntil(ctx, sch.spanEnd); err != nil {
+		return err
 	}
-	return t
+	d1 := client.delivered()
+	span := sch.spanEnd.Sub(sch.spanStart)
+	if d1 == d0 {
+		return fmt.Errorf("nothing delivered in the %s measured", span)
+	}
+	pt.cpu, pt.notes = cpu.metrics(int(d1-d0), "msg")
+	pt.deliveredPerSec = float64(d1-d0) / span.Seconds()
+	return nil
 }
 
 // sleepUntil waits until t or until ctx ends.

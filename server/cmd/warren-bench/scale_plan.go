@@ -130,3 +130,19 @@ func (l *intList) Set(s string) error {
 	*l = out
 	return nil
 }
+
+// queuesOf lists, ascending, the queues publisher pub sends to: it sends
+// messages i ≡ pub (mod publishers) and message i goes to queue i mod
+// queues, so it reaches exactly the queues q ≡ pub (mod g), g the
+// greatest common divisor of the two counts (given messages enough).
+func (p scalePlan) queuesOf(pub int) []int {
+	a, b := len(p.pubConn), len(p.subConn)
+	for b != 0 {
+		a, b = b, a%b
+	}
+	var qs []int
+	for q := pub % a; q < len(p.subConn); q += a {
+		qs = append(qs, q)
+	}
+	return qs
+}

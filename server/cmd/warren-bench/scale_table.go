@@ -18,6 +18,25 @@ const metricLagMax = "client behind schedule"
 // p50 and p99 publish->deliver latency, the client's CPU per message and
 // how far the client fell behind its schedule.
 func printScaleTable(out io.Writer, w workload, runs []runResult, warren, rabbit *broker) {
+	printScaleTableWith(out, w, runs, warren, rabbit, "")
+}
+
+// pipeScaleTableNote says, under a scale table of the pipelining client,
+// how it carried the load.
+const pipeScaleTableNote = "Load client: the pipelining client (the project's codec) on the same connections and channels as amqp091-go's run: " +
+	"each publisher writes the messages that have fallen due in one write (one at a time at an even pace, several together when it is late, at most --batch); " +
+	"each consuming connection reads many frames a read and acks with basic.ack multiple=true once a channel has a quarter of its prefetch unacknowledged " +
+	"(with the default prefetch of 100, every 25 deliveries), and the rest at the end; a latency ends when the read that brought the delivery returned."
+
+// printPipeScaleTable is printScaleTable for the pipelining client, with
+// pipeScaleTableNote under its header.
+func printPipeScaleTable(out io.Writer, w workload, runs []runResult, warren, rabbit *broker) {
+	printScaleTableWith(out, w, runs, warren, rabbit, pipeScaleTableNote)
+}
+
+// printScaleTableWith prints printScaleTable's table with note, when set,
+// under its header.
+func printScaleTableWith(out io.Writer, w workload, runs []runResult, warren, rabbit *broker, note string) {
 	wr := metricSeries(runs, w.name, warren.label)
 	rr := metricSeries(runs, w.name, rabbit.label)
 	points := scalePoints(metricNames(runs, w.name))
@@ -32,6 +51,9 @@ func printScaleTable(out io.Writer, w workload, runs []runResult, warren, rabbit
 		}
 	}
 	fmt.Fprintf(out, "%s: %s msgs/s offered at every point, measured over each point's span; medians, range in brackets:\n\n", w.name, thousands(int64(offered)))
+	if note != "" {
+		fmt.Fprintf(out, "%s\n\n", note)
+	}
 	fmt.Fprintf(out, "| %s | Warren msgs/s | %s msgs/s | Warren broker CPU µs/msg | %s broker CPU µs/msg | RabbitMQ ÷ Warren (CPU) | Warren p50 / p99 ms | %s p50 / p99 ms | client CPU µs/msg vs Warren / vs RabbitMQ | client behind schedule, ms, max (vs Warren / vs RabbitMQ) |\n",
 		axis, rabbit.label, rabbit.label, rabbit.label)
 	fmt.Fprintln(out, "|---|---|---|---|---|---|---|---|---|---|")

@@ -97,10 +97,8 @@ var workloads = []workload{
 	{name: "declare-bind-10k", messages: 10_000, counts: "queues", description: "declare a queue and bind it, one after another, for 10,000 queues; ops/s (a declare and a bind are two ops)", run: runDeclareBind},
 	{name: "persistent-confirms", messages: 100_000, durable: true, description: "one publisher with confirms of persistent messages into a durable queue, on a Warren with a data directory; msgs/s until the last ack", run: runPersistent},
 	{name: "memory", messages: 200_000, settles: 2, fresh: true, description: "queue N messages and compare the server's RSS before and after; bytes per message (needs --pid)", run: runMemory},
-	{name: "scale-queues", messages: scaleRateMsgs, counts: "msgs/s offered at each point", minSize: scaleBodyMin, byName: true, table: printScaleTable,
-		description: "the same offered rate spread over 1, 10, 100 and 1,000 queues (--scale-queues), a few publishing and consuming connections, manual acks; per point msgs/s, broker CPU per message, p50/p99 latency", run: runScaleQueues},
-	{name: "scale-conns", messages: scaleRateMsgs, counts: "msgs/s offered at each point", minSize: scaleBodyMin, byName: true, manyConns: true, table: printScaleTable,
-		description: "the same offered rate spread over 1, 10, 100 and 500 connections (--scale-conns), each publishing into and consuming from a queue of its own; per point msgs/s, broker CPU per message, p50/p99 latency", run: runScaleConns},
+	scaleQueuesWorkload(newAMQP091Scale, "", printScaleTable),
+	scaleConnsWorkload(newAMQP091Scale, "", printScaleTable),
 	{name: "idle-memory", messages: 1_000, counts: "idle connections, then as many idle queues", settles: 3, fresh: true, byName: true, manyConns: true, table: printIdleMemoryTable,
 		description: "the broker's RSS after a warm-up, with N idle connections (one channel each), then with N idle queues too; MB per 1,000 of each beside LavinMQ's 70 and 35 (needs --pid)", run: runIdleMemory},
 }
