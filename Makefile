@@ -112,16 +112,19 @@ bench-amqp:
 # msgs/s, broker CPU per message and p50/p99 latency. BENCH_ARGS adds
 # flags (e.g. '--scale-queues 1,100 --scale-span 5s --json FILE'). About
 # 2 minutes a repetition on a 2-vCPU machine; interrupted (and cleaned
-# up) after 20.
+# up) after 20. The same load from the pipelining client, whose own cost
+# is small enough for the latencies to be the brokers':
+#   make bench-scale BENCH_SCALE_WORKLOADS=scale-queues,scale-conns BENCH_ARGS='--client pipelined'
 .PHONY: bench-scale
 BENCH_SCALE_REPS ?= 3
+BENCH_SCALE_WORKLOADS ?= idle-memory,scale-queues,scale-conns
 bench-scale:
 	@d="$$(mktemp -d)" && trap 'rm -rf "$$d"' EXIT && \
 	$(GO) build -o "$$d/warren" ./server/cmd/warren && \
 	$(GO) build -o "$$d/warren-bench" ./server/cmd/warren-bench && \
 	timeout -s INT -k 1m 20m "$$d/warren-bench" compare --warren-bin "$$d/warren" \
 		$(if $(RABBIT_URL),--rabbit-url '$(RABBIT_URL)',--rabbit-server '$(RABBIT_SERVER)') \
-		--workloads idle-memory,scale-queues,scale-conns --reps $(BENCH_SCALE_REPS) --budget 15m $(BENCH_ARGS)
+		--workloads $(BENCH_SCALE_WORKLOADS) --reps $(BENCH_SCALE_REPS) --budget 15m $(BENCH_ARGS)
 
 # Durability vs RabbitMQ (not part of `make test`; see BENCHMARKS.md):
 # builds warren and warren-bench; warren-bench starts warren with --data in
