@@ -63,6 +63,22 @@ func startTCP(t *testing.T, b *broker.Broker, users *auth.Store, sndbuf int) *cl
 		as: amqp.NewAssembler(amqp.AssemblerConfig{})}
 }
 
+// numberedBody is the 700-byte body of message i of publishNumbered.
+func numberedBody(i int) []byte { return bytes.Repeat([]byte(fmt.Sprintf("%06d|", i)), 100) }
+
+// publishNumbered writes n publishes to queue on channel 1, message i
+// with numberedBody(i), each in a write of its own; it stops at the first
+// write that fails (the test has ended).
+func publishNumbered(nc net.Conn, queue string, n int) {
+	for i := 1; i <= n; i++ {
+		fr, _ := amqp.AppendMethodFrame(nil, 1, &amqp.BasicPublish{RoutingKey: queue})
+		fr, _ = amqp.AppendContent(fr, 1, amqp.ClassBasic, amqp.Properties{}, numberedBody(i), 131072)
+		if _, err := nc.Write(fr); err != nil {
+			return
+		}
+	}
+}
+
 func tcpBroker(t testing.TB) (*broker.Broker, *auth.Store) {
 	b := broker.Start(engine.Config{}, nil)
 	t.Cleanup(b.Stop)
@@ -115,17 +131,7 @@ func TestSlowReaderGetsEveryFrameInOrder(t *testing.T) {
 	c.expect(&amqp.BasicConsumeOk{})
 
 	const n = 3000
-	body := func(i int) []byte { return bytes.Repeat([]byte(fmt.Sprintf("%06d|", i)), 100) }
-	go func() {
-		for i := 1; i <= n; i++ {
-			var fr []byte
-			fr, _ = amqp.AppendMethodFrame(fr, 1, &amqp.BasicPublish{RoutingKey: "slow"})
-			fr, _ = amqp.AppendContent(fr, 1, amqp.ClassBasic, amqp.Properties{}, body(i), 131072)
-			if _, err := c.nc.Write(fr); err != nil {
-				return
-			}
-		}
-	}()
+	go publishNumbered(c.nc, "slow", n)
 
 	c.nc.SetReadDeadline(time.Now().Add(30 * time.Second))
 	delivered, confirmed := 0, uint64(0)
@@ -138,7 +144,7 @@ func TestSlowReaderGetsEveryFrameInOrder(t *testing.T) {
 		case nil: // a heartbeat
 		case *amqp.BasicDeliver:
 			delivered++
-			if want := body(delivered); !bytes.Equal(cmd.Body, want) {
+			if want := numberedBody(delivered); !bytes.Equal(cmd.Body, want) {
 				t.Fatalf("delivery %d: body %q…, want %q…", delivered, cmd.Body[:14], want[:14])
 			}
 		case *amqp.BasicAck:
@@ -226,17 +232,7 @@ func TestDeliveriesWrittenForAnotherConnection(t *testing.T) {
 	publisher.expect(&amqp.ChannelOpenOk{})
 
 	const n = 3000
-	body := func(i int) []byte { return bytes.Repeat([]byte(fmt.Sprintf("%06d|", i)), 100) }
-	go func() {
-		for i := 1; i <= n; i++ {
-			var fr []byte
-			fr, _ = amqp.AppendMethodFrame(fr, 1, &amqp.BasicPublish{RoutingKey: "far"})
-			fr, _ = amqp.AppendContent(fr, 1, amqp.ClassBasic, amqp.Properties{}, body(i), 131072)
-			if _, err := publisher.nc.Write(fr); err != nil {
-				return
-			}
-		}
-	}()
+	go publishNumbered(publisher.nc, "far", n)
 
 	consumer.nc.SetReadDeadline(time.Now().Add(30 * time.Second))
 	for delivered := 0; delivered < n; {
@@ -252,7 +248,7 @@ func TestDeliveriesWrittenForAnotherConnection(t *testing.T) {
 		if d.DeliveryTag != uint64(delivered) {
 			t.Fatalf("delivery tag %d, want %d", d.DeliveryTag, delivered)
 		}
-		if want := body(delivered); !bytes.Equal(cmd.Body, want) {
+		if want := numberedBody(delivered); !bytes.Equal(cmd.Body, want) {
 			t.Fatalf("delivery %d: body %q…, want %q…", delivered, cmd.Body[:14], want[:14])
 		}
 		if delivered%300 == 0 {
