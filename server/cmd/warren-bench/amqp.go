@@ -133,8 +133,9 @@ func (q filledQueue) fill(e *env, publish func(s *session) (Result, error)) (res
 	return res, nil
 }
 
-// waitForCount polls the queue until it holds at least want ready
-// messages, and returns when it first saw them.
+// waitForCount polls the queue until it holds want ready messages, and
+// returns when it first saw them; more than want is an error (a message
+// routed twice), so that a workload counts exactly what it sent.
 func waitForCount(ctx context.Context, ch *amqp.Channel, queue string, want int) (time.Time, error) {
 	tick := time.NewTicker(pollInterval)
 	defer tick.Stop()
@@ -144,8 +145,12 @@ func waitForCount(ctx context.Context, ch *amqp.Channel, queue string, want int)
 		if err != nil {
 			return time.Time{}, fmt.Errorf("poll %s: %w", queue, err)
 		}
-		if q.Messages >= want {
+		if q.Messages == want {
 			return time.Now(), nil
+		}
+		if q.Messages > want {
+			// More than were sent: a message was delivered twice.
+			return time.Time{}, fmt.Errorf("queue %s holds %d messages, %d more than the %d sent", queue, q.Messages, q.Messages-want, want)
 		}
 		last = q.Messages
 		select {
