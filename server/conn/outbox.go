@@ -32,9 +32,11 @@ type outChunk struct {
 	n     int
 }
 
-// maxFreeChunks bounds the chunks an outbox keeps for reuse; a burst's
-// extra chunks go to the garbage collector.
-const maxFreeChunks = 8
+// chunkPool holds the outboxes' empty chunks between uses, shared: a chunk
+// is some 44 KB, and an outbox keeping its own (it used to keep up to
+// eight) made every idle connection hold one it had used for the
+// handshake (warren-bench idle-memory).
+var chunkPool = sync.Pool{New: func() any { return new(outChunk) }}
 
 // outbox is the ordered queue between the producers (the connection
 // goroutine's replies, made inside the backend's Do, and the event sink)
@@ -42,7 +44,6 @@ const maxFreeChunks = 8
 type outbox struct {
 	mu     sync.Mutex
 	chunks []*outChunk
-	free   []*outChunk
 	bytes  int
 	notify chan struct{}
 	closed bool
@@ -64,12 +65,7 @@ func (o *outbox) push(it outItem) {
 	if n := len(o.chunks); n > 0 && o.chunks[n-1].n < chunkItems {
 		last = o.chunks[n-1]
 	} else {
-		if n := len(o.free); n > 0 {
-			last = o.free[n-1]
-			o.free = o.free[:n-1]
-		} else {
-			last = new(outChunk)
-		}
+		last = chunkPool.Get().(*outChunk)
 		o.chunks = append(o.chunks, last)
 	}
 	last.items[last.n] = it
@@ -108,25 +104,28 @@ func (o *outbox) unhold() (queued bool) {
 	return queued
 }
 
-// take returns every chunk queued, in order, and takes back done, the
-// chunks an earlier take returned, which the caller has finished with.
-func (o *outbox) take(done []*outChunk) ([]*outChunk, int) {
-	for _, c := range done {
-		clear(c.items[:c.n])
-		c.n = 0
-	}
+// take returns every chunk queued, in order; spare is an empty slice
+// whose array the outbox keeps for the chunks queued next.
+func (o *outbox) take(spare []*outChunk) ([]*outChunk, int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	for _, c := range done {
-		if len(o.free) < maxFreeChunks {
-			o.free = append(o.free, c)
-		}
-	}
-	chunks := o.chunks
-	o.chunks = done[:0]
+	taken := o.chunks
+	o.chunks = spare[:0]
 	n := o.bytes
 	o.bytes = 0
-	return chunks, n
+	return taken, n
+}
+
+// recycle gives back chunks a take returned, once written, and returns
+// the slice emptied.
+func recycle(cs []*outChunk) []*outChunk {
+	for i, c := range cs {
+		clear(c.items[:c.n])
+		c.n = 0
+		chunkPool.Put(c)
+		cs[i] = nil
+	}
+	return cs[:0]
 }
 
 func (o *outbox) size() int {

@@ -95,6 +95,9 @@ func (c *conn) drain(try tryWriter) (blocked bool) {
 		return false
 	}
 	w.chunks, _ = c.out.take(w.chunks)
+	// The chunks go back to the pool once written: a connection that
+	// has gone quiet holds none.
+	defer func() { w.chunks = recycle(w.chunks) }()
 	coalesceConfirms(w.chunks)
 	w.frames, w.buf = w.frames[:0], w.buf[:0]
 	closeNow := false
