@@ -13,6 +13,20 @@ import (
 	"warren/server/amqp"
 )
 
+// handleAll hands every whole frame r holds to s, and returns the first
+// error of either.
+func handleAll(r *amqp.FrameReader, s *consumeState) error {
+	for {
+		f, ok, err := r.Next()
+		if err != nil || !ok {
+			return err
+		}
+		if err := s.handle(f); err != nil {
+			return err
+		}
+	}
+}
+
 // decodeCommands cuts b into frames and assembles them with the codec, as
 // a broker reads them.
 func decodeCommands(t *testing.T, b []byte, frameMax uint32) []amqp.Command {
@@ -215,17 +229,8 @@ func TestConsumeStateInputSplitAnywhere(t *testing.T) {
 			}
 			r.Feed(rest[:n])
 			rest = rest[n:]
-			for {
-				f, ok, err := r.Next()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !ok {
-					break
-				}
-				if err := s.handle(f); err != nil {
-					t.Fatal(err)
-				}
+			if err := handleAll(r, s); err != nil {
+				t.Fatal(err)
 			}
 			acks = s.appendAcks(acks, false)
 		}
@@ -382,17 +387,8 @@ func TestConsumeStateHandsWholeMessagesToTake(t *testing.T) {
 	r := amqp.NewFrameReader(amqp.ReaderConfig{NoProtocolHeader: true, FrameMax: 4096})
 	r.Feed(serverStream(t, ds, 4096))
 	s.readAtNs = 99
-	for {
-		f, ok, err := r.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !ok {
-			break
-		}
-		if err := s.handle(f); err != nil {
-			t.Fatal(err)
-		}
+	if err := handleAll(r, s); err != nil {
+		t.Fatal(err)
 	}
 	if len(got) != len(ds) || s.delivered != len(ds) {
 		t.Fatalf("took %d, delivered %d of %d", len(got), s.delivered, len(ds))
