@@ -8,6 +8,7 @@ require (
 	github.com/rabbitmq/amqp091-go v1.16.0
 	github.com/syumai/workers v0.33.0
 	golang.org/x/net v0.42.0
+	golang.org/x/sys v0.34.0
 )
 
 require (
@@ -22,7 +23,6 @@ require (
 	github.com/natefinch/atomic v1.0.1 // indirect
 	golang.org/x/mod v0.26.0 // indirect
 	golang.org/x/sync v0.16.0 // indirect
-	golang.org/x/sys v0.34.0 // indirect
 	golang.org/x/tools v0.35.0 // indirect
 )
 

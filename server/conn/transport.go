@@ -23,6 +23,10 @@ type tcpTransport struct {
 	// pending are bytes a TryWrite could not write without waiting: they
 	// go out first, before anything written after them.
 	pending []byte
+
+	// Read's state (readwait_linux.go), the connection goroutine's alone.
+	pace     readPacing
+	rcvlowat int // SO_RCVLOWAT as last set; 0: never set (1)
 }
 
 // TCP wraps an accepted TCP connection.

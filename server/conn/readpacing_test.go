@@ -1,0 +1,148 @@
+package conn
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestReadPacing walks the policy through the clients it was written for.
+// Each step is one read: "quick" (its bytes came in less than hotGap),
+// "slow" (they took longer), or "waited N" (it waited for what waitFor
+// said and brought N bytes); after each, the bytes the next read waits
+// for (into a 64 KiB buffer) must be as listed.
+func TestReadPacing(t *testing.T) {
+	rep := func(n int, step string) []string {
+		s := make([]string, n)
+		for i := range s {
+			s[i] = step
+		}
+		return s
+	}
+	cases := []struct {
+		name  string
+		steps []string
+		want  []int
+	}{{
+		name:  "a client at 10,000 msgs/s never makes a read wait",
+		steps: rep(50, "slow"),
+		want:  make([]int, 50),
+	}, {
+		name:  "quick reads start waiting after hotReads in a row, and a slow one starts the count again",
+		steps: []string{"quick", "quick", "quick", "slow", "quick", "quick", "quick", "quick"},
+		want:  []int{0, 0, 0, 0, 0, 0, 0, startLowat},
+	}, {
+		name:  "a stream that keeps up doubles what a read waits for, up to maxLowat",
+		steps: concat(rep(hotReads, "quick"), []string{"waited 2048", "waited 4096", "waited 9000", "waited 16384", "waited 16384"}),
+		want:  []int{0, 0, 0, startLowat, 4096, 8192, 16384, 16384, 16384},
+	}, {
+		name:  "a stream that slows waits for what came in readWait, rounded down to a power of two",
+		steps: concat(rep(hotReads, "quick"), []string{"waited 2048", "waited 1500", "waited 1024"}),
+		want:  []int{0, 0, 0, startLowat, 4096, 1024, 2048},
+	}, {
+		name: "a client that waits for each answer stops the waiting at once, for a cool-down that doubles",
+		steps: concat(rep(hotReads, "quick"), []string{"waited 90"}, rep(minCool, "quick"),
+			rep(hotReads, "quick"), []string{"waited 0"}, rep(2*minCool+hotReads-1, "quick"), []string{"quick"}),
+		want: concat(
+			[]int{0, 0, 0, startLowat, 0}, make([]int, minCool),
+			[]int{0, 0, 0, startLowat, 0}, make([]int, 2*minCool+hotReads-1), []int{startLowat}),
+	}, {
+		name: "a streak of waits that got their bytes earns the short cool-down back",
+		steps: concat(rep(hotReads, "quick"), []string{"waited 0"}, rep(minCool+hotReads, "quick"),
+			rep(trustedWaits, "waited 16384"), []string{"waited 0"}, rep(minCool+hotReads, "quick")),
+		want: concat(
+			[]int{0, 0, 0, startLowat, 0}, make([]int, minCool+hotReads-1), []int{startLowat},
+			[]int{4096, 8192}, rep16(trustedWaits-2), []int{0}, make([]int, minCool+hotReads-1), []int{startLowat}),
+	}, {
+		name:  "the cool-down stops doubling at maxCool",
+		steps: fooled(12),
+		want:  nil, // checked below
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var p readPacing
+			var got []int
+			for _, s := range tc.steps {
+				apply(&p, s)
+				got = append(got, p.waitFor(64<<10))
+			}
+			if tc.want == nil {
+				if p.coolLen != maxCool {
+					t.Fatalf("cool-down after being fooled 12 times: %d reads, want %d", p.coolLen, maxCool)
+				}
+				return
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Fatalf("waitFor after each read:\n got %v\nwant %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestReadPacingSmallBuffer: a read never waits for more than its buffer
+// holds, and filling the buffer counts as getting the bytes without
+// raising what later reads wait for.
+func TestReadPacingSmallBuffer(t *testing.T) {
+	var p readPacing
+	for range hotReads {
+		p.plainRead(time.Microsecond)
+	}
+	p.lowat = maxLowat
+	if got := p.waitFor(4096); got != 4096 {
+		t.Fatalf("waitFor(4096) with lowat %d = %d", maxLowat, got)
+	}
+	p.lowat = 8192
+	p.waited(4096, 4096)
+	if p.lowat != 8192 || p.met != 1 {
+		t.Fatalf("after a full 4 KiB buffer: lowat %d met %d, want 8192 and 1", p.lowat, p.met)
+	}
+}
+
+// concat joins steps, or expected values, in order.
+func concat[T any](parts ...[]T) []T {
+	var all []T
+	for _, p := range parts {
+		all = append(all, p...)
+	}
+	return all
+}
+
+// rep16 is n steps at maxLowat.
+func rep16(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = maxLowat
+	}
+	return s
+}
+
+// fooled is the steps of a client that waits for each answer being
+// mistaken for a stream n times, each after its cool-down.
+func fooled(n int) []string {
+	var s []string
+	cool := 0
+	for range n {
+		for range cool + hotReads {
+			s = append(s, "quick")
+		}
+		s = append(s, "waited 100")
+		cool = min(max(2*cool, minCool), maxCool)
+	}
+	return s
+}
+
+func apply(p *readPacing, step string) {
+	switch {
+	case step == "quick":
+		p.plainRead(time.Microsecond)
+	case step == "slow":
+		p.plainRead(100 * time.Microsecond)
+	case strings.HasPrefix(step, "waited "):
+		var n int
+		fmt.Sscan(strings.TrimPrefix(step, "waited "), &n)
+		p.waited(p.waitFor(64<<10), n)
+	default:
+		panic(step)
+	}
+}

@@ -1,0 +1,99 @@
+//go:build linux
+
+package conn
+
+import (
+	"io"
+	"net"
+	"os"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// waitingReads counts the TCP reads blocked in ppoll right now (Read).
+var waitingReads atomic.Int32
+
+// Read reads from the socket, first waiting up to readWait for as many
+// bytes as t.pace asks (readpacing.go says when and why).
+//
+// The wait is ppoll on the socket with SO_RCVLOWAT set to the bytes
+// wanted: the kernel wakes the thread when that many have arrived, or at
+// the timeout, with microsecond precision (a Go deadline under 1 ms
+// becomes 1 ms when the process is idle). The thread keeps its P while it
+// waits, so at most GOMAXPROCS-1 reads wait at once: one P is always left
+// to run other goroutines and to poll the network for them. Any other
+// read goes through the netpoller with SO_RCVLOWAT back at 1, so a
+// deadline (heartbeats) or a close wakes it as before.
+func (t *tcpTransport) Read(b []byte) (int, error) {
+	if t.raw == nil {
+		return t.Conn.Read(b)
+	}
+	if want := t.pace.waitFor(len(b)); want > 0 {
+		if waitingReads.Add(1) <= int32(runtime.GOMAXPROCS(0)-1) {
+			n, err := t.waitAndRead(b, want)
+			waitingReads.Add(-1)
+			t.pace.waited(want, n)
+			if n > 0 || err != nil {
+				return n, err
+			}
+			// Nothing came in readWait: wait in the netpoller.
+		} else {
+			waitingReads.Add(-1)
+		}
+	}
+	if t.rcvlowat > 1 {
+		t.setLowat(1)
+	}
+	start := time.Now()
+	n, err := t.Conn.Read(b)
+	if n > 0 {
+		t.pace.plainRead(time.Since(start))
+	}
+	return n, err
+}
+
+// waitAndRead waits up to readWait for want bytes, then reads what there
+// is without waiting further: n is 0 with a nil error when nothing came.
+func (t *tcpTransport) waitAndRead(b []byte, want int) (n int, err error) {
+	if t.rcvlowat != want {
+		t.setLowat(want)
+	}
+	var rerr error
+	cerr := t.raw.Read(func(fd uintptr) bool {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		ts := unix.NsecToTimespec(int64(readWait))
+		// A timeout or EINTR (the runtime's preemption signal) ends the
+		// wait early; the read below takes what there is either way.
+		unix.Ppoll(fds, &ts, nil)
+		for {
+			n, rerr = unix.Read(int(fd), b)
+			if rerr != unix.EINTR {
+				return true
+			}
+		}
+	})
+	switch {
+	case cerr != nil: // closed
+		return 0, cerr
+	case rerr == unix.EAGAIN:
+		return 0, nil
+	case rerr != nil:
+		return 0, &net.OpError{Op: "read", Net: "tcp", Source: t.LocalAddr(), Addr: t.RemoteAddr(), Err: os.NewSyscallError("read", rerr)}
+	case n == 0:
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// setLowat sets the socket's SO_RCVLOWAT: the bytes that must have arrived
+// before a poll says it is readable.
+func (t *tcpTransport) setLowat(n int) {
+	t.raw.Control(func(fd uintptr) {
+		if unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVLOWAT, n) == nil {
+			t.rcvlowat = n
+		}
+	})
+}
