@@ -19,15 +19,23 @@ import "time"
 //
 // When: only once hotReads reads in a row found their bytes in less than
 // hotGap (already there, or arriving while the server asked), so a
-// connection at 10,000 msgs/s (a message every 100 µs) never waits; and a wait never lasts longer than readWait. The number of bytes
-// waited for follows the stream: it doubles while waits get their bytes
-// and drops to what came in readWait when they do not. A client that
-// sends one request and waits for the answer (a call, a confirm it waits
-// for, a consumer with prefetch 1) is fooled into one wait that times out
-// with less than minLowat; waiting then stops for a cool-down that doubles
-// each time (up to maxCool reads), so such a client pays readWait once in
-// thousands of requests at most. A streak whose waits met their target at
-// least trustedWaits times earned its cool-down back to minCool.
+// connection at 10,000 msgs/s (a message every 100 µs) never waits; and a
+// wait never lasts longer than readWait. The bytes waited for follow the
+// stream: they double while waits get them and drop to what came in
+// readWait when they do not. A client that sends one request and waits
+// for the answer (a call, a confirm it waits for, a consumer with
+// prefetch 1) is fooled into one wait that times out with less than
+// minLowat; waiting then stops for a cool-down that doubles each time it
+// is fooled, up to maxCool reads, so such a client pays readWait a dozen
+// times and then once in thousands of requests. A streak whose waits got
+// their bytes at least trustedWaits times earns the short cool-down back.
+//
+// What it does not batch: a consumer's acks when the consumer is held by
+// its prefetch. Its next acks are for deliveries that the acks this read
+// would bring release, so a wait starves it: in warren-bench
+// publish-consume (prefetch 500, a 21-byte ack per message) waits brought
+// about 13 acks in readWait, and stopped as a caller's do (BENCHMARKS.md,
+// the same section).
 //
 // readPacing is pure: the transport tells it what each read brought and
 // when, and asks it what the next read should wait for.
