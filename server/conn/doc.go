@@ -15,7 +15,10 @@
 // Over TCP the connection goroutine also writes, right after each request,
 // what the request queued on any of the home's connections, as far as
 // their sockets take it at once; the writers then wake only for the rest,
-// for what other goroutines queue, and for heartbeats (inline.go).
+// for what other goroutines queue, and for heartbeats (inline.go). While
+// a TCP client streams, a read waits up to 200 µs for a few kilobytes
+// before it returns, so that each wake-up carries tens of messages
+// (readpacing.go, readwait_linux.go).
 //
 // Everything that must agree with the engine's state — which channels are
 // closing, whether the connection is paused for back-pressure — belongs to
