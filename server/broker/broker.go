@@ -182,6 +182,10 @@ func (b *Broker) Do(f func(e *engine.Broker)) error {
 // costs its caller no more than queueing it would.
 func (b *Broker) DoAsync(f func(e *engine.Broker)) error { return b.Do(f) }
 
+// DoAsyncRunsInline says that DoAsync has run f when it returns, so a
+// caller may reuse what f read (server/conn reuses its batches' arrays).
+func (b *Broker) DoAsyncRunsInline() bool { return true }
+
 // kickIfDue wakes the timer goroutine when the request just run left it
 // something to do: a deadline earlier than the one it waits for (a
 // message with a TTL, say), a backlog, a paused or manual clock on its

@@ -289,7 +289,8 @@ func (c *conn) run() error {
 	}
 	c.sendStart()
 	var held []heldCommand
-	batchHint := 1 // the last batch's length (below)
+	batchHint := 1      // the last batch's length (below)
+	var spare []command // a batch's array, for the next when the backend allows
 	for {
 		if c.closeSent.Load() {
 			return c.closed(r)
@@ -309,7 +310,13 @@ func (c *conn) run() error {
 			// Sized like the last batch: a client that pipelines sends
 			// batches alike, and growing one from 1 copied it eight
 			// times on the way to 256.
-			batch := append(make([]command, 0, batchHint), cmd)
+			inline := runsInline(c.b)
+			var batch []command
+			if inline {
+				batch = append(spare[:0], cmd)
+			} else {
+				batch = append(make([]command, 0, batchHint), cmd)
+			}
 			for len(batch) < maxBatch {
 				nc, ok, nerr := r.nextBuffered()
 				if nerr != nil || (ok && !nc.heartbeat && !pipelined(nc)) {
@@ -325,6 +332,10 @@ func (c *conn) run() error {
 			}
 			batchHint = len(batch)
 			c.handleBatch(batch)
+			if inline {
+				clear(batch) // let its messages go
+				spare = batch[:0]
+			}
 			continue
 		}
 		if err != nil {

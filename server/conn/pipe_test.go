@@ -36,13 +36,13 @@ func (p pipeTransport) LocalAddr() net.Addr { return loopAddr{} }
 
 // client is the raw-frame side of a pipe connection.
 type client struct {
-	t  *testing.T
+	t  testing.TB
 	nc net.Conn
 	fr *amqp.FrameReader
 	as *amqp.Assembler
 }
 
-func startPipe(t *testing.T, b *broker.Broker, cfg Config) *client {
+func startPipe(t testing.TB, b *broker.Broker, cfg Config) *client {
 	// Several pipes may share a broker: the first gives it its default
 	// user, the others mirror what it has.
 	users, err := auth.Mirror(b)
