@@ -51,6 +51,9 @@ type Assembler struct {
 	// allocated again per publish.
 	spare *partial
 	dec   decoder
+	// recent are the exchange names and routing keys of the last
+	// publishes, which the next ones most likely repeat (wire.go).
+	recent recentStrings
 	// props hands out the content headers' properties (propsSlab).
 	props propsSlab
 }
@@ -218,6 +221,7 @@ func analyze(f Frame) *Error {
 }
 
 func (a *Assembler) method(f Frame) (Command, bool, error) {
+	a.dec.recent = &a.recent
 	m, err := decodeMethod(&a.dec, f.Payload)
 	a.dec = decoder{} // holds nothing of the payload once done
 	if err != nil {

@@ -338,3 +338,32 @@ func TestAssemblerBodyIsOwned(t *testing.T) {
 		t.Fatalf("body %q", cmds[0].Body)
 	}
 }
+
+// TestAssemblerNamesAreOwned: a publish's exchange and routing key stay
+// what they were after the frames they came in are overwritten, including
+// when the next publish repeats them and gets the strings of the one
+// before (recentStrings), and a different name is not mistaken for one it
+// has seen.
+func TestAssemblerNamesAreOwned(t *testing.T) {
+	a := NewAssembler(AssemblerConfig{})
+	var got []*BasicPublish
+	for _, rk := range []string{"orders.created", "orders.created", "orders.paid", "orders.created"} {
+		frames := framesOn(t, 1, &BasicPublish{Exchange: "shop", RoutingKey: rk}, hdr{ClassBasic, 0, Properties{}})
+		cmds, err := run(a, frames)
+		if err != nil || len(cmds) != 1 {
+			t.Fatalf("%s: %v, %d commands", rk, err, len(cmds))
+		}
+		for _, f := range frames {
+			clear(f.Payload) // the frame reader's buffer, reused
+		}
+		got = append(got, cmds[0].Method.(*BasicPublish))
+	}
+	var names []string
+	for _, p := range got {
+		names = append(names, p.Exchange+" "+p.RoutingKey)
+	}
+	want := []string{"shop orders.created", "shop orders.created", "shop orders.paid", "shop orders.created"}
+	if !reflect.DeepEqual(names, want) {
+		t.Fatalf("names %q, want %q", names, want)
+	}
+}

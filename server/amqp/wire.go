@@ -26,6 +26,30 @@ type decoder struct {
 	// badUTF8 records a shortstr that is not UTF-8 in a method that
 	// RabbitMQ checks (every method without content).
 	badUTF8 bool
+	// recent, when set, gives shortstr the strings it returned lately.
+	recent *recentStrings
+}
+
+// recentStrings keeps the last few short strings a connection's methods
+// carried. A publisher names the same exchange and routing key publish
+// after publish: handing back the string it already has saves an
+// allocation a message (and the GC's work for it) for the price of a few
+// comparisons, which allocate nothing.
+type recentStrings struct {
+	s    [4]string
+	next int
+}
+
+func (r *recentStrings) intern(p []byte) string {
+	for _, s := range r.s {
+		if s == string(p) {
+			return s
+		}
+	}
+	s := string(p)
+	r.s[r.next] = s
+	r.next = (r.next + 1) % len(r.s)
+	return s
 }
 
 func (d *decoder) fail(reason string) {
@@ -84,7 +108,11 @@ func (d *decoder) timestamp() Timestamp { return Timestamp(d.uint64()) }
 
 // shortstr reads a length octet and that many bytes.
 func (d *decoder) shortstr() string {
-	return string(d.take(uint64(d.uint8())))
+	p := d.take(uint64(d.uint8()))
+	if d.recent != nil {
+		return d.recent.intern(p)
+	}
+	return string(p)
 }
 
 // shortstrUTF8 is shortstr plus RabbitMQ's sanity check
