@@ -74,9 +74,9 @@ type Router interface {
 // server's broker runs it under its lock on the caller's goroutine). A
 // connection then gives each batch of commands the array of the one
 // before: with a backend that runs f later (a shared session's
-// goroutine), f may still be reading it. A fresh array a batch was a
-// third of what a publish+consume allocated (warren-bench, 350 bytes a
-// message), and so of how often the GC ran.
+// goroutine), f may still be reading it. With a fresh array a batch,
+// amqp091-go's publish+consume (a few commands a batch) ran the GC 46
+// times per 100,000 messages; with the array reused, 15.
 type inlineBackend interface{ DoAsyncRunsInline() bool }
 
 func runsInline(b Backend) bool {
