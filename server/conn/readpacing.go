@@ -24,8 +24,9 @@ import "time"
 // stream: they double while waits get them and drop to what came in
 // readWait when they do not. A client that sends one request and waits
 // for the answer (a call, a confirm it waits for, a consumer with
-// prefetch 1) is fooled into one wait that times out with less than
-// minLowat; waiting then stops for a cool-down that doubles each time it
+// prefetch 1) is fooled into one wait during which nothing arrives (the
+// socket holds as many bytes at its end as at its start), or less than
+// minLowat in all; waiting then stops for a cool-down that doubles each time it
 // is fooled, up to maxCool reads, so such a client pays readWait a dozen
 // times and then once in thousands of requests. A streak whose waits got
 // their bytes at least trustedWaits times earns the short cool-down back.
@@ -57,7 +58,7 @@ const (
 	maxLowat     = 16 << 10
 	minCool      = 8
 	maxCool      = 4096
-	trustedWaits = 16
+	trustedWaits = 8
 )
 
 // waitFor returns the bytes the next read, into a buffer of room bytes,
@@ -85,9 +86,9 @@ func (p *readPacing) plainRead(took time.Duration) {
 	}
 }
 
-// waited records a read that waited for want bytes (waitFor's answer)
-// and brought n.
-func (p *readPacing) waited(want, n int) {
+// waited records a read that waited for want bytes (waitFor's answer),
+// found before of them already there when it began, and brought n.
+func (p *readPacing) waited(want, before, n int) {
 	p.waits++
 	switch {
 	case n >= want:
@@ -95,10 +96,12 @@ func (p *readPacing) waited(want, n int) {
 		if want == p.lowat {
 			p.lowat = min(2*p.lowat, maxLowat)
 		}
-	case n >= minLowat:
+	case n > before && n >= minLowat:
 		// The stream slowed: wait for about what it brings in readWait.
 		p.lowat = floorPow2(n)
 	default:
+		// Nothing came while it waited, or hardly anything: the client
+		// waits for an answer.
 		p.lowat = 0
 		if p.met >= trustedWaits {
 			p.coolLen = minCool

@@ -9,9 +9,10 @@ import (
 
 // TestReadPacing walks the policy through the clients it was written for.
 // Each step is one read: "quick" (its bytes came in less than hotGap),
-// "slow" (they took longer), or "waited N" (it waited for what waitFor
-// said and brought N bytes); after each, the bytes the next read waits
-// for (into a 64 KiB buffer) must be as listed.
+// "slow" (they took longer), or "waited N [had B]" (it waited for what
+// waitFor said and brought N bytes, B of which were there before it
+// waited); after each, the bytes the next read waits for (into a 64 KiB
+// buffer) must be as listed.
 func TestReadPacing(t *testing.T) {
 	rep := func(n int, step string) []string {
 		s := make([]string, n)
@@ -55,6 +56,10 @@ func TestReadPacing(t *testing.T) {
 			[]int{0, 0, 0, startLowat, 0}, make([]int, minCool+hotReads-1), []int{startLowat},
 			[]int{4096, 8192}, rep16(trustedWaits-2), []int{0}, make([]int, minCool+hotReads-1), []int{startLowat}),
 	}, {
+		name:  "a caller with large requests: the first wait is met at once, the next brings nothing new, and waiting stops",
+		steps: concat(rep(hotReads, "quick"), []string{"waited 3000 had 3000", "waited 3000 had 3000"}, rep(minCool, "quick")),
+		want:  concat([]int{0, 0, 0, startLowat, 4096, 0}, make([]int, minCool)),
+	}, {
 		name:  "the cool-down stops doubling at maxCool",
 		steps: fooled(12),
 		want:  nil, // checked below
@@ -93,7 +98,7 @@ func TestReadPacingSmallBuffer(t *testing.T) {
 		t.Fatalf("waitFor(4096) with lowat %d = %d", maxLowat, got)
 	}
 	p.lowat = 8192
-	p.waited(4096, 4096)
+	p.waited(4096, 0, 4096)
 	if p.lowat != 8192 || p.met != 1 {
 		t.Fatalf("after a full 4 KiB buffer: lowat %d met %d, want 8192 and 1", p.lowat, p.met)
 	}
@@ -139,9 +144,11 @@ func apply(p *readPacing, step string) {
 	case step == "slow":
 		p.plainRead(100 * time.Microsecond)
 	case strings.HasPrefix(step, "waited "):
-		var n int
-		fmt.Sscan(strings.TrimPrefix(step, "waited "), &n)
-		p.waited(p.waitFor(64<<10), n)
+		// "waited N": N bytes, all arrived during the wait; "waited N
+		// had B": B of them were there when it began.
+		var n, before int
+		fmt.Sscanf(step, "waited %d had %d", &n, &before)
+		p.waited(p.waitFor(64<<10), before, n)
 	default:
 		panic(step)
 	}

@@ -33,9 +33,9 @@ func (t *tcpTransport) Read(b []byte) (int, error) {
 	}
 	if want := t.pace.waitFor(len(b)); want > 0 {
 		if waitingReads.Add(1) <= int32(runtime.GOMAXPROCS(0)-1) {
-			n, err := t.waitAndRead(b, want)
+			n, before, err := t.waitAndRead(b, want)
 			waitingReads.Add(-1)
-			t.pace.waited(want, n)
+			t.pace.waited(want, before, n)
 			if n > 0 || err != nil {
 				return n, err
 			}
@@ -57,12 +57,14 @@ func (t *tcpTransport) Read(b []byte) (int, error) {
 
 // waitAndRead waits up to readWait for want bytes, then reads what there
 // is without waiting further: n is 0 with a nil error when nothing came.
-func (t *tcpTransport) waitAndRead(b []byte, want int) (n int, err error) {
+// before is how many bytes were there when the wait began.
+func (t *tcpTransport) waitAndRead(b []byte, want int) (n, before int, err error) {
 	if t.rcvlowat != want {
 		t.setLowat(want)
 	}
 	var rerr error
 	cerr := t.raw.Read(func(fd uintptr) bool {
+		before, _ = unix.IoctlGetInt(int(fd), unix.SIOCINQ)
 		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
 		ts := unix.NsecToTimespec(int64(readWait))
 		// A timeout or EINTR (the runtime's preemption signal) ends the
@@ -77,15 +79,15 @@ func (t *tcpTransport) waitAndRead(b []byte, want int) (n int, err error) {
 	})
 	switch {
 	case cerr != nil: // closed
-		return 0, cerr
+		return 0, before, cerr
 	case rerr == unix.EAGAIN:
-		return 0, nil
+		return 0, before, nil
 	case rerr != nil:
-		return 0, &net.OpError{Op: "read", Net: "tcp", Source: t.LocalAddr(), Addr: t.RemoteAddr(), Err: os.NewSyscallError("read", rerr)}
+		return 0, before, &net.OpError{Op: "read", Net: "tcp", Source: t.LocalAddr(), Addr: t.RemoteAddr(), Err: os.NewSyscallError("read", rerr)}
 	case n == 0:
-		return 0, io.EOF
+		return 0, before, io.EOF
 	}
-	return n, nil
+	return n, before, nil
 }
 
 // setLowat sets the socket's SO_RCVLOWAT: the bytes that must have arrived
