@@ -36,9 +36,9 @@ import "time"
 // would bring release, so a wait starves it: in warren-bench
 // publish-consume (prefetch 500, a 21-byte ack per message) waits brought
 // about 13 acks in readWait, and stopped as a caller's do. Nor can a
-// stream of tiny segments be waited for past a few hundred bytes: a
-// sender of 21-byte segments stopped after about 18 of them until the
-// reader read (BENCHMARKS.md, the same section).
+// wait gather more than a few dozen segments: a loopback sender stopped
+// after 18 to 28 until the reader read (BENCHMARKS.md, the same section),
+// which for acks is a few hundred bytes.
 //
 // readPacing is pure: the transport tells it what each read brought and
 // when, and asks it what the next read should wait for.
