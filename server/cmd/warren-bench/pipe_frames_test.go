@@ -300,14 +300,7 @@ func TestConsumeStateRefusesBrokenInput(t *testing.T) {
 		s := newConsumeState([]int{0}, []int{1}, true, 1)
 		r := amqp.NewFrameReader(amqp.ReaderConfig{NoProtocolHeader: true})
 		r.Feed(c.in)
-		var err error
-		for err == nil {
-			f, ok, rerr := r.Next()
-			if rerr != nil || !ok {
-				break
-			}
-			err = s.handle(f)
-		}
+		err := handleAll(r, s)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error with %q", name, err, c.want)
 		}
@@ -406,15 +399,7 @@ func TestConsumeStateHandsWholeMessagesToTake(t *testing.T) {
 	}
 	fail = errors.New("boom")
 	r.Feed(serverStream(t, []delivery{{1, 3, 15, 16}}, 4096))
-	var err error
-	for err == nil {
-		f, ok, rerr := r.Next()
-		if rerr != nil || !ok {
-			break
-		}
-		err = s.handle(f)
-	}
-	if !errors.Is(err, fail) {
+	if err := handleAll(r, s); !errors.Is(err, fail) {
 		t.Errorf("take's error: handle returned %v", err)
 	}
 }
