@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -26,10 +27,14 @@ var waitingReads atomic.Int32
 // waits, so at most GOMAXPROCS-1 reads wait at once: one P is always left
 // to run other goroutines and to poll the network for them. Any other
 // read goes through the netpoller with SO_RCVLOWAT back at 1, so a
-// deadline (heartbeats) or a close wakes it as before.
+// deadline (heartbeats) or a close wakes it as before. The reads are raw
+// system calls (rawsys_linux.go).
 func (t *tcpTransport) Read(b []byte) (int, error) {
 	if t.raw == nil {
 		return t.Conn.Read(b)
+	}
+	if len(b) == 0 {
+		return 0, nil
 	}
 	if want := t.pace.waitFor(len(b)); want > 0 {
 		if waitingReads.Add(1) <= int32(runtime.GOMAXPROCS(0)-1) {
@@ -48,7 +53,13 @@ func (t *tcpTransport) Read(b []byte) (int, error) {
 		t.setLowat(1)
 	}
 	start := time.Now()
-	n, err := t.Conn.Read(b)
+	var n int
+	var e syscall.Errno
+	err := t.raw.Read(func(fd uintptr) bool {
+		n, e = rawRead(int(fd), b)
+		return e != syscall.EAGAIN // else wait in the netpoller
+	})
+	n, err = t.readResult(n, e, err)
 	if n > 0 {
 		t.pace.plainRead(time.Since(start))
 	}
@@ -62,32 +73,35 @@ func (t *tcpTransport) waitAndRead(b []byte, want int) (n, before int, err error
 	if t.rcvlowat != want {
 		t.setLowat(want)
 	}
-	var rerr error
+	var e syscall.Errno
 	cerr := t.raw.Read(func(fd uintptr) bool {
-		before, _ = unix.IoctlGetInt(int(fd), unix.SIOCINQ)
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		ts := unix.NsecToTimespec(int64(readWait))
-		// A timeout or EINTR (the runtime's preemption signal) ends the
-		// wait early; the read below takes what there is either way.
-		unix.Ppoll(fds, &ts, nil)
-		for {
-			n, rerr = unix.Read(int(fd), b)
-			if rerr != unix.EINTR {
-				return true
-			}
-		}
+		before = queuedBytes(int(fd))
+		// A timeout or a signal ends the wait early; the read below
+		// takes what there is either way.
+		pollIn(int(fd), readWait)
+		n, e = rawRead(int(fd), b)
+		return true
 	})
-	switch {
-	case cerr != nil: // closed
-		return 0, before, cerr
-	case rerr == unix.EAGAIN:
+	if cerr == nil && e == syscall.EAGAIN {
 		return 0, before, nil
-	case rerr != nil:
-		return 0, before, &net.OpError{Op: "read", Net: "tcp", Source: t.LocalAddr(), Addr: t.RemoteAddr(), Err: os.NewSyscallError("read", rerr)}
-	case n == 0:
-		return 0, before, io.EOF
 	}
-	return n, before, nil
+	n, err = t.readResult(n, e, cerr)
+	return n, before, err
+}
+
+// readResult is what Read returns for a raw read that brought n bytes or
+// failed with e, inside a RawConn.Read that returned err (a deadline, or
+// the connection closed): the errors net.Conn's Read would give.
+func (t *tcpTransport) readResult(n int, e syscall.Errno, err error) (int, error) {
+	switch {
+	case err != nil:
+		return 0, err
+	case e != 0:
+		return 0, &net.OpError{Op: "read", Net: "tcp", Source: t.LocalAddr(), Addr: t.RemoteAddr(), Err: os.NewSyscallError("read", e)}
+	case n == 0:
+		return 0, io.EOF
+	}
+	return n, nil
 }
 
 // setLowat sets the socket's SO_RCVLOWAT: the bytes that must have arrived

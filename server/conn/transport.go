@@ -3,8 +3,10 @@ package conn
 import (
 	"bufio"
 	"context"
+	"io"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -52,7 +54,7 @@ func (t *tcpTransport) WriteFrames(frames [][]byte) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(t.pending) > 0 {
-		_, err := t.Conn.Write(t.pending)
+		_, err := t.sock().Write(t.pending)
 		t.pending = keepSmall(t.pending)
 		if err != nil {
 			return err
@@ -62,7 +64,7 @@ func (t *tcpTransport) WriteFrames(frames [][]byte) error {
 		return nil
 	}
 	w := writeBuffers.Get().(*bufio.Writer)
-	w.Reset(t.Conn)
+	w.Reset(t.sock())
 	defer func() {
 		w.Reset(nil) // hold no connection in the pool
 		writeBuffers.Put(w)
@@ -73,6 +75,47 @@ func (t *tcpTransport) WriteFrames(frames [][]byte) error {
 		}
 	}
 	return w.Flush()
+}
+
+// sock is what WriteFrames writes to: the socket through rawWrite when
+// there is a file descriptor (see rawsys_linux.go for why), else the
+// net.Conn.
+func (t *tcpTransport) sock() io.Writer {
+	if t.raw == nil {
+		return t.Conn
+	}
+	return socketWriter{t}
+}
+
+// socketWriter writes all of b, waiting in the netpoller while the
+// socket is full, as net.Conn's Write does.
+type socketWriter struct{ t *tcpTransport }
+
+func (w socketWriter) Write(b []byte) (int, error) {
+	total := len(b)
+	var werr error
+	err := w.t.raw.Write(func(fd uintptr) bool {
+		for len(b) > 0 {
+			n, e := rawWrite(int(fd), b)
+			if n > 0 {
+				b = b[n:]
+				continue
+			}
+			switch e {
+			case syscall.EINTR:
+				continue
+			case syscall.EAGAIN:
+				return false // wait until the socket takes more
+			}
+			werr = e
+			return true
+		}
+		return true
+	})
+	if err == nil && werr != nil {
+		err = &net.OpError{Op: "write", Net: "tcp", Source: w.t.LocalAddr(), Addr: w.t.RemoteAddr(), Err: os.NewSyscallError("write", werr)}
+	}
+	return total - len(b), err
 }
 
 // TryWrite writes b as far as the socket takes it without waiting, and
@@ -90,7 +133,7 @@ func (t *tcpTransport) TryWrite(b []byte) (blocked bool, err error) {
 	var werr error
 	err = t.raw.Write(func(fd uintptr) bool {
 		for len(b) > 0 {
-			n, e := syscall.Write(int(fd), b)
+			n, e := rawWrite(int(fd), b)
 			if n > 0 {
 				b = b[n:]
 				continue

@@ -1,0 +1,65 @@
+//go:build linux
+
+package conn
+
+import (
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The TCP transport's system calls on its sockets go in raw, without the
+// runtime's entersyscall and exitsyscall around them. Why: when every
+// P has gone idle, the runtime's sysmon thread sleeps until it is needed,
+// and the next entersyscall wakes it; it then polls every 20 µs until the
+// process is idle again. A broker woken every few messages (a consumer's
+// acks with amqp091-go) woke sysmon each time: 11 % of its CPU in
+// warren-bench publish-consume (perf), and a third of its context
+// switches (BENCHMARKS.md, "Raw system calls"). The runtime needs to know
+// of a system call only to give its P to other goroutines while it blocks,
+// and these do not block: the sockets are non-blocking (a full one
+// returns EAGAIN and the caller waits in the netpoller), and pollIn
+// sleeps at most readWait, with at most GOMAXPROCS-1 of them at once.
+
+// rawRead is read(2), retried on EINTR.
+func rawRead(fd int, b []byte) (int, syscall.Errno) {
+	for {
+		n, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
+		if e != syscall.EINTR {
+			if e != 0 {
+				return 0, e
+			}
+			return int(n), 0
+		}
+	}
+}
+
+// rawWrite is write(2).
+func rawWrite(fd int, b []byte) (int, syscall.Errno) {
+	n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
+	if e != 0 {
+		return 0, e
+	}
+	return int(n), 0
+}
+
+// queuedBytes is the socket's SIOCINQ: the bytes a read would get now.
+func queuedBytes(fd int) int {
+	var n int32
+	_, _, e := syscall.RawSyscall(syscall.SYS_IOCTL, uintptr(fd), unix.SIOCINQ, uintptr(unsafe.Pointer(&n)))
+	if e != 0 {
+		return 0
+	}
+	return int(n)
+}
+
+// pollIn waits up to d for the socket to hold SO_RCVLOWAT bytes, in
+// ppoll(2), keeping the thread's P. A signal (the runtime preempting the
+// goroutine, or stopping the world for the GC) ends it early.
+func pollIn(fd int, d time.Duration) {
+	pfd := unix.PollFd{Fd: int32(fd), Events: unix.POLLIN}
+	ts := unix.NsecToTimespec(int64(d))
+	unix.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
+}
