@@ -87,3 +87,36 @@ func TestRawReadsEndAsNetConnReads(t *testing.T) {
 		t.Fatalf("read on a connection closed under it: %v, want net.ErrClosed", err)
 	}
 }
+
+// TestRawReadsAndWritesAllocateNothing: reading and writing the socket
+// allocates nothing (the functions raw's Read and Write call are made
+// once a connection: sockRead, sockWrite), averaged over many rounds so
+// that a rare SO_RCVLOWAT change does not count.
+func TestRawReadsAndWritesAllocateNothing(t *testing.T) {
+	nc, tr := tcpPair(t)
+	msg := []byte("0123456789")
+	buf := make([]byte, 4096)
+	back := make([]byte, len(msg))
+	allocs := testing.AllocsPerRun(500, func() {
+		if _, err := nc.Write(msg); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := tr.Read(buf); err != nil || n != len(msg) {
+			t.Fatalf("read %d, %v", n, err)
+		}
+		if blocked, err := tr.TryWrite(msg); blocked || err != nil {
+			t.Fatalf("TryWrite: blocked %v, %v", blocked, err)
+		}
+		if err := tr.WriteFrames([][]byte{msg}); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			if _, err := io.ReadFull(nc, back); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("%v allocations a round of a read, a TryWrite and a WriteFrames, want 0", allocs)
+	}
+}

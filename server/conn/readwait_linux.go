@@ -53,13 +53,7 @@ func (t *tcpTransport) Read(b []byte) (int, error) {
 		t.setLowat(1)
 	}
 	start := time.Now()
-	var n int
-	var e syscall.Errno
-	err := t.raw.Read(func(fd uintptr) bool {
-		n, e = rawRead(int(fd), b)
-		return e != syscall.EAGAIN // else wait in the netpoller
-	})
-	n, err = t.readResult(n, e, err)
+	n, err := t.rawRead(b, false)
 	if n > 0 {
 		t.pace.plainRead(time.Since(start))
 	}
@@ -73,20 +67,44 @@ func (t *tcpTransport) waitAndRead(b []byte, want int) (n, before int, err error
 	if t.rcvlowat != want {
 		t.setLowat(want)
 	}
-	var e syscall.Errno
-	cerr := t.raw.Read(func(fd uintptr) bool {
-		before = queuedBytes(int(fd))
-		// A timeout or a signal ends the wait early; the read below
-		// takes what there is either way.
-		pollIn(int(fd), readWait)
-		n, e = rawRead(int(fd), b)
-		return true
-	})
-	if cerr == nil && e == syscall.EAGAIN {
-		return 0, before, nil
+	n, err = t.rawRead(b, true)
+	return n, t.r.before, err
+}
+
+// rawRead reads into b through raw, with t.r's readNow, or with its
+// waitThenRead when wait (see sockRead for why they are kept in t.r), and
+// returns what net.Conn's Read would; after a wait, 0 bytes and no error
+// when nothing came.
+func (t *tcpTransport) rawRead(b []byte, wait bool) (int, error) {
+	if t.r.now == nil {
+		t.r.now, t.r.waitThen = t.r.readNow, t.r.waitThenRead
 	}
-	n, err = t.readResult(n, e, cerr)
-	return n, before, err
+	f := t.r.now
+	if wait {
+		f = t.r.waitThen
+	}
+	t.r.b, t.r.n, t.r.err = b, 0, 0
+	err := t.raw.Read(f)
+	t.r.b = nil // hold no caller's buffer
+	return t.readResult(t.r.n, t.r.err, err)
+}
+
+// readNow reads what the socket holds, asking to wait in the netpoller
+// when it holds nothing.
+func (r *sockRead) readNow(fd uintptr) bool {
+	r.n, r.err = rawRead(int(fd), r.b)
+	return r.err != syscall.EAGAIN
+}
+
+// waitThenRead waits up to readWait for SO_RCVLOWAT bytes, then reads what
+// there is without waiting further (an EAGAIN is left in r.err).
+func (r *sockRead) waitThenRead(fd uintptr) bool {
+	r.before = queuedBytes(int(fd))
+	// A timeout or a signal ends the wait early; the read below takes
+	// what there is either way.
+	pollIn(int(fd), readWait)
+	r.n, r.err = rawRead(int(fd), r.b)
+	return true
 }
 
 // readResult is what Read returns for a raw read that brought n bytes or
@@ -96,6 +114,8 @@ func (t *tcpTransport) readResult(n int, e syscall.Errno, err error) (int, error
 	switch {
 	case err != nil:
 		return 0, err
+	case e == syscall.EAGAIN:
+		return 0, nil // waitThenRead found nothing
 	case e != 0:
 		return 0, &net.OpError{Op: "read", Net: "tcp", Source: t.LocalAddr(), Addr: t.RemoteAddr(), Err: os.NewSyscallError("read", e)}
 	case n == 0:

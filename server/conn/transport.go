@@ -25,10 +25,33 @@ type tcpTransport struct {
 	// pending are bytes a TryWrite could not write without waiting: they
 	// go out first, before anything written after them.
 	pending []byte
+	w       sockWrite // the write under way, under mu
 
 	// Read's state (readwait_linux.go), the connection goroutine's alone.
 	pace     readPacing
 	rcvlowat int // SO_RCVLOWAT as last set; 0: never set (1)
+	r        sockRead
+}
+
+// sockWrite is a write on the socket through RawConn.Write: its bytes and
+// its outcome are kept here, so that the functions RawConn calls are made
+// once a connection (TCP). A closure made for each call escapes to the
+// heap: an allocation for every write.
+type sockWrite struct {
+	b    []byte
+	err  syscall.Errno
+	now  func(fd uintptr) bool // w.writeNow
+	wait func(fd uintptr) bool // w.writeAll
+}
+
+// sockRead is the same for reads (readwait_linux.go).
+type sockRead struct {
+	b        []byte
+	n        int
+	err      syscall.Errno
+	before   int                   // bytes there when a wait began
+	now      func(fd uintptr) bool // r.readNow
+	waitThen func(fd uintptr) bool // r.waitThenRead
 }
 
 // TCP wraps an accepted TCP connection.
@@ -37,6 +60,7 @@ func TCP(nc net.Conn) Transport {
 	if sc, ok := nc.(syscall.Conn); ok {
 		t.raw, _ = sc.SyscallConn()
 	}
+	t.w.now, t.w.wait = t.w.writeNow, t.w.writeAll
 	return t
 }
 
@@ -91,31 +115,55 @@ func (t *tcpTransport) sock() io.Writer {
 // socket is full, as net.Conn's Write does.
 type socketWriter struct{ t *tcpTransport }
 
-func (w socketWriter) Write(b []byte) (int, error) {
-	total := len(b)
-	var werr error
-	err := w.t.raw.Write(func(fd uintptr) bool {
-		for len(b) > 0 {
-			n, e := rawWrite(int(fd), b)
-			if n > 0 {
-				b = b[n:]
-				continue
-			}
-			switch e {
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false // wait until the socket takes more
-			}
-			werr = e
-			return true
-		}
-		return true
-	})
-	if err == nil && werr != nil {
-		err = &net.OpError{Op: "write", Net: "tcp", Source: w.t.LocalAddr(), Addr: w.t.RemoteAddr(), Err: os.NewSyscallError("write", werr)}
+func (sw socketWriter) Write(b []byte) (int, error) {
+	w := &sw.t.w
+	w.b, w.err = b, 0
+	err := sw.t.raw.Write(w.wait)
+	left, werr := len(w.b), w.err
+	w.b = nil // hold no caller's bytes
+	if err == nil && werr != 0 {
+		err = &net.OpError{Op: "write", Net: "tcp", Source: sw.t.LocalAddr(), Addr: sw.t.RemoteAddr(), Err: os.NewSyscallError("write", werr)}
 	}
-	return total - len(b), err
+	return len(b) - left, err
+}
+
+// writeNow writes as much of w.b as the socket takes at once.
+func (w *sockWrite) writeNow(fd uintptr) bool {
+	for len(w.b) > 0 {
+		n, e := rawWrite(int(fd), w.b)
+		if n > 0 {
+			w.b = w.b[n:]
+			continue
+		}
+		if e != syscall.EINTR {
+			if e != syscall.EAGAIN {
+				w.err = e
+			}
+			break
+		}
+	}
+	return true // never wait for the socket
+}
+
+// writeAll writes all of w.b, asking to wait for the socket when it is
+// full.
+func (w *sockWrite) writeAll(fd uintptr) bool {
+	for len(w.b) > 0 {
+		n, e := rawWrite(int(fd), w.b)
+		if n > 0 {
+			w.b = w.b[n:]
+			continue
+		}
+		switch e {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false // wait until the socket takes more
+		}
+		w.err = e
+		return true
+	}
+	return true
 }
 
 // TryWrite writes b as far as the socket takes it without waiting, and
@@ -130,24 +178,11 @@ func (t *tcpTransport) TryWrite(b []byte) (blocked bool, err error) {
 		t.pending = append(t.pending, b...)
 		return true, nil
 	}
-	var werr error
-	err = t.raw.Write(func(fd uintptr) bool {
-		for len(b) > 0 {
-			n, e := rawWrite(int(fd), b)
-			if n > 0 {
-				b = b[n:]
-				continue
-			}
-			if e != syscall.EINTR {
-				if e != syscall.EAGAIN {
-					werr = e
-				}
-				break
-			}
-		}
-		return true // never wait for the socket
-	})
-	if err == nil {
+	t.w.b, t.w.err = b, 0
+	err = t.raw.Write(t.w.now)
+	b, werr := t.w.b, t.w.err
+	t.w.b = nil // hold no caller's bytes
+	if err == nil && werr != 0 {
 		err = werr
 	}
 	if err != nil {
