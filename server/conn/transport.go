@@ -127,44 +127,34 @@ func (sw socketWriter) Write(b []byte) (int, error) {
 	return len(b) - left, err
 }
 
-// writeNow writes as much of w.b as the socket takes at once.
-func (w *sockWrite) writeNow(fd uintptr) bool {
+// write writes w.b until all of it is written, the socket is full (it
+// returns true) or a write fails (w.err).
+func (w *sockWrite) write(fd uintptr) (full bool) {
 	for len(w.b) > 0 {
 		n, e := rawWrite(int(fd), w.b)
-		if n > 0 {
+		switch {
+		case n > 0:
 			w.b = w.b[n:]
-			continue
-		}
-		if e != syscall.EINTR {
-			if e != syscall.EAGAIN {
-				w.err = e
-			}
-			break
+		case e == syscall.EINTR:
+		case e == syscall.EAGAIN:
+			return true
+		default:
+			w.err = e
+			return false
 		}
 	}
+	return false
+}
+
+// writeNow writes as much of w.b as the socket takes at once.
+func (w *sockWrite) writeNow(fd uintptr) bool {
+	w.write(fd)
 	return true // never wait for the socket
 }
 
-// writeAll writes all of w.b, asking to wait for the socket when it is
+// writeAll writes all of w.b, asking RawConn to wait while the socket is
 // full.
-func (w *sockWrite) writeAll(fd uintptr) bool {
-	for len(w.b) > 0 {
-		n, e := rawWrite(int(fd), w.b)
-		if n > 0 {
-			w.b = w.b[n:]
-			continue
-		}
-		switch e {
-		case syscall.EINTR:
-			continue
-		case syscall.EAGAIN:
-			return false // wait until the socket takes more
-		}
-		w.err = e
-		return true
-	}
-	return true
-}
+func (w *sockWrite) writeAll(fd uintptr) bool { return !w.write(fd) }
 
 // TryWrite writes b as far as the socket takes it without waiting, and
 // keeps the rest to go out before anything written after it (the next
