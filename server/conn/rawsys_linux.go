@@ -10,7 +10,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The TCP transport's system calls on its sockets go in raw, without the
+// The TCP transport's system calls on its sockets (read, write, the
+// SIOCINQ ioctl, ppoll and the SO_RCVLOWAT setsockopt) go in raw, without the
 // runtime's entersyscall and exitsyscall around them. Why: when every
 // P has gone idle, the runtime's sysmon thread sleeps until it is needed,
 // and the next entersyscall wakes it; it then polls every 20 µs until the
@@ -53,6 +54,13 @@ func queuedBytes(fd int) int {
 		return 0
 	}
 	return int(n)
+}
+
+// setRcvLowat is setsockopt(2) of SO_RCVLOWAT to n.
+func setRcvLowat(fd, n int) syscall.Errno {
+	v := int32(n)
+	_, _, e := syscall.RawSyscall6(syscall.SYS_SETSOCKOPT, uintptr(fd), syscall.SOL_SOCKET, syscall.SO_RCVLOWAT, uintptr(unsafe.Pointer(&v)), 4, 0)
+	return e
 }
 
 // pollIn waits up to d for the socket to hold SO_RCVLOWAT bytes, in

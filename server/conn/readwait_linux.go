@@ -10,8 +10,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // waitingReads counts the TCP reads blocked in ppoll right now (Read).
@@ -125,10 +123,12 @@ func (t *tcpTransport) readResult(n int, e syscall.Errno, err error) (int, error
 }
 
 // setLowat sets the socket's SO_RCVLOWAT: the bytes that must have arrived
-// before a poll says it is readable.
+// before a poll says it is readable. It is a raw system call like the
+// reads (rawsys_linux.go): a streaming client's waits change it hundreds
+// of times a second, and through the runtime each change could wake sysmon.
 func (t *tcpTransport) setLowat(n int) {
 	t.raw.Control(func(fd uintptr) {
-		if unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVLOWAT, n) == nil {
+		if setRcvLowat(int(fd), n) == 0 {
 			t.rcvlowat = n
 		}
 	})
