@@ -55,6 +55,18 @@ const (
 	// Seeding a new session (Seed).
 	KeySeedTooLong = "seedTooLong"
 	KeySeedLine    = "seedLine"
+
+	// Creating a session (the drivers' POST /api/sessions).
+	KeyTooManySessions = "tooManySessions"
+	KeyStopping        = "stopping"
+
+	// Why a page's socket was closed, in its close reason (CloseReason).
+	KeyNoSession = "noSession"
+	KeyTooSlow   = "tooSlow"
+	KeyJoinFirst = "joinFirst"
+	KeyNoJoin    = "noJoin"
+	KeyTextOnly  = "textOnly"
+	KeyPageGone  = "pageGone"
 )
 
 var errorTemplates = map[string]string{
@@ -88,6 +100,16 @@ var errorTemplates = map[string]string{
 
 	KeySeedTooLong: "a session starts from {max} lines at most, the page's log has {lines}",
 	KeySeedLine:    "line {n} of the page's log cannot start a session: {reason}",
+
+	KeyTooManySessions: "the server runs its limit of {max} sessions: end one (DELETE its /api/sessions URL) or wait for an idle one to end",
+	KeyStopping:        "the server is shutting down",
+
+	KeyNoSession: "no session has this id (it may have ended)",
+	KeyTooSlow:   "too slow: the page fell too far behind the session; reload to rejoin",
+	KeyJoinFirst: "the first message must be a join",
+	KeyNoJoin:    "no join message came",
+	KeyTextOnly:  "the session protocol is JSON text messages",
+	KeyPageGone:  "the session no longer has this page: join again",
 }
 
 // newError returns an error of key with its arguments given as name,
@@ -109,6 +131,33 @@ func newError(key string, nameValues ...string) *Error {
 // Error renders the English text.
 func (e *Error) Error() string {
 	return script.Fill(errorTemplates[e.Key], func(name string) string { return e.Args[name] })
+}
+
+// NewError returns an error of key, as newError does, for what the
+// drivers refuse on their own: creating a session (KeyTooManySessions,
+// KeyStopping) and a page's socket (KeyNoSession and the keys after it).
+func NewError(key string, nameValues ...string) *Error { return newError(key, nameValues...) }
+
+// MaxCloseReason is the longest close reason WebSocket allows (RFC 6455:
+// a control frame's 125 bytes less the status code's 2).
+const MaxCloseReason = 123
+
+// CloseReason is the close reason of a page's socket closed for e: its
+// key, a colon and a space, then its English text, cut to MaxCloseReason
+// bytes on a UTF-8 boundary. Why the key: a close frame is the last
+// thing a page hears, and it carries one string; a page reads the key in
+// front and says the reason in its reader's language from its catalog,
+// while a tool that is not a page still reads English.
+func CloseReason(e *Error) string {
+	text := e.Key + ": " + e.Error()
+	if len(text) <= MaxCloseReason {
+		return text
+	}
+	cut := MaxCloseReason
+	for cut > 0 && text[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return text[:cut]
 }
 
 // ErrorKeys returns every key a hub error can have, sorted: what a

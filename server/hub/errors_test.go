@@ -3,6 +3,7 @@ package hub
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"warren/engine/script"
 )
@@ -37,6 +38,19 @@ func TestErrorTemplates(t *testing.T) {
 	}
 	if ErrorTemplate("nope") != "" {
 		t.Error("a template for an unknown key")
+	}
+}
+
+// TestCloseReason: a close reason is the key, then the English text, and
+// never longer than a WebSocket close frame allows, cut where a UTF-8
+// character starts.
+func TestCloseReason(t *testing.T) {
+	if got := CloseReason(newError(KeyTooSlow)); got != "tooSlow: too slow: the page fell too far behind the session; reload to rejoin" {
+		t.Errorf("tooSlow: %q", got)
+	}
+	long := CloseReason(newError(KeyBadName, "max", "64", "name", strings.Repeat("名", 60)))
+	if len(long) > MaxCloseReason || len(long) < MaxCloseReason-2 || !utf8.ValidString(long) || !strings.HasPrefix(long, "badName: a name is 1 to 64 characters") {
+		t.Errorf("a long reason: %d bytes, %q", len(long), long)
 	}
 }
 

@@ -113,11 +113,10 @@ func (m *Manager) serveCreate(w http.ResponseWriter, r *http.Request) {
 	s, err := m.create(req.Name, req.Clock)
 	switch {
 	case errors.Is(err, errTooMany):
-		writeError(w, http.StatusTooManyRequests, "too_many_sessions",
-			"the server runs its limit of "+strconv.Itoa(m.cfg.MaxSessions)+" sessions: end one (DELETE /api/sessions/{id}) or wait for an idle one to end")
+		writeHubError(w, http.StatusTooManyRequests, "too_many_sessions", hub.NewError(hub.KeyTooManySessions, "max", strconv.Itoa(m.cfg.MaxSessions)))
 		return
 	case errors.Is(err, errShutdown):
-		writeError(w, http.StatusServiceUnavailable, "service_unavailable", err.Error())
+		writeHubError(w, http.StatusServiceUnavailable, "service_unavailable", hub.NewError(hub.KeyStopping))
 		return
 	}
 	if len(req.Lines) > 0 {
@@ -126,7 +125,7 @@ func (m *Manager) serveCreate(w http.ResponseWriter, r *http.Request) {
 		if seedErr != nil {
 			s.stop(hub.KeyClosed)
 			<-s.done // its ids are free before the reply says there is no session
-			writeHubError(w, http.StatusBadRequest, seedErr)
+			writeHubError(w, http.StatusBadRequest, "bad_request", seedErr)
 			return
 		}
 	}
@@ -157,7 +156,7 @@ func (m *Manager) serveList(w http.ResponseWriter, r *http.Request) {
 func (m *Manager) serveDelete(w http.ResponseWriter, r *http.Request, id string) {
 	s, role, ok := m.find(id)
 	if !ok {
-		writeError(w, http.StatusNotFound, "not_found", "no session has this id (it may have ended)")
+		writeError(w, http.StatusNotFound, "not_found", ErrUnknownID.Error())
 		return
 	}
 	if role != hub.Editor {
@@ -218,16 +217,16 @@ func writeError(w http.ResponseWriter, status int, kind, reason string) {
 	writeJSON(w, status, map[string]string{"error": kind, "reason": reason})
 }
 
-// writeHubError answers a hub *Error: the management API's error and
-// reason, with the hub's key and args beside them for a page to say it
-// in its reader's language.
-func writeHubError(w http.ResponseWriter, status int, err error) {
+// writeHubError answers a hub *Error: the management API's error (kind)
+// and reason, with the hub's key and args beside them for a page to say
+// it in its reader's language.
+func writeHubError(w http.ResponseWriter, status int, kind string, err error) {
 	var he *hub.Error
 	if !errors.As(err, &he) {
-		writeError(w, status, "bad_request", err.Error())
+		writeError(w, status, kind, err.Error())
 		return
 	}
-	writeJSON(w, status, map[string]any{"error": "bad_request", "reason": he.Error(), "key": he.Key, "args": he.Args})
+	writeJSON(w, status, map[string]any{"error": kind, "reason": he.Error(), "key": he.Key, "args": he.Args})
 }
 
 func writeJSON(w http.ResponseWriter, status int, body any) {

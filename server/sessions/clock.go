@@ -41,7 +41,7 @@ type clockReply struct {
 func (m *Manager) serveClock(w http.ResponseWriter, r *http.Request, id string) {
 	s, role, ok := m.find(id)
 	if !ok {
-		writeError(w, http.StatusNotFound, "not_found", "no session has this id (it may have ended)")
+		writeError(w, http.StatusNotFound, "not_found", ErrUnknownID.Error())
 		return
 	}
 	switch r.Method {

@@ -35,7 +35,7 @@ func (s *session) keepHistory(entries []hub.Entry) {
 func (m *Manager) serveHistory(w http.ResponseWriter, r *http.Request, id string) {
 	s, _, ok := m.find(id)
 	if !ok {
-		writeError(w, http.StatusNotFound, "not_found", "no session has this id (it may have ended)")
+		writeError(w, http.StatusNotFound, "not_found", ErrUnknownID.Error())
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {

@@ -2,7 +2,6 @@ package sessions
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"slices"
 	"time"
@@ -140,8 +139,9 @@ func host(cfg Config, hs Hosted, h *hub.Session) *Host {
 }
 
 // ErrUnknownID is OpenPage's error for an id that is neither of the
-// session's.
-var ErrUnknownID = errors.New("no session has this id (it may have ended)")
+// session's, and the reason of every answer about an unknown id: the hub
+// error a page says in its reader's language (KeyNoSession).
+var ErrUnknownID = hub.NewError(hub.KeyNoSession)
 
 // OpenPage returns the Peer of a page that opened the session's socket
 // with id: the editor id makes an editor, the read-only id a watcher.

@@ -80,7 +80,7 @@ func (p *Peer) Pump(send func([]byte) bool, close func(code websocket.StatusCode
 			continue
 		case <-k.closing:
 		case <-p.s.done:
-			k.finish(websocket.StatusNormalClosure, "the session has ended", true)
+			k.finish(websocket.StatusNormalClosure, hub.CloseReason(hub.NewError(hub.KeyEnded)), true)
 		}
 		break
 	}

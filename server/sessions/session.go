@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"encoding/json"
+	"errors"
 	"sync"
 	"time"
 
@@ -187,17 +188,17 @@ func (s *session) take(in input) {
 		msg, err := s.hub.DecodeInbound(in.data)
 		if err != nil {
 			in.sock.enqueue(encode(hub.ErrorMessage(err)))
-			in.sock.finish(websocket.StatusPolicyViolation, "the first message must be a join", true)
+			in.sock.finish(websocket.StatusPolicyViolation, hub.CloseReason(hub.NewError(hub.KeyJoinFirst)), true)
 			return
 		}
 		if msg.Type != hub.InJoin {
-			in.sock.finish(websocket.StatusPolicyViolation, "the first message must be a join", true)
+			in.sock.finish(websocket.StatusPolicyViolation, hub.CloseReason(hub.NewError(hub.KeyJoinFirst)), true)
 			return
 		}
 		id, err := s.hub.Join(now, msg.Name, in.sock.role)
 		if err != nil {
 			in.sock.enqueue(encode(hub.ErrorMessage(err)))
-			in.sock.finish(websocket.StatusPolicyViolation, closeReason(err.Error()), true)
+			in.sock.finish(websocket.StatusPolicyViolation, joinCloseReason(err), true)
 			return
 		}
 		s.socks[id], s.ids[in.sock] = in.sock, id
@@ -245,7 +246,7 @@ func (s *session) deliver() {
 			}
 			if !sock.enqueue(data) {
 				s.m.cfg.Logf("sessions: session %s: dropped participant %d: its page fell %d messages behind", s.id, o.To, s.m.cfg.QueueLen)
-				sock.finish(websocket.StatusPolicyViolation, "too slow: the page fell too far behind the session; reload to rejoin", false)
+				sock.finish(websocket.StatusPolicyViolation, hub.CloseReason(hub.NewError(hub.KeyTooSlow)), false)
 				delete(s.ids, sock)
 				delete(s.socks, o.To)
 				s.hub.Leave(s.nowMs(), o.To)
@@ -262,7 +263,7 @@ func (s *session) deliver() {
 				code = websocket.StatusGoingAway
 			}
 			for sock := range s.ids {
-				sock.finish(code, closeReason(r.Ended.Error()), true)
+				sock.finish(code, hub.CloseReason(r.Ended), true)
 			}
 			clear(s.ids)
 			clear(s.socks)
@@ -283,20 +284,14 @@ func encode(m *hub.Message) []byte {
 	return data
 }
 
-// maxCloseReason is the longest close reason WebSocket allows (RFC 6455:
-// a control frame's 125 bytes less the status code's 2).
-const maxCloseReason = 123
-
-// closeReason cuts text to a close reason's limit, on a UTF-8 boundary.
-func closeReason(text string) string {
-	if len(text) <= maxCloseReason {
-		return text
+// joinCloseReason is the close reason of a page whose join the hub
+// refused with err: a hub *Error (Join's), keyed as every page close is.
+func joinCloseReason(err error) string {
+	var he *hub.Error
+	if errors.As(err, &he) {
+		return hub.CloseReason(he)
 	}
-	cut := maxCloseReason
-	for cut > 0 && text[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return text[:cut]
+	return err.Error()
 }
 
 // call runs fn on the session's goroutine, with the wall time, and waits

@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"bytes"
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -135,7 +136,11 @@ func TestSessionLimit(t *testing.T) {
 	c1 := ts.create(t, "")
 	ts.create(t, `{"name":"two"}`)
 	status, body := ts.do(t, "POST", "/api/sessions", "")
-	if status != 429 || !strings.Contains(string(body), "limit of 2 sessions") {
+	var refused struct {
+		Error, Reason, Key string
+		Args               map[string]string
+	}
+	if json.Unmarshal(body, &refused); status != 429 || refused.Error != "too_many_sessions" || refused.Key != hub.KeyTooManySessions || refused.Args["max"] != "2" || !strings.Contains(refused.Reason, "limit of 2 sessions") {
 		t.Fatalf("third create: %d %s", status, body)
 	}
 	if status, body := ts.do(t, "DELETE", "/api/sessions/"+c1.ID, ""); status != 204 {
@@ -219,7 +224,7 @@ func TestFirstMessageMustJoin(t *testing.T) {
 	c := ts.create(t, "")
 	p := ts.dialPage(t, c.ID)
 	p.command("declare queue q")
-	if code, reason, _ := p.closed(); code != websocket.StatusPolicyViolation || !strings.Contains(reason, "join") {
+	if code, reason, _ := p.closed(); code != websocket.StatusPolicyViolation || reason != "joinFirst: the first message must be a join" {
 		t.Fatalf("close %d %q", code, reason)
 	}
 	full := startManager(t, Config{Hub: hub.Config{MaxParticipants: 1}})
@@ -230,8 +235,29 @@ func TestFirstMessageMustJoin(t *testing.T) {
 	if m := p.read(); m.Type != hub.OutError || m.Error.Key != hub.KeySessionFull {
 		t.Fatalf("join past the limit: %+v", m)
 	}
-	if code, _, _ := p.closed(); code != websocket.StatusPolicyViolation {
-		t.Fatalf("close %d", code)
+	if code, reason, _ := p.closed(); code != websocket.StatusPolicyViolation || reason != "sessionFull: the session is full: it has its limit of 1 participants" {
+		t.Fatalf("close %d %q", code, reason)
+	}
+}
+
+// TestUnknownSessionSaysSo: a page's socket for an id that names no
+// session (one that ended, say) is accepted and closed with the keyed
+// reason, which a browser can read, where a refused handshake would
+// give it only code 1006; a plain GET still gets the API's 404.
+func TestUnknownSessionSaysSo(t *testing.T) {
+	ts := startManager(t, Config{})
+	c := ts.create(t, "")
+	if status, body := ts.do(t, "DELETE", "/api/sessions/"+c.ID, ""); status != 204 {
+		t.Fatalf("DELETE: %d %s", status, body)
+	}
+	for _, id := range []string{c.ID, "nosuchsession"} {
+		p := ts.dialPage(t, id)
+		if code, reason, _ := p.closed(); code != websocket.StatusPolicyViolation || reason != "noSession: no session has this id (it may have ended)" {
+			t.Fatalf("%s: close %d %q", id, code, reason)
+		}
+		if status, body := ts.do(t, "GET", "/ws/sessions/"+id, ""); status != 404 || !strings.Contains(string(body), "no session has this id") {
+			t.Fatalf("GET %s: %d %s", id, status, body)
+		}
 	}
 }
 

@@ -29,7 +29,7 @@ func TestSlowPageDropped(t *testing.T) {
 	default:
 		t.Fatal("the slow page was not dropped")
 	}
-	if slow.code != websocket.StatusPolicyViolation || !strings.Contains(slow.reason, "too slow") || slow.flush {
+	if slow.code != websocket.StatusPolicyViolation || !strings.HasPrefix(slow.reason, "tooSlow: too slow") || slow.flush {
 		t.Fatalf("slow page closed with %d %q flush=%v", slow.code, slow.reason, slow.flush)
 	}
 	if pr := s.hub.Presence(); len(pr.Participants) != 1 || pr.Participants[0].Name != "Fast" {

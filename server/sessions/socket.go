@@ -3,6 +3,7 @@ package sessions
 import (
 	"context"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -82,7 +83,7 @@ func (m *Manager) serveSocket(w http.ResponseWriter, r *http.Request, id string)
 	}
 	m.mu.Unlock()
 	if !ok {
-		writeError(w, http.StatusNotFound, "not_found", "no session has this id (it may have ended)")
+		refuseUnknown(w, r, m.cfg.OriginPatterns)
 		return
 	}
 	defer m.wg.Done()
@@ -111,12 +112,12 @@ func (m *Manager) serveSocket(w http.ResponseWriter, r *http.Request, id string)
 		cancel()
 		if err != nil {
 			if !p.joined && ctx.Err() == context.DeadlineExceeded {
-				p.Refuse(websocket.StatusPolicyViolation, "no join message came")
+				p.Refuse(websocket.StatusPolicyViolation, hub.CloseReason(hub.NewError(hub.KeyNoJoin)))
 			}
 			break
 		}
 		if typ != websocket.MessageText {
-			p.Refuse(websocket.StatusUnsupportedData, "the session protocol is JSON text messages")
+			p.Refuse(websocket.StatusUnsupportedData, hub.CloseReason(hub.NewError(hub.KeyTextOnly)))
 			break
 		}
 		if !p.Receive(data) {
@@ -154,4 +155,22 @@ func send(ws *websocket.Conn, data []byte) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
 	return ws.Write(ctx, websocket.MessageText, data) == nil
+}
+
+// refuseUnknown answers a page socket's request for a session that does
+// not exist. A WebSocket handshake is accepted and closed at once with
+// the reason, as the edge's session object does (session.mjs): a browser
+// never sees the status of a refused handshake, so a page opened at the
+// link of an ended session could only say "closed with code 1006". Any
+// other request gets the 404 of the JSON API.
+func refuseUnknown(w http.ResponseWriter, r *http.Request, origins []string) {
+	if !strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+		writeError(w, http.StatusNotFound, "not_found", ErrUnknownID.Error())
+		return
+	}
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: origins})
+	if err != nil {
+		return // Accept has answered the request
+	}
+	ws.Close(websocket.StatusPolicyViolation, hub.CloseReason(ErrUnknownID))
 }

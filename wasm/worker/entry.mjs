@@ -11,6 +11,7 @@
 // by 22 more (another 128 random bits), so that either id finds the object
 // while the read-only one does not give the editor's away.
 import worker from "./build/worker.mjs";
+import { noSuchSession } from "./session.mjs";
 export { Session } from "./session.mjs";
 
 const ID = /^[A-Za-z0-9_-]{22}(?:[A-Za-z0-9_-]{22})?$/;
@@ -75,7 +76,7 @@ export default {
     const m = SESSION_PATH.exec(url.pathname);
     if (m) {
       const id = m[1] ?? m[2] ?? m[3];
-      if (!ID.test(id)) return json(404, { error: "not_found", reason: "no session has this id (it may have ended)" });
+      if (!ID.test(id)) return noSuchSession(req);
       return env.SESSIONS.get(env.SESSIONS.idFromName(id.slice(0, 22))).fetch(req);
     }
     return worker.fetch(req, env, ctx);

@@ -41,6 +41,19 @@ function split(text) {
 
 const gone = () => json(404, { error: "not_found", reason: "no session has this id (it may have ended)" });
 
+// noSuchSession answers a request for an id that names no session. A
+// page's WebSocket handshake is accepted and closed at once with the
+// keyed reason, as warren serve does (server/sessions, refuseUnknown): a
+// browser never sees a refused handshake's status, only code 1006, and
+// the page says the key in its reader's language. Anything else gets 404.
+export function noSuchSession(req) {
+  if (req.headers.get("Upgrade")?.toLowerCase() !== "websocket" || !new URL(req.url).pathname.startsWith("/ws/sessions/")) return gone();
+  const pair = new WebSocketPair();
+  pair[1].accept();
+  pair[1].close(1008, "noSession: no session has this id (it may have ended)");
+  return new Response(null, { status: 101, webSocket: pair[0] });
+}
+
 export class Session extends DurableObject {
   constructor(ctx, env) {
     super(ctx, env);
@@ -51,6 +64,10 @@ export class Session extends DurableObject {
     this.sql.exec("CREATE TABLE IF NOT EXISTS entries (seq INTEGER NOT NULL, part INTEGER NOT NULL, v TEXT NOT NULL, PRIMARY KEY (seq, part))");
     this.binding = null; // the Go side, once started
     this.starting = null;
+    // ended is set when the session ends (end): its storage is deleted,
+    // tables and all, while the object may stay in memory and be asked
+    // again by an id it had, which must find no session rather than fail.
+    this.ended = false;
     // handles are the Go side's handles of the page sockets, by socket; a
     // socket that outlived the object's memory (hibernation) gets its
     // handle back from its attachment when it is next heard from.
@@ -58,6 +75,7 @@ export class Session extends DurableObject {
   }
 
   meta(k) {
+    if (this.ended) return null;
     const parts = [...this.sql.exec("SELECT v FROM meta WHERE k = ? ORDER BY part", k)].map((r) => r.v);
     return parts.length ? parts.join("") : null;
   }
@@ -140,9 +158,12 @@ export class Session extends DurableObject {
     });
   }
 
-  // end forgets an ended session (closed, idle): its ids answer 404.
+  // end forgets an ended session (closed, idle): its ids answer 404, and a
+  // page's socket a close with the reason (noSuchSession).
   end() {
+    this.ended = true;
     this.binding = null;
+    this.handles.clear(); // its pages' sockets close; none has a participant now
     this.ctx.storage.deleteAlarm();
     this.ctx.storage.deleteAll();
   }
@@ -160,13 +181,13 @@ export class Session extends DurableObject {
     const url = new URL(req.url);
     if (url.pathname === "/init") return this.init(req);
     const config = this.meta("config");
-    if (config === null) return gone();
+    if (config === null) return noSuchSession(req);
     const { id, readOnlyId } = JSON.parse(config);
     const b = await this.session();
-    if (!b) return gone();
+    if (!b) return noSuchSession(req);
     let m;
     if ((m = /^\/ws\/sessions\/([^/]+)\/?$/.exec(url.pathname))) {
-      if (m[1] !== id && m[1] !== readOnlyId) return gone();
+      if (m[1] !== id && m[1] !== readOnlyId) return noSuchSession(req);
       return this.page(req, b, m[1]);
     }
     if (/^\/ws\/amqp\/[^/]+\/?$/.test(url.pathname)) return this.amqp(req, b);
@@ -211,7 +232,7 @@ export class Session extends DurableObject {
     this.ctx.acceptWebSocket(ws, ["page"]);
     ws.serializeAttachment({ id });
     const h = b.pageOpen(id, ws);
-    if (h < 0) ws.close(1008, "no session has this id (it may have ended)");
+    if (h < 0) ws.close(1008, "noSession: no session has this id (it may have ended)");
     else this.handles.set(ws, h);
     return new Response(null, { status: 101, webSocket: pair[0] });
   }
@@ -233,9 +254,9 @@ export class Session extends DurableObject {
 
   async webSocketMessage(ws, msg) {
     const h = await this.handle(ws);
-    if (h < 0) return ws.close(4000, "the session no longer has this page: join again");
+    if (h < 0) return ws.close(4000, "pageGone: the session no longer has this page: join again");
     if (typeof msg === "string") this.binding.pageMessage(h, msg);
-    else ws.close(1003, "the session protocol is JSON text messages");
+    else ws.close(1003, "textOnly: the session protocol is JSON text messages");
   }
 
   async webSocketClose(ws) {

@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -73,6 +74,29 @@ func joinEdge(t *testing.T, base, id, name string) *edgePage {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// closeOfPage opens a page's socket for id, sends a join, and returns
+// how the socket was closed.
+func closeOfPage(t *testing.T, base, id string) (websocket.StatusCode, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/ws/sessions/"+id, nil)
+	if err != nil {
+		t.Fatalf("the page socket of id %s: %v", id, err)
+	}
+	defer ws.CloseNow()
+	ws.Write(ctx, websocket.MessageText, []byte(`{"type":"join","name":"Late"}`))
+	for {
+		if _, _, err := ws.Read(ctx); err != nil {
+			var ce websocket.CloseError
+			if !errors.As(err, &ce) {
+				t.Fatalf("the page socket of id %s ended without a close frame: %v", id, err)
+			}
+			return ce.Code, ce.Reason
+		}
+	}
 }
 
 func (p *edgePage) send(v any) {
@@ -217,6 +241,16 @@ func TestEdgeSessions(t *testing.T) {
 		cy.until("Ada and Bo leaving", func(m hub.Message) bool { return m.Type == hub.OutPresence && len(m.Presence.Participants) == 1 })
 		manual, hash, seq = c, hub.HashState(cy.rep.B), cy.rep.Seq
 		cy.ws.Close(websocket.StatusNormalClosure, "")
+
+		// A page at the link of a session that does not exist is told so
+		// in its socket's close reason, keyed for its reader's language,
+		// as warren serve tells it: an id of the right shape whose
+		// object has no session, and an id of the wrong shape.
+		for _, id := range []string{strings.Repeat("A", 44), "nope"} {
+			if code, reason := closeOfPage(t, base, id); code != websocket.StatusPolicyViolation || reason != "noSession: no session has this id (it may have ended)" {
+				t.Fatalf("the page socket of id %s: close %d %q", id, code, reason)
+			}
+		}
 
 		// The session's HTTP endpoints answer at the edge too.
 		res, err := http.Get(base + "/api/sessions/" + c.ReadOnlyID + "/history")

@@ -3,7 +3,8 @@
 // and publishes, the other sees the queue, the message and the event;
 // stepping in one moves time in both; a page joined by the read-only link
 // cannot type or step and says why; a page that joins late draws the same
-// state, and every page's engine has the session's state hash. Run by
+// state, and every page's engine has the session's state hash; after the
+// session ends, a page at its link says why it cannot join. Run by
 // web's TestLiveInChromium against a server that runs sessions.
 import assert from "node:assert/strict";
 import { runTest } from "./browser.mjs";
@@ -152,4 +153,15 @@ await runTest("live.mjs", { timeout: 15000 }, async (t) => {
   assert.match(await tid(dee, "live-status").textContent(), /会话已结束：有人关闭了它。/);
   await t.shot(cy, "live-readonly");
   await t.shot(dee, "live-zh");
+
+  t.step = "the ended session's link: its API answers 404, and a page says why it cannot join, in its reader's language";
+  const history = await fetch(`${t.base}/api/sessions/${id}/history`);
+  assert.equal(history.status, 404);
+  assert.equal((await history.json()).error, "not_found");
+  const late = await t.open(edit.replace("lang=en", "lang=zh-CN"));
+  await tid(late, "live-name").fill("Eve");
+  await tid(late, "live-join-button").click();
+  await late.waitForFunction(() => document.body.dataset.live === "closed");
+  assert.match(await tid(late, "live-status").textContent(), /已与会话断开（没有这个标识的会话（它可能已经结束））/);
+  assert.equal(await tid(late, "live-join-button").isDisabled(), false);
 });

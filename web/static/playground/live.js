@@ -52,10 +52,19 @@ const HUB_ERRORS = {
   closed: "js.live.error.closed",
   seedTooLong: "js.live.error.seedTooLong",
   seedLine: "js.live.error.seedLine",
+  tooManySessions: "js.live.error.tooManySessions",
+  stopping: "js.live.error.stopping",
+  noSession: "js.live.error.noSession",
+  tooSlow: "js.live.error.tooSlow",
+  joinFirst: "js.live.error.joinFirst",
+  noJoin: "js.live.error.noJoin",
+  textOnly: "js.live.error.textOnly",
+  pageGone: "js.live.error.pageGone",
 };
 
 let sock = null; // the session's WebSocket, while joined or joining
 let me = null; // {id, name, role} from the welcome
+let lastError = null; // the session's latest error message, for the close that may follow it
 let name = ""; // the name chosen, to join again with
 let ended = false; // the session said it ended: nothing more comes
 let refs = 0;
@@ -259,6 +268,7 @@ function receive(m) {
       // keeps that entry's hash. Not a divergence; the next hashed entry
       // is compared.
       if (m.error?.key === "staleHash") break;
+      lastError = m.error;
       const text = hubErrorText(m.error);
       const line = m.ref ? pending.get(m.ref) : undefined;
       if (m.ref) pending.delete(m.ref);
@@ -280,6 +290,7 @@ function join() {
   u.protocol = u.protocol === "https:" ? "wss:" : "ws:";
   const s = new WebSocket(u);
   sock = s;
+  lastError = null;
   status(t("js.live.joining"));
   s.addEventListener("open", () => s.send(JSON.stringify({ type: "join", name })));
   s.addEventListener("message", (ev) => {
@@ -295,7 +306,7 @@ function join() {
   s.addEventListener("close", (ev) => {
     if (s !== sock) return;
     sock = null;
-    const reason = ev.reason || String(ev.code);
+    const reason = closeReasonText(ev);
     const wasJoined = me !== null;
     if (!ended && wasJoined && rejoins < MAX_REJOINS) {
       // A joined page whose socket dropped (the network, a page the
@@ -312,6 +323,17 @@ function join() {
     render(); // Step, among others, is locked now
     lockControls();
   });
+}
+
+// closeReasonText says why the session closed the page's socket, in the
+// reader's language. The server puts the key of a hub error in front of
+// its English reason ("tooSlow: too slow: …", hub.CloseReason); a refused
+// join also sent the error itself just before, with the values its text
+// names, so that one is used when the keys agree.
+function closeReasonText(ev) {
+  const m = /^(\w+): (.*)$/s.exec(ev.reason);
+  if (!m) return ev.reason || t("js.live.closeCode", { code: ev.code });
+  return hubErrorText(lastError?.key === m[1] ? lastError : { key: m[1], text: m[2] });
 }
 
 async function create() {
