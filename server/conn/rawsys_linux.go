@@ -37,9 +37,12 @@ func rawRead(fd int, b []byte) (int, syscall.Errno) {
 	}
 }
 
+// rawSockets: the TCP transport writes through RawConn (transport.go).
+const rawSockets = true
+
 // rawWrite is write(2).
-func rawWrite(fd int, b []byte) (int, syscall.Errno) {
-	n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
+func rawWrite(fd uintptr, b []byte) (int, syscall.Errno) {
+	n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
 	if e != 0 {
 		return 0, e
 	}

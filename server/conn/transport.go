@@ -57,7 +57,7 @@ type sockRead struct {
 // TCP wraps an accepted TCP connection.
 func TCP(nc net.Conn) Transport {
 	t := &tcpTransport{Conn: nc}
-	if sc, ok := nc.(syscall.Conn); ok {
+	if sc, ok := nc.(syscall.Conn); ok && rawSockets {
 		t.raw, _ = sc.SyscallConn()
 	}
 	t.w.now, t.w.wait = t.w.writeNow, t.w.writeAll
@@ -131,7 +131,7 @@ func (sw socketWriter) Write(b []byte) (int, error) {
 // returns true) or a write fails (w.err).
 func (w *sockWrite) write(fd uintptr) (full bool) {
 	for len(w.b) > 0 {
-		n, e := rawWrite(int(fd), w.b)
+		n, e := rawWrite(fd, w.b)
 		switch {
 		case n > 0:
 			w.b = w.b[n:]
