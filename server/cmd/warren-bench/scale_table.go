@@ -15,8 +15,10 @@ const metricLagMax = "client behind schedule"
 // printScaleTable prints a scale workload's runs as one row per point
 // (queue or connection count): each broker's delivered msgs/s, broker CPU
 // per message (median, range in brackets) and RabbitMQ's ÷ Warren's,
-// p50 and p99 publish->deliver latency, the client's CPU per message and
-// how far the client fell behind its schedule.
+// p50 and p99 publish->deliver latency, the client's CPU per message, how
+// far the client fell behind its schedule, and each broker's reads and
+// writes per message (/proc/PID/io, syscalls.go): how many wake-ups a
+// message cost it, which is most of what its CPU tracks.
 func printScaleTable(out io.Writer, w workload, runs []runResult, warren, rabbit *broker) {
 	printScaleTableWith(out, w, runs, warren, rabbit, "")
 }
@@ -54,9 +56,9 @@ func printScaleTableWith(out io.Writer, w workload, runs []runResult, warren, ra
 	if note != "" {
 		fmt.Fprintf(out, "%s\n\n", note)
 	}
-	fmt.Fprintf(out, "| %s | Warren msgs/s | %s msgs/s | Warren broker CPU µs/msg | %s broker CPU µs/msg | RabbitMQ ÷ Warren (CPU) | Warren p50 / p99 ms | %s p50 / p99 ms | client CPU µs/msg vs Warren / vs RabbitMQ | client behind schedule, ms, max (vs Warren / vs RabbitMQ) |\n",
-		axis, rabbit.label, rabbit.label, rabbit.label)
-	fmt.Fprintln(out, "|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintf(out, "| %s | Warren msgs/s | %s msgs/s | Warren broker CPU µs/msg | %s broker CPU µs/msg | RabbitMQ ÷ Warren (CPU) | Warren p50 / p99 ms | %s p50 / p99 ms | client CPU µs/msg vs Warren / vs RabbitMQ | client behind schedule, ms, max (vs Warren / vs RabbitMQ) | Warren reads / writes a msg | %s reads / writes a msg |\n",
+		axis, rabbit.label, rabbit.label, rabbit.label, rabbit.label)
+	fmt.Fprintln(out, "|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, n := range points {
 		get := func(s map[string][]float64, base string) []float64 { return s[scaleMetric(base, n)] }
 		ratio := "—"
@@ -83,6 +85,8 @@ func printScaleTableWith(out io.Writer, w workload, runs []runResult, warren, ra
 			latency(wr), latency(rr),
 			cellMedian(get(wr, metricClientCPU)) + " / " + cellMedian(get(rr, metricClientCPU)),
 			maxOf(get(wr, metricLagMax)) + " / " + maxOf(get(rr, metricLagMax)),
+			cellMedian(get(wr, metricBrokerReads)) + " / " + cellMedian(get(wr, metricBrokerWrites)),
+			cellMedian(get(rr, metricBrokerReads)) + " / " + cellMedian(get(rr, metricBrokerWrites)),
 		}
 		fmt.Fprintf(out, "| %s |\n", strings.Join(row, " | "))
 	}

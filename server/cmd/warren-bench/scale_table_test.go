@@ -29,6 +29,11 @@ func TestPrintScaleTableRowPerPoint(t *testing.T) {
 		scaleRun("RabbitMQ 3.10.8", 1, map[int][4]float64{1: {10_000, 40, 0.1, 0.6}, 1000: {10_000, 100, 0.3, 2.5}}),
 		{Broker: "RabbitMQ 3.10.8", Rep: 2, Result: Result{Workload: "scale-queues"}, Err: "boom"},
 	}
+	for i, calls := range [][2]float64{{1.5, 0.75}, {2.5, 1.25}} { // Warren's reads and writes at 1 queue, reps 1 and 2
+		runs[i].Result.Metrics = append(runs[i].Result.Metrics,
+			Metric{Name: scaleMetric(metricBrokerReads, 1), Unit: "/msg", Value: calls[0]},
+			Metric{Name: scaleMetric(metricBrokerWrites, 1), Unit: "/msg", Value: calls[1]})
+	}
 	w, err := findWorkload("scale-queues")
 	if err != nil {
 		t.Fatal(err)
@@ -52,6 +57,13 @@ func TestPrintScaleTableRowPerPoint(t *testing.T) {
 	for i, r := range rows {
 		if !strings.HasPrefix(r, want[i]) {
 			t.Errorf("row %d\n got %s\nwant %s...", i, r, want[i])
+		}
+	}
+	// Reads and writes a message, the last two cells: medians, and a dash
+	// where a broker's runs have none.
+	for i, want := range []string{"| 2.00 / 1.00 | — / — |", "| — / — | — / — |"} {
+		if !strings.HasSuffix(rows[i], want) {
+			t.Errorf("row %d ends %q, want %q", i, rows[i], want)
 		}
 	}
 	if !strings.Contains(out.String(), "| queues |") || !strings.Contains(out.String(), "10,000 msgs/s offered") {
