@@ -34,6 +34,9 @@ func readsDisagree(b *engine.Broker, snap *engine.Snapshot) string {
 			refs = append(refs, engine.ConnRef{ID: c.ID, Name: c.Name, User: c.User, Vhost: v.Name})
 			for _, ch := range c.Channels {
 				chRefs = append(chRefs, engine.ChannelRef{ID: ch.ID, Connection: c.Name, User: c.User, Vhost: v.Name})
+				if got := b.Unacked(ch.ID); got != ch.UnackedCount {
+					return fmt.Sprintf("Unacked(%v) = %d, the snapshot has %d", ch.ID, got, ch.UnackedCount)
+				}
 			}
 		}
 		if got, _ := b.VhostTotals(v.Name); got != want {

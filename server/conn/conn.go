@@ -177,6 +177,12 @@ type conn struct {
 	inlineClaimed bool
 	inlineOthers  []*conn
 
+	// ackPace is the transport, when its reads can wait for a consumer's
+	// acks; acksHeld is what the last batch of acks found (acks.go). The
+	// connection goroutine's.
+	ackPace  ackPacer
+	acksHeld bool
+
 	closeOnce sync.Once
 	done      chan struct{}
 	// writerGone closes when the writer has stopped: after the
@@ -191,6 +197,7 @@ func Serve(ctx context.Context, t Transport, cfg *Config) {
 	c := &conn{cfg: cfg, t: t, home: cfg.shared.home, b: cfg.Broker, out: newOutbox(), replyChans: map[uint16]bool{}, done: make(chan struct{}), hbStart: make(chan uint16, 1),
 		frameMax: cfg.FrameMax, channelMax: cfg.ChannelMax, closeWait: closeWaitBeforeTune}
 	c.releaseHeld = c.releaseHeldItem
+	c.ackPace, _ = t.(ackPacer)
 	cfg.shared.conns.Add(1)
 	defer cfg.shared.conns.Add(-1)
 	defer c.shutdown()

@@ -18,7 +18,8 @@
 // for what other goroutines queue, and for heartbeats (inline.go). While
 // a TCP client streams, a read waits up to 200 µs for a few kilobytes
 // before it returns, so that each wake-up carries tens of messages
-// (readpacing.go, readwait_linux.go).
+// (readpacing.go, readwait_linux.go); so does a read after a batch of
+// acks from a client that still holds many deliveries (acks.go).
 //
 // Everything that must agree with the engine's state — which channels are
 // closing, whether the connection is paused for back-pressure — belongs to

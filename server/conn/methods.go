@@ -73,13 +73,23 @@ func (c *conn) handleBatch(batch []command) {
 			break
 		}
 	}
+	// Acks from a client with deliveries in hand let the next read wait
+	// for more (acks.go). Only where DoAsync runs f at once, on this
+	// goroutine, which then owns c.acksHeld.
+	pace := c.ackPace != nil && maybeAckBatch(batch) && runsInline(c.b)
 	c.writeInline(func() {
 		c.b.DoAsync(func(e *engine.Broker) {
 			for _, cmd := range batch {
 				c.apply(e, cmd)
 			}
+			if pace {
+				c.acksHeld = c.acksInHand(e, batch)
+			}
 		})
 	})
+	if pace && c.acksHeld {
+		c.ackPace.acksHeld()
+	}
 }
 
 func (c *conn) push(ch uint16, m amqp.Method) { c.out.push(outItem{channel: ch, method: m}) }

@@ -43,6 +43,12 @@ type client struct {
 }
 
 func startPipe(t testing.TB, b *broker.Broker, cfg Config) *client {
+	return startPipeOn(t, b, cfg, func(p pipeTransport) Transport { return p })
+}
+
+// startPipeOn is startPipe with the connection served on the transport
+// wrap makes of the pipe's server end.
+func startPipeOn(t testing.TB, b *broker.Broker, cfg Config, wrap func(pipeTransport) Transport) *client {
 	// Several pipes may share a broker: the first gives it its default
 	// user, the others mirror what it has.
 	users, err := auth.Mirror(b)
@@ -58,7 +64,7 @@ func startPipe(t testing.TB, b *broker.Broker, cfg Config) *client {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		Serve(context.Background(), pipeTransport{server}, &cfg)
+		Serve(context.Background(), wrap(pipeTransport{server}), &cfg)
 	}()
 	t.Cleanup(func() {
 		clientEnd.Close()

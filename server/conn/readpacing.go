@@ -31,24 +31,27 @@ import "time"
 // times and then once in thousands of requests. A streak whose waits got
 // their bytes at least trustedWaits times earns the short cool-down back.
 //
-// What it does not batch: a consumer's acks when the consumer is held by
-// its prefetch. Its next acks are for deliveries that the acks this read
-// would bring release, so a wait starves it: in warren-bench
-// publish-consume (prefetch 500, a 21-byte ack per message) waits brought
-// about 13 acks in readWait, and stopped as a caller's do. Nor can a
-// wait gather more than a few dozen segments: a loopback sender stopped
-// after 18 to 28 until the reader read (BENCHMARKS.md, the same section),
-// which for acks is a few hundred bytes.
+// A consumer's acks look like a caller to the stream policy: in
+// warren-bench publish-consume (prefetch 500, a 21-byte ack per message)
+// its waits brought about 13 acks in readWait, and stopped as a caller's
+// do. Nor can a wait gather more than a few dozen segments: a loopback
+// sender stopped after 18 to 28 until the reader read (BENCHMARKS.md,
+// the same section), which for acks is a few hundred bytes. Acks are
+// therefore waited for on another ground (acksHeld, acks.go): when the
+// connection goroutine knows the client still holds many deliveries, the
+// next read waits up to readWait for ackLowat bytes, whatever the stream
+// policy says, and its outcome teaches that policy nothing.
 //
 // readPacing is pure: the transport tells it what each read brought and
 // when, and asks it what the next read should wait for.
 type readPacing struct {
-	lowat   int // bytes the next read waits for; 0: it does not wait
-	quick   int // reads in a row that found their bytes in less than hotGap
-	cool    int // reads left before waiting may start again
-	coolLen int // length of the last cool-down
-	met     int // waits in this streak that got their bytes
-	waits   int // reads that waited, in all (for tests)
+	acks    bool // the next read waits for a consumer's acks (acksHeld)
+	lowat   int  // bytes the next read waits for; 0: it does not wait
+	quick   int  // reads in a row that found their bytes in less than hotGap
+	cool    int  // reads left before waiting may start again
+	coolLen int  // length of the last cool-down
+	met     int  // waits in this streak that got their bytes
+	waits   int  // reads that waited, in all (for tests)
 }
 
 const (
@@ -61,19 +64,32 @@ const (
 	minCool      = 8
 	maxCool      = 4096
 	trustedWaits = 8
+	// ackLowat is what a wait for acks wants: some fifty of a 21-byte
+	// basic.ack. The loopback stall above usually ends it at readWait
+	// with a few dozen.
+	ackLowat = 1 << 10
 )
 
 // waitFor returns the bytes the next read, into a buffer of room bytes,
 // should wait for (at most readWait); 0: none, it returns with whatever
 // arrives first.
 func (p *readPacing) waitFor(room int) int {
+	if p.acks {
+		return min(ackLowat, room)
+	}
 	return min(p.lowat, room)
 }
+
+// acksHeld says the connection's last request was acks from a client that
+// still holds many deliveries (acks.go): the next read waits for more of
+// them.
+func (p *readPacing) acksHeld() { p.acks = true }
 
 // plainRead records a read that did not wait and took took to bring its
 // bytes: how long the client kept the server waiting. A read that should have waited but did not (too many other
 // connections were waiting, see readwait_linux.go) changes nothing.
 func (p *readPacing) plainRead(took time.Duration) {
+	p.acks = false // a wait for acks that did not happen
 	switch {
 	case p.lowat > 0:
 	case p.cool > 0:
@@ -92,6 +108,13 @@ func (p *readPacing) plainRead(took time.Duration) {
 // found before of them already there when it began, and brought n.
 func (p *readPacing) waited(want, before, n int) {
 	p.waits++
+	if p.acks {
+		// A wait for acks: the client holds deliveries and answers
+		// nothing, so what it brought says nothing of a stream or a
+		// caller.
+		p.acks = false
+		return
+	}
 	switch {
 	case n >= want:
 		p.met++

@@ -14,13 +14,6 @@ import (
 // waited); after each, the bytes the next read waits for (into a 64 KiB
 // buffer) must be as listed.
 func TestReadPacing(t *testing.T) {
-	rep := func(n int, step string) []string {
-		s := make([]string, n)
-		for i := range s {
-			s[i] = step
-		}
-		return s
-	}
 	cases := []struct {
 		name  string
 		steps []string
@@ -152,4 +145,60 @@ func apply(p *readPacing, step string) {
 	default:
 		panic(step)
 	}
+}
+
+// TestReadPacingAckWaits: once told that acks come from a client with
+// deliveries in hand (acksHeld), the next read waits for ackLowat bytes
+// whatever the stream policy says, a caller's cool-down included, and
+// what that wait brings, or its not happening, leaves the policy as it
+// was.
+func TestReadPacingAckWaits(t *testing.T) {
+	var p readPacing
+	for _, s := range concat(rep(hotReads, "quick"), []string{"waited 90"}) {
+		apply(&p, s)
+	}
+	if p.waitFor(64<<10) != 0 || p.cool != minCool {
+		t.Fatalf("a caller: waitFor %d, cool %d", p.waitFor(64<<10), p.cool)
+	}
+	before := p
+	p.acksHeld()
+	if got := p.waitFor(64 << 10); got != ackLowat {
+		t.Fatalf("after acksHeld in a cool-down: waitFor %d, want %d", got, ackLowat)
+	}
+	if got := p.waitFor(512); got != 512 {
+		t.Fatalf("into a 512-byte buffer: waitFor %d", got)
+	}
+	p.waited(ackLowat, 0, 300)
+	if after := p; after.waits != before.waits+1 || after.cool != before.cool || after.coolLen != before.coolLen || after.lowat != 0 || after.acks {
+		t.Fatalf("an ack wait changed the policy: %+v, before %+v", after, before)
+	}
+	if got := p.waitFor(64 << 10); got != 0 {
+		t.Fatalf("the read after an ack wait waits for %d", got)
+	}
+
+	// An ack wait that did not happen (no thread free to wait) is
+	// forgotten with the plain read that took its place.
+	p.acksHeld()
+	p.plainRead(time.Microsecond)
+	if p.acks || p.waitFor(64<<10) != 0 || p.cool != before.cool-1 {
+		t.Fatalf("after a plain read in place of an ack wait: acks %v, waitFor %d, cool %d", p.acks, p.waitFor(64<<10), p.cool)
+	}
+
+	// In a stream, an ack wait neither doubles nor lowers what the
+	// stream's reads wait for.
+	s := readPacing{lowat: 4096}
+	s.acksHeld()
+	s.waited(s.waitFor(64<<10), 0, ackLowat)
+	if s.lowat != 4096 || s.met != 0 {
+		t.Fatalf("a stream after an ack wait: lowat %d, met %d", s.lowat, s.met)
+	}
+}
+
+// rep is n copies of step.
+func rep(n int, step string) []string {
+	s := make([]string, n)
+	for i := range s {
+		s[i] = step
+	}
+	return s
 }

@@ -58,6 +58,9 @@ func (t *tcpTransport) Read(b []byte) (int, error) {
 	return n, err
 }
 
+// acksHeld lets the next read wait for a consumer's acks (acks.go).
+func (t *tcpTransport) acksHeld() { t.pace.acksHeld() }
+
 // waitAndRead waits up to readWait for want bytes, then reads what there
 // is without waiting further: n is 0 with a nil error when nothing came.
 // before is how many bytes were there when the wait began.
