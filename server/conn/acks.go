@@ -17,10 +17,10 @@ import (
 //
 // The ground is the engine's count, not the timing of the reads: after a
 // batch of acks, every channel it acked still has at least ackBacklog
-// deliveries unacknowledged. A client that holds a hundred and more
-// deliveries takes longer than readWait to work through them unless it
-// spends under 2 µs on each, and the deliveries the wait holds back go to
-// the end of its backlog anyway. A consumer with a small prefetch, or one
+// deliveries unacknowledged. A client that holds ackBacklog deliveries
+// takes longer than readWait to work through them unless it spends under
+// 1.5 µs on each, and the deliveries the wait holds back go to the end of
+// its backlog anyway. A consumer with a small prefetch, or one
 // that keeps up (its unacknowledged deliveries few), never waits; nor does
 // a lone ack (the pipelining client's multiple=true every 25 deliveries,
 // or a consumer at 10,000 msgs/s).
