@@ -77,6 +77,7 @@ func (c *conn) handleBatch(batch []command) {
 	// for more (acks.go). Only where DoAsync runs f at once, on this
 	// goroutine, which then owns c.acksHeld.
 	pace := c.ackPace != nil && maybeAckBatch(batch) && runsInline(c.b)
+	c.acksHeld = false // stays so if the backend has stopped and f never runs
 	c.writeInline(func() {
 		c.b.DoAsync(func(e *engine.Broker) {
 			for _, cmd := range batch {
