@@ -178,10 +178,8 @@ type conn struct {
 	inlineOthers  []*conn
 
 	// ackPace is the transport, when its reads can wait for a consumer's
-	// acks; acksHeld is what the last batch of acks found (acks.go). The
-	// connection goroutine's.
-	ackPace  ackPacer
-	acksHeld bool
+	// acks (acks.go).
+	ackPace ackPacer
 
 	closeOnce sync.Once
 	done      chan struct{}

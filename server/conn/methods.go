@@ -75,22 +75,18 @@ func (c *conn) handleBatch(batch []command) {
 	}
 	// Acks from a client with deliveries in hand let the next read wait
 	// for more (acks.go). Only where DoAsync runs f at once, on this
-	// goroutine, which then owns c.acksHeld.
+	// goroutine, whose transport's read state f may then touch.
 	pace := c.ackPace != nil && maybeAckBatch(batch) && runsInline(c.b)
-	c.acksHeld = false // stays so if the backend has stopped and f never runs
 	c.writeInline(func() {
 		c.b.DoAsync(func(e *engine.Broker) {
 			for _, cmd := range batch {
 				c.apply(e, cmd)
 			}
-			if pace {
-				c.acksHeld = c.acksInHand(e, batch)
+			if pace && c.acksInHand(e, batch) {
+				c.ackPace.acksHeld()
 			}
 		})
 	})
-	if pace && c.acksHeld {
-		c.ackPace.acksHeld()
-	}
 }
 
 func (c *conn) push(ch uint16, m amqp.Method) { c.out.push(outItem{channel: ch, method: m}) }
