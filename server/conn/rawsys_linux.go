@@ -23,11 +23,12 @@ import (
 // and these do not block: the sockets are non-blocking (a full one
 // returns EAGAIN and the caller waits in the netpoller), and pollIn
 // sleeps at most readWait, with at most GOMAXPROCS-1 of them at once.
+// Each takes the descriptor as RawConn hands it, a uintptr.
 
 // rawRead is read(2), retried on EINTR.
-func rawRead(fd int, b []byte) (int, syscall.Errno) {
+func rawRead(fd uintptr, b []byte) (int, syscall.Errno) {
 	for {
-		n, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
+		n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
 		if e != syscall.EINTR {
 			if e != 0 {
 				return 0, e
@@ -50,9 +51,9 @@ func rawWrite(fd uintptr, b []byte) (int, syscall.Errno) {
 }
 
 // queuedBytes is the socket's SIOCINQ: the bytes a read would get now.
-func queuedBytes(fd int) int {
+func queuedBytes(fd uintptr) int {
 	var n int32
-	_, _, e := syscall.RawSyscall(syscall.SYS_IOCTL, uintptr(fd), unix.SIOCINQ, uintptr(unsafe.Pointer(&n)))
+	_, _, e := syscall.RawSyscall(syscall.SYS_IOCTL, fd, unix.SIOCINQ, uintptr(unsafe.Pointer(&n)))
 	if e != 0 {
 		return 0
 	}
@@ -60,16 +61,16 @@ func queuedBytes(fd int) int {
 }
 
 // setRcvLowat is setsockopt(2) of SO_RCVLOWAT to n.
-func setRcvLowat(fd, n int) syscall.Errno {
+func setRcvLowat(fd uintptr, n int) syscall.Errno {
 	v := int32(n)
-	_, _, e := syscall.RawSyscall6(syscall.SYS_SETSOCKOPT, uintptr(fd), syscall.SOL_SOCKET, syscall.SO_RCVLOWAT, uintptr(unsafe.Pointer(&v)), 4, 0)
+	_, _, e := syscall.RawSyscall6(syscall.SYS_SETSOCKOPT, fd, syscall.SOL_SOCKET, syscall.SO_RCVLOWAT, uintptr(unsafe.Pointer(&v)), 4, 0)
 	return e
 }
 
 // pollIn waits up to d for the socket to hold SO_RCVLOWAT bytes, in
 // ppoll(2), keeping the thread's P. A signal (the runtime preempting the
 // goroutine, or stopping the world for the GC) ends it early.
-func pollIn(fd int, d time.Duration) {
+func pollIn(fd uintptr, d time.Duration) {
 	pfd := unix.PollFd{Fd: int32(fd), Events: unix.POLLIN}
 	ts := unix.NsecToTimespec(int64(d))
 	unix.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)

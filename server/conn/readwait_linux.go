@@ -93,18 +93,18 @@ func (t *tcpTransport) rawRead(b []byte, wait bool) (int, error) {
 // readNow reads what the socket holds, asking to wait in the netpoller
 // when it holds nothing.
 func (r *sockRead) readNow(fd uintptr) bool {
-	r.n, r.err = rawRead(int(fd), r.b)
+	r.n, r.err = rawRead(fd, r.b)
 	return r.err != syscall.EAGAIN
 }
 
 // waitThenRead waits up to readWait for SO_RCVLOWAT bytes, then reads what
 // there is without waiting further (an EAGAIN is left in r.err).
 func (r *sockRead) waitThenRead(fd uintptr) bool {
-	r.before = queuedBytes(int(fd))
+	r.before = queuedBytes(fd)
 	// A timeout or a signal ends the wait early; the read below takes
 	// what there is either way.
-	pollIn(int(fd), readWait)
-	r.n, r.err = rawRead(int(fd), r.b)
+	pollIn(fd, readWait)
+	r.n, r.err = rawRead(fd, r.b)
 	return true
 }
 
@@ -131,7 +131,7 @@ func (t *tcpTransport) readResult(n int, e syscall.Errno, err error) (int, error
 // of times a second, and through the runtime each change could wake sysmon.
 func (t *tcpTransport) setLowat(n int) {
 	t.raw.Control(func(fd uintptr) {
-		if setRcvLowat(int(fd), n) == 0 {
+		if setRcvLowat(fd, n) == 0 {
 			t.rcvlowat = n
 		}
 	})
