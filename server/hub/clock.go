@@ -58,7 +58,7 @@ func (s *Session) Tick(nowMs int64) {
 		return
 	}
 	if nowMs-s.activeMs >= s.cfg.IdleMs {
-		s.end(newError(KeyIdle, "idle", engine.FormatDuration(s.cfg.IdleMs)))
+		s.end(NewError(KeyIdle, "idle", engine.FormatDuration(s.cfg.IdleMs)))
 		return
 	}
 	s.catchUp(nowMs)
@@ -86,10 +86,10 @@ func (s *Session) NextWakeMs() (int64, bool) {
 // nothing for the mode in force.
 func (s *Session) SetClock(nowMs int64, mode ClockMode) error {
 	if s.ended != nil {
-		return newError(KeyEnded)
+		return NewError(KeyEnded)
 	}
 	if !validMode(mode) {
-		return newError(KeyBadClockMode, "mode", quote(string(mode)))
+		return NewError(KeyBadClockMode, "mode", quote(string(mode)))
 	}
 	s.switchMode(nowMs, mode, Origin{Kind: OriginServer, Line: "clock " + string(mode)})
 	return nil
@@ -111,10 +111,10 @@ func (s *Session) switchMode(nowMs int64, mode ClockMode, origin Origin) uint64 
 // entry of origin server.
 func (s *Session) Advance(nowMs int64, ms int64) error {
 	if s.ended != nil {
-		return newError(KeyEnded)
+		return NewError(KeyEnded)
 	}
 	if s.clock.mode != Manual {
-		return newError(KeyClockNotManual, "mode", string(s.clock.mode))
+		return NewError(KeyClockNotManual, "mode", string(s.clock.mode))
 	}
 	line := "step"
 	if ms > 0 {

@@ -20,7 +20,7 @@ import (
 func (s *Session) Command(nowMs int64, id ParticipantID, ref, line string) {
 	p, err := s.editor(nowMs, id)
 	if err == nil && len(line) > s.cfg.MaxLineBytes {
-		err = newError(KeyLineTooLong, "max", strconv.Itoa(s.cfg.MaxLineBytes), "bytes", strconv.Itoa(len(line)))
+		err = NewError(KeyLineTooLong, "max", strconv.Itoa(s.cfg.MaxLineBytes), "bytes", strconv.Itoa(len(line)))
 	}
 	if err != nil {
 		s.refuse(id, ref, err)
@@ -41,7 +41,7 @@ func (s *Session) run(nowMs int64, p *participant, ref, line string) {
 		return
 	}
 	if movesTime(c) && s.clock.mode != Manual {
-		s.refuse(p.ID, ref, newError(KeyClockNotManual, "mode", string(s.clock.mode)))
+		s.refuse(p.ID, ref, NewError(KeyClockNotManual, "mode", string(s.clock.mode)))
 		return
 	}
 	if c.Verb == "publish" {
@@ -95,9 +95,9 @@ func (s *Session) Clock(nowMs int64, id ParticipantID, ref string, req ClockRequ
 	switch {
 	case err != nil:
 	case set != 1 || req.AdvanceMs < 0:
-		err = newError(KeyBadClockRequest)
+		err = NewError(KeyBadClockRequest)
 	case req.Mode != "" && !validMode(req.Mode):
-		err = newError(KeyBadClockMode, "mode", quote(string(req.Mode)))
+		err = NewError(KeyBadClockMode, "mode", quote(string(req.Mode)))
 	}
 	if err != nil {
 		s.refuse(id, ref, err)
@@ -120,21 +120,21 @@ func (s *Session) Clock(nowMs int64, id ParticipantID, ref string, req ClockRequ
 // limits have a token. It counts as activity for the idle expiry.
 func (s *Session) editor(nowMs int64, id ParticipantID) (*participant, error) {
 	if s.ended != nil {
-		return nil, newError(KeyEnded)
+		return nil, NewError(KeyEnded)
 	}
 	p := s.find(id)
 	if p == nil {
-		return nil, newError(KeyNotJoined, "id", strconv.FormatUint(uint64(id), 10))
+		return nil, NewError(KeyNotJoined, "id", strconv.FormatUint(uint64(id), 10))
 	}
 	if p.Role != Editor {
-		return nil, newError(KeyReadOnly, "name", p.Name)
+		return nil, NewError(KeyReadOnly, "name", p.Name)
 	}
 	if !p.bucket.take(nowMs) {
-		return nil, newError(KeyRateLimited, "rate", strconv.Itoa(s.cfg.ParticipantRate), "burst", strconv.Itoa(s.cfg.ParticipantBurst))
+		return nil, NewError(KeyRateLimited, "rate", strconv.Itoa(s.cfg.ParticipantRate), "burst", strconv.Itoa(s.cfg.ParticipantBurst))
 	}
 	if !s.bucket.take(nowMs) {
 		p.bucket.give()
-		return nil, newError(KeySessionRateLimited, "rate", strconv.Itoa(s.cfg.SessionRate), "burst", strconv.Itoa(s.cfg.SessionBurst))
+		return nil, NewError(KeySessionRateLimited, "rate", strconv.Itoa(s.cfg.SessionRate), "burst", strconv.Itoa(s.cfg.SessionBurst))
 	}
 	s.activeMs = nowMs
 	return p, nil
@@ -152,7 +152,7 @@ func (s *Session) refuse(id ParticipantID, ref string, err error) {
 // would block the publisher, or close the channel with 406).
 func (s *Session) AllowPublish() error {
 	if n := s.b.MessageTotals().All().Bytes; n >= s.cfg.MaxBytes {
-		return newError(KeySessionBytes, "bytes", strconv.FormatInt(n, 10), "max", strconv.FormatInt(s.cfg.MaxBytes, 10))
+		return NewError(KeySessionBytes, "bytes", strconv.FormatInt(n, 10), "max", strconv.FormatInt(s.cfg.MaxBytes, 10))
 	}
 	return nil
 }
@@ -167,7 +167,7 @@ func (s *Session) AllowPublish() error {
 // ended session fn does not run and Do returns the KeyEnded error.
 func (s *Session) Do(nowMs int64, origin Origin, fn func(b *engine.Broker)) error {
 	if s.ended != nil {
-		return newError(KeyEnded)
+		return NewError(KeyEnded)
 	}
 	s.catchUp(nowMs)
 	s.activeMs = nowMs
@@ -185,14 +185,14 @@ func (s *Session) ReportHash(nowMs int64, id ParticipantID, ref string, seq uint
 	p := s.find(id)
 	switch {
 	case s.ended != nil:
-		s.refuse(id, ref, newError(KeyEnded))
+		s.refuse(id, ref, NewError(KeyEnded))
 		return
 	case p == nil:
 		return
 	}
 	got, ok := parseHash(hash)
 	if !ok {
-		s.refuse(id, ref, newError(KeyBadHash, "hash", quote(hash)))
+		s.refuse(id, ref, NewError(KeyBadHash, "hash", quote(hash)))
 		return
 	}
 	if seq == s.seq {
@@ -201,11 +201,11 @@ func (s *Session) ReportHash(nowMs int64, id ParticipantID, ref string, seq uint
 	want, ok := s.hashAt(seq)
 	if !ok {
 		from, to := s.hashes[0].seq, s.hashes[len(s.hashes)-1].seq
-		s.refuse(id, ref, newError(KeyStaleHash, "seq", strconv.FormatUint(seq, 10), "from", strconv.FormatUint(from, 10), "to", strconv.FormatUint(to, 10)))
+		s.refuse(id, ref, NewError(KeyStaleHash, "seq", strconv.FormatUint(seq, 10), "from", strconv.FormatUint(from, 10), "to", strconv.FormatUint(to, 10)))
 		return
 	}
 	if got != want {
 		s.ready.Divergences = append(s.ready.Divergences, Divergence{Participant: p.Participant, Seq: seq, Got: got, Want: want})
-		s.refuse(id, ref, newError(KeyDivergence, "seq", strconv.FormatUint(seq, 10), "got", formatHash(got), "want", formatHash(want)))
+		s.refuse(id, ref, NewError(KeyDivergence, "seq", strconv.FormatUint(seq, 10), "got", formatHash(got), "want", formatHash(want)))
 	}
 }

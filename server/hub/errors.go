@@ -112,9 +112,11 @@ var errorTemplates = map[string]string{
 	KeyPageGone:  "the session no longer has this page: join again",
 }
 
-// newError returns an error of key with its arguments given as name,
-// value pairs.
-func newError(key string, nameValues ...string) *Error {
+// NewError returns an error of key with its arguments given as name,
+// value pairs: the hub's own, and what the drivers refuse on their own
+// (creating a session, KeyTooManySessions and KeyStopping; a page's
+// socket, KeyNoSession and the keys after it). An unknown key panics.
+func NewError(key string, nameValues ...string) *Error {
 	if _, ok := errorTemplates[key]; !ok || len(nameValues)%2 != 0 {
 		panic("hub: bad error " + key) // programmer error
 	}
@@ -132,11 +134,6 @@ func newError(key string, nameValues ...string) *Error {
 func (e *Error) Error() string {
 	return script.Fill(errorTemplates[e.Key], func(name string) string { return e.Args[name] })
 }
-
-// NewError returns an error of key, as newError does, for what the
-// drivers refuse on their own: creating a session (KeyTooManySessions,
-// KeyStopping) and a page's socket (KeyNoSession and the keys after it).
-func NewError(key string, nameValues ...string) *Error { return newError(key, nameValues...) }
 
 // MaxCloseReason is the longest close reason WebSocket allows (RFC 6455:
 // a control frame's 125 bytes less the status code's 2).

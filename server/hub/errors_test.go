@@ -45,17 +45,17 @@ func TestErrorTemplates(t *testing.T) {
 // never longer than a WebSocket close frame allows, cut where a UTF-8
 // character starts.
 func TestCloseReason(t *testing.T) {
-	if got := CloseReason(newError(KeyTooSlow)); got != "tooSlow: too slow: the page fell too far behind the session; reload to rejoin" {
+	if got := CloseReason(NewError(KeyTooSlow)); got != "tooSlow: too slow: the page fell too far behind the session; reload to rejoin" {
 		t.Errorf("tooSlow: %q", got)
 	}
-	long := CloseReason(newError(KeyBadName, "max", "64", "name", strings.Repeat("名", 60)))
+	long := CloseReason(NewError(KeyBadName, "max", "64", "name", strings.Repeat("名", 60)))
 	if len(long) > MaxCloseReason || len(long) < MaxCloseReason-2 || !utf8.ValidString(long) || !strings.HasPrefix(long, "badName: a name is 1 to 64 characters") {
 		t.Errorf("a long reason: %d bytes, %q", len(long), long)
 	}
 }
 
 func TestErrorText(t *testing.T) {
-	e := newError(KeyLineTooLong, "max", "10", "bytes", "12")
+	e := NewError(KeyLineTooLong, "max", "10", "bytes", "12")
 	if got := e.Error(); got != "a command line may be 10 bytes at most, this one has 12" {
 		t.Fatalf("text %q", got)
 	}
@@ -64,7 +64,7 @@ func TestErrorText(t *testing.T) {
 			t.Fatal("an unknown key did not panic")
 		}
 	}()
-	newError("nope")
+	NewError("nope")
 }
 
 // TestFailedExpectCarriesItsDetail: a failed expect sent through the hub

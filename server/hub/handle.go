@@ -15,10 +15,10 @@ const maxMessageOverhead = 1024
 func (s *Session) DecodeInbound(data []byte) (Inbound, error) {
 	var in Inbound
 	if limit := s.cfg.MaxLineBytes + maxMessageOverhead; len(data) > limit {
-		return in, newError(KeyMessageSize, "max", strconv.Itoa(limit), "bytes", strconv.Itoa(len(data)))
+		return in, NewError(KeyMessageSize, "max", strconv.Itoa(limit), "bytes", strconv.Itoa(len(data)))
 	}
 	if err := json.Unmarshal(data, &in); err != nil {
-		return in, newError(KeyBadMessage, "detail", err.Error())
+		return in, NewError(KeyBadMessage, "detail", err.Error())
 	}
 	return in, nil
 }
@@ -41,8 +41,8 @@ func (s *Session) Handle(nowMs int64, id ParticipantID, data []byte) {
 	case InHash:
 		s.ReportHash(nowMs, id, in.Ref, in.Seq, in.Hash)
 	case InJoin:
-		s.refuse(id, in.Ref, newError(KeyJoinedTwice))
+		s.refuse(id, in.Ref, NewError(KeyJoinedTwice))
 	default:
-		s.refuse(id, in.Ref, newError(KeyUnknownType, "type", quote(in.Type)))
+		s.refuse(id, in.Ref, NewError(KeyUnknownType, "type", quote(in.Type)))
 	}
 }

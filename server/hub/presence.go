@@ -24,16 +24,16 @@ const maxRunSteps = 10_000
 // the name or role is bad.
 func (s *Session) Join(nowMs int64, name string, role Role) (ParticipantID, error) {
 	if s.ended != nil {
-		return 0, newError(KeyEnded)
+		return 0, NewError(KeyEnded)
 	}
 	if role != Editor && role != ReadOnly {
-		return 0, newError(KeyBadRole, "role", quote(string(role)))
+		return 0, NewError(KeyBadRole, "role", quote(string(role)))
 	}
 	if !validName(name) {
-		return 0, newError(KeyBadName, "max", strconv.Itoa(MaxNameRunes), "name", quote(name))
+		return 0, NewError(KeyBadName, "max", strconv.Itoa(MaxNameRunes), "name", quote(name))
 	}
 	if len(s.parts) >= s.cfg.MaxParticipants {
-		return 0, newError(KeySessionFull, "max", strconv.Itoa(s.cfg.MaxParticipants))
+		return 0, NewError(KeySessionFull, "max", strconv.Itoa(s.cfg.MaxParticipants))
 	}
 	s.catchUp(nowMs)
 	s.activeMs = nowMs
@@ -154,7 +154,7 @@ func (s *Session) End(reason string) {
 		panic("hub: End with reason " + reason) // programmer error
 	}
 	if s.ended == nil {
-		s.end(newError(reason))
+		s.end(NewError(reason))
 	}
 }
 

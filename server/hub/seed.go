@@ -24,25 +24,25 @@ const MaxSeedLines = 2000
 // a clock that is not manual.
 func (s *Session) Seed(nowMs int64, lines []string) error {
 	if s.ended != nil {
-		return newError(KeyEnded)
+		return NewError(KeyEnded)
 	}
 	if len(lines) > MaxSeedLines {
-		return newError(KeySeedTooLong, "lines", strconv.Itoa(len(lines)), "max", strconv.Itoa(MaxSeedLines))
+		return NewError(KeySeedTooLong, "lines", strconv.Itoa(len(lines)), "max", strconv.Itoa(MaxSeedLines))
 	}
 	for i, line := range lines {
 		n := strconv.Itoa(i + 1)
 		if len(line) > s.cfg.MaxLineBytes {
-			return newError(KeySeedLine, "n", n, "reason", newError(KeyLineTooLong, "max", strconv.Itoa(s.cfg.MaxLineBytes), "bytes", strconv.Itoa(len(line))).Error())
+			return NewError(KeySeedLine, "n", n, "reason", NewError(KeyLineTooLong, "max", strconv.Itoa(s.cfg.MaxLineBytes), "bytes", strconv.Itoa(len(line))).Error())
 		}
 		c, err := script.Parse(line)
 		if err != nil {
-			return newError(KeySeedLine, "n", n, "reason", err.Error())
+			return NewError(KeySeedLine, "n", n, "reason", err.Error())
 		}
 		if err := script.RefusedOnShared(c); err != nil {
-			return newError(KeySeedLine, "n", n, "reason", err.Error())
+			return NewError(KeySeedLine, "n", n, "reason", err.Error())
 		}
 		if c != nil && movesTime(c) && s.clock.mode != Manual {
-			return newError(KeySeedLine, "n", n, "reason", newError(KeyClockNotManual, "mode", string(s.clock.mode)).Error())
+			return NewError(KeySeedLine, "n", n, "reason", NewError(KeyClockNotManual, "mode", string(s.clock.mode)).Error())
 		}
 	}
 	r := script.NewOn(s.b)
