@@ -119,6 +119,9 @@ bench-amqp:
 # up) after 20. The same load from the pipelining client, whose own cost
 # is small enough for the latencies to be the brokers':
 #   make bench-scale BENCH_SCALE_WORKLOADS=scale-queues,scale-conns BENCH_ARGS='--client pipelined'
+# and with '--client pipelined --floor', each point also runs on the floor
+# (warren-bench floor: a relay that does no broker work), whose latency is
+# what is left when the broker's work is taken away.
 .PHONY: bench-scale
 BENCH_SCALE_REPS ?= 3
 BENCH_SCALE_WORKLOADS ?= idle-memory,scale-queues,scale-conns

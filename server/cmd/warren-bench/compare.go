@@ -60,6 +60,7 @@ type compareConfig struct {
 	only      []workload
 	jsonPath  string
 	client    string
+	floor     bool // also run the scale workloads on the floor (floor.go)
 	pipe      pipeConfig
 	scale     scaleConfig
 }
@@ -100,6 +101,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.size, "size", 16, "message body size in bytes")
 	names := fs.String("workloads", "", "comma-separated workloads (default: all but scale-queues, scale-conns and idle-memory, which run only when named)")
 	fs.StringVar(&cfg.jsonPath, "json", "", "also write every run's result to this file as JSON")
+	fs.BoolVar(&cfg.floor, "floor", false, "also run scale-queues and scale-conns on the floor (this binary's floor subcommand: a relay that does no broker work), for the latency no broker can go below on this machine")
 	fs.StringVar(&cfg.client, "client", clientAMQP091, "load client: amqp091 (every workload) or pipelined (its "+workloadNames(pipelinedWorkloads)+")")
 	pipeFlags(fs, &cfg.pipe)
 	scaleFlags(fs, &cfg.scale)
@@ -209,7 +211,23 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	results := compareRuns(ctx, cfg, warren, rabbit, stderr)
+	var floor *broker
+	if cfg.floor {
+		p, err := startFloor(ctx)
+		if err != nil {
+			fmt.Fprintf(stderr, "warren-bench compare: %v\n", err)
+			return 1
+		}
+		defer func() {
+			if err := p.stop(); err != nil {
+				fmt.Fprintf(stderr, "warren-bench compare: %v\n", err)
+			}
+		}()
+		floor = &broker{label: floorLabel, url: p.url, pid: p.pid}
+		fmt.Fprintf(stderr, "started the floor (pid %d) at %s\n", p.pid, p.url)
+	}
+
+	results := compareRuns(ctx, cfg, warren, rabbit, floor, stderr)
 	done := 0
 	for _, r := range results {
 		done = max(done, r.Rep)
@@ -237,8 +255,9 @@ type runResult struct {
 }
 
 // compareRuns runs the repetitions and returns every run, failed ones
-// included.
-func compareRuns(ctx context.Context, cfg compareConfig, warren, rabbit *broker, log io.Writer) []runResult {
+// included. floor, when set, runs the scale workloads too, between the
+// two brokers.
+func compareRuns(ctx context.Context, cfg compareConfig, warren, rabbit, floor *broker, log io.Writer) []runResult {
 	var out []runResult
 	started := time.Now()
 	order := freshFirst(cfg.only)
@@ -249,20 +268,24 @@ func compareRuns(ctx context.Context, cfg compareConfig, warren, rabbit *broker,
 			break
 		}
 		repStart := time.Now()
-		pair := []*broker{warren, rabbit}
+		pair := []*broker{warren, floor, rabbit}
 		if rep%2 == 0 {
-			pair = []*broker{rabbit, warren}
+			pair = []*broker{rabbit, floor, warren}
 		}
 		for _, w := range order {
 			for _, b := range pair {
 				if ctx.Err() != nil {
 					return out
 				}
-				if b.skip != "" {
+				if b == nil || b.skip != "" || (b == floor && !w.scale) {
 					continue
 				}
 				r := runResult{Broker: b.label, Rep: rep}
-				waited, quiet, qerr := waitQuiet(ctx, warren.pid, rabbit.pid)
+				pids := []int{warren.pid, rabbit.pid}
+				if floor != nil {
+					pids = append(pids, floor.pid)
+				}
+				waited, quiet, qerr := waitQuiet(ctx, pids...)
 				res, err := runOn(ctx, cfg, w, b)
 				if qerr != nil || !quiet {
 					res.Notes = append(res.Notes, fmt.Sprintf("brokers not quiet before the run after %s (%v)", waited.Round(time.Millisecond), qerr))

@@ -12,6 +12,7 @@
 //	warren-bench serve [--amqp ADDR] [--for 1m] [--cpuprofile FILE] [--memprofile FILE]
 //	warren-bench durable --warren-bin PATH [--rabbit-server PATH] [--reps 3]
 //	warren-bench sessions --warren-bin PATH [--sessions 100] [--participants 5] [--commands 20] [--rate 5] [--amqp=false]
+//	warren-bench floor [--amqp 127.0.0.1:5674]
 //
 // The first form runs one workload once. The second starts a Warren server
 // inside this process on loopback ports and runs the workload against it,
@@ -29,7 +30,9 @@
 // sixth is what `make bench-sessions` runs: shared sessions under load over
 // the browser protocol and from one real AMQP client per session, with
 // fan-out latency, publish->confirm latency and memory per idle session
-// (see sessions.go and sessions_amqp.go).
+// (see sessions.go and sessions_amqp.go). The seventh is the floor
+// (floor.go), a relay that does no broker work, which compare --floor
+// starts and runs the scale workloads on beside the two brokers.
 //
 // compare's default set leaves out scale-queues, scale-conns and
 // idle-memory (scale.go), which run only when --workloads names them, as
@@ -74,6 +77,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return runDurable(args[1:], stdout, stderr)
 		case "sessions":
 			return runSessions(args[1:], stdout, stderr)
+		case "floor":
+			return runFloor(args[1:], stdout, stderr)
 		}
 	}
 	fs := flag.NewFlagSet("warren-bench", flag.ContinueOnError)

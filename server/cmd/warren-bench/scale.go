@@ -102,7 +102,7 @@ func (c scaleConfig) check() error {
 // makes: how, when set, ends its description with the client's way of
 // publishing and acking, and table prints its table.
 func scaleQueuesWorkload(newClient func(*env) scaleClient, how string, table func(out io.Writer, w workload, runs []runResult, warren, rabbit *broker)) workload {
-	return workload{name: "scale-queues", messages: scaleRateMsgs, counts: "msgs/s offered at each point", minSize: scaleBodyMin, byName: true, table: table,
+	return workload{name: "scale-queues", messages: scaleRateMsgs, counts: "msgs/s offered at each point", minSize: scaleBodyMin, byName: true, scale: true, table: table,
 		description: "the same offered rate spread over 1, 10, 100 and 1,000 queues (--scale-queues), a few publishing and consuming connections, manual acks" + how + "; per point msgs/s, broker CPU per message, p50/p99 latency",
 		run: func(ctx context.Context, e *env) (Result, error) {
 			return runScalePoints(ctx, e, e.scale.queues, "queues", func(n int) scalePlan { return queuesPlan(n, e.scale.groups) }, newClient)
@@ -112,7 +112,7 @@ func scaleQueuesWorkload(newClient func(*env) scaleClient, how string, table fun
 // scaleConnsWorkload is scale-conns carried by the client newClient makes
 // (see scaleQueuesWorkload).
 func scaleConnsWorkload(newClient func(*env) scaleClient, how string, table func(out io.Writer, w workload, runs []runResult, warren, rabbit *broker)) workload {
-	return workload{name: "scale-conns", messages: scaleRateMsgs, counts: "msgs/s offered at each point", minSize: scaleBodyMin, byName: true, manyConns: true, table: table,
+	return workload{name: "scale-conns", messages: scaleRateMsgs, counts: "msgs/s offered at each point", minSize: scaleBodyMin, byName: true, manyConns: true, scale: true, table: table,
 		description: "the same offered rate spread over 1, 10, 100 and 500 connections (--scale-conns), each publishing into and consuming from a queue of its own" + how + "; per point msgs/s, broker CPU per message, p50/p99 latency",
 		run: func(ctx context.Context, e *env) (Result, error) {
 			return runScalePoints(ctx, e, e.scale.conns, "conns", connsPlan, newClient)

@@ -15,8 +15,10 @@ const metricLagMax = "client behind schedule"
 // printScaleTable prints a scale workload's runs as one row per point
 // (queue or connection count): each broker's delivered msgs/s, broker CPU
 // per message (median, range in brackets) and RabbitMQ's ÷ Warren's,
-// p50 and p99 publish->deliver latency, the client's CPU per message, how
-// far the client fell behind its schedule, and each broker's reads and
+// p50 and p99 publish->deliver latency and Warren's p99 ÷ RabbitMQ's,
+// then, when compare --floor ran the floor (floor.go), its p50 and p99
+// and its p99 ÷ RabbitMQ's, then the client's CPU per message, how far
+// the client fell behind its schedule, and each broker's reads and
 // writes per message (/proc/PID/io, syscalls.go): how many wake-ups a
 // message cost it, which is most of what its CPU tracks.
 func printScaleTable(out io.Writer, w workload, runs []runResult, warren, rabbit *broker) {
@@ -30,6 +32,12 @@ const pipeScaleTableNote = "Load client: the pipelining client (the project's co
 	"each consuming connection reads many frames a read and acks with basic.ack multiple=true once a channel has a quarter of its prefetch unacknowledged " +
 	"(with the default prefetch of 100, every 25 deliveries), and the rest at the end; a latency ends when the read that brought the delivery returned."
 
+// floorTableNote says, under a scale table with the floor's columns,
+// what the floor is.
+const floorTableNote = "The floor (warren-bench floor, run between the two brokers in every repetition) is a relay that does no broker work: " +
+	"each publish goes straight out as a delivery to its queue's consumer, with no queue, prefetch or acknowledgements, " +
+	"from a thread blocked in read(2) on the publisher's socket. Its latency is the wake-ups and system calls alone: what a broker that sleeps between messages cannot go below on this machine at that hour."
+
 // printPipeScaleTable is printScaleTable for the pipelining client, with
 // pipeScaleTableNote under its header.
 func printPipeScaleTable(out io.Writer, w workload, runs []runResult, warren, rabbit *broker) {
@@ -41,6 +49,7 @@ func printPipeScaleTable(out io.Writer, w workload, runs []runResult, warren, ra
 func printScaleTableWith(out io.Writer, w workload, runs []runResult, warren, rabbit *broker, note string) {
 	wr := metricSeries(runs, w.name, warren.label)
 	rr := metricSeries(runs, w.name, rabbit.label)
+	fr := metricSeries(runs, w.name, floorLabel)
 	points := scalePoints(metricNames(runs, w.name))
 	if len(points) == 0 {
 		return
@@ -56,9 +65,16 @@ func printScaleTableWith(out io.Writer, w workload, runs []runResult, warren, ra
 	if note != "" {
 		fmt.Fprintf(out, "%s\n\n", note)
 	}
-	fmt.Fprintf(out, "| %s | Warren msgs/s | %s msgs/s | Warren broker CPU µs/msg | %s broker CPU µs/msg | RabbitMQ ÷ Warren (CPU) | Warren p50 / p99 ms | %s p50 / p99 ms | client CPU µs/msg vs Warren / vs RabbitMQ | client behind schedule, ms, max (vs Warren / vs RabbitMQ) | Warren reads / writes a msg | %s reads / writes a msg |\n",
-		axis, rabbit.label, rabbit.label, rabbit.label, rabbit.label)
-	fmt.Fprintln(out, "|---|---|---|---|---|---|---|---|---|---|---|---|")
+	if len(fr) > 0 {
+		fmt.Fprintf(out, "%s\n\n", floorTableNote)
+	}
+	floorCols, floorDashes := "", ""
+	if len(fr) > 0 {
+		floorCols, floorDashes = " floor p50 / p99 ms | floor p99 ÷ RabbitMQ's |", "---|---|"
+	}
+	fmt.Fprintf(out, "| %s | Warren msgs/s | %s msgs/s | Warren broker CPU µs/msg | %s broker CPU µs/msg | RabbitMQ ÷ Warren (CPU) | Warren p50 / p99 ms | %s p50 / p99 ms | Warren p99 ÷ RabbitMQ's |%s client CPU µs/msg vs Warren / vs RabbitMQ | client behind schedule, ms, max (vs Warren / vs RabbitMQ) | Warren reads / writes a msg | %s reads / writes a msg |\n",
+		axis, rabbit.label, rabbit.label, rabbit.label, floorCols, rabbit.label)
+	fmt.Fprintln(out, "|---|---|---|---|---|---|---|---|---|"+floorDashes+"---|---|---|---|")
 	for _, n := range points {
 		get := func(s map[string][]float64, base string) []float64 { return s[scaleMetric(base, n)] }
 		ratio := "—"
@@ -72,6 +88,13 @@ func printScaleTableWith(out io.Writer, w workload, runs []runResult, warren, ra
 			}
 			return formatValue(median(p50)) + " / " + cell(p99)
 		}
+		p99Ratio := func(s map[string][]float64) string {
+			sv, rv := get(s, "latency p99"), get(rr, "latency p99")
+			if len(sv) == 0 || len(rv) == 0 || median(rv) == 0 {
+				return "—"
+			}
+			return fmt.Sprintf("%.2f×", median(sv)/median(rv))
+		}
 		maxOf := func(vs []float64) string {
 			if len(vs) == 0 {
 				return "—"
@@ -82,12 +105,17 @@ func printScaleTableWith(out io.Writer, w workload, runs []runResult, warren, ra
 			thousands(int64(n)),
 			cell(get(wr, "throughput")), cell(get(rr, "throughput")),
 			cell(get(wr, metricBrokerCPU)), cell(get(rr, metricBrokerCPU)), ratio,
-			latency(wr), latency(rr),
-			cellMedian(get(wr, metricClientCPU)) + " / " + cellMedian(get(rr, metricClientCPU)),
-			maxOf(get(wr, metricLagMax)) + " / " + maxOf(get(rr, metricLagMax)),
-			cellMedian(get(wr, metricBrokerReads)) + " / " + cellMedian(get(wr, metricBrokerWrites)),
-			cellMedian(get(rr, metricBrokerReads)) + " / " + cellMedian(get(rr, metricBrokerWrites)),
+			latency(wr), latency(rr), p99Ratio(wr),
 		}
+		if len(fr) > 0 {
+			row = append(row, latency(fr), p99Ratio(fr))
+		}
+		row = append(row,
+			cellMedian(get(wr, metricClientCPU))+" / "+cellMedian(get(rr, metricClientCPU)),
+			maxOf(get(wr, metricLagMax))+" / "+maxOf(get(rr, metricLagMax)),
+			cellMedian(get(wr, metricBrokerReads))+" / "+cellMedian(get(wr, metricBrokerWrites)),
+			cellMedian(get(rr, metricBrokerReads))+" / "+cellMedian(get(rr, metricBrokerWrites)),
+		)
 		fmt.Fprintf(out, "| %s |\n", strings.Join(row, " | "))
 	}
 	fmt.Fprintln(out)

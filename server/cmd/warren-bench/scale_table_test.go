@@ -48,8 +48,8 @@ func TestPrintScaleTableRowPerPoint(t *testing.T) {
 		}
 	}
 	want := []string{
-		"| 1 | 10,000 [10,000–10,000] | 10,000 | 21.0 [20.0–22.0] | 40.0 | 1.90× | 0.10 / 0.60 [0.50–0.70] | 0.10 / 0.60 |",
-		"| 1,000 | 9,993 [9,990–9,995] | 10,000 | 32.0 [30.0–34.0] | 100 | 3.12× | 0.20 / 1.60 [1.50–1.70] | 0.30 / 2.50 |",
+		"| 1 | 10,000 [10,000–10,000] | 10,000 | 21.0 [20.0–22.0] | 40.0 | 1.90× | 0.10 / 0.60 [0.50–0.70] | 0.10 / 0.60 | 1.00× |",
+		"| 1,000 | 9,993 [9,990–9,995] | 10,000 | 32.0 [30.0–34.0] | 100 | 3.12× | 0.20 / 1.60 [1.50–1.70] | 0.30 / 2.50 | 0.64× |",
 	}
 	if len(rows) != 2 {
 		t.Fatalf("rows %q in\n%s", rows, out.String())
@@ -68,6 +68,37 @@ func TestPrintScaleTableRowPerPoint(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "| queues |") || !strings.Contains(out.String(), "10,000 msgs/s offered") {
 		t.Errorf("header:\n%s", out.String())
+	}
+	if strings.Contains(out.String(), "floor") {
+		t.Errorf("floor columns without floor runs:\n%s", out.String())
+	}
+}
+
+// TestPrintScaleTableWithFloor: the floor's runs add its latency and its
+// p99 ÷ RabbitMQ's after Warren's, and the note that says what it is.
+func TestPrintScaleTableWithFloor(t *testing.T) {
+	warren, rabbit := &broker{label: "Warren"}, &broker{label: "RabbitMQ 3.10.8"}
+	runs := []runResult{
+		scaleRun("Warren", 1, map[int][4]float64{1: {10_000, 6, 0.07, 0.20}}),
+		scaleRun(floorLabel, 1, map[int][4]float64{1: {10_000, 15, 0.06, 0.18}}),
+		scaleRun("RabbitMQ 3.10.8", 1, map[int][4]float64{1: {10_000, 24, 0.18, 0.40}}),
+	}
+	w, err := findWorkload("scale-queues")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	printScaleTable(&out, w, runs, warren, rabbit)
+	s := out.String()
+	for _, want := range []string{
+		"| Warren p99 ÷ RabbitMQ's | floor p50 / p99 ms | floor p99 ÷ RabbitMQ's | client CPU",
+		"|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+		"| 1 | 10,000 | 10,000 | 6.00 | 24.0 | 4.00× | 0.07 / 0.20 | 0.18 / 0.40 | 0.50× | 0.06 / 0.18 | 0.45× | — / — |",
+		floorTableNote,
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("no %q in\n%s", want, s)
+		}
 	}
 }
 

@@ -20,8 +20,10 @@ const (
 	startPoll = 10 * time.Millisecond
 )
 
-// warrenProc is a `warren serve` process this tool started on loopback.
+// warrenProc is a `warren serve` process this tool started on loopback
+// (or the floor, floor.go).
 type warrenProc struct {
+	name   string // what it is, in messages
 	cmd    *exec.Cmd
 	pid    int
 	url    string
@@ -42,15 +44,23 @@ func startWarren(ctx context.Context, bin string, args ...string) (*warrenProc, 
 	if err != nil {
 		return nil, err
 	}
-	w := &warrenProc{output: new(bytes.Buffer), exited: make(chan struct{})}
-	w.cmd = exec.Command(bin, append([]string{"serve", "--amqp", amqpAddr, "--http", httpAddr}, args...)...)
+	w, err := startProc(ctx, "warren", exec.Command(bin, append([]string{"serve", "--amqp", amqpAddr, "--http", httpAddr}, args...)...), "amqp://guest:guest@"+amqpAddr+"/")
+	if err != nil {
+		return nil, err
+	}
+	w.http = httpAddr
+	return w, nil
+}
+
+// startProc starts cmd, a server called name in messages, and returns
+// once it accepts an AMQP connection at url.
+func startProc(ctx context.Context, name string, cmd *exec.Cmd, url string) (*warrenProc, error) {
+	w := &warrenProc{name: name, cmd: cmd, url: url, output: new(bytes.Buffer), exited: make(chan struct{})}
 	w.cmd.Stdout, w.cmd.Stderr = w.output, w.output
 	if err := w.cmd.Start(); err != nil {
 		return nil, err
 	}
 	w.pid = w.cmd.Process.Pid
-	w.url = "amqp://guest:guest@" + amqpAddr + "/"
-	w.http = httpAddr
 	go func() {
 		w.err = w.cmd.Wait()
 		close(w.exited)
@@ -65,7 +75,7 @@ func startWarren(ctx context.Context, bin string, args ...string) (*warrenProc, 
 		}
 		select {
 		case <-w.exited:
-			return nil, fmt.Errorf("warren exited at start (%v): %s", w.err, w.output.String())
+			return nil, fmt.Errorf("%s exited at start (%v): %s", name, w.err, w.output.String())
 		case <-ctx.Done():
 			w.stop()
 			return nil, ctx.Err()
@@ -73,7 +83,7 @@ func startWarren(ctx context.Context, bin string, args ...string) (*warrenProc, 
 		}
 		if time.Now().After(deadline) {
 			w.stop()
-			return nil, fmt.Errorf("warren did not accept AMQP within %s: %s", warrenStartMax, w.output.String())
+			return nil, fmt.Errorf("%s did not accept AMQP within %s: %s", name, warrenStartMax, w.output.String())
 		}
 	}
 }
@@ -98,7 +108,7 @@ func (w *warrenProc) stop() error {
 		return err
 	}
 	<-w.exited
-	return fmt.Errorf("warren (pid %d) ignored SIGTERM for %s and was killed", w.pid, warrenStopMax)
+	return fmt.Errorf("%s (pid %d) ignored SIGTERM for %s and was killed", w.name, w.pid, warrenStopMax)
 }
 
 // kill ends the server at once with SIGKILL, as a crash would, and waits
@@ -106,7 +116,7 @@ func (w *warrenProc) stop() error {
 func (w *warrenProc) kill() error {
 	select {
 	case <-w.exited:
-		return fmt.Errorf("warren (pid %d) had already exited: %v", w.pid, w.err)
+		return fmt.Errorf("%s (pid %d) had already exited: %v", w.name, w.pid, w.err)
 	default:
 	}
 	if err := syscall.Kill(w.pid, syscall.SIGKILL); err != nil {

@@ -79,7 +79,10 @@ type workload struct {
 	byName bool
 	// manyConns says the workload opens hundreds of connections: compare
 	// raises the open-file limit before it starts the brokers.
-	manyConns   bool
+	manyConns bool
+	// scale says compare --floor runs the workload on the floor too: a
+	// load at a steady rate whose latency is the point (floor.go).
+	scale       bool
 	description string
 	run         func(ctx context.Context, e *env) (Result, error)
 	// table, when set, prints compare's table of this workload's runs in

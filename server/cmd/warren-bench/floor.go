@@ -1,0 +1,557 @@
+package main
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"slices"
+	"sync"
+	"syscall"
+
+	"warren/server/amqp"
+)
+
+// The floor is a stand-in for a broker that does no broker work: it
+// speaks just enough AMQP 0-9-1 for the scale workloads' clients
+// (amqp091-go and the pipelining client) and turns each basic.publish to
+// the default exchange straight into a basic.deliver to the consumer of
+// the queue its routing key names, written from the goroutine that read
+// it. No queue, no prefetch, no acknowledgements (acks are read and
+// dropped), no persistence, no routing beyond one map lookup.
+//
+// Why: at 10,000 msgs/s a message's latency is mostly the wake-ups of
+// the threads it passes through (the broker's and the client's), and on a
+// virtual machine a thread woken on an idle virtual CPU waits tens of
+// microseconds for it (BENCHMARKS.md). The floor, run by compare --floor
+// with the same client in the same run, measures what is left of the
+// latency when the broker's own work is taken away: how much of a
+// broker's p99 it could still win, and whether a p99 target is within
+// reach of a broker that sleeps between messages, on this machine at
+// that hour. (One that spins while idle could go lower, at a core's cost;
+// RabbitMQ is measured with its schedulers' spinning off.)
+//
+// To be a floor, it waits as little as a sleeping program can: each
+// connection's goroutine reads with a blocking read(2) on its own thread,
+// woken by the kernel straight from the socket, as a C relay's would be
+// (the same relay on Go's netpoller had a higher p50 and p99 than Warren,
+// whose socket calls are raw: BENCHMARKS.md), and the process has a P for
+// every thread, so that a thread returning from a read never waits for
+// one. Its CPU per message is not a floor: those threads and the runtime
+// around them cost more than Warren's netpoller does.
+
+// floorProcs is the floor's GOMAXPROCS: more than the threads its
+// connections block in (scale-conns goes to 500).
+const floorProcs = 1024
+
+// floorConn is one client connection of the floor.
+type floorConn struct {
+	c  net.Conn
+	fd int // c's descriptor, in blocking mode
+	// out collects what this connection's own goroutine answers, written
+	// after each read's frames are handled.
+	out []byte
+
+	// wmu serialises writes to the socket from this and other
+	// connections' goroutines, and guards what follows.
+	wmu    sync.Mutex
+	closed bool // fd is closed: write nothing more to it
+	// relayed collects deliveries to this connection until the goroutine
+	// that relayed them has handled its read.
+	relayed []byte
+}
+
+// floorConsumer is where deliveries for one queue go.
+type floorConsumer struct {
+	conn    *floorConn
+	channel uint16
+	tag     string
+	// lastTag is the channel's last delivery tag, shared by the
+	// channel's consumers and guarded by conn.wmu.
+	lastTag *uint64
+}
+
+// floorRelay is the floor's shared state: the consumer of each queue.
+type floorRelay struct {
+	mu        sync.Mutex
+	consumers map[string]*floorConsumer
+	// lastTags are the channels' last delivery tags, by connection and
+	// channel.
+	lastTags map[floorChannel]*uint64
+}
+
+type floorChannel struct {
+	conn    *floorConn
+	channel uint16
+}
+
+func newFloorRelay() *floorRelay {
+	return &floorRelay{consumers: map[string]*floorConsumer{}, lastTags: map[floorChannel]*uint64{}}
+}
+
+// runFloor is `warren-bench floor --amqp ADDR`: the floor on a loopback
+// address until SIGINT or SIGTERM.
+func runFloor(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("warren-bench floor", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("amqp", "127.0.0.1:5674", "loopback address to listen on")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "warren-bench floor: %v\n", err)
+		return 1
+	}
+	if err := checkLoopback(ln.Addr()); err != nil {
+		ln.Close()
+		fmt.Fprintf(stderr, "warren-bench floor: %v\n", err)
+		return 2
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		<-sig
+		ln.Close()
+	}()
+	runtime.GOMAXPROCS(floorProcs)
+	fmt.Fprintf(stdout, "floor relay on %s\n", ln.Addr())
+	newFloorRelay().serve(ln)
+	return 0
+}
+
+// floorLabel names the floor's runs and columns in compare.
+const floorLabel = "floor"
+
+// startFloor runs this binary's floor subcommand on a free loopback port
+// (5674 when free).
+func startFloor(ctx context.Context) (*warrenProc, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	addr, err := freeLoopback("127.0.0.1:5674")
+	if err != nil {
+		return nil, err
+	}
+	return startProc(ctx, floorLabel, exec.Command(self, "floor", "--amqp", addr), "amqp://guest:guest@"+addr+"/")
+}
+
+// serve accepts connections until ln is closed.
+func (r *floorRelay) serve(ln net.Listener) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		fc, err := newFloorConn(c)
+		if err != nil {
+			c.Close()
+			continue
+		}
+		go r.handle(fc)
+	}
+}
+
+// newFloorConn puts c's socket in blocking mode for floorConn's reads
+// and writes.
+func newFloorConn(c net.Conn) (*floorConn, error) {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return nil, errors.New("not a socket")
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	fc := &floorConn{c: c, fd: -1}
+	var serr error
+	if err := rc.Control(func(fd uintptr) {
+		fc.fd, serr = int(fd), syscall.SetNonblock(int(fd), false)
+	}); err != nil {
+		return nil, err
+	}
+	return fc, serr
+}
+
+// read is a blocking read(2).
+func (fc *floorConn) read(b []byte) (int, error) {
+	for {
+		n, err := syscall.Read(fc.fd, b)
+		switch {
+		case err == syscall.EINTR:
+		case err != nil:
+			return 0, err
+		case n == 0:
+			return 0, io.EOF
+		default:
+			return n, nil
+		}
+	}
+}
+
+// writeLocked writes all of b with blocking write(2)s; fc.wmu is held.
+func (fc *floorConn) writeLocked(b []byte) error {
+	if fc.closed {
+		return net.ErrClosed
+	}
+	for len(b) > 0 {
+		n, err := syscall.Write(fc.fd, b)
+		switch {
+		case err == syscall.EINTR:
+		case err != nil:
+			return err
+		default:
+			b = b[n:]
+		}
+	}
+	return nil
+}
+
+// close closes the socket once no other goroutine is writing to it.
+func (fc *floorConn) close() {
+	fc.wmu.Lock()
+	defer fc.wmu.Unlock()
+	fc.closed = true
+	fc.c.Close()
+}
+
+// handle runs one connection until the client closes it or breaks the
+// protocol (the socket is then closed without a word: the floor serves
+// well-behaved load clients only).
+func (r *floorRelay) handle(fc *floorConn) {
+	defer fc.close()
+	defer r.forget(fc)
+	fr := amqp.NewFrameReader(amqp.ReaderConfig{})
+	fc.out = appendMethod(fc.out[:0], 0, &amqp.ConnectionStart{
+		VersionMajor: 0, VersionMinor: 9,
+		ServerProperties: amqp.Table{"product": "warren-bench floor", "version": "0", "capabilities": amqp.Table{"basic.nack": true, "consumer_cancel_notify": true}},
+		Mechanisms:       "PLAIN AMQPLAIN", Locales: "en_US",
+	})
+	if fc.flushOwn() != nil {
+		return
+	}
+	buf := make([]byte, 64<<10)
+	// pubs are the messages being published, by channel.
+	pubs := map[uint16]*floorPublish{}
+	var outs []*floorConn // connections this read relayed to
+	for {
+		n, err := fc.read(buf)
+		if err != nil {
+			return
+		}
+		fr.Feed(buf[:n])
+		if ok, err := fr.ReadProtocolHeader(); err != nil || !ok {
+			if err != nil {
+				return
+			}
+			continue
+		}
+		for {
+			f, ok, err := fr.Next()
+			if err != nil {
+				return
+			}
+			if !ok {
+				break
+			}
+			to, closed, err := r.frame(fc, fr, f, pubs)
+			if err != nil {
+				return
+			}
+			if closed {
+				fc.flushOwn()
+				return
+			}
+			if to == nil {
+				continue
+			}
+			if !slices.Contains(outs, to) {
+				outs = append(outs, to)
+			}
+		}
+		for _, c := range outs {
+			c.flushRelayed()
+		}
+		outs = outs[:0]
+		if fc.flushOwn() != nil {
+			return
+		}
+	}
+}
+
+// frame handles one frame from fc: a method is answered in fc.out; a
+// publish is collected in pubs until its last content frame, and then
+// queued as a delivery on the connection it returns (nil: none). closed
+// says the client closed the connection (close-ok is in fc.out).
+func (r *floorRelay) frame(fc *floorConn, fr *amqp.FrameReader, f amqp.Frame, pubs map[uint16]*floorPublish) (to *floorConn, closed bool, err error) {
+	switch f.Type {
+	case amqp.FrameHeartbeat:
+		return nil, false, nil
+	case amqp.FrameHeader, amqp.FrameBody:
+		p := pubs[f.Channel]
+		if p == nil || !p.open {
+			return nil, false, fmt.Errorf("channel %d: a content frame outside a publish", f.Channel)
+		}
+		done, err := p.add(f)
+		if err != nil || !done {
+			return nil, false, err
+		}
+		return p.deliver(), false, nil
+	case amqp.FrameMethod:
+	default:
+		return nil, false, fmt.Errorf("frame type %d", f.Type)
+	}
+	if class, method, _ := methodIDs(f.Payload); class == classBasic {
+		switch method {
+		case methodPublish:
+			exchange, key, err := publishNames(f.Payload)
+			if err != nil {
+				return nil, false, err
+			}
+			p := pubs[f.Channel]
+			if p == nil {
+				p = &floorPublish{}
+				pubs[f.Channel] = p
+			}
+			r.mu.Lock()
+			c := r.consumers[string(key)]
+			r.mu.Unlock()
+			p.start(c, exchange, key)
+			return nil, false, nil
+		case methodAck, methodNack:
+			return nil, false, nil
+		}
+	}
+	m, err := amqp.DecodeMethod(f.Payload)
+	if err != nil {
+		return nil, false, err
+	}
+	ch := f.Channel
+	var reply amqp.Method
+	switch m := m.(type) {
+	case *amqp.ConnectionStartOk:
+		reply = &amqp.ConnectionTune{ChannelMax: 2047, FrameMax: 128 << 10, Heartbeat: 0}
+	case *amqp.ConnectionTuneOk:
+		if m.FrameMax != 0 {
+			fr.SetFrameMax(m.FrameMax)
+		} else {
+			fr.SetFrameMax(128 << 10)
+		}
+	case *amqp.ConnectionOpen:
+		reply = &amqp.ConnectionOpenOk{}
+	case *amqp.ConnectionClose:
+		fc.out = appendMethod(fc.out, 0, &amqp.ConnectionCloseOk{})
+		return nil, true, nil
+	case *amqp.ChannelOpen:
+		reply = &amqp.ChannelOpenOk{}
+	case *amqp.ChannelClose:
+		r.forgetChannel(fc, ch)
+		reply = &amqp.ChannelCloseOk{}
+	case *amqp.BasicQos:
+		reply = &amqp.BasicQosOk{}
+	case *amqp.QueueDeclare:
+		reply = &amqp.QueueDeclareOk{Queue: m.Queue}
+	case *amqp.QueueDelete:
+		r.mu.Lock()
+		delete(r.consumers, m.Queue)
+		r.mu.Unlock()
+		reply = &amqp.QueueDeleteOk{}
+	case *amqp.BasicConsume:
+		tag := m.ConsumerTag
+		if tag == "" {
+			tag = fmt.Sprintf("floor-%s", m.Queue)
+		}
+		r.consume(fc, ch, m.Queue, tag)
+		if !m.NoWait {
+			reply = &amqp.BasicConsumeOk{ConsumerTag: tag}
+		}
+	case *amqp.BasicCancel:
+		r.cancel(m.ConsumerTag)
+		if !m.NoWait {
+			reply = &amqp.BasicCancelOk{ConsumerTag: m.ConsumerTag}
+		}
+	default:
+		return nil, false, fmt.Errorf("the floor does not do %s", m.Name())
+	}
+	if reply != nil {
+		fc.out = appendMethod(fc.out, ch, reply)
+	}
+	return nil, false, nil
+}
+
+// consume makes (fc, ch) the consumer of queue, under tag.
+func (r *floorRelay) consume(fc *floorConn, ch uint16, queue, tag string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	key := floorChannel{fc, ch}
+	if r.lastTags[key] == nil {
+		r.lastTags[key] = new(uint64)
+	}
+	r.consumers[queue] = &floorConsumer{conn: fc, channel: ch, tag: tag, lastTag: r.lastTags[key]}
+}
+
+// cancel forgets the consumer with tag.
+func (r *floorRelay) cancel(tag string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for q, c := range r.consumers {
+		if c.tag == tag {
+			delete(r.consumers, q)
+		}
+	}
+}
+
+// forgetChannel forgets the consumers on fc's channel ch.
+func (r *floorRelay) forgetChannel(fc *floorConn, ch uint16) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for q, c := range r.consumers {
+		if c.conn == fc && c.channel == ch {
+			delete(r.consumers, q)
+		}
+	}
+	delete(r.lastTags, floorChannel{fc, ch})
+}
+
+// forget forgets every consumer on fc.
+func (r *floorRelay) forget(fc *floorConn) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for q, c := range r.consumers {
+		if c.conn == fc {
+			delete(r.consumers, q)
+		}
+	}
+	for k := range r.lastTags {
+		if k.conn == fc {
+			delete(r.lastTags, k)
+		}
+	}
+}
+
+// floorPublish is a message being published on one channel: its frames
+// are collected until the last one has come, so that a delivery goes out
+// whole, never interleaved with another publisher's to the same channel.
+type floorPublish struct {
+	open      bool           // after basic.publish, until the last frame
+	to        *floorConsumer // nil: no consumer, the message is dropped
+	names     []byte         // the exchange and routing key, as shortstrs
+	frames    []byte         // content frames, on the consumer's channel
+	header    bool           // the content header has come
+	remaining uint64         // body bytes still to come
+}
+
+// start begins a publish to exchange with key, for consumer c (or none).
+func (p *floorPublish) start(c *floorConsumer, exchange, key []byte) {
+	p.open, p.to, p.header = true, c, false
+	p.names = appendShortstr(appendShortstr(p.names[:0], exchange), key)
+	p.frames = p.frames[:0]
+}
+
+// add takes the publish's next content frame and says whether it was the
+// last.
+func (p *floorPublish) add(f amqp.Frame) (done bool, err error) {
+	if !p.header {
+		if f.Type != amqp.FrameHeader || len(f.Payload) < 12 {
+			return false, errors.New("basic.publish without a content header")
+		}
+		p.header, p.remaining = true, binary.BigEndian.Uint64(f.Payload[4:])
+	} else {
+		if f.Type != amqp.FrameBody || uint64(len(f.Payload)) > p.remaining {
+			return false, errors.New("a body frame beyond the content's size")
+		}
+		p.remaining -= uint64(len(f.Payload))
+	}
+	if p.to != nil {
+		p.frames = amqp.AppendFrame(p.frames, f.Type, p.to.channel, f.Payload)
+	}
+	p.open = p.remaining > 0
+	return !p.open, nil
+}
+
+// deliver queues the whole message on its consumer's connection as a
+// basic.deliver with the channel's next delivery tag, and returns that
+// connection (nil when there is no consumer).
+func (p *floorPublish) deliver() *floorConn {
+	c := p.to
+	if c == nil {
+		return nil
+	}
+	fc := c.conn
+	fc.wmu.Lock()
+	defer fc.wmu.Unlock()
+	*c.lastTag++
+	start := len(fc.relayed)
+	fc.relayed = append(fc.relayed, amqp.FrameMethod, byte(c.channel>>8), byte(c.channel), 0, 0, 0, 0)
+	fc.relayed = binary.BigEndian.AppendUint16(fc.relayed, classBasic)
+	fc.relayed = binary.BigEndian.AppendUint16(fc.relayed, methodDeliver)
+	fc.relayed = appendShortstr(fc.relayed, c.tag)
+	fc.relayed = binary.BigEndian.AppendUint64(fc.relayed, *c.lastTag)
+	fc.relayed = append(fc.relayed, 0) // redelivered
+	fc.relayed = append(fc.relayed, p.names...)
+	binary.BigEndian.PutUint32(fc.relayed[start+3:], uint32(len(fc.relayed)-start-7))
+	fc.relayed = append(fc.relayed, amqp.FrameEnd)
+	fc.relayed = append(fc.relayed, p.frames...)
+	return fc
+}
+
+func appendShortstr[S string | []byte](b []byte, s S) []byte {
+	return append(append(b, byte(len(s))), s...)
+}
+
+// flushRelayed writes the deliveries queued for the connection.
+func (fc *floorConn) flushRelayed() {
+	fc.wmu.Lock()
+	defer fc.wmu.Unlock()
+	if len(fc.relayed) > 0 {
+		fc.writeLocked(fc.relayed) // a failure shows in the connection's own read
+		fc.relayed = fc.relayed[:0]
+	}
+}
+
+// flushOwn writes what the connection's goroutine answered.
+func (fc *floorConn) flushOwn() error {
+	if len(fc.out) == 0 {
+		return nil
+	}
+	fc.wmu.Lock()
+	defer fc.wmu.Unlock()
+	err := fc.writeLocked(fc.out)
+	fc.out = fc.out[:0]
+	return err
+}
+
+// appendMethod appends m as a method frame; the floor's own methods
+// always encode.
+func appendMethod(b []byte, ch uint16, m amqp.Method) []byte {
+	b, err := amqp.AppendMethodFrame(b, ch, m)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// methodPublish is basic.publish's method id.
+const methodPublish = 40
+
+// publishNames reads a basic.publish payload's exchange and routing key
+// without decoding the whole method; they alias the payload.
+func publishNames(payload []byte) (exchange, key []byte, err error) {
+	p := payload[min(len(payload), 6):] // class, method, ticket
+	if len(p) < 1 || len(p) < 1+int(p[0]) {
+		return nil, nil, errors.New("basic.publish: short exchange")
+	}
+	exchange, p = p[1:1+int(p[0])], p[1+int(p[0]):]
+	if len(p) < 1 || len(p) < 1+int(p[0]) {
+		return nil, nil, errors.New("basic.publish: short routing key")
+	}
+	return exchange, p[1 : 1+int(p[0])], nil
+}
