@@ -11,10 +11,10 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"runtime"
 	"slices"
 	"sync"
 	"syscall"
+	"unsafe"
 
 	"warren/server/amqp"
 )
@@ -32,37 +32,33 @@ import (
 // virtual machine a thread woken on an idle virtual CPU waits tens of
 // microseconds for it (BENCHMARKS.md). The floor, run by compare --floor
 // with the same client in the same run, measures what is left of the
-// latency when the broker's own work is taken away: how much of a
-// broker's p99 it could still win, and whether a p99 target is within
-// reach of a broker that sleeps between messages, on this machine at
-// that hour. (One that spins while idle could go lower, at a core's cost;
-// RabbitMQ is measured with its schedulers' spinning off.)
+// latency when the broker's own work is taken away: how much of its p99
+// a broker could still win by working less, and whether a p99 target is
+// within reach of its way of handling sockets on this machine at that
+// hour. (A broker that spins while idle could go lower, at a core's
+// cost; RabbitMQ is measured with its schedulers' spinning off.)
 //
-// To be a floor, it waits as little as a sleeping program can: each
-// connection's goroutine reads with a blocking read(2) on its own thread,
-// woken by the kernel straight from the socket, as a C relay's would be
-// (the same relay on Go's netpoller had a higher p50 and p99 than Warren,
-// whose socket calls are raw: BENCHMARKS.md), and the process has a P for
-// every thread, so that a thread returning from a read never waits for
-// one. Its CPU per message is not a floor: those threads and the runtime
-// around them cost more than Warren's netpoller does.
-
-// floorProcs is the floor's GOMAXPROCS: more than the threads its
-// connections block in (scale-conns goes to 500).
-const floorProcs = 1024
+// Its sockets are handled as Warren's TCP transport handles them
+// (server/conn): one goroutine per connection on Go's netpoller, reads
+// and writes as raw system calls through RawConn, a write that finds the
+// socket full waiting in the netpoller. So the floor is Warren's own way
+// of waking for a message and writing it out, with the broker taken out.
+// A relay with a thread blocked in read(2) on every socket, as a C relay
+// would do it, measured about the same p99 as Warren up to 1,000 queues
+// and a higher one from ten connections on, where each message woke a
+// thread of its own (BENCHMARKS.md, run AM).
 
 // floorConn is one client connection of the floor.
 type floorConn struct {
 	c  net.Conn
-	fd int // c's descriptor, in blocking mode
+	rc syscall.RawConn // c's, for raw reads and writes
 	// out collects what this connection's own goroutine answers, written
 	// after each read's frames are handled.
 	out []byte
 
 	// wmu serialises writes to the socket from this and other
 	// connections' goroutines, and guards what follows.
-	wmu    sync.Mutex
-	closed bool // fd is closed: write nothing more to it
+	wmu sync.Mutex
 	// relayed collects deliveries to this connection until the goroutine
 	// that relayed them has handled its read.
 	relayed []byte
@@ -121,7 +117,6 @@ func runFloor(args []string, stdout, stderr io.Writer) int {
 		<-sig
 		ln.Close()
 	}()
-	runtime.GOMAXPROCS(floorProcs)
 	fmt.Fprintf(stdout, "floor relay on %s\n", ln.Addr())
 	newFloorRelay().serve(ln)
 	return 0
@@ -160,8 +155,7 @@ func (r *floorRelay) serve(ln net.Listener) {
 	}
 }
 
-// newFloorConn puts c's socket in blocking mode for floorConn's reads
-// and writes.
+// newFloorConn readies c for floorConn's raw reads and writes.
 func newFloorConn(c net.Conn) (*floorConn, error) {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
@@ -171,57 +165,65 @@ func newFloorConn(c net.Conn) (*floorConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	fc := &floorConn{c: c, fd: -1}
-	var serr error
-	if err := rc.Control(func(fd uintptr) {
-		fc.fd, serr = int(fd), syscall.SetNonblock(int(fd), false)
-	}); err != nil {
-		return nil, err
-	}
-	return fc, serr
+	return &floorConn{c: c, rc: rc}, nil
 }
 
-// read is a blocking read(2).
+// read is one raw read(2), waiting in the netpoller while the socket is
+// empty.
 func (fc *floorConn) read(b []byte) (int, error) {
-	for {
-		n, err := syscall.Read(fc.fd, b)
-		switch {
-		case err == syscall.EINTR:
-		case err != nil:
-			return 0, err
-		case n == 0:
-			return 0, io.EOF
-		default:
-			return n, nil
+	var n uintptr
+	var e syscall.Errno
+	err := fc.rc.Read(func(fd uintptr) bool {
+		for {
+			n, _, e = syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
+			if e != syscall.EINTR {
+				return e != syscall.EAGAIN
+			}
 		}
+	})
+	switch {
+	case err != nil:
+		return 0, err
+	case e != 0:
+		return 0, e
+	case n == 0:
+		return 0, io.EOF
 	}
+	return int(n), nil
 }
 
-// writeLocked writes all of b with blocking write(2)s; fc.wmu is held.
+// writeLocked writes all of b with raw write(2)s, waiting in the
+// netpoller while the socket is full; fc.wmu is held.
 func (fc *floorConn) writeLocked(b []byte) error {
-	if fc.closed {
-		return net.ErrClosed
-	}
-	for len(b) > 0 {
-		n, err := syscall.Write(fc.fd, b)
-		switch {
-		case err == syscall.EINTR:
-		case err != nil:
-			return err
-		default:
-			b = b[n:]
+	var e syscall.Errno
+	err := fc.rc.Write(func(fd uintptr) bool {
+		for len(b) > 0 {
+			n, _, errno := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
+			switch errno {
+			case 0:
+				b = b[n:]
+			case syscall.EINTR:
+			case syscall.EAGAIN:
+				return false
+			default:
+				e = errno
+				return true
+			}
 		}
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	if e != 0 {
+		return e
 	}
 	return nil
 }
 
-// close closes the socket once no other goroutine is writing to it.
-func (fc *floorConn) close() {
-	fc.wmu.Lock()
-	defer fc.wmu.Unlock()
-	fc.closed = true
-	fc.c.Close()
-}
+// close closes the socket; a write to it waiting in the netpoller, from
+// any goroutine, returns at once with an error.
+func (fc *floorConn) close() { fc.c.Close() }
 
 // handle runs one connection until the client closes it or breaks the
 // protocol (the socket is then closed without a word: the floor serves

@@ -36,7 +36,7 @@ const pipeScaleTableNote = "Load client: the pipelining client (the project's co
 // what the floor is.
 const floorTableNote = "The floor (warren-bench floor, run between the two brokers in every repetition) is a relay that does no broker work: " +
 	"each publish goes straight out as a delivery to its queue's consumer, with no queue, prefetch or acknowledgements, " +
-	"from a thread blocked in read(2) on the publisher's socket. Its latency is the wake-ups and system calls alone: what a broker that sleeps between messages cannot go below on this machine at that hour."
+	"written by the goroutine that read the publish, with Warren's own socket handling (Go's netpoller, raw reads and writes). Its latency is the wake-ups and system calls alone: Warren's with the broker taken out."
 
 // printPipeScaleTable is printScaleTable for the pipelining client, with
 // pipeScaleTableNote under its header.
