@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"net"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -44,23 +43,7 @@ func TestScaleWorkloadsOnTheFloor(t *testing.T) {
 		{"scale-conns", clientPipelined},
 	} {
 		t.Run(c.workload+"/"+c.client, func(t *testing.T) {
-			list, err := workloadsFor(c.client)
-			if err != nil {
-				t.Fatal(err)
-			}
-			w, err := findIn(list, c.workload)
-			if err != nil {
-				t.Fatal(err)
-			}
-			e := &env{url: url, messages: 2000, sizeBytes: 16, window: 100, inflightMax: 1, serverPID: os.Getpid(), scale: scale,
-				pipe: pipeConfig{publishers: 1, consumers: 1, batch: 8}}
-			if err := checkEnv(w, e); err != nil {
-				t.Fatal(err)
-			}
-			res, err := runOnce(context.Background(), w, e, time.Minute)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := runSmall(t, url, c.workload, c.client, 2000, scale)
 			for _, p := range scalePoints(metricNames([]runResult{{Result: res}}, c.workload)) {
 				if _, ok := res.Metric(scaleMetric("latency p99", p)); !ok {
 					t.Errorf("point %d: no p99 in %+v", p, res.Metrics)

@@ -47,25 +47,7 @@ func TestScaleWorkloadsAgainstWarren(t *testing.T) {
 			[]string{"3 conns: 3 queues, 3 publishers, 3 connections", "3 conns: pipelining client: "}},
 	} {
 		t.Run(c.workload+"/"+c.client, func(t *testing.T) {
-			list, err := workloadsFor(c.client)
-			if err != nil {
-				t.Fatal(err)
-			}
-			w, err := findIn(list, c.workload)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// settle 0: each RSS reading is taken at once (and noted as
-			// not settled), which is all a test can afford.
-			e := &env{url: url, messages: c.messages, sizeBytes: 16, window: 100, inflightMax: 1, serverPID: os.Getpid(), scale: scale,
-				pipe: pipeConfig{publishers: 1, consumers: 1, batch: 8}}
-			if err := checkEnv(w, e); err != nil {
-				t.Fatal(err)
-			}
-			res, err := runOnce(context.Background(), w, e, time.Minute)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := runSmall(t, url, c.workload, c.client, c.messages, scale)
 			for _, name := range c.want {
 				m, ok := res.Metric(name)
 				if !ok {
@@ -83,4 +65,30 @@ func TestScaleWorkloadsAgainstWarren(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runSmall runs workload once with client against the broker at url,
+// with scale's points, small enough for a test, and fails t if it fails.
+func runSmall(t *testing.T, url, workload, client string, messages int, scale scaleConfig) Result {
+	t.Helper()
+	list, err := workloadsFor(client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := findIn(list, workload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// settle 0: each RSS reading is taken at once (and noted as not
+	// settled), which is all a test can afford.
+	e := &env{url: url, messages: messages, sizeBytes: 16, window: 100, inflightMax: 1, serverPID: os.Getpid(), scale: scale,
+		pipe: pipeConfig{publishers: 1, consumers: 1, batch: 8}}
+	if err := checkEnv(w, e); err != nil {
+		t.Fatal(err)
+	}
+	res, err := runOnce(context.Background(), w, e, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
