@@ -134,3 +134,43 @@ func TestUnackedListNeverMovesFullChunks(t *testing.T) {
 		}
 	}
 }
+
+// TestUnackedListAcksInBatchesAllocateNoChunk: a channel whose consumer
+// acks with multiple=true every few dozen deliveries (warren-bench's
+// pipelining client, every 25 to 40) hands each batch on (takeFront),
+// settles it (dropFront, as stepSettled does) and takes its chunk back
+// (adoptSpare): once warm, a cycle allocates one thing, the taken FIFO's
+// list of its one chunk (24 bytes), and no chunk. Growing each batch's
+// chunk from 4 made four arrays of deliveries for every ack.
+func TestUnackedListAcksInBatchesAllocateNoChunk(t *testing.T) {
+	var l unackedList
+	tag := uint64(0)
+	batch := 25
+	cycle := func() {
+		for range batch {
+			tag++
+			l.push(delivery{tag: tag})
+		}
+		took := unackedList{l.takeFront(l.len())}
+		for took.len() > 0 {
+			took.dropFront()
+		}
+		l.adoptSpare(&took.chunked)
+		batch = 25 + (batch-24)%16 // 25 to 40
+	}
+	for range 40 {
+		cycle()
+	}
+	if a := testing.AllocsPerRun(200, cycle); a > 1 {
+		t.Errorf("an ack cycle allocates %v times", a)
+	}
+	// The list still works as a FIFO after all that lending.
+	want := make([]delivery, 0, 3*chunkLen)
+	for range 3 * chunkLen {
+		tag++
+		d := delivery{tag: tag}
+		l.push(d)
+		want = append(want, d)
+	}
+	checkTaken(t, unackedList{l.takeFront(len(want))}, want)
+}
