@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/binary"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,7 +12,6 @@ import (
 	"slices"
 	"sync"
 	"syscall"
-	"unsafe"
 
 	"warren/server/amqp"
 )
@@ -47,22 +44,6 @@ import (
 // would do it, measured about the same p99 as Warren up to 1,000 queues
 // and a higher one from ten connections on, where each message woke a
 // thread of its own (BENCHMARKS.md, run AM).
-
-// floorConn is one client connection of the floor.
-type floorConn struct {
-	c  net.Conn
-	rc syscall.RawConn // c's, for raw reads and writes
-	// out collects what this connection's own goroutine answers, written
-	// after each read's frames are handled.
-	out []byte
-
-	// wmu serialises writes to the socket from this and other
-	// connections' goroutines, and guards what follows.
-	wmu sync.Mutex
-	// relayed collects deliveries to this connection until the goroutine
-	// that relayed them has handled its read.
-	relayed []byte
-}
 
 // floorConsumer is where deliveries for one queue go.
 type floorConsumer struct {
@@ -154,76 +135,6 @@ func (r *floorRelay) serve(ln net.Listener) {
 		go r.handle(fc)
 	}
 }
-
-// newFloorConn readies c for floorConn's raw reads and writes.
-func newFloorConn(c net.Conn) (*floorConn, error) {
-	sc, ok := c.(syscall.Conn)
-	if !ok {
-		return nil, errors.New("not a socket")
-	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
-		return nil, err
-	}
-	return &floorConn{c: c, rc: rc}, nil
-}
-
-// read is one raw read(2), waiting in the netpoller while the socket is
-// empty.
-func (fc *floorConn) read(b []byte) (int, error) {
-	var n uintptr
-	var e syscall.Errno
-	err := fc.rc.Read(func(fd uintptr) bool {
-		for {
-			n, _, e = syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
-			if e != syscall.EINTR {
-				return e != syscall.EAGAIN
-			}
-		}
-	})
-	switch {
-	case err != nil:
-		return 0, err
-	case e != 0:
-		return 0, e
-	case n == 0:
-		return 0, io.EOF
-	}
-	return int(n), nil
-}
-
-// writeLocked writes all of b with raw write(2)s, waiting in the
-// netpoller while the socket is full; fc.wmu is held.
-func (fc *floorConn) writeLocked(b []byte) error {
-	var e syscall.Errno
-	err := fc.rc.Write(func(fd uintptr) bool {
-		for len(b) > 0 {
-			n, _, errno := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
-			switch errno {
-			case 0:
-				b = b[n:]
-			case syscall.EINTR:
-			case syscall.EAGAIN:
-				return false
-			default:
-				e = errno
-				return true
-			}
-		}
-		return true
-	})
-	if err != nil {
-		return err
-	}
-	if e != 0 {
-		return e
-	}
-	return nil
-}
-
-// close closes the socket; a write to it waiting in the netpoller, from
-// any goroutine, returns at once with an error.
-func (fc *floorConn) close() { fc.c.Close() }
 
 // handle runs one connection until the client closes it or breaks the
 // protocol (the socket is then closed without a word: the floor serves
@@ -439,98 +350,6 @@ func (r *floorRelay) forget(fc *floorConn) {
 	}
 }
 
-// floorPublish is a message being published on one channel: its frames
-// are collected until the last one has come, so that a delivery goes out
-// whole, never interleaved with another publisher's to the same channel.
-type floorPublish struct {
-	open      bool           // after basic.publish, until the last frame
-	to        *floorConsumer // nil: no consumer, the message is dropped
-	names     []byte         // the exchange and routing key, as shortstrs
-	frames    []byte         // content frames, on the consumer's channel
-	header    bool           // the content header has come
-	remaining uint64         // body bytes still to come
-}
-
-// start begins a publish to exchange with key, for consumer c (or none).
-func (p *floorPublish) start(c *floorConsumer, exchange, key []byte) {
-	p.open, p.to, p.header = true, c, false
-	p.names = appendShortstr(appendShortstr(p.names[:0], exchange), key)
-	p.frames = p.frames[:0]
-}
-
-// add takes the publish's next content frame and says whether it was the
-// last.
-func (p *floorPublish) add(f amqp.Frame) (done bool, err error) {
-	if !p.header {
-		if f.Type != amqp.FrameHeader || len(f.Payload) < 12 {
-			return false, errors.New("basic.publish without a content header")
-		}
-		p.header, p.remaining = true, binary.BigEndian.Uint64(f.Payload[4:])
-	} else {
-		if f.Type != amqp.FrameBody || uint64(len(f.Payload)) > p.remaining {
-			return false, errors.New("a body frame beyond the content's size")
-		}
-		p.remaining -= uint64(len(f.Payload))
-	}
-	if p.to != nil {
-		p.frames = amqp.AppendFrame(p.frames, f.Type, p.to.channel, f.Payload)
-	}
-	p.open = p.remaining > 0
-	return !p.open, nil
-}
-
-// deliver queues the whole message on its consumer's connection as a
-// basic.deliver with the channel's next delivery tag, and returns that
-// connection (nil when there is no consumer).
-func (p *floorPublish) deliver() *floorConn {
-	c := p.to
-	if c == nil {
-		return nil
-	}
-	fc := c.conn
-	fc.wmu.Lock()
-	defer fc.wmu.Unlock()
-	*c.lastTag++
-	start := len(fc.relayed)
-	fc.relayed = append(fc.relayed, amqp.FrameMethod, byte(c.channel>>8), byte(c.channel), 0, 0, 0, 0)
-	fc.relayed = binary.BigEndian.AppendUint16(fc.relayed, classBasic)
-	fc.relayed = binary.BigEndian.AppendUint16(fc.relayed, methodDeliver)
-	fc.relayed = appendShortstr(fc.relayed, c.tag)
-	fc.relayed = binary.BigEndian.AppendUint64(fc.relayed, *c.lastTag)
-	fc.relayed = append(fc.relayed, 0) // redelivered
-	fc.relayed = append(fc.relayed, p.names...)
-	binary.BigEndian.PutUint32(fc.relayed[start+3:], uint32(len(fc.relayed)-start-7))
-	fc.relayed = append(fc.relayed, amqp.FrameEnd)
-	fc.relayed = append(fc.relayed, p.frames...)
-	return fc
-}
-
-func appendShortstr[S string | []byte](b []byte, s S) []byte {
-	return append(append(b, byte(len(s))), s...)
-}
-
-// flushRelayed writes the deliveries queued for the connection.
-func (fc *floorConn) flushRelayed() {
-	fc.wmu.Lock()
-	defer fc.wmu.Unlock()
-	if len(fc.relayed) > 0 {
-		fc.writeLocked(fc.relayed) // a failure shows in the connection's own read
-		fc.relayed = fc.relayed[:0]
-	}
-}
-
-// flushOwn writes what the connection's goroutine answered.
-func (fc *floorConn) flushOwn() error {
-	if len(fc.out) == 0 {
-		return nil
-	}
-	fc.wmu.Lock()
-	defer fc.wmu.Unlock()
-	err := fc.writeLocked(fc.out)
-	fc.out = fc.out[:0]
-	return err
-}
-
 // appendMethod appends m as a method frame; the floor's own methods
 // always encode.
 func appendMethod(b []byte, ch uint16, m amqp.Method) []byte {
@@ -539,21 +358,4 @@ func appendMethod(b []byte, ch uint16, m amqp.Method) []byte {
 		panic(err)
 	}
 	return b
-}
-
-// methodPublish is basic.publish's method id.
-const methodPublish = 40
-
-// publishNames reads a basic.publish payload's exchange and routing key
-// without decoding the whole method; they alias the payload.
-func publishNames(payload []byte) (exchange, key []byte, err error) {
-	p := payload[min(len(payload), 6):] // class, method, ticket
-	if len(p) < 1 || len(p) < 1+int(p[0]) {
-		return nil, nil, errors.New("basic.publish: short exchange")
-	}
-	exchange, p = p[1:1+int(p[0])], p[1+int(p[0]):]
-	if len(p) < 1 || len(p) < 1+int(p[0]) {
-		return nil, nil, errors.New("basic.publish: short routing key")
-	}
-	return exchange, p[1 : 1+int(p[0])], nil
 }
