@@ -144,6 +144,10 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 			cfg.only = append(cfg.only, w)
 		}
 	}
+	if cfg.floor && !slices.ContainsFunc(cfg.only, func(w workload) bool { return w.scale }) {
+		fmt.Fprintln(stderr, "warren-bench compare: --floor runs only scale-queues and scale-conns; name one of them in --workloads")
+		return 2
+	}
 	if slices.ContainsFunc(cfg.only, func(w workload) bool { return w.manyConns }) {
 		limit, err := raiseOpenFiles()
 		if err != nil {

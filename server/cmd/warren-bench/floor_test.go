@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -164,5 +165,15 @@ func nextFrame(p *pipeConn) (amqp.Frame, error) {
 		if err := p.fill(); err != nil {
 			return amqp.Frame{}, err
 		}
+	}
+}
+
+// TestCompareFloorWantsAScaleWorkload: --floor with no scale workload
+// named is a usage error, said before anything is started.
+func TestCompareFloorWantsAScaleWorkload(t *testing.T) {
+	var stdout, stderr strings.Builder
+	code := run([]string{"compare", "--warren-url", "amqp://guest:guest@127.0.0.1:1/", "--floor", "--workloads", "publish-only"}, &stdout, &stderr)
+	if code != 2 || !strings.Contains(stderr.String(), "--floor runs only scale-queues and scale-conns") {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
 	}
 }
