@@ -101,7 +101,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.size, "size", 16, "message body size in bytes")
 	names := fs.String("workloads", "", "comma-separated workloads (default: all but scale-queues, scale-conns and idle-memory, which run only when named)")
 	fs.StringVar(&cfg.jsonPath, "json", "", "also write every run's result to this file as JSON")
-	fs.BoolVar(&cfg.floor, "floor", false, "also run scale-queues and scale-conns on the floor (this binary's floor subcommand: a relay that does no broker work), for the latency no broker can go below on this machine")
+	fs.BoolVar(&cfg.floor, "floor", false, "also run scale-queues and scale-conns on the floor (this binary's floor subcommand: a relay that does no broker work, with Warren's socket handling), for what is left of the latency with the broker taken out")
 	fs.StringVar(&cfg.client, "client", clientAMQP091, "load client: amqp091 (every workload) or pipelined (its "+workloadNames(pipelinedWorkloads)+")")
 	pipeFlags(fs, &cfg.pipe)
 	scaleFlags(fs, &cfg.scale)

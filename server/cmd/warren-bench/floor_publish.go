@@ -33,10 +33,14 @@ func (p *floorPublish) start(c *floorConsumer, exchange, key []byte) {
 // last.
 func (p *floorPublish) add(f amqp.Frame) (done bool, err error) {
 	if !p.header {
-		if f.Type != amqp.FrameHeader || len(f.Payload) < 12 {
+		if f.Type != amqp.FrameHeader {
 			return false, errors.New("basic.publish without a content header")
 		}
-		p.header, p.remaining = true, binary.BigEndian.Uint64(f.Payload[4:])
+		size, err := contentBodySize(f.Payload)
+		if err != nil {
+			return false, err
+		}
+		p.header, p.remaining = true, size
 	} else {
 		if f.Type != amqp.FrameBody || uint64(len(f.Payload)) > p.remaining {
 			return false, errors.New("a body frame beyond the content's size")

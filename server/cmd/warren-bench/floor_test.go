@@ -60,15 +60,7 @@ func TestScaleWorkloadsOnTheFloor(t *testing.T) {
 // with delivery tags 1, 2, 3, ... in the order they arrive.
 func TestFloorDeliversWholeMessagesInTagOrder(t *testing.T) {
 	url := startTestFloor(t)
-	ctx := context.Background()
-	consumer, err := dialPipe(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer consumer.close(nil)
-	if err := consumer.openChannel(1); err != nil {
-		t.Fatal(err)
-	}
+	consumer := dialChannel1(t, url)
 	if _, err := rpc[*amqp.BasicConsumeOk](consumer, 1, &amqp.BasicConsume{Queue: "q", ConsumerTag: "c"}); err != nil {
 		t.Fatal(err)
 	}
@@ -78,14 +70,7 @@ func TestFloorDeliversWholeMessagesInTagOrder(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make(chan error, 2)
 	for pub := range 2 {
-		p, err := dialPipe(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer p.close(nil)
-		if err := p.openChannel(1); err != nil {
-			t.Fatal(err)
-		}
+		p := dialChannel1(t, url)
 		// Bodies of three frames each (frame-max 4096), so that
 		// interleaving would show.
 		tmpl, err := newPublishTemplate(1, "", "q", amqp.Properties{}, make([]byte, bodyBytes), amqp.FrameMinSize)
@@ -176,4 +161,19 @@ func TestCompareFloorWantsAScaleWorkload(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr.String(), "--floor runs only scale-queues and scale-conns") {
 		t.Errorf("exit %d, stderr %q", code, stderr.String())
 	}
+}
+
+// dialChannel1 opens a pipelining-client connection to url with channel
+// 1 open, closed when the test ends.
+func dialChannel1(t *testing.T, url string) *pipeConn {
+	t.Helper()
+	p, err := dialPipe(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.close(nil) })
+	if err := p.openChannel(1); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

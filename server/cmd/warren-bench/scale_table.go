@@ -65,11 +65,9 @@ func printScaleTableWith(out io.Writer, w workload, runs []runResult, warren, ra
 	if note != "" {
 		fmt.Fprintf(out, "%s\n\n", note)
 	}
-	if len(fr) > 0 {
-		fmt.Fprintf(out, "%s\n\n", floorTableNote)
-	}
 	floorCols, floorDashes := "", ""
 	if len(fr) > 0 {
+		fmt.Fprintf(out, "%s\n\n", floorTableNote)
 		floorCols, floorDashes = " floor p50 / p99 ms | floor p99 ÷ RabbitMQ's |", "---|---|"
 	}
 	fmt.Fprintf(out, "| %s | Warren msgs/s | %s msgs/s | Warren broker CPU µs/msg | %s broker CPU µs/msg | RabbitMQ ÷ Warren (CPU) | Warren p50 / p99 ms | %s p50 / p99 ms | Warren p99 ÷ RabbitMQ's |%s client CPU µs/msg vs Warren / vs RabbitMQ | client behind schedule, ms, max (vs Warren / vs RabbitMQ) | Warren reads / writes a msg | %s reads / writes a msg |\n",
