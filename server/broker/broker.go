@@ -62,10 +62,12 @@ type Broker struct {
 	mu      sync.Mutex
 	stopped bool
 	// armed says the loop waits for the deadline armedAt.
-	armed      bool
-	armedAt    engine.Time
-	eng        *engine.Broker
-	sinks      map[engine.ConnID]Sink
+	armed   bool
+	armedAt engine.Time
+	eng     *engine.Broker
+	sinks   map[engine.ConnID]attached
+	// wanted is the union of the kinds the sinks want (kinds.go).
+	wanted     KindSet
 	observers  map[int]Sink
 	nextObs    int
 	dispatchFn func([]engine.Event) // dispatchBatch, bound once
@@ -137,7 +139,7 @@ func run(eng *engine.Broker, opts Options) *Broker {
 		now:       opts.Now,
 		start:     time.UnixMilli(eng.Config().EpochMs),
 		eng:       eng,
-		sinks:     map[engine.ConnID]Sink{},
+		sinks:     map[engine.ConnID]attached{},
 		observers: map[int]Sink{},
 		byConn:    map[engine.ConnID][]engine.Event{},
 	}
@@ -206,7 +208,10 @@ func (b *Broker) kickIfDue() {
 
 // Attach routes the events of connection id to s (replacing any sink).
 func (b *Broker) Attach(id engine.ConnID, s Sink) {
-	b.Do(func(*engine.Broker) { b.sinks[id] = s })
+	b.Do(func(*engine.Broker) {
+		b.sinks[id] = attach(s)
+		b.wanted = b.wantedKinds()
+	})
 }
 
 // Detach stops routing connection id's events.
@@ -214,6 +219,7 @@ func (b *Broker) Detach(id engine.ConnID) {
 	b.Do(func(*engine.Broker) {
 		delete(b.sinks, id)
 		delete(b.byConn, id)
+		b.wanted = b.wantedKinds()
 	})
 }
 
@@ -313,36 +319,58 @@ func (b *Broker) loop() {
 // never copied.
 func (b *Broker) dispatch() { b.eng.DrainEventsTo(b.dispatchFn) }
 
+// oneConnection reports whether the events of a kind some sink wants all
+// belong to one connection, first (0 when there are none).
+func (b *Broker) oneConnection(events []engine.Event) (first engine.ConnID, one bool) {
+	for i := range events {
+		ev := &events[i]
+		if ev.Channel.Conn == 0 || !b.wanted.Has(ev.Kind) {
+			continue
+		}
+		if first == 0 {
+			first = ev.Channel.Conn
+		} else if ev.Channel.Conn != first {
+			return 0, false
+		}
+	}
+	return first, true
+}
+
+// allOf reports whether every event belongs to connection id.
+func allOf(events []engine.Event, id engine.ConnID) bool {
+	for i := range events {
+		if events[i].Channel.Conn != id {
+			return false
+		}
+	}
+	return true
+}
+
 // dispatchBatch dispatches one batch of events (see dispatch).
 func (b *Broker) dispatchBatch(events []engine.Event) {
 	for _, o := range b.observers {
 		o.Events(b.eng, events)
 	}
-	// Most commands' events all belong to one connection: hand them over
-	// without sorting.
-	if first := events[0].Channel.Conn; first != 0 {
-		one := true
-		for i := 1; i < len(events); i++ {
-			if events[i].Channel.Conn != first {
-				one = false
-				break
-			}
+	// Most commands' events concern one connection: hand them over
+	// without sorting (kinds.go).
+	if first, one := b.oneConnection(events); one {
+		a, ok := b.sinks[first]
+		if !ok {
+			return // no sink wants any of them, or first's is gone
 		}
-		if one {
-			if s, ok := b.sinks[first]; ok {
-				s.Events(b.eng, events)
-			}
+		if a.filtered || allOf(events, first) {
+			a.s.Events(b.eng, events)
 			return
 		}
 	}
 	for i := range events {
 		id := events[i].Channel.Conn
-		if id == 0 {
+		if id == 0 || !b.wanted.Has(events[i].Kind) {
 			continue
 		}
 		evs, ok := b.byConn[id]
 		if len(evs) == 0 {
-			if !ok && b.sinks[id] == nil {
+			if _, attached := b.sinks[id]; !ok && !attached {
 				continue // nobody listens (a connection being torn down)
 			}
 			b.touched = append(b.touched, id)
@@ -351,8 +379,8 @@ func (b *Broker) dispatchBatch(events []engine.Event) {
 	}
 	for _, id := range b.touched {
 		evs := b.byConn[id]
-		if s, ok := b.sinks[id]; ok {
-			s.Events(b.eng, evs)
+		if a, ok := b.sinks[id]; ok {
+			a.s.Events(b.eng, evs)
 		}
 		clear(evs)
 		b.byConn[id] = evs[:0]

@@ -106,3 +106,85 @@ func TestEventsGoToTheirConnection(t *testing.T) {
 		}
 	})
 }
+
+// filtering is a recorder that wants some kinds only (a KindFilter), and
+// counts the batches it is handed.
+type filtering struct {
+	recorder
+	want    KindSet
+	batches int
+}
+
+func (f *filtering) Kinds() KindSet { return f.want }
+
+func (f *filtering) Events(e *engine.Broker, evs []engine.Event) {
+	f.mu.Lock()
+	f.batches++
+	f.mu.Unlock()
+	f.recorder.Events(e, evs)
+}
+
+// own returns the kinds of f's events that are conn's and of a kind f
+// wants: what a KindFilter acts on.
+func (f *filtering) own(conn engine.ConnID) []engine.EventKind {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var ks []engine.EventKind
+	for _, e := range f.evs {
+		if e.Channel.Conn == conn && f.want.Has(e.Kind) {
+			ks = append(ks, e.Kind)
+		}
+	}
+	return ks
+}
+
+// TestFilteringSinksGetWholeBatches: a publish whose only delivery goes to
+// another connection reaches the consumer's filtering sink as one batch,
+// and the publisher's sink not at all; a publish delivered on two
+// connections is sorted, each sink getting its own events of the kinds
+// it wants.
+func TestFilteringSinksGetWholeBatches(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := Start(engine.Config{}, nil)
+		defer b.Stop()
+		a := &filtering{want: KindsOf(engine.EvDelivered)}
+		c := &filtering{want: KindsOf(engine.EvDelivered)}
+		var connA, connC engine.ConnID
+		var chA, chC engine.ChannelID
+		b.Do(func(e *engine.Broker) {
+			connA, _ = e.OpenConnection(engine.ConnectionOpen{Vhost: "/"})
+			connC, _ = e.OpenConnection(engine.ConnectionOpen{Vhost: "/"})
+			chA, _ = e.OpenChannel(connA, 1)
+			chC, _ = e.OpenChannel(connC, 1)
+			e.QueueDeclare(chA, engine.QueueDeclare{Queue: "qa"})
+			e.QueueDeclare(chA, engine.QueueDeclare{Queue: "qc"})
+			e.ExchangeDeclare(chA, engine.ExchangeDeclare{Exchange: "both", Type: "fanout"})
+			e.QueueBind(chA, engine.QueueBind{Queue: "qa", Exchange: "both"})
+			e.QueueBind(chA, engine.QueueBind{Queue: "qc", Exchange: "both"})
+			e.BasicConsume(chA, engine.BasicConsume{Queue: "qa", NoAck: true})
+			e.BasicConsume(chC, engine.BasicConsume{Queue: "qc", NoAck: true})
+		})
+		b.Attach(connA, a)
+		b.Attach(connC, c)
+
+		b.Do(func(e *engine.Broker) { e.BasicPublish(chC, engine.BasicPublish{RoutingKey: "qa", Body: []byte("x")}) })
+		if a.batches != 1 || c.batches != 0 || len(a.own(connA)) != 1 {
+			t.Fatalf("to qa: a got %d batches %v, c %d batches %v", a.batches, a.kinds(), c.batches, c.kinds())
+		}
+		if len(a.evs) < 3 {
+			t.Fatalf("a was handed %v, want the publish's whole batch (published, enqueued, delivered)", a.kinds())
+		}
+
+		a.evs, a.batches = nil, 0
+		b.Do(func(e *engine.Broker) { e.BasicPublish(chC, engine.BasicPublish{Exchange: "both", Body: []byte("y")}) })
+		for _, s := range []struct {
+			name string
+			f    *filtering
+			conn engine.ConnID
+		}{{"a", a, connA}, {"c", c, connC}} {
+			if s.f.batches != 1 || len(s.f.evs) != 1 || len(s.f.own(s.conn)) != 1 {
+				t.Fatalf("fanout: %s got %d batches %v, want its one delivery", s.name, s.f.batches, s.f.kinds())
+			}
+		}
+	})
+}

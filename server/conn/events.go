@@ -3,17 +3,33 @@ package conn
 import (
 	"warren/engine"
 	"warren/server/amqp"
+	"warren/server/broker"
 )
 
 // sink receives the connection's engine events inside the backend's Do.
 type sink struct{ c *conn }
 
+// sinkKinds are the kinds of event a connection acts on: Events's cases,
+// no more and no fewer (TestSinkActsOnItsKindsOnly). The broker hands it
+// no other kind unless in a batch whose events of these kinds are all the
+// connection's (broker.KindFilter).
+var sinkKinds = broker.KindsOf(engine.EvDelivered, engine.EvReturned, engine.EvConfirmed, engine.EvNacked,
+	engine.EvConsumerCancelled, engine.EvTxCommitted, engine.EvChannelClosed, engine.EvConnectionClosed)
+
+// Kinds makes sink a broker.KindFilter.
+func (sink) Kinds() broker.KindSet { return sinkKinds }
+
 // Events queues the frames each event calls for and applies back-pressure.
+// It skips the events of other connections, and of kinds it does not act
+// on, which a batch handed over whole may hold (broker.KindFilter).
 func (s sink) Events(e *engine.Broker, evs []engine.Event) {
 	c := s.c
 	c.home.inline.claim(c)
 	for i := range evs {
 		ev := &evs[i]
+		if ev.Channel.Conn != c.id {
+			continue
+		}
 		switch ev.Kind {
 		case engine.EvDelivered, engine.EvReturned:
 			c.out.push(outItem{channel: ev.Channel.Num, ev: *ev})
