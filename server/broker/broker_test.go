@@ -20,12 +20,17 @@ func (r *recorder) Events(_ *engine.Broker, evs []engine.Event) {
 	r.evs = append(r.evs, evs...)
 }
 
-func (r *recorder) kinds() []engine.EventKind {
+func (r *recorder) kinds() []engine.EventKind { return r.kindsWhere(nil) }
+
+// kindsWhere returns the kinds of the events keep keeps (all when nil).
+func (r *recorder) kindsWhere(keep func(engine.Event) bool) []engine.EventKind {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var ks []engine.EventKind
 	for _, e := range r.evs {
-		ks = append(ks, e.Kind)
+		if keep == nil || keep(e) {
+			ks = append(ks, e.Kind)
+		}
 	}
 	return ks
 }
@@ -127,15 +132,7 @@ func (f *filtering) Events(e *engine.Broker, evs []engine.Event) {
 // own returns the kinds of f's events that are conn's and of a kind f
 // wants: what a KindFilter acts on.
 func (f *filtering) own(conn engine.ConnID) []engine.EventKind {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var ks []engine.EventKind
-	for _, e := range f.evs {
-		if e.Channel.Conn == conn && f.want.Has(e.Kind) {
-			ks = append(ks, e.Kind)
-		}
-	}
-	return ks
+	return f.kindsWhere(func(e engine.Event) bool { return e.Channel.Conn == conn && f.want.Has(e.Kind) })
 }
 
 // TestFilteringSinksGetWholeBatches: a publish whose only delivery goes to
