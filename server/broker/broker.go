@@ -370,7 +370,7 @@ func (b *Broker) dispatchBatch(events []engine.Event) {
 		}
 		evs, ok := b.byConn[id]
 		if len(evs) == 0 {
-			if _, attached := b.sinks[id]; !ok && !attached {
+			if _, listens := b.sinks[id]; !ok && !listens {
 				continue // nobody listens (a connection being torn down)
 			}
 			b.touched = append(b.touched, id)
