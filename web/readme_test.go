@@ -4,6 +4,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -11,7 +12,8 @@ import (
 // The Chinese README is a full translation of the English one, not a
 // summary: these tests keep the two in step. README.md is the source;
 // README.zh-CN.md must have the same headings (level by level, in order),
-// the same fenced code blocks byte for byte, and prose that is Chinese.
+// the same fenced code blocks byte for byte, prose that is Chinese, and
+// every code span and figure of the English prose.
 
 // readmeDoc is a README split into what the tests compare.
 type readmeDoc struct {
@@ -160,5 +162,42 @@ func TestReadmeEnglishRunRule(t *testing.T) {
 		if readmeEnglishRun.MatchString(blankOut(readmeProductNames, s)) {
 			t.Errorf("rule wrongly flags %q", s)
 		}
+	}
+}
+
+// readmeDecimal is a figure with a decimal point: a measurement, a ratio
+// or a version, which a translation carries as it is.
+var readmeDecimal = regexp.MustCompile(`\d+\.\d+`)
+
+// readmeFacts returns the inline code spans (whitespace made single
+// spaces, as a wrapped line splits them) and decimal figures of a
+// README's prose.
+func readmeFacts(d readmeDoc) map[string]bool {
+	text := strings.Join(d.prose, "\n")
+	facts := map[string]bool{}
+	for _, span := range readmeCodeSpan.FindAllString(text, -1) {
+		facts[strings.Join(strings.Fields(span), " ")] = true
+	}
+	for _, n := range readmeDecimal.FindAllString(text, -1) {
+		facts[n] = true
+	}
+	return facts
+}
+
+// TestReadmeChineseCarriesTheFacts: every command, name and figure the
+// English README gives in its prose is in the Chinese one too, so a
+// sentence added to one README and not the other fails when it says
+// anything a reader could act on or check.
+func TestReadmeChineseCarriesTheFacts(t *testing.T) {
+	zh := readmeFacts(parseReadme(t, "../README.zh-CN.md"))
+	var missing []string
+	for fact := range readmeFacts(parseReadme(t, "../README.md")) {
+		if !zh[fact] {
+			missing = append(missing, fact)
+		}
+	}
+	sort.Strings(missing)
+	for _, fact := range missing {
+		t.Errorf("README.md says %s; README.zh-CN.md does not", fact)
 	}
 }
