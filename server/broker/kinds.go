@@ -2,7 +2,8 @@ package broker
 
 import "warren/engine"
 
-// KindSet is a set of event kinds.
+// KindSet is a set of event kinds: a bit for each of the 256 values an
+// engine.EventKind (a uint8) can take, so no kind falls outside it.
 type KindSet [4]uint64
 
 // KindsOf returns the set of ks.
