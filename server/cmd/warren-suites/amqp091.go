@@ -5,7 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
+
 	"io/fs"
 	"os"
 	"os/exec"
@@ -16,43 +16,65 @@ import (
 
 // runAMQP091 runs amqp091-go's own integration tests (`go test -tags
 // integration`, the tests the client's maintainers run against RabbitMQ)
-// from a writable copy of the module as the Go module proxy serves it.
-// Tests that need rabbitmqctl skip themselves (RABBITMQ_RABBITMQCTL_PATH
-// is not set); the ones that use the management API find it on
-// localhost:15672.
-func runAMQP091(o *options, stdout, stderr io.Writer) (r suiteResult) {
+// from the test binary prepareAMQP091 built. Tests that need rabbitmqctl
+// skip themselves (RABBITMQ_RABBITMQCTL_PATH is not set); the ones that
+// use the management API find it on localhost:15672.
+func runAMQP091(o *options, suite *amqp091Suite) (r suiteResult) {
 	r = suiteResult{name: "amqp091-go " + o.amqp091Version + " integration"}
 	start := time.Now()
 	defer func() { r.elapsed = time.Since(start) }()
-	dir, err := moduleDir("github.com/rabbitmq/amqp091-go@" + o.amqp091Version)
-	if err != nil {
-		r.err = err
-		return r
-	}
-	work, err := os.MkdirTemp("", "warren-suites-amqp091-")
-	if err != nil {
-		r.err = err
-		return r
-	}
-	defer os.RemoveAll(work)
-	if err := copyWritable(dir, work); err != nil {
-		r.err = err
-		return r
-	}
-	args := []string{"test", "-tags", "integration", "-count=1", "-v", "-timeout", o.suiteTimeout.String()}
+	args := []string{"-test.count=1", "-test.v", "-test.timeout", o.suiteTimeout.String()}
 	if o.run != "" {
-		args = append(args, "-run", o.run)
+		args = append(args, "-test.run", o.run)
 	}
-	args = append(args, ".")
-	cmd := exec.Command("go", args...)
-	cmd.Dir = work
+	cmd := exec.Command(suite.binary(), args...)
+	cmd.Dir = suite.dir
 	cmd.Env = append(os.Environ(), "AMQP_URL=amqp://guest:guest@localhost:5672/")
 	out, _ := cmd.CombinedOutput() // a failing test is a non-zero exit; the output says which
 	parseGoTest(out, &r)
 	if r.passed == 0 && len(r.failed) == 0 {
-		r.err = fmt.Errorf("go test ran no tests: %s", tail(out, 2000))
+		r.err = fmt.Errorf("the amqp091-go tests ran none: %s", tail(out, 2000))
 	}
 	return r
+}
+
+// amqp091Suite is a writable copy of amqp091-go's module with its
+// integration tests compiled in it (amqp091.test), so that they can run
+// where there is no network: inside the private network namespace.
+type amqp091Suite struct{ dir string }
+
+func (s *amqp091Suite) binary() string { return filepath.Join(s.dir, "amqp091.test") }
+
+// remove deletes the copy.
+func (s *amqp091Suite) remove() { os.RemoveAll(s.dir) }
+
+// prepareAMQP091 copies the module as the Go module proxy serves it and
+// compiles its integration tests there (go test -c), while the network is
+// still at hand: the tests import modules of their own that the main
+// module does not (go.uber.org/goleak), and on a fresh module cache the go
+// command would have to download them inside the namespace, where it
+// cannot.
+func prepareAMQP091(version string) (*amqp091Suite, error) {
+	dir, err := moduleDir("github.com/rabbitmq/amqp091-go@" + version)
+	if err != nil {
+		return nil, err
+	}
+	work, err := os.MkdirTemp("", "warren-suites-amqp091-")
+	if err != nil {
+		return nil, err
+	}
+	s := &amqp091Suite{dir: work}
+	if err := copyWritable(dir, work); err != nil {
+		s.remove()
+		return nil, err
+	}
+	cmd := exec.Command("go", "test", "-c", "-tags", "integration", "-o", s.binary(), ".")
+	cmd.Dir = work
+	if out, err := cmd.CombinedOutput(); err != nil {
+		s.remove()
+		return nil, fmt.Errorf("compiling amqp091-go's integration tests: %v: %s", err, tail(out, 2000))
+	}
+	return s, nil
 }
 
 // parseGoTest counts go test -v's top-level results; a panic that ended

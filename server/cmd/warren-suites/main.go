@@ -44,6 +44,7 @@ type options struct {
 	suiteTimeout    time.Duration
 	tutorialTimeout time.Duration
 	inNetns         bool
+	amqp091Dir      string
 }
 
 // run is main with its outputs passed in. It returns the exit status: 0
@@ -61,6 +62,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&o.suiteTimeout, "suite-timeout", 10*time.Minute, "go test -timeout for the amqp091-go suite")
 	fs.DurationVar(&o.tutorialTimeout, "tutorial-timeout", 20*time.Second, "how long one tutorial may take")
 	fs.BoolVar(&o.inNetns, "in-netns", false, "internal: already inside the private network namespace")
+	fs.StringVar(&o.amqp091Dir, "amqp091-dir", "", "internal: the copy of amqp091-go whose integration tests are compiled (made before entering the namespace)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -70,7 +72,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	switch o.target {
 	case "rabbitmq":
-		return runSuites(&o, stdout, stderr)
+		return withAMQP091(&o, stderr, func() int { return runSuites(&o, stdout, stderr) })
 	case "warren":
 		if o.warrenBin == "" {
 			fmt.Fprintln(stderr, "warren-suites: --warren-bin is required with --target warren")
@@ -79,10 +81,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if o.inNetns {
 			return runInNetns(&o, stdout, stderr)
 		}
-		return reexecInNetns(args, stdout, stderr)
+		return withAMQP091(&o, stderr, func() int {
+			return reexecInNetns(append(args, "--amqp091-dir", o.amqp091Dir), stdout, stderr)
+		})
 	}
 	fmt.Fprintf(stderr, "warren-suites: --target must be warren or rabbitmq, not %q\n", o.target)
 	return 2
+}
+
+// withAMQP091 runs fn with amqp091-go's integration tests compiled in
+// o.amqp091Dir (unless that suite is not to run, or the directory was
+// given), and removes them after.
+func withAMQP091(o *options, stderr io.Writer, fn func() int) int {
+	if o.only == "tutorials" || o.amqp091Dir != "" {
+		return fn()
+	}
+	suite, err := prepareAMQP091(o.amqp091Version)
+	if err != nil {
+		fmt.Fprintf(stderr, "warren-suites: %v\n", err)
+		return 2
+	}
+	defer suite.remove()
+	o.amqp091Dir = suite.dir
+	return fn()
 }
 
 // reexecInNetns runs this command again under `unshare -n`, with paths made
@@ -157,7 +178,7 @@ func runInNetns(o *options, stdout, stderr io.Writer) int {
 func runSuites(o *options, stdout, stderr io.Writer) int {
 	var results []suiteResult
 	if o.only == "" || o.only == "amqp091" {
-		results = append(results, runAMQP091(o, stdout, stderr))
+		results = append(results, runAMQP091(o, &amqp091Suite{dir: o.amqp091Dir}))
 	}
 	if o.only == "" || o.only == "tutorials" {
 		results = append(results, runTutorials(o, stdout, stderr))
