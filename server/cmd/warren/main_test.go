@@ -81,6 +81,10 @@ func TestUsage(t *testing.T) {
 		{[]string{"console", "--clock=lunar"}, 2, "--clock must be stepped or real"},
 		{[]string{"serve", "--clock=lunar"}, 2, `--clock: unknown clock mode "lunar" (use live, paused or manual)`},
 		{[]string{"console", "extra"}, 2, "unexpected argument"},
+		// RabbitMQ refuses a max_message_size above 512 MiB, and 0 would
+		// mean the default, not "nothing": both are usage errors.
+		{[]string{"serve", "--max-message-size=0"}, 2, "--max-message-size must be 1..536870912"},
+		{[]string{"serve", "--max-message-size=536870913"}, 2, "--max-message-size must be 1..536870912"},
 	} {
 		code, _, errOut := warren(t, "", tc.args...)
 		if code != tc.code || !strings.Contains(errOut, tc.want) {

@@ -35,7 +35,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	maxConns := fs.Int("max-connections", 10000, "most connections, each counted from accept whether logged in or not (RabbitMQ's connection_max); a connection.open that finds more gets 530 NOT_ALLOWED")
 	channelMax := fs.Uint("channel-max", 2047, "channel_max proposed in connection.tune; past it channel.open gets 530")
 	frameMax := fs.Uint("frame-max", 131072, "frame_max proposed in connection.tune; larger frames get 501 FRAME_ERROR")
-	maxMsg := fs.Uint64("max-message-size", 16<<20, "largest message body; larger ones get 406 PRECONDITION_FAILED")
+	maxMsg := fs.Uint64("max-message-size", 16<<20, "largest message body in bytes, 1..536870912 (512 MiB, RabbitMQ's ceiling); larger ones get 406 PRECONDITION_FAILED. The default is RabbitMQ 4.x's 16 MiB; 134217728 (128 MiB) matches RabbitMQ 3.x")
 	maxQueues := fs.Int("max-queues", 0, "most queues per vhost (0: unlimited); past it queue.declare gets 406")
 	maxMsgs := fs.Int64("max-messages", 0, "most ready messages per vhost (0: unlimited); past it basic.publish gets 406")
 	dataDir := fs.String("data", defaultDataDir(), "directory that keeps the broker's state across restarts (durable exchanges, queues, bindings, policies, vhosts, users, persistent messages); '' keeps everything in memory")
@@ -60,6 +60,10 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	if *channelMax == 0 || *channelMax > 65535 || *frameMax < 4096 || *frameMax > 1<<31 {
 		fmt.Fprintln(stderr, "warren serve: --channel-max must be 1..65535 and --frame-max 4096..2147483648")
+		return 2
+	}
+	if *maxMsg < 1 || *maxMsg > maxMessageSizeCeiling {
+		fmt.Fprintf(stderr, "warren serve: --max-message-size must be 1..%d bytes (512 MiB, RabbitMQ's ceiling) 消息大小上限必须在 1 到 %[1]d 字节之间\n", maxMessageSizeCeiling)
 		return 2
 	}
 	clock, err := broker.ParseClockMode(*clockFlag)
@@ -134,6 +138,10 @@ func defaultDataDir() string {
 	}
 	return "warren-data"
 }
+
+// maxMessageSizeCeiling is the largest --max-message-size: RabbitMQ refuses
+// a max_message_size above 512 MiB.
+const maxMessageSizeCeiling = 512 << 20
 
 // recordLimit is the largest command record the data directory accepts:
 // room for the largest message a client may publish, with its properties
