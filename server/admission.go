@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/netip"
 	"sync"
+	"time"
 
 	"warren/server/addrlimit"
 )
@@ -60,6 +61,43 @@ func refuse(nc net.Conn) {
 	nc.Close()
 }
 
+// refusalNoteEvery is how often at most the log says that sockets were
+// refused: an operator learns of a flood without the log becoming one.
+const refusalNoteEvery = 10 * time.Second
+
+// refusals counts the sockets refused over one kind of bound and notes
+// them in the server's log (Options.Log), at most once every
+// refusalNoteEvery, with how many since the last note and where the last
+// came from.
+type refusals struct {
+	what, whatZh string // what was refused, in English and in Chinese
+	flag         string // the flags that set the bounds
+	log          func(format string, args ...any)
+
+	mu     sync.Mutex
+	n      int
+	noted  time.Time
+	latest string
+}
+
+func (r *refusals) note(peer net.Addr) {
+	if r.log == nil {
+		return
+	}
+	r.mu.Lock()
+	r.n++
+	r.latest = peer.String()
+	if time.Since(r.noted) < refusalNoteEvery {
+		r.mu.Unlock()
+		return
+	}
+	n, latest := r.n, r.latest
+	r.n, r.noted = 0, time.Now()
+	r.mu.Unlock()
+	r.log("refused %d %s over %s, the latest from %s 已拒绝 %d 个超出 %s 的%s，最近一个来自 %s",
+		n, r.what, r.flag, latest, n, r.flag, r.whatZh, latest)
+}
+
 // preLoginWebSocket takes an AMQP-over-WebSocket request's place before
 // login, or answers 429 and reports false.
 func (s *Server) preLoginWebSocket(w http.ResponseWriter, r *http.Request) (*addrlimit.Claim, bool) {
@@ -69,6 +107,7 @@ func (s *Server) preLoginWebSocket(w http.ResponseWriter, r *http.Request) (*add
 	}
 	claim, ok := s.preLogin.Take(peer)
 	if !ok {
+		s.preLoginRefused.note(peer)
 		http.Error(w, "too many AMQP connections before login from your address 来自你的地址的未登录 AMQP 连接过多", http.StatusTooManyRequests)
 	}
 	return claim, ok
@@ -86,13 +125,15 @@ func (a stringAddr) String() string  { return string(a) }
 // as an AMQP connection (preLogin, then --max-connections) or as a
 // shared session's participant.
 type httpConns struct {
-	lim    *addrlimit.Limiter
-	mu     sync.Mutex
-	claims map[net.Conn]*addrlimit.Claim
+	lim     *addrlimit.Limiter
+	refused *refusals
+	mu      sync.Mutex
+	claims  map[net.Conn]*addrlimit.Claim
 }
 
-func newHTTPConns(limits addrlimit.Limits) *httpConns {
-	return &httpConns{lim: addrlimit.New(limits), claims: map[net.Conn]*addrlimit.Claim{}}
+func newHTTPConns(limits addrlimit.Limits, log func(string, ...any)) *httpConns {
+	return &httpConns{lim: addrlimit.New(limits), claims: map[net.Conn]*addrlimit.Claim{},
+		refused: &refusals{what: "HTTP connections", whatZh: "HTTP 连接", flag: "--max-http-connections-per-address/--max-http-connections", log: log}}
 }
 
 // connState is the http.Server's ConnState.
@@ -101,6 +142,7 @@ func (h *httpConns) connState(nc net.Conn, state http.ConnState) {
 	case http.StateNew:
 		claim, ok := h.lim.Take(nc.RemoteAddr())
 		if !ok {
+			h.refused.note(nc.RemoteAddr())
 			refuse(nc)
 			return
 		}

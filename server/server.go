@@ -76,8 +76,9 @@ type Server struct {
 	httpLn   net.Listener
 	// preLogin counts the AMQP connections before login; httpConns the
 	// HTTP listener's (admission.go).
-	preLogin  *addrlimit.Limiter
-	httpConns *httpConns
+	preLogin        *addrlimit.Limiter
+	preLoginRefused *refusals
+	httpConns       *httpConns
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -96,8 +97,9 @@ func Start(opts Options) (*Server, error) {
 		opts.OriginPatterns = []string{"127.0.0.1:*", "localhost:*"}
 	}
 	s := &Server{opts: opts,
-		preLogin:  addrlimit.New(defaultLimits(opts.PreLogin, DefaultPreLoginPerAddress, DefaultPreLoginTotal)),
-		httpConns: newHTTPConns(defaultLimits(opts.HTTPConns, DefaultHTTPConnsPerAddress, DefaultHTTPConnsTotal))}
+		preLogin:        addrlimit.New(defaultLimits(opts.PreLogin, DefaultPreLoginPerAddress, DefaultPreLoginTotal)),
+		preLoginRefused: &refusals{what: "AMQP connections before login", whatZh: "登录前 AMQP 连接", flag: "--max-prelogin-per-address/--max-prelogin", log: opts.Log},
+		httpConns:       newHTTPConns(defaultLimits(opts.HTTPConns, DefaultHTTPConnsPerAddress, DefaultHTTPConnsTotal), opts.Log)}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	fresh := true
 	if opts.DataDir == "" {
@@ -216,6 +218,7 @@ func (s *Server) acceptAMQP() {
 		}
 		claim, ok := s.preLogin.Take(nc.RemoteAddr())
 		if !ok {
+			s.preLoginRefused.note(nc.RemoteAddr())
 			refuse(nc) // admission.go says why without a word
 			continue
 		}
