@@ -20,7 +20,10 @@ const floodSockets = 10500
 // TestPreLoginFloodFromOneAddress: 10,500 sockets from 127.0.0.2 that each
 // send "AMQ" and nothing more, and then a flood that keeps reconnecting,
 // do not keep a client from 127.0.0.1 out of a `warren serve` with the
-// default flags: it logs in, declares, publishes and gets its message.
+// default flags: it logs in while the sockets are held (the log compares
+// how long that took with a login before the flood; here both take about
+// a millisecond), and again while 127.0.0.2 reconnects, and then
+// declares, publishes and gets its message.
 // Before the per-address bound the half-open sockets filled
 // --max-connections and the login was refused with 530 NOT_ALLOWED -
 // connection refused: node connection limit (10000) is reached. RabbitMQ
@@ -42,6 +45,15 @@ func TestPreLoginFloodFromOneAddress(t *testing.T) {
 	} else {
 		nc.Close()
 	}
+
+	// A login before the flood, for the log's comparison.
+	began := time.Now()
+	quiet, err := amqp.Dial("amqp://guest:guest@" + p.amqpAddr + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	quietTook := time.Since(began)
+	quiet.Close()
 
 	// The half-open sockets, held open on the client's side to the end.
 	var mu sync.Mutex
@@ -78,7 +90,22 @@ func TestPreLoginFloodFromOneAddress(t *testing.T) {
 		t.Fatalf("only %d of %d sockets from 127.0.0.2 connected in %d attempts", len(held), floodSockets, attempts.Load())
 	}
 
-	// The attacker keeps reconnecting while the client logs in.
+	// A login while the sockets are held. A loose bound, far above the
+	// milliseconds a login takes here (as long as before the flood, on
+	// the test machines): the outcome that matters is that it completes.
+	began = time.Now()
+	held1, err := amqp.Dial("amqp://guest:guest@" + p.amqpAddr + "/")
+	heldTook := time.Since(began)
+	if err != nil {
+		t.Fatalf("login from 127.0.0.1 while %d sockets from 127.0.0.2 are held: %v", len(held), err)
+	}
+	held1.Close()
+	if heldTook > 2*time.Second {
+		t.Errorf("the login took %v, want well under 2 s", heldTook)
+	}
+
+	// A login while the attacker also reconnects as fast as it can: it
+	// competes for the same cores, so only its outcome is asserted.
 	stop := make(chan struct{})
 	var reconnects atomic.Int64
 	for range 8 {
@@ -99,21 +126,17 @@ func TestPreLoginFloodFromOneAddress(t *testing.T) {
 			}
 		}()
 	}
-	began := time.Now()
+	began = time.Now()
 	c, err := amqp.Dial("amqp://guest:guest@" + p.amqpAddr + "/")
-	loginTook := time.Since(began)
+	floodTook := time.Since(began)
 	close(stop)
 	wg.Wait()
 	if err != nil {
-		t.Fatalf("login from 127.0.0.1 during a flood of %d sockets from 127.0.0.2: %v", len(held), err)
+		t.Fatalf("login from 127.0.0.1 while 127.0.0.2 holds %d sockets and reconnects: %v", len(held), err)
 	}
 	defer c.Close()
-	t.Logf("%d half-open sockets from 127.0.0.2 in %d connects (%d reconnects meanwhile); the login from 127.0.0.1 took %v", len(held), attempts.Load(), reconnects.Load(), loginTook)
-	// A loose bound, far above the milliseconds a login takes here: the
-	// outcome that matters is that it completes at all.
-	if loginTook > 2*time.Second {
-		t.Errorf("the login took %v, want well under 2 s", loginTook)
-	}
+	t.Logf("%d half-open sockets from 127.0.0.2 in %d connects; a login from 127.0.0.1 took %v before the flood, %v while the sockets were held, %v while 127.0.0.2 also reconnected (%d times)",
+		len(held), attempts.Load(), quietTook, heldTook, floodTook, reconnects.Load())
 
 	ch, err := c.Channel()
 	if err != nil {
