@@ -123,18 +123,19 @@ func TestPreLoginBoundPerAddress(t *testing.T) {
 }
 
 // TestHTTPConnectionsBoundPerAddress: the HTTP connections one source
-// address holds — idle keep-alive ones included — are bounded; over the
+// address holds — idle keep-alive ones and ones whose headers are still
+// coming included (ReadHeaderTimeout ends those) — are bounded; over the
 // bound a connection is reset at once, before a request is read, while
 // another address is served. A WebSocket gives its HTTP place back once
 // upgraded.
 func TestHTTPConnectionsBoundPerAddress(t *testing.T) {
 	srv := startServerWith(t, server.Options{HTTPConns: addrlimit.Limits{PerAddress: 2}})
-	var idle []net.Conn
-	for range 2 {
-		nc := dialFrom127002(t, srv.HTTPAddr())
-		httpGet(t, nc) // answered, then kept alive and idle
-		idle = append(idle, nc)
-	}
+	idle := dialFrom127002(t, srv.HTTPAddr())
+	httpGet(t, idle) // answered, then kept alive and idle
+	slow := dialFrom127002(t, srv.HTTPAddr())
+	slow.Write([]byte("GET /api/overview HTTP/1.1\r\n")) // headers still coming
+	src := idle.LocalAddr()
+	waitFor(t, "the slow request's place", func() bool { held, _ := srv.HTTPHeld(src); return held == 2 })
 	expectDropped(t, srv.HTTPAddr(), []byte("GET /api/overview HTTP/1.1\r\nHost: warren\r\n\r\n"), "third HTTP connection from 127.0.0.2")
 
 	resp, err := http.Get("http://" + srv.HTTPAddr() + "/api/overview")
@@ -145,8 +146,7 @@ func TestHTTPConnectionsBoundPerAddress(t *testing.T) {
 
 	// One idle connection goes; a WebSocket takes its place only for the
 	// upgrade, so a request still finds one free while it is open.
-	src := idle[1].LocalAddr()
-	idle[0].Close()
+	slow.Close()
 	waitFor(t, "the closed connection's place", func() bool { held, _ := srv.HTTPHeld(src); return held == 1 })
 	ws, _, err := webSocketFrom(srv, from127002)
 	if err != nil {
