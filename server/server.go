@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"warren/engine"
+	"warren/server/addrlimit"
 	"warren/server/auth"
 	"warren/server/broker"
 	"warren/server/conn"
@@ -31,6 +32,15 @@ type Options struct {
 	UsersFile string
 	Engine    engine.Config
 	Conn      conn.Config
+	// PreLogin bounds the AMQP connections (over TCP and WebSocket
+	// together) that have not logged in yet, per source address and in
+	// total (admission.go); zero fields take DefaultPreLoginPerAddress
+	// and DefaultPreLoginTotal.
+	PreLogin addrlimit.Limits
+	// HTTPConns bounds the HTTP listener's connections per source
+	// address and in total (admission.go); zero fields take
+	// DefaultHTTPConnsPerAddress and DefaultHTTPConnsTotal.
+	HTTPConns addrlimit.Limits
 	// OriginPatterns are the browser origins allowed to open the AMQP
 	// WebSocket and the shared sessions' WebSocket (coder/websocket checks the Origin header).
 	OriginPatterns []string
@@ -64,6 +74,11 @@ type Server struct {
 	amqpLn   net.Listener
 	http     *http.Server
 	httpLn   net.Listener
+	// preLogin counts the AMQP connections before login; httpConns the
+	// HTTP listener's (admission.go).
+	preLogin        *addrlimit.Limiter
+	preLoginRefused *refusals
+	httpConns       *httpConns
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -81,7 +96,10 @@ func Start(opts Options) (*Server, error) {
 	if len(opts.OriginPatterns) == 0 {
 		opts.OriginPatterns = []string{"127.0.0.1:*", "localhost:*"}
 	}
-	s := &Server{opts: opts}
+	s := &Server{opts: opts,
+		preLogin:        addrlimit.New(defaultLimits(opts.PreLogin, DefaultPreLoginPerAddress, DefaultPreLoginTotal)),
+		preLoginRefused: &refusals{what: "AMQP connections before login", whatZh: "登录前 AMQP 连接", flag: "--max-prelogin-per-address/--max-prelogin", log: opts.Log},
+		httpConns:       newHTTPConns(defaultLimits(opts.HTTPConns, DefaultHTTPConnsPerAddress, DefaultHTTPConnsTotal), opts.Log)}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	fresh := true
 	if opts.DataDir == "" {
@@ -135,7 +153,12 @@ func Start(opts Options) (*Server, error) {
 	mux.Handle("/api/sessions/", s.sessions)
 	mux.Handle("/ws/sessions/", s.sessions)
 	mux.Handle("/", web.Handler()) // the home page, /playground and /static/
-	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	// Slow headers are bounded by ReadHeaderTimeout and idle keep-alive
+	// connections by IdleTimeout (cowboy's idle_timeout, which RabbitMQ's
+	// management listener keeps at its default of 60 s); how many
+	// connections one address holds at all, by httpConns.
+	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 60 * time.Second,
+		ConnState: s.httpConns.connState}
 	s.wg.Add(2)
 	go func() {
 		defer s.wg.Done()
@@ -193,26 +216,45 @@ func (s *Server) acceptAMQP() {
 		if err != nil {
 			return
 		}
+		claim, ok := s.preLogin.Take(nc.RemoteAddr())
+		if !ok {
+			s.preLoginRefused.note(nc.RemoteAddr())
+			refuse(nc) // admission.go says why without a word
+			continue
+		}
 		if tc, ok := nc.(*net.TCPConn); ok {
 			tc.SetNoDelay(true)
 		}
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			conn.Serve(s.ctx, conn.TCP(nc), &s.opts.Conn)
+			conn.ServeAdmitted(s.ctx, conn.TCP(nc), &s.opts.Conn, claim)
 		}()
 	}
 }
 
 func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
+	claim, ok := s.preLoginWebSocket(w, r)
+	if !ok {
+		return
+	}
 	t, err := conn.WebSocket(w, r, s.opts.OriginPatterns)
 	if err != nil {
+		claim.Release()
 		return // Accept has answered the request
 	}
 	s.wg.Add(1)
 	defer s.wg.Done()
-	conn.Serve(s.ctx, t, &s.opts.Conn)
+	conn.ServeAdmitted(s.ctx, t, &s.opts.Conn, claim)
 }
+
+// PreLoginHeld reports how many AMQP connections before login the source
+// address of peer holds, and how many all addresses hold (for tests).
+func (s *Server) PreLoginHeld(peer net.Addr) (address, total int) { return s.preLogin.Held(peer) }
+
+// HTTPHeld reports how many HTTP connections the source address of peer
+// holds, and how many all addresses hold (for tests).
+func (s *Server) HTTPHeld(peer net.Addr) (address, total int) { return s.httpConns.lim.Held(peer) }
 
 // Sessions exposes the shared sessions (for tests).
 func (s *Server) Sessions() *sessions.Manager { return s.sessions }

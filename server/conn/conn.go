@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,15 +34,25 @@ type Config struct {
 	// connection's deliveries are paused (back-pressure); it resumes below
 	// a quarter of it.
 	OutboxHighWater int
-	// HandshakeTimeout bounds the time from the socket opening to
-	// connection.open.
+	// HandshakeTimeout is RabbitMQ's handshake_timeout (default 10 s):
+	// the time from the socket opening to connection.open. A connection
+	// that has not opened by then is dropped, whatever stage it reached,
+	// with nothing sent (observed, RabbitMQ 3.10.8: after nothing, part
+	// of the protocol header, the header, start-ok or tune-ok, the
+	// socket is reset 10.00 s after it opened, no connection.close).
 	HandshakeTimeout time.Duration
 	Product, Version string
-	// MaxConnections is RabbitMQ's connection_max (0: unlimited). Every
-	// connection counts from the moment its socket is accepted, logged in
-	// or not, as RabbitMQ counts its listener's active connections; a
-	// connection.open that finds more than MaxConnections is refused with
-	// 530 NOT_ALLOWED.
+	// MaxConnections is RabbitMQ's connection_max (0: unlimited): the
+	// most connections that have logged in and opened. A connection.open
+	// that would pass it is refused with 530 NOT_ALLOWED, "connection
+	// refused: node connection limit (N) is reached", as RabbitMQ 3.11 and
+	// later check it. RabbitMQ 3.10.8 gives the limit to its listener
+	// (tcp_listener_sup hands connection_max to ranch as max_connections),
+	// which counts every accepted socket and stops accepting at the limit,
+	// so that half-open sockets lock every client out. Warren counts only
+	// connections past connection.open: sockets before login have bounds
+	// of their own, per source address and in total (server/addrlimit,
+	// taken where the server accepts them), and cannot use this budget up.
 	MaxConnections int
 	// Alarm, if set, blocks publishers while queued messages use too much
 	// memory. The server registers it as a broker observer.
@@ -52,8 +63,8 @@ type Config struct {
 
 // shared is the state every connection of a server shares.
 type shared struct {
-	home  *Home        // the server's own broker's
-	conns atomic.Int64 // connections being served, logged in or not
+	home   *Home        // the server's own broker's
+	opened atomic.Int64 // connections past connection.open (MaxConnections)
 }
 
 // Defaults fills unset fields with RabbitMQ's defaults.
@@ -181,6 +192,12 @@ type conn struct {
 	// acks (acks.go).
 	ackPace ackPacer
 
+	// admission is the connection's place among those not logged in
+	// yet, given back at connection.open (handshake.go) or at the end;
+	// counted says the connection holds one of MaxConnections' places.
+	admission Admission
+	counted   bool
+
 	closeOnce sync.Once
 	done      chan struct{}
 	// writerGone closes when the writer has stopped: after the
@@ -191,13 +208,24 @@ type conn struct {
 }
 
 // Serve runs one connection until it ends. It closes t.
-func Serve(ctx context.Context, t Transport, cfg *Config) {
+func Serve(ctx context.Context, t Transport, cfg *Config) { ServeAdmitted(ctx, t, cfg, nil) }
+
+// Admission is a connection's place among the connections that have not
+// logged in yet, which the server took when it accepted the socket
+// (server/addrlimit's Claim). Release gives it back; it is called once
+// the connection has opened, and again when the connection ends, so a
+// second call must do nothing.
+type Admission interface{ Release() }
+
+// ServeAdmitted is Serve for a connection holding admission (nil: none),
+// which it gives back when connection.open succeeds or the connection
+// ends before that.
+func ServeAdmitted(ctx context.Context, t Transport, cfg *Config, admission Admission) {
 	c := &conn{cfg: cfg, t: t, home: cfg.shared.home, b: cfg.Broker, out: newOutbox(), replyChans: map[uint16]bool{}, done: make(chan struct{}), hbStart: make(chan uint16, 1),
-		frameMax: cfg.FrameMax, channelMax: cfg.ChannelMax, closeWait: closeWaitBeforeTune}
+		frameMax: cfg.FrameMax, channelMax: cfg.ChannelMax, closeWait: closeWaitBeforeTune, admission: admission}
 	c.releaseHeld = c.releaseHeldItem
 	c.ackPace, _ = t.(ackPacer)
-	cfg.shared.conns.Add(1)
-	defer cfg.shared.conns.Add(-1)
+	defer c.leave()
 	defer c.shutdown()
 	c.writerGone = make(chan struct{})
 	go func() {
@@ -214,6 +242,10 @@ func Serve(ctx context.Context, t Transport, cfg *Config) {
 	err := c.run()
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
 		_ = err // the peer went away or broke the protocol; nothing to report to
+	}
+	if !c.r.open && errors.Is(err, os.ErrDeadlineExceeded) {
+		// The handshake timeout: RabbitMQ resets the socket.
+		resetOnClose(c.t)
 	}
 	c.out.close()
 	<-c.writerGone
@@ -257,6 +289,23 @@ func (c *conn) watchHome() {
 		case <-c.done:
 		}
 	}()
+}
+
+// leave gives back the connection's places: its admission, if the
+// handshake did not finish, and its place under MaxConnections.
+func (c *conn) leave() {
+	if c.admission != nil {
+		c.admission.Release()
+	}
+	c.uncount()
+}
+
+// uncount gives back the connection's place under MaxConnections.
+func (c *conn) uncount() {
+	if c.counted {
+		c.counted = false
+		c.cfg.shared.opened.Add(-1)
+	}
 }
 
 func (c *conn) shutdown() {

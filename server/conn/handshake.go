@@ -124,13 +124,17 @@ func (c *conn) handshake(cmd command) (bool, error) {
 		if c.user == "" {
 			return c.notLoggedIn(engine.Method{Class: 10, ID: 40})
 		}
-		// rabbit_reader's is_over_node_connection_limit, checked before
-		// vhost access: the count includes this connection and every
-		// other accepted socket, logged in or not.
-		if max := c.cfg.MaxConnections; max > 0 && c.cfg.shared.conns.Load() > int64(max) {
-			return c.handshakeError(engine.NotAllowed, "NOT_ALLOWED - connection refused: node connection limit ("+itoa(max)+") is reached", engine.Method{Class: 10, ID: 40})
+		// The node connection limit, checked before vhost access as
+		// RabbitMQ 3.11's rabbit_reader does, with its text. The count
+		// is of connections past connection.open, this one included
+		// (see Config.MaxConnections).
+		c.counted = true
+		if n := c.cfg.shared.opened.Add(1); c.cfg.MaxConnections > 0 && n > int64(c.cfg.MaxConnections) {
+			c.uncount()
+			return c.handshakeError(engine.NotAllowed, "NOT_ALLOWED - connection refused: node connection limit ("+itoa(c.cfg.MaxConnections)+") is reached", engine.Method{Class: 10, ID: 40})
 		}
 		if c.home == c.cfg.shared.home && !c.cfg.Users.CanAccessVhost(c.user, m.VirtualHost) {
+			c.uncount()
 			return c.handshakeError(engine.NotAllowed, "NOT_ALLOWED - access to vhost '"+m.VirtualHost+"' refused for user '"+c.user+"'", engine.Method{Class: 10, ID: 40})
 		}
 		var openErr error
@@ -156,6 +160,7 @@ func (c *conn) handshake(cmd command) (bool, error) {
 			return true, doErr // the broker (a shared session) has ended
 		}
 		if openErr != nil {
+			c.uncount()
 			var ee *engine.Error
 			if errorsAs(openErr, &ee) {
 				return c.handshakeError(ee.Code, ee.Text, ee.Method)
@@ -163,6 +168,11 @@ func (c *conn) handshake(cmd command) (bool, error) {
 			return true, openErr
 		}
 		c.r.opened()
+		if c.admission != nil {
+			// Logged in and open: no longer one of the connections
+			// before login, whose bounds are the server's.
+			c.admission.Release()
+		}
 		c.b.Attach(c.id, sink{c})
 		c.watchHome()
 		c.out.push(outItem{method: &amqp.ConnectionOpenOk{}})

@@ -3,6 +3,7 @@ package conn
 import (
 	"testing"
 	gosynctest "testing/synctest"
+	"time"
 
 	"warren/server/amqp"
 	"warren/server/broker"
@@ -71,17 +72,25 @@ func TestTuneBeforeLoginRefused(t *testing.T) {
 	}
 }
 
-// TestConnectionLimitCountsUnauthenticated: like RabbitMQ's connection_max,
-// the limit counts every accepted socket, logged in or not; the
-// connection.open that finds the count past it is refused, and the slot
-// frees when the anonymous socket goes.
-func TestConnectionLimitCountsUnauthenticated(t *testing.T) {
+// TestConnectionLimitCountsLoggedIn: MaxConnections is RabbitMQ's
+// connection_max for connections that have logged in and opened; a
+// connection.open past it gets 530 with the text of RabbitMQ 3.11 and
+// later, which check it at connection.open. (RabbitMQ 3.10.8 hands
+// connection_max to its listener, ranch, as max_connections: it counts
+// every accepted socket and stops accepting at the limit, so sockets that
+// never log in lock everyone out; Warren bounds those apart, in
+// server/addrlimit.) A socket that has not logged in takes no place, and
+// a place frees when its connection goes.
+func TestConnectionLimitCountsLoggedIn(t *testing.T) {
 	synctest(t, func(t *testing.T, b *broker.Broker) {
 		cfg := Config{MaxConnections: 1}
 		cfg.Defaults() // share one counter between the connections
 		anon := startPipe(t, b, cfg)
 		anon.send(amqp.ProtocolHeader[:])
 		anon.expect(&amqp.ConnectionStart{})
+
+		first := startPipe(t, b, cfg)
+		first.handshake(0) // the anonymous socket left it the place
 
 		refused := startPipe(t, b, cfg)
 		refused.send(amqp.ProtocolHeader[:])
@@ -96,10 +105,66 @@ func TestConnectionLimitCountsUnauthenticated(t *testing.T) {
 			t.Fatalf("close %+v", cl)
 		}
 		refused.method(0, &amqp.ConnectionCloseOk{})
-		anon.nc.Close()
-		gosynctest.Wait() // both servers see their sockets end
+		first.nc.Close()
+		gosynctest.Wait() // the server sees the first connection end
 
 		c := startPipe(t, b, cfg)
 		c.handshake(0)
 	})
+}
+
+// TestHandshakeTimeout: a connection that has not completed
+// connection.open HandshakeTimeout after its socket opened is dropped with
+// nothing sent, whatever stage it reached. Observed, RabbitMQ 3.10.8
+// (handshake_timeout 10000): after nothing, after "AMQ", after the protocol
+// header (connection.start sent), after start-ok (connection.tune sent)
+// and after tune-ok, the socket was reset 10.00 s after it opened, with no
+// connection.close. Virtual time: the test does not wait.
+func TestHandshakeTimeout(t *testing.T) {
+	startOk := &amqp.ConnectionStartOk{Mechanism: "PLAIN", Response: "\x00guest\x00guest", Locale: "en_US"}
+	for _, tc := range []struct {
+		name    string
+		timeout time.Duration // 0: the default, RabbitMQ's 10 s
+		steps   func(c *client)
+	}{
+		{"nothing", 0, func(c *client) {}},
+		{"partial header", 0, func(c *client) { c.send([]byte("AMQ")) }},
+		{"header", 0, func(c *client) {
+			c.send(amqp.ProtocolHeader[:])
+			c.expect(&amqp.ConnectionStart{})
+		}},
+		{"start-ok", 0, func(c *client) {
+			c.send(amqp.ProtocolHeader[:])
+			c.expect(&amqp.ConnectionStart{})
+			c.method(0, startOk)
+			c.expect(&amqp.ConnectionTune{})
+		}},
+		{"tune-ok", 0, func(c *client) {
+			c.send(amqp.ProtocolHeader[:])
+			c.expect(&amqp.ConnectionStart{})
+			time.Sleep(4 * time.Second) // the time counts from the socket, not from a stage
+			c.method(0, startOk)
+			c.expect(&amqp.ConnectionTune{})
+			c.method(0, &amqp.ConnectionTuneOk{ChannelMax: 2047, FrameMax: 131072, Heartbeat: 5})
+		}},
+		{"--handshake-timeout 3s", 3 * time.Second, func(c *client) { c.send([]byte("AMQP")) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest(t, func(t *testing.T, b *broker.Broker) {
+				began := time.Now()
+				c := startPipe(t, b, Config{HandshakeTimeout: tc.timeout})
+				tc.steps(c)
+				if cmd, ok := c.recv(); ok {
+					t.Fatalf("got %v, want the connection dropped with nothing sent", cmd.Method)
+				}
+				want := tc.timeout
+				if want == 0 {
+					want = 10 * time.Second
+				}
+				if d := time.Since(began); d != want {
+					t.Fatalf("dropped after %v, want %v", d, want)
+				}
+			})
+		})
+	}
 }

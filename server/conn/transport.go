@@ -326,3 +326,14 @@ func (t *wsTransport) RemoteAddr() net.Addr { return t.remote }
 func (t *wsTransport) LocalAddr() net.Addr { return t.local }
 
 func (t *wsTransport) SetReadDeadline(d time.Time) error { return t.in.SetReadDeadline(d) }
+
+// resetOnClose makes closing a TCP transport reset the connection
+// (SO_LINGER 0) rather than end it in order: RabbitMQ's sockets linger 0,
+// and a socket dropped at the handshake timeout is reset.
+func resetOnClose(t Transport) {
+	if tt, ok := t.(*tcpTransport); ok {
+		if tc, ok := tt.Conn.(*net.TCPConn); ok {
+			tc.SetLinger(0)
+		}
+	}
+}

@@ -166,30 +166,49 @@ func TestWebSocketMessageBoundAfterLogin(t *testing.T) {
 	c.expectTooBig()
 }
 
-// TestWebSocketCountsAgainstMaxConnections: an anonymous WebSocket holds a
-// place under --max-connections from the moment it is accepted, as a TCP
-// socket does, and gives it back when it goes.
+// TestWebSocketCountsAgainstMaxConnections: WebSocket and TCP connections
+// share --max-connections once they have opened, and only then: an
+// anonymous WebSocket holds a place before login (server/addrlimit), not
+// one of --max-connections. A WebSocket connection.open past the limit
+// gets 530 with the text RabbitMQ 3.11 and later send (3.10.8 stops
+// accepting at connection_max instead, counting every socket), and the
+// place frees when the connection holding it goes.
 func TestWebSocketCountsAgainstMaxConnections(t *testing.T) {
 	srv := startServerWith(t, server.Options{Conn: conn.Config{MaxConnections: 1}})
 	anon := dialWebSocket(t, srv)
 	must(t, anon.send(wire.ProtocolHeader[:]))
-	anon.expect(&wire.ConnectionStart{}) // accepted and counted
-	if c, err := amqp.Dial("amqp://guest:guest@" + srv.AMQPAddr() + "/"); err == nil {
-		c.Close()
-		t.Fatal("connection.open succeeded past the limit while an anonymous socket was open")
-	} else if e, ok := err.(*amqp.Error); !ok || e.Code != 530 || e.Reason != "NOT_ALLOWED - connection refused: node connection limit (1) is reached" {
-		t.Fatalf("dial: %v, want 530 node connection limit", err)
+	anon.expect(&wire.ConnectionStart{}) // accepted, not logged in
+	tcp, err := amqp.Dial("amqp://guest:guest@" + srv.AMQPAddr() + "/")
+	if err != nil {
+		t.Fatalf("login while an anonymous WebSocket is open: %v", err)
 	}
-	anon.ws.CloseNow()
+	defer tcp.Close()
+
+	open := func(c *wsClient) wire.Command {
+		must(t, c.send(wire.ProtocolHeader[:]))
+		c.expect(&wire.ConnectionStart{})
+		must(t, c.send(c.method(0, &wire.ConnectionStartOk{Mechanism: "PLAIN", Response: "\x00guest\x00guest", Locale: "en_US"})))
+		c.expect(&wire.ConnectionTune{})
+		must(t, c.send(c.method(0, &wire.ConnectionTuneOk{ChannelMax: 2047, FrameMax: 131072})))
+		must(t, c.send(c.method(0, &wire.ConnectionOpen{VirtualHost: "/"})))
+		cmd, err := c.next()
+		if err != nil {
+			t.Fatalf("connection.open over WebSocket: %v", err)
+		}
+		return cmd
+	}
+	refused := open(dialWebSocket(t, srv))
+	if cl, ok := refused.Method.(*wire.ConnectionClose); !ok || cl.ReplyCode != 530 || cl.ReplyText != "NOT_ALLOWED - connection refused: node connection limit (1) is reached" {
+		t.Fatalf("WebSocket connection.open past the limit: %v, want 530 node connection limit", refused.Method)
+	}
+	tcp.Close()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		c, err := amqp.Dial("amqp://guest:guest@" + srv.AMQPAddr() + "/")
-		if err == nil {
-			c.Close()
+		if _, ok := open(dialWebSocket(t, srv)).Method.(*wire.ConnectionOpenOk); ok {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no connection after the anonymous socket closed: %v", err)
+			t.Fatal("no WebSocket connection after the TCP one closed")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

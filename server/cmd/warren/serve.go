@@ -13,6 +13,7 @@ import (
 
 	"warren/engine"
 	"warren/server"
+	"warren/server/addrlimit"
 	"warren/server/broker"
 	"warren/server/conn"
 	"warren/server/hub"
@@ -32,7 +33,12 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	httpAddr := fs.String("http", "127.0.0.1:8080", "address for HTTP: AMQP over WebSocket at /amqp, the management API at /api/")
 	usersFile := fs.String("users", "", "JSON file of users and permissions (RabbitMQ definitions shape); guest/guest exists by default, loopback only")
 	seed := fs.Uint64("seed", 0, "seed for server-chosen names (amq.gen-…)")
-	maxConns := fs.Int("max-connections", 10000, "most connections, each counted from accept whether logged in or not (RabbitMQ's connection_max); a connection.open that finds more gets 530 NOT_ALLOWED")
+	maxConns := fs.Int("max-connections", 10000, "most logged-in connections, each counted from its connection.open (RabbitMQ's connection_max); one more gets 530 NOT_ALLOWED. Sockets before login do not count here: see --max-prelogin")
+	preLoginPerAddr := fs.Int("max-prelogin-per-address", server.DefaultPreLoginPerAddress, "most AMQP connections (TCP and WebSocket together) one source address (an IPv6 /64) may hold before they have logged in and opened; past it a new socket is reset at once (a WebSocket gets HTTP 429)")
+	preLoginTotal := fs.Int("max-prelogin", server.DefaultPreLoginTotal, "most AMQP connections all addresses together may hold before they have logged in and opened; past it a new socket is reset at once (a WebSocket gets HTTP 429)")
+	handshakeTimeout := fs.Duration("handshake-timeout", 10*time.Second, "a connection that has not completed connection.open this long after its socket opened is reset, nothing sent, whatever stage it reached (RabbitMQ's handshake_timeout)")
+	httpPerAddr := fs.Int("max-http-connections-per-address", server.DefaultHTTPConnsPerAddress, "most HTTP connections one source address may hold (idle keep-alive ones included, which close after 60s; a WebSocket leaves the count once upgraded); past it a new one is reset at once")
+	httpTotal := fs.Int("max-http-connections", server.DefaultHTTPConnsTotal, "most HTTP connections all addresses together may hold; past it a new one is reset at once")
 	channelMax := fs.Uint("channel-max", 2047, "channel_max proposed in connection.tune; past it channel.open gets 530")
 	frameMax := fs.Uint("frame-max", 131072, "frame_max proposed in connection.tune; larger frames get 501 FRAME_ERROR")
 	maxMsg := fs.Uint64("max-message-size", 16<<20, "largest message body in bytes, 1..536870912 (512 MiB, RabbitMQ's ceiling); larger ones get 406 PRECONDITION_FAILED. The default is RabbitMQ 4.x's 16 MiB; 134217728 (128 MiB) matches RabbitMQ 3.x")
@@ -58,6 +64,10 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "warren serve: the --max-sessions and --session-* limits must be above 0 (--session-idle at least 1ms)")
 		return 2
 	}
+	if *preLoginPerAddr < 1 || *preLoginTotal < 1 || *httpPerAddr < 1 || *httpTotal < 1 || *handshakeTimeout < time.Millisecond {
+		fmt.Fprintln(stderr, "warren serve: --max-prelogin*, --max-http-connections* must be above 0 and --handshake-timeout at least 1ms")
+		return 2
+	}
 	if *channelMax == 0 || *channelMax > 65535 || *frameMax < 4096 || *frameMax > 1<<31 {
 		fmt.Fprintln(stderr, "warren serve: --channel-max must be 1..65535 and --frame-max 4096..2147483648")
 		return 2
@@ -73,8 +83,10 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "warren serve: "+format+"\n", args...) }
 	srv, err := server.Start(server.Options{AMQPAddr: *amqpAddr, HTTPAddr: *httpAddr, UsersFile: *usersFile, DataDir: *dataDir, Clock: clock, Log: logf, Store: store.Options{SnapshotLogBytes: *snapshotAfter, MaxRecordBytes: recordLimit(*maxMsg)},
-		Engine: engine.Config{Seed: *seed, MaxQueuesPerVhost: *maxQueues, MaxMessagesPerVhost: *maxMsgs},
-		Conn: conn.Config{MaxConnections: *maxConns, ChannelMax: uint16(*channelMax), FrameMax: uint32(*frameMax), MaxMessageSize: *maxMsg,
+		Engine:    engine.Config{Seed: *seed, MaxQueuesPerVhost: *maxQueues, MaxMessagesPerVhost: *maxMsgs},
+		PreLogin:  addrlimit.Limits{PerAddress: *preLoginPerAddr, Total: *preLoginTotal},
+		HTTPConns: addrlimit.Limits{PerAddress: *httpPerAddr, Total: *httpTotal},
+		Conn: conn.Config{MaxConnections: *maxConns, HandshakeTimeout: *handshakeTimeout, ChannelMax: uint16(*channelMax), FrameMax: uint32(*frameMax), MaxMessageSize: *maxMsg,
 			Alarm: &conn.Alarm{HighWatermark: *watermark}},
 		Sessions: sessions.Config{MaxSessions: *maxSessions, History: hub.HistoryLimits{MaxEntries: *historyEntries, MaxBytes: *historyBytes}, Hub: hub.Config{
 			Engine:          engine.Config{MaxQueuesPerVhost: *sessionQueues, MaxMessagesPerVhost: *sessionMsgs},
