@@ -15,6 +15,7 @@ import (
 	"warren/server/auth"
 	"warren/server/broker"
 	"warren/server/conn"
+	"warren/server/httpguard"
 	"warren/server/mgmt"
 	"warren/server/sessions"
 	"warren/server/store"
@@ -135,7 +136,9 @@ func Start(opts Options) (*Server, error) {
 	mux.Handle("/api/sessions/", s.sessions)
 	mux.Handle("/ws/sessions/", s.sessions)
 	mux.Handle("/", web.Handler()) // the home page, /playground and /static/
-	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	// Every endpoint sits behind the one guard (server/httpguard): no
+	// change from a page of another site, no body that is not JSON.
+	s.http = &http.Server{Handler: httpguard.Wrap(mux), ReadHeaderTimeout: 10 * time.Second}
 	s.wg.Add(2)
 	go func() {
 		defer s.wg.Done()
