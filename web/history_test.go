@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"warren/server/httpguard"
 	"warren/server/sessions"
 )
 
@@ -21,5 +22,5 @@ func TestHistoryInChromium(t *testing.T) {
 		mux.Handle(p, m)
 	}
 	mux.Handle("/", Handler())
-	runBrowserTestOn(t, mux, 2*time.Minute, "history.mjs")
+	runBrowserTestOn(t, httpguard.Wrap(mux), 2*time.Minute, "history.mjs")
 }

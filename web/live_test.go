@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"warren/server/httpguard"
 	"warren/server/hub"
 	"warren/server/sessions"
 )
@@ -67,5 +68,5 @@ func TestLiveInChromium(t *testing.T) {
 		mux.Handle(p, m)
 	}
 	mux.Handle("/", Handler())
-	runBrowserTestOn(t, mux, 2*time.Minute, "live.mjs")
+	runBrowserTestOn(t, httpguard.Wrap(mux), 2*time.Minute, "live.mjs")
 }
