@@ -11,9 +11,9 @@ import (
 )
 
 // TestHistoryInChromium runs e2e/history.mjs against the pages and a
-// session manager, as warren serve mounts them: a session's page exports
-// its history, and an offline playground page replays it to the same
-// state hash.
+// session manager, as warren serve mounts them (behind server/httpguard):
+// a session's page exports its history, and an offline playground page
+// replays it to the same state hash.
 func TestHistoryInChromium(t *testing.T) {
 	m := sessions.New(sessions.Config{Logf: t.Logf})
 	defer m.Shutdown(context.Background())
