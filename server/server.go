@@ -16,6 +16,7 @@ import (
 	"warren/server/auth"
 	"warren/server/broker"
 	"warren/server/conn"
+	"warren/server/httpguard"
 	"warren/server/mgmt"
 	"warren/server/sessions"
 	"warren/server/store"
@@ -153,11 +154,13 @@ func Start(opts Options) (*Server, error) {
 	mux.Handle("/api/sessions/", s.sessions)
 	mux.Handle("/ws/sessions/", s.sessions)
 	mux.Handle("/", web.Handler()) // the home page, /playground and /static/
+	// Every endpoint sits behind the one guard (server/httpguard): no
+	// change from a page of another site, no body that is not JSON.
 	// Slow headers are bounded by ReadHeaderTimeout and idle keep-alive
 	// connections by IdleTimeout (cowboy's idle_timeout, which RabbitMQ's
 	// management listener keeps at its default of 60 s); how many
 	// connections one address holds at all, by httpConns.
-	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 60 * time.Second,
+	s.http = &http.Server{Handler: httpguard.Wrap(mux), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 60 * time.Second,
 		ConnState: s.httpConns.connState}
 	s.wg.Add(2)
 	go func() {

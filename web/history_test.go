@@ -6,13 +6,14 @@ import (
 	"testing"
 	"time"
 
+	"warren/server/httpguard"
 	"warren/server/sessions"
 )
 
 // TestHistoryInChromium runs e2e/history.mjs against the pages and a
-// session manager, as warren serve mounts them: a session's page exports
-// its history, and an offline playground page replays it to the same
-// state hash.
+// session manager, as warren serve mounts them (behind server/httpguard):
+// a session's page exports its history, and an offline playground page
+// replays it to the same state hash.
 func TestHistoryInChromium(t *testing.T) {
 	m := sessions.New(sessions.Config{Logf: t.Logf})
 	defer m.Shutdown(context.Background())
@@ -21,5 +22,5 @@ func TestHistoryInChromium(t *testing.T) {
 		mux.Handle(p, m)
 	}
 	mux.Handle("/", Handler())
-	runBrowserTestOn(t, mux, 2*time.Minute, "history.mjs")
+	runBrowserTestOn(t, httpguard.Wrap(mux), 2*time.Minute, "history.mjs")
 }

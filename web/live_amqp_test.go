@@ -15,6 +15,7 @@ import (
 	"warren/server/auth"
 	"warren/server/broker"
 	"warren/server/conn"
+	"warren/server/httpguard"
 	"warren/server/sessions"
 )
 
@@ -153,7 +154,7 @@ func TestLiveAMQPInChromium(t *testing.T) {
 	prog := &amqpProgram{t: t}
 	mux.Handle("/test/amqp/", prog)
 	mux.Handle("/", Handler())
-	runBrowserTestOn(t, mux, 2*time.Minute, "liveamqp.mjs")
+	runBrowserTestOn(t, httpguard.Wrap(mux), 2*time.Minute, "liveamqp.mjs")
 	if prog.conn != nil {
 		prog.conn.Close()
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"warren/server/httpguard"
 	"warren/server/hub"
 	"warren/server/sessions"
 )
@@ -56,9 +57,10 @@ func TestSessionPage(t *testing.T) {
 }
 
 // TestLiveInChromium runs e2e/live.mjs against the pages and a session
-// manager (server/sessions) mounted as warren serve mounts them: Share
-// live, two editors replicating one session, stepping its clock, a
-// read-only page, and a late joiner with the same state hash.
+// manager (server/sessions) mounted as warren serve mounts them, behind
+// its guard (server/httpguard): Share live, two editors replicating one
+// session, stepping its clock, a read-only page, and a late joiner with
+// the same state hash.
 func TestLiveInChromium(t *testing.T) {
 	m := sessions.New(sessions.Config{Logf: t.Logf})
 	defer m.Shutdown(context.Background())
@@ -67,5 +69,5 @@ func TestLiveInChromium(t *testing.T) {
 		mux.Handle(p, m)
 	}
 	mux.Handle("/", Handler())
-	runBrowserTestOn(t, mux, 2*time.Minute, "live.mjs")
+	runBrowserTestOn(t, httpguard.Wrap(mux), 2*time.Minute, "live.mjs")
 }

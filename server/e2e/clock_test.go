@@ -21,6 +21,7 @@ func postClock(t *testing.T, srv *server.Server, body string) string {
 	req, err := http.NewRequest("POST", "http://"+srv.HTTPAddr()+"/api/clock", strings.NewReader(body))
 	must(t, err)
 	req.SetBasicAuth("guest", "guest")
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	must(t, err)
 	defer resp.Body.Close()

@@ -92,6 +92,9 @@ func httpDo(t *testing.T, method, url, body, userPass string) (int, []byte) {
 	if user, pass, ok := strings.Cut(userPass, ":"); ok {
 		req.SetBasicAuth(user, pass)
 	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	resp, err := http.DefaultClient.Do(req)
 	must(t, err)
 	defer resp.Body.Close()

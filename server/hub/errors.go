@@ -60,6 +60,11 @@ const (
 	KeyTooManySessions = "tooManySessions"
 	KeyStopping        = "stopping"
 
+	// Refused before any endpoint sees the request (server/httpguard):
+	// a change sent by a page of another site, a body that is not JSON.
+	KeyCrossSite = "crossSite"
+	KeyNotJSON   = "notJSON"
+
 	// Why a page's socket was closed, in its close reason (CloseReason).
 	KeyNoSession = "noSession"
 	KeyTooSlow   = "tooSlow"
@@ -104,6 +109,9 @@ var errorTemplates = map[string]string{
 	KeyTooManySessions: "the server runs its limit of {max} sessions: end one (DELETE its /api/sessions URL) or wait for an idle one to end",
 	KeyStopping:        "the server is shutting down",
 
+	KeyCrossSite: "refused: a page of another site ({from}) may not change anything here; Warren takes changes only from its own pages ({own}) and from clients that are not browsers",
+	KeyNotJSON:   "the body must be JSON, sent with Content-Type: application/json (this request's Content-Type is \"{type}\")",
+
 	KeyNoSession: "no session has this id (it may have ended)",
 	KeyTooSlow:   "too slow: the page fell too far behind the session; reload to rejoin",
 	KeyJoinFirst: "the first message must be a join",
@@ -114,7 +122,8 @@ var errorTemplates = map[string]string{
 
 // NewError returns an error of key with its arguments given as name,
 // value pairs: the hub's own, and what the drivers refuse on their own
-// (creating a session, KeyTooManySessions and KeyStopping; a page's
+// (creating a session, KeyTooManySessions and KeyStopping; any change,
+// KeyCrossSite and KeyNotJSON; a page's
 // socket, KeyNoSession and the keys after it). An unknown key panics.
 func NewError(key string, nameValues ...string) *Error {
 	if _, ok := errorTemplates[key]; !ok || len(nameValues)%2 != 0 {

@@ -37,6 +37,9 @@ func TestEdge(t *testing.T) {
 	// read-only page, a late joiner, the clock, DELETE (web/e2e/live.mjs,
 	// as against warren serve).
 	t.Run("live session in chromium", func(t *testing.T) { runBrowser(t, base, "live.mjs") })
+	// No change from another site, no body that is not JSON: the
+	// replies warren serve gives, and another site's page in chromium.
+	t.Run("cross-site", func(t *testing.T) { testGuard(t, base) })
 }
 
 // fetch GETs url with the header's fields.

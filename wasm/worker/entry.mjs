@@ -4,13 +4,15 @@
 // instance for each request). A shared session's requests go to its
 // Durable Object (session.mjs), which this module exports, by the session's
 // id: a Go handler cannot answer a WebSocket upgrade, and only JavaScript
-// can reach a Durable Object's sockets.
+// can reach a Durable Object's sockets. Every request passes the guard
+// first (guard.mjs, warren serve's server/httpguard).
 //
 // Ids: a session's read-only id is 22 characters of base64url (128 random
 // bits) and names its object; its editor id is the read-only id followed
 // by 22 more (another 128 random bits), so that either id finds the object
 // while the read-only one does not give the editor's away.
 import worker from "./build/worker.mjs";
+import { refuse } from "./guard.mjs";
 import { noSuchSession } from "./session.mjs";
 export { Session } from "./session.mjs";
 
@@ -68,6 +70,10 @@ async function create(req, env) {
 
 export default {
   async fetch(req, env, ctx) {
+    // No change from a page of another site, no body that is not JSON
+    // (guard.mjs), whichever endpoint it is for.
+    const refused = refuse(req);
+    if (refused) return refused;
     const url = new URL(req.url);
     if (url.pathname === "/api/sessions" || url.pathname === "/api/sessions/") {
       if (req.method === "POST") return create(req, env);

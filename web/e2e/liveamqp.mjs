@@ -32,7 +32,7 @@ await runTest("liveamqp.mjs", { timeout: 15000 }, async (t) => {
   await Promise.all([home.close(), shared.close()]);
 
   t.step = "a manual session: an editor and a read-only page join";
-  const res = await fetch(`${t.base}/api/sessions`, { method: "POST", body: JSON.stringify({ name: "class", clock: "manual" }) });
+  const res = await fetch(`${t.base}/api/sessions`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ name: "class", clock: "manual" }) });
   assert.equal(res.status, 201);
   const created = await res.json();
   const join = async (url, name) => {
@@ -55,7 +55,7 @@ await runTest("liveamqp.mjs", { timeout: 15000 }, async (t) => {
   assert.equal(await tid(bo, "live-amqp").isHidden(), true);
 
   t.step = "a Go program connects with that URL, declares and publishes";
-  const pub = await fetch(`${t.base}/test/amqp/publish`, { method: "POST", body: JSON.stringify({ url }) });
+  const pub = await fetch(`${t.base}/test/amqp/publish`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ url }) });
   assert.equal(pub.status, 200, await pub.text());
   for (const page of [ada, bo]) {
     await page.locator('[data-testid="live-connection"]', { hasText: "go worker" }).waitFor();

@@ -54,6 +54,8 @@ const HUB_ERRORS = {
   seedLine: "js.live.error.seedLine",
   tooManySessions: "js.live.error.tooManySessions",
   stopping: "js.live.error.stopping",
+  crossSite: "js.live.error.crossSite",
+  notJSON: "js.live.error.notJSON",
   noSession: "js.live.error.noSession",
   tooSlow: "js.live.error.tooSlow",
   joinFirst: "js.live.error.joinFirst",
