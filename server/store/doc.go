@@ -7,11 +7,28 @@
 //	snap-<pos>.snap   the state after record <pos> (20 decimal digits)
 //	log-<first>.wlog  records <first>, <first>+1, ... in order
 //	*.tmp             a snapshot being written (deleted at Open)
-//	*.dropped         log files set aside by recovery after damage
+//	*.damaged         bytes Repair set aside (<file>.<offset>.damaged)
 //
 // Every file starts with a magic string and a format version, and every
 // byte of content is covered by a CRC-32C (Castagnoli), so a torn record
 // or a partial file is detected instead of being replayed as garbage.
+//
+// Damage is told apart from a crash, as etcd's WAL does. A crash in the
+// middle of a write can only leave the end of the last log file torn: a
+// record cut short, or a last stretch that fails its checksum with no
+// intact record anywhere after it (zeros where the file system extended
+// the file, say). Open cuts that tail and says so in Recovered.Notes;
+// those records were never synced, so never confirmed. Anything else —
+// a checksum failing with intact records after it, a damaged file header,
+// a snapshot failing its checksum, a missing log file — is damaged media,
+// and cutting there would drop records that were confirmed. Open then
+// changes nothing in the directory (it decides before it deletes, cuts or
+// creates anything) and returns a *DamagedError. Check reads the
+// directory and reports the damage and what a repair loses; Repair, an
+// explicit step as pg_resetwal is, keeps every intact record before and
+// after the damage, leaves a placeholder in each lost record's position,
+// and sets the damaged bytes aside. Nothing ever falls back to an empty
+// state because a file could not be read.
 //
 // The driver's duties (one goroutine, the broker's owner, calls Append and
 // WriteSnapshot; everything else may be called from any goroutine):

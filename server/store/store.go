@@ -15,7 +15,8 @@ type Options struct {
 	// MaxRecordBytes limits one record; Append refuses a larger one and
 	// recovery treats a larger length as corruption, so that a torn length
 	// field cannot make it allocate gigabytes. Default 256 MiB, twice
-	// RabbitMQ's largest message (max_message_size 128 MiB) plus room.
+	// RabbitMQ's largest message (max_message_size 128 MiB) plus room; at
+	// most 2 GiB - 1 (a length with the top bit set marks a placeholder).
 	MaxRecordBytes int
 	// SnapshotLogBytes is the log size past which NeedsSnapshot is true.
 	// Default 64 MiB: replaying that much takes well under a second.
@@ -37,6 +38,7 @@ func (o Options) withDefaults() Options {
 	if o.MaxRecordBytes <= 0 {
 		o.MaxRecordBytes = 256 << 20
 	}
+	o.MaxRecordBytes = min(o.MaxRecordBytes, maxRecordLimit)
 	if o.SnapshotLogBytes <= 0 {
 		o.SnapshotLogBytes = 64 << 20
 	}
