@@ -207,7 +207,8 @@ func (l *layout) mendPieces(md *mend, name string, total int, last bool) {
 			l.chainRecs++
 			continue
 		}
-		l.addDamage(Damage{Kind: DamagedRecord, File: name, Offset: p.off, Bytes: p.n, Pos: pos, Records: md.lost[i], Exact: !last, Payload: p.payload(md.b)})
+		exact := !last || p.oneRecord(md.b, l.rec.maxRecordBytes)
+		l.addDamage(Damage{Kind: DamagedRecord, File: name, Offset: p.off, Bytes: p.n, Pos: pos, Records: md.lost[i], Exact: exact, Payload: p.payload(md.b)})
 		pos += Pos(md.lost[i])
 	}
 }

@@ -99,3 +99,14 @@ func (p piece) payload(b []byte) []byte {
 	copy(out, b[p.off+recordHeaderBytes:p.off+p.n])
 	return out
 }
+
+// oneRecord says a damaged piece held exactly one record: its length
+// field spans it exactly (the damage is in the checksum or payload), or
+// it is too short for two.
+func (p piece) oneRecord(b []byte, maxRecordBytes int) bool {
+	if p.n < 2*recordHeaderBytes {
+		return true
+	}
+	n, _, lost, err := parseRecordHeader(b[p.off:p.off+recordHeaderBytes], maxRecordBytes)
+	return err == nil && !lost && int64(n)+recordHeaderBytes == p.n
+}
