@@ -230,7 +230,10 @@ func (l *layout) judge() {
 		switch {
 		case d.Kind == BrokenChain:
 			l.cannot = fmt.Sprintf("records %d to %d are in no file: restore the missing file from a backup 第 %[1]d 至 %[2]d 条记录不在任何文件中：请从备份恢复缺失的文件", d.Pos, d.Pos+Pos(d.Records)-1)
-		case d.Kind == DamagedSnapshot && d.Pos > l.rec.Last:
+		case d.Kind == DamagedSnapshot && (l.rec.Snapshot == nil || d.Pos > l.rec.Last):
+			// Without an older snapshot the log would be replayed on a
+			// new state, without what the first snapshot holds (the
+			// broker's configuration): that is not the same broker.
 			l.cannot = fmt.Sprintf("%s is the only copy of the state up to record %d: restore it from a backup 是第 %[2]d 条记录为止的状态的唯一副本：请从备份恢复", d.File, d.Pos)
 		}
 	}

@@ -116,7 +116,7 @@ func recoverDir(dir string, maxRecordBytes int) (recovery, error) {
 			return out, err
 		}
 		rec.DroppedBytes += t.Bytes
-		rec.Notes = append(rec.Notes, fmt.Sprintf("%s: cut %d bytes of a torn tail (a crash during a write) after record %d", t.File, t.Bytes, t.Pos-1))
+		rec.Notes = append(rec.Notes, fmt.Sprintf("%s: cut %d bytes of a torn tail (a crash during a write) after record %d 截掉了第 %[3]d 条记录之后残缺的末尾（%[2]d 字节，写入时崩溃所致）", t.File, t.Bytes, t.Pos-1))
 		sg.size, sg.end = t.Offset, t.Offset
 	}
 	if n := len(rec.segs); n > 0 {
