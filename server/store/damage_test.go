@@ -92,13 +92,16 @@ func TestEveryByteFlipped(t *testing.T) {
 			s.Close()
 			continue
 		}
+		if off%2 == 0 {
+			os.Remove(filepath.Join(dir, "LOCK")) // a refusal creates no LOCK either
+		}
 		rep := openRefused(t, dir, "flip at "+itoa(off))
 		d := rep.Damage[0]
 		if len(rep.Damage) != 1 || d.File != segmentName(1) {
 			t.Fatalf("flip at %d: damage %+v", off, rep.Damage)
 		}
 		if hit == 0 && (d.Kind != DamagedHeader || d.Offset != 0) ||
-			hit > 0 && (d.Kind != DamagedRecord || d.Offset != starts[hit-1] || d.Pos != Pos(hit) || d.Records != 1 || d.Intact != n-hit) {
+			hit > 0 && (d.Kind != DamagedRecord || d.Offset != starts[hit-1] || d.Pos != Pos(hit) || d.Records != 1 || d.Intact != n-hit || !d.Exact) {
 			t.Fatalf("flip at %d (record %d): damage %+v", off, hit, d)
 		}
 		if _, err := Repair(dir, Options{}); err != nil {

@@ -21,14 +21,19 @@
 // those records were never synced, so never confirmed. Anything else —
 // a checksum failing with intact records after it, a damaged file header,
 // a snapshot failing its checksum, a missing log file — is damaged media,
-// and cutting there would drop records that were confirmed. Open then
+// and cutting there would drop records that were confirmed. (A file
+// system that writes a file's pages out of order could, in a crash, leave
+// intact unsynced records after a zeroed page; that cannot be told from
+// damage, so it is refused too, and a repair keeps those records.) Open then
 // changes nothing in the directory (it decides before it deletes, cuts or
 // creates anything) and returns a *DamagedError. Check reads the
 // directory and reports the damage and what a repair loses; Repair, an
 // explicit step as pg_resetwal is, keeps every intact record before and
-// after the damage, leaves a placeholder in each lost record's position,
-// and sets the damaged bytes aside. Nothing ever falls back to an empty
-// state because a file could not be read.
+// after the damage, leaves a placeholder in each lost record's position
+// (Replay skips it), and sets the damaged bytes aside; a damaged snapshot
+// is set aside only when an older one and the log after it hold the same
+// state, and otherwise Repair refuses. Nothing ever falls back to an
+// empty state because a file could not be read.
 //
 // The driver's duties (one goroutine, the broker's owner, calls Append and
 // WriteSnapshot; everything else may be called from any goroutine):
@@ -56,6 +61,7 @@
 // with one writer waiting (one fsync per group; a bbolt commit costs two
 // fdatasyncs) and 14-60x as many with 64 waiting (bbolt's Batch waits for
 // its batch delay), and replays a million records about as fast as bbolt
-// iterates them (39-126 ms against 33-113 ms). It is about 1,300 lines of
-// standard-library Go, most of them comments and checks.
+// iterates them (39-126 ms against 33-113 ms). It is about 2,000 lines of
+// standard-library Go, most of them comments and checks (a third of them
+// telling damage from a torn tail, Check and Repair).
 package store

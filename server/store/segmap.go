@@ -1,5 +1,7 @@
 package store
 
+import "encoding/binary"
+
 // piece is a stretch of a log file: an intact record (or placeholder), or
 // damaged bytes running up to the next intact record or the end.
 type piece struct {
@@ -100,13 +102,20 @@ func (p piece) payload(b []byte) []byte {
 	return out
 }
 
-// oneRecord says a damaged piece held exactly one record: its length
-// field spans it exactly (the damage is in the checksum or payload), or
-// it is too short for two.
+// oneRecord says a damaged piece held exactly one record: it is too
+// short for two, or its length field spans it exactly (the damage is in
+// the checksum or the payload), or the checksum holds with the length
+// the piece has (the damage is in the length field).
 func (p piece) oneRecord(b []byte, maxRecordBytes int) bool {
 	if p.n < 2*recordHeaderBytes {
 		return true
 	}
-	n, _, lost, err := parseRecordHeader(b[p.off:p.off+recordHeaderBytes], maxRecordBytes)
-	return err == nil && !lost && int64(n)+recordHeaderBytes == p.n
+	h := b[p.off : p.off+recordHeaderBytes]
+	if n, _, lost, err := parseRecordHeader(h, maxRecordBytes); err == nil && !lost && int64(n)+recordHeaderBytes == p.n {
+		return true
+	}
+	var fixed [recordHeaderBytes]byte
+	copy(fixed[:], h)
+	binary.LittleEndian.PutUint32(fixed[0:4], uint32(p.n-recordHeaderBytes))
+	return recordCRC(fixed[:], b[p.off+recordHeaderBytes:p.off+p.n]) == binary.LittleEndian.Uint32(h[4:8])
 }

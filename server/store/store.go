@@ -106,13 +106,23 @@ type openSegment struct {
 
 // Open opens (creating if needed) the data directory dir, recovers what
 // it holds and starts the syncer. The caller must apply rec before its
-// first Append.
+// first Append. A directory with damage other than a torn tail is a
+// *DamagedError, and Open has then changed nothing in it (package doc).
 func Open(dir string, opts Options) (*Store, *Recovered, error) {
 	opts = opts.withDefaults()
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, nil, err
 	}
-	lock, err := lockDir(dir)
+	lock, err := lockExisting(dir)
+	if err == nil && lock == nil {
+		// No LOCK file yet (a new or copied directory): look before
+		// creating it, so that a damaged directory is refused with
+		// nothing added to it either.
+		if l, ierr := inspect(dir, opts.MaxRecordBytes); ierr == nil && len(l.damage) > 0 {
+			return nil, nil, &DamagedError{Report: l.report()}
+		}
+		lock, err = lockDir(dir)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
