@@ -99,6 +99,8 @@ type Report struct {
 	// Written names the files Repair wrote (rewritten log files, the
 	// damaged bytes set aside as *.damaged).
 	Written []string
+
+	l *layout // for Walk and Snapshot
 }
 
 // DamagedError is Open's refusal of a damaged directory. Open changes

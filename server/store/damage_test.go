@@ -104,6 +104,19 @@ func TestEveryByteFlipped(t *testing.T) {
 			hit > 0 && (d.Kind != DamagedRecord || d.Offset != starts[hit-1] || d.Pos != Pos(hit) || d.Records != 1 || d.Intact != n-hit || !d.Exact) {
 			t.Fatalf("flip at %d (record %d): damage %+v", off, hit, d)
 		}
+		var walked []string
+		rep.Walk(func(p Pos, b []byte, damaged bool) error {
+			if damaged != (p == Pos(hit)) {
+				t.Fatalf("flip at %d: Walk says record %d damaged %v", off, p, damaged)
+			}
+			if !damaged {
+				walked = append(walked, string(b))
+			}
+			return nil
+		})
+		if !slices.Equal(walked, without(1, n, hit)) {
+			t.Fatalf("flip at %d: Walk gives %q", off, walked)
+		}
 		if _, err := Repair(dir, Options{}); err != nil {
 			t.Fatalf("flip at %d: Repair: %v", off, err)
 		}

@@ -242,7 +242,7 @@ func (l *layout) judge() {
 // report is the layout as Check and Repair tell it.
 func (l *layout) report() *Report {
 	return &Report{Dir: l.dir, SnapshotPos: l.rec.SnapshotPos, Last: l.rec.Last,
-		Torn: l.torn, Damage: l.damage, CannotRepair: l.cannot}
+		Torn: l.torn, Damage: l.damage, CannotRepair: l.cannot, l: l}
 }
 
 func sum(xs []int) int {

@@ -99,7 +99,7 @@ func recoverDir(dir string, maxRecordBytes int) (recovery, error) {
 		if err := os.Remove(join(dir, name)); err != nil {
 			return out, err
 		}
-		rec.Notes = append(rec.Notes, "removed unfinished snapshot "+name)
+		rec.Notes = append(rec.Notes, "removed unfinished file "+name)
 	}
 	if l.tornFile != "" {
 		if info, err := os.Stat(l.tornFile); err == nil {

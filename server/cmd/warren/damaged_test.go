@@ -48,7 +48,7 @@ func TestDamagedLogCheckRepair(t *testing.T) {
 
 	code, stdout, stderr := warren(t, "", "store", "check", "--data", dir)
 	t.Logf("warren store check (exit %d):\n%s", code, stdout)
-	if code != 1 || !strings.Contains(stdout, `to exchange 发往交换机 "", routing key 路由键 "dmg.q": 1`) {
+	if code != 1 || !strings.Contains(stdout, `to exchange 发往交换机 "", routing key 路由键 "dmg.q": 1`) || !strings.Contains(stdout, `queue 队列 "dmg.q" vhost "/": 1`) {
 		t.Fatalf("store check: exit %d\n%s%s", code, stdout, stderr)
 	}
 	reported := lostMessages(t, stdout)
@@ -88,7 +88,7 @@ func TestDamagedHeaderRefused(t *testing.T) {
 		t.Fatalf("warren serve:\n%s", out)
 	}
 	sameDir(t, dir, before, "warren serve")
-	if code, stdout, stderr := warren(t, "", "store", "repair", "--data", dir); code != 0 || !strings.Contains(stdout, "nothing 无") {
+	if code, stdout, stderr := warren(t, "", "store", "repair", "--data", dir); code != 0 || !strings.Contains(stdout, "records 记录: 0\n") {
 		t.Fatalf("store repair: exit %d\n%s%s", code, stdout, stderr)
 	}
 	if got := drain(t, dir); len(got) != 50 {
@@ -215,7 +215,7 @@ func sameDir(t *testing.T, dir string, before map[string][32]byte, who string) {
 	}
 }
 
-var lostRE = regexp.MustCompile(`messages \(publishes\) 消息（发布）: (\d+)`)
+var lostRE = regexp.MustCompile(`\n  messages 消息: (\d+)\n`)
 
 // lostMessages reads the count of lost publishes from a check or repair.
 func lostMessages(t *testing.T, out string) int {
@@ -226,4 +226,50 @@ func lostMessages(t *testing.T, out string) int {
 	}
 	n, _ := strconv.Atoi(m[1])
 	return n
+}
+
+// TestDamagedDeclareCounted: losing one record can lose more than itself.
+// With the queue.declare's checksum damaged, a repair keeps every publish
+// record, but replayed without the declare they route nowhere: warren
+// store check says all 20 messages and the queue would be lost, which is
+// what a client then finds.
+func TestDamagedDeclareCounted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts warren serve")
+	}
+	dir := t.TempDir()
+	publishAndKill(t, dir, 20)
+	log, at := findInLog(t, dir, []byte("dmg.q"))
+	flip(t, log, recordStart(t, log, at)+4) // its checksum: the payload still decodes
+	code, stdout, _ := warren(t, "", "store", "check", "--data", dir)
+	if code != 1 || lostMessages(t, stdout) != 20 || !strings.Contains(stdout, `lost 丢失: queue "dmg.q" vhost "/"`) || !strings.Contains(stdout, `queue.declare "dmg.q"`) {
+		t.Fatalf("store check: exit %d\n%s", code, stdout)
+	}
+	if code, stdout, stderr := warren(t, "", "store", "repair", "--data", dir); code != 0 {
+		t.Fatalf("store repair: exit %d\n%s%s", code, stdout, stderr)
+	}
+	p := startServe(t, "--data", dir)
+	ch, err := dialCrash(t, p).Channel()
+	must(t, err)
+	var ae *amqp.Error
+	if _, err := ch.QueueDeclarePassive("dmg.q", true, false, false, false, nil); !errors.As(err, &ae) || ae.Code != amqp.NotFound {
+		t.Fatalf("queue.declare passive dmg.q after repair: %v, want 404 (the report said it is lost)", err)
+	}
+}
+
+// recordStart walks the log's framing (a 20-byte header, then length,
+// checksum and payload per record) to the record holding offset at.
+func recordStart(t *testing.T, path string, at int) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	must(t, err)
+	for off := 20; off+8 <= len(b); {
+		end := off + 8 + int(uint32(b[off])|uint32(b[off+1])<<8|uint32(b[off+2])<<16|uint32(b[off+3])<<24)
+		if at < end {
+			return off
+		}
+		off = end
+	}
+	t.Fatalf("offset %d is in no record", at)
+	return 0
 }

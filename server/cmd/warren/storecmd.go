@@ -72,7 +72,7 @@ func storeCheck(dir string, opts store.Options, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "clean: warren serve starts from it 完好：warren serve 可以直接启动")
 		return 0
 	}
-	fmt.Fprintf(stdout, "a repair would lose 修复将丢失:\n%s", lossOf(r))
+	fmt.Fprintf(stdout, "a repair would lose 修复将丢失:\n%s", lossReport(r))
 	if r.CannotRepair != "" {
 		fmt.Fprintf(stdout, "a repair cannot mend it 无法修复: %s\n", r.CannotRepair)
 	} else {
@@ -82,6 +82,11 @@ func storeCheck(dir string, opts store.Options, stdout, stderr io.Writer) int {
 }
 
 func storeRepair(dir string, opts store.Options, stdout, stderr io.Writer) int {
+	// What is lost is worked out from the files before Repair changes them.
+	var lost string
+	if before, err := store.Check(dir, opts); err == nil && len(before.Damage) > 0 && before.CannotRepair == "" {
+		lost = lossReport(before)
+	}
 	r, err := store.Repair(dir, opts)
 	if errors.Is(err, store.ErrCannotRepair) {
 		fmt.Fprint(stdout, describeReport(r))
@@ -97,7 +102,10 @@ func storeRepair(dir string, opts store.Options, stdout, stderr io.Writer) int {
 		return 0
 	}
 	fmt.Fprint(stdout, describeReport(r))
-	fmt.Fprintf(stdout, "repaired 已修复; lost 丢失:\n%s", lossOf(r))
+	if lost == "" {
+		lost = "  records 记录: 0\n"
+	}
+	fmt.Fprintf(stdout, "repaired 已修复; lost 丢失:\n%s", lost)
 	fmt.Fprintf(stdout, "written 已写入: %s\n", strings.Join(r.Written, ", "))
 	fmt.Fprintf(stdout, "start it 启动: warren serve --data %s\n", dir)
 	return 0
@@ -118,12 +126,4 @@ func describeReport(r *store.Report) string {
 		fmt.Fprintf(&b, "  damaged 已损坏: %s\n", d.Describe())
 	}
 	return b.String()
-}
-
-func lossOf(r *store.Report) *loss {
-	l := newLoss()
-	for _, d := range r.Damage {
-		l.add(d)
-	}
-	return l
 }

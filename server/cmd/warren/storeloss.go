@@ -78,31 +78,53 @@ func (l *loss) def(s string) { l.defs = append(l.defs, s) }
 
 func quote(s string) string { return fmt.Sprintf("%q", s) }
 
-// String says it in English and Simplified Chinese, one line each.
+// String says it in English and Simplified Chinese, one line each: the
+// records lost and what the damaged ones were.
 func (l *loss) String() string {
 	if l.records == 0 {
-		return "  nothing 无\n"
+		return "  records 记录: 0\n"
 	}
 	var b strings.Builder
 	least := ""
 	if l.atLeast {
 		least = " (at least 至少)"
 	}
-	fmt.Fprintf(&b, "  records 记录: %d%s\n", l.records, least)
+	fmt.Fprintf(&b, "  records 记录: %d%s; the damaged ones held 损坏的记录是:\n", l.records, least)
 	if l.messages > 0 {
-		fmt.Fprintf(&b, "  messages (publishes) 消息（发布）: %d, persistent 持久: %d\n", l.messages, l.persistent)
+		fmt.Fprintf(&b, "    publishes 发布: %d, persistent 持久: %d\n", l.messages, l.persistent)
 		for _, t := range slices.Sorted(maps.Keys(l.targets)) {
-			fmt.Fprintf(&b, "    %s: %d\n", t, l.targets[t])
+			fmt.Fprintf(&b, "      %s: %d\n", t, l.targets[t])
 		}
 	}
 	for _, d := range l.defs {
-		fmt.Fprintf(&b, "  %s\n", d)
+		fmt.Fprintf(&b, "    %s\n", d)
 	}
 	for _, k := range slices.Sorted(maps.Keys(l.other)) {
-		fmt.Fprintf(&b, "  %d × %s\n", l.other[k], k)
+		fmt.Fprintf(&b, "    %s: %d\n", k, l.other[k])
 	}
 	if l.undecoded > 0 {
-		fmt.Fprintf(&b, "  records too damaged to tell what they were 损坏过重、无法判断内容的记录: %d\n", l.undecoded)
+		fmt.Fprintf(&b, "    too damaged to tell 损坏过重、无法判断内容: %d\n", l.undecoded)
 	}
 	return b.String()
+}
+
+// lossReport is what a repair of r gives up: the records, what they were,
+// and the difference it makes to the broker after a restart, found by
+// replaying the log with and without the damaged records that decode.
+// Where a damaged record does not decode, what it did is unknown, and the
+// difference counts only what the others did.
+func lossReport(r *store.Report) string {
+	l := newLoss()
+	for _, d := range r.Damage {
+		l.add(d)
+	}
+	out := l.String()
+	was, err := rebuild(r, true)
+	if err == nil {
+		var kept *outcome
+		if kept, err = rebuild(r, false); err == nil {
+			return out + "  after a restart, against the log before the damage 重启后，与损坏前的日志相比:\n" + diff(was, kept)
+		}
+	}
+	return out + fmt.Sprintf("  the state could not be rebuilt to compare 无法重建状态以作比较: %v\n", err)
 }
