@@ -108,9 +108,13 @@ type Report struct {
 type DamagedError struct{ Report *Report }
 
 func (e *DamagedError) Error() string {
-	parts := make([]string, len(e.Report.Damage))
+	var parts []string
 	for i, d := range e.Report.Damage {
-		parts[i] = d.Describe()
+		if i == 3 {
+			parts = append(parts, fmt.Sprintf("and %d more 另有 %[1]d 处", len(e.Report.Damage)-i))
+			break
+		}
+		parts = append(parts, d.Describe())
 	}
 	return "store: " + e.Report.Dir + " is damaged: " + strings.Join(parts, "; ")
 }

@@ -68,6 +68,11 @@ func storeCheck(dir string, opts store.Options, stdout, stderr io.Writer) int {
 		return 3
 	}
 	fmt.Fprint(stdout, describeReport(r))
+	if t := r.Torn; t != nil {
+		l := newLoss()
+		l.add(store.Damage{Kind: store.DamagedRecord, Records: 1, Exact: true, Payload: t.Payload})
+		fmt.Fprintf(stdout, "a start cuts 启动时截掉:\n%s", l)
+	}
 	if len(r.Damage) == 0 {
 		fmt.Fprintln(stdout, "clean: warren serve starts from it 完好：warren serve 可以直接启动")
 		return 0
