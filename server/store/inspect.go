@@ -148,6 +148,10 @@ func (l *layout) chain(firsts []Pos) error {
 		}
 		md := mend{path: path, b: b, m: mapSegment(b, first, rec.maxRecordBytes)}
 		md.lost = make([]int, len(md.m.pieces))
+		if last && md.m.tornTail() && len(rec.segs) == 0 && sg.first <= snap && sg.last <= snap {
+			l.obsolete = append(l.obsolete, path) // torn, but the snapshot has it all
+			continue
+		}
 		if last && md.m.tornTail() {
 			p := md.m.pieces[len(md.m.pieces)-1]
 			l.torn = &TornTail{File: name, Offset: p.off, Bytes: p.n, Pos: sg.last + 1, Payload: p.payload(b)}

@@ -20,9 +20,12 @@ const storeUsage = `Usage:
   warren store repair [--data DIR]
         keep every intact record before and after the damage, set the
         damaged bytes aside as <file>.<offset>.damaged beside the log and
-        print what was lost; then warren serve starts again. Exit status
-        0 repaired (or nothing to repair), 1 not repairable or failed
-DIR defaults to warren serve's (--data).
+        print what was lost; then warren serve starts again. It changes
+        nothing when what is damaged is the only copy of the state (a
+        snapshot with no older one, a missing log file). Exit status 0
+        repaired (or nothing to repair), 1 not repairable or failed
+DIR defaults to warren serve's (--data); give --max-message-size as
+warren serve was given it, if it was.
 用法：warren store check 只读检查数据目录，报告损坏之处及修复将丢失的内容；
 warren store repair 保留损坏前后所有完好的记录，把损坏的字节另存为 *.damaged，并报告丢失了什么。
 `
