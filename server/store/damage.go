@@ -50,6 +50,10 @@ type Damage struct {
 	// next intact record, for the caller to try to decode (the store does
 	// not know what records mean). Nil for other kinds.
 	Payload []byte
+	// Restored says Payload is the record as it was written: one changed
+	// byte (in its length, its checksum or its payload) explains the
+	// damage. Repair still sets it aside; this only says what was lost.
+	Restored bool
 }
 
 // TornTail is the incomplete end of the log a crash in the middle of a

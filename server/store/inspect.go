@@ -154,7 +154,8 @@ func (l *layout) chain(firsts []Pos) error {
 		}
 		if last && md.m.tornTail() {
 			p := md.m.pieces[len(md.m.pieces)-1]
-			l.torn = &TornTail{File: name, Offset: p.off, Bytes: p.n, Pos: sg.last + 1, Payload: p.payload(b)}
+			payload, _ := p.payload(b)
+			l.torn = &TornTail{File: name, Offset: p.off, Bytes: p.n, Pos: sg.last + 1, Payload: payload}
 			l.tornMend = &md
 			rec.segs = append(rec.segs, sg)
 			l.chainRecs += int(sg.last + 1 - sg.first)
@@ -212,7 +213,9 @@ func (l *layout) mendPieces(md *mend, name string, total int, last bool) {
 			continue
 		}
 		exact := !last || p.oneRecord(md.b, l.rec.maxRecordBytes)
-		l.addDamage(Damage{Kind: DamagedRecord, File: name, Offset: p.off, Bytes: p.n, Pos: pos, Records: md.lost[i], Exact: exact, Payload: p.payload(md.b)})
+		payload, restored := p.payload(md.b)
+		l.addDamage(Damage{Kind: DamagedRecord, File: name, Offset: p.off, Bytes: p.n, Pos: pos, Records: md.lost[i], Exact: exact,
+			Payload: payload, Restored: restored})
 		pos += Pos(md.lost[i])
 	}
 }

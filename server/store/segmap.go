@@ -91,15 +91,19 @@ func (m segMap) tornTail() bool {
 	return m.headerOK && n > 0 && !m.pieces[n-1].intact && m.damaged() == 1
 }
 
-// payload is what follows the header of the record starting at p: the
-// bytes a decoder can try, when only the header or a few bytes are hit.
-func (p piece) payload(b []byte) []byte {
+// payload is what follows the header of the record starting at p, as it
+// was written if one changed byte explains the damage (restored), else
+// as it is: the bytes a decoder can try.
+func (p piece) payload(b []byte) (out []byte, restored bool) {
 	if p.n <= recordHeaderBytes {
-		return nil
+		return nil, false
 	}
-	out := make([]byte, p.n-recordHeaderBytes)
+	if r, ok := p.restored(b); ok {
+		return r, true
+	}
+	out = make([]byte, p.n-recordHeaderBytes)
 	copy(out, b[p.off+recordHeaderBytes:p.off+p.n])
-	return out
+	return out, false
 }
 
 // oneRecord says a damaged piece held exactly one record: it is too

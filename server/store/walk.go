@@ -40,7 +40,8 @@ func (r *Report) Walk(fn func(p Pos, rec []byte, damaged bool) error) error {
 				p++
 			default:
 				if p > snap {
-					if err := fn(p, pc.payload(md.b), true); err != nil {
+					payload, _ := pc.payload(md.b)
+					if err := fn(p, payload, true); err != nil {
 						return err
 					}
 				}

@@ -17,6 +17,7 @@ type loss struct {
 	records    int  // records lost (placeholders written)
 	atLeast    bool // a stretch in the last log file may have held more
 	undecoded  int  // damaged stretches whose bytes are not a command
+	guessed    int  // decoded from bytes as damaged, not as restored
 	messages   int  // publishes
 	persistent int  // of them with delivery-mode 2
 	targets    map[string]int
@@ -27,8 +28,10 @@ type loss struct {
 func newLoss() *loss { return &loss{targets: map[string]int{}, other: map[string]int{}} }
 
 // add counts d's lost records. Only the first record of a damaged stretch
-// can be decoded (its bytes run up to the next intact record); a stretch
-// that does not decode is counted as such.
+// can be decoded (its bytes run up to the next intact record): exactly
+// when the store restored it (one changed byte explained the damage),
+// else as the bytes are, which is said; one that does not decode is
+// counted as such.
 func (l *loss) add(d store.Damage) {
 	if d.Kind != store.DamagedRecord {
 		return
@@ -39,6 +42,9 @@ func (l *loss) add(d store.Damage) {
 	if err != nil {
 		l.undecoded++
 		return
+	}
+	if !d.Restored {
+		l.guessed++
 	}
 	switch c := c.(type) {
 	case engine.CmdBasicPublish:
@@ -102,8 +108,11 @@ func (l *loss) String() string {
 	for _, k := range slices.Sorted(maps.Keys(l.other)) {
 		fmt.Fprintf(&b, "    %s: %d\n", k, l.other[k])
 	}
+	if l.guessed > 0 {
+		fmt.Fprintf(&b, "    (%d decoded from the damaged bytes as they are: a name or a value may be off 条按损坏后的字节解码，名称或数值可能有误)\n", l.guessed)
+	}
 	if l.undecoded > 0 {
-		fmt.Fprintf(&b, "    too damaged to tell 损坏过重、无法判断内容: %d\n", l.undecoded)
+		fmt.Fprintf(&b, "    too damaged to tell 损坏过重、无法判断内容: %d (what they did is not counted below 其影响未计入下文)\n", l.undecoded)
 	}
 	return b.String()
 }
