@@ -15,10 +15,10 @@ import (
 type layout struct {
 	dir      string
 	rec      *Recovered
-	tmps     []string // unfinished snapshots (*.tmp)
+	tmps     []string // unfinished snapshots and repairs (*.tmp)
 	obsolete []string // files a snapshot made obsolete
-	// tornFile is a last log file too short to hold its header: the crash
-	// came as it was created, so it holds no records.
+	// tornFile is a last log file no longer than its header, which fails:
+	// the crash came as the file was created, so it holds no records.
 	tornFile string
 	torn     *TornTail
 	tornMend *mend // the torn file taken apart, for Repair

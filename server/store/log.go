@@ -24,10 +24,11 @@ const readBufferBytes = 1 << 20
 
 // scanSegment reads the log file at path, checking every record, and
 // calls fn (if not nil) with each complete record in order (lost is set
-// for a placeholder, which has no payload). It stops at
-// the first record that is cut short or fails its checksum; what came
-// before it is reported in the result. An error from fn stops the scan and
-// is returned; damage is not an error, it is the result's end < size.
+// for a placeholder, which has no payload). It stops at the first record
+// that is cut short or fails its checksum; what came before it is
+// reported in the result. An error from fn stops the scan and is
+// returned; damage is not an error, it is the result's end < size (what
+// it is, a torn tail or worse, inspect decides with mapSegment).
 func scanSegment(path string, maxRecordBytes int, fn func(p Pos, rec []byte, lost bool) error) (segment, error) {
 	s := segment{path: path}
 	f, err := os.Open(path)

@@ -303,3 +303,32 @@ func TestTornTailStillStarts(t *testing.T) {
 		t.Fatalf("%d messages back after the torn tail was cut, want 9", len(got))
 	}
 }
+
+// TestDamagedOnlySnapshot: the first snapshot (the broker's configuration,
+// its users) fails its checksum and there is no older one. serve refuses
+// rather than start an empty broker without guest; check says a repair
+// cannot mend it, and repair exits 1 changing nothing.
+func TestDamagedOnlySnapshot(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts warren serve")
+	}
+	dir := t.TempDir()
+	publishAndKill(t, dir, 10)
+	snaps, _ := filepath.Glob(filepath.Join(dir, "snap-*.snap"))
+	if len(snaps) != 1 {
+		t.Fatalf("snapshots %v", snaps)
+	}
+	flip(t, snaps[0], 40)
+	before := hashDir(t, dir)
+	if _, out := serveRefused(t, dir); !strings.Contains(out, "snapshot fails its checksum 快照校验失败") {
+		t.Fatalf("warren serve:\n%s", out)
+	}
+	code, stdout, _ := warren(t, "", "store", "check", "--data", dir)
+	if code != 1 || !strings.Contains(stdout, "a repair cannot mend it 无法修复") {
+		t.Fatalf("store check: exit %d\n%s", code, stdout)
+	}
+	if code, _, stderr := warren(t, "", "store", "repair", "--data", dir); code != 1 || !strings.Contains(stderr, "nothing was changed") {
+		t.Fatalf("store repair: exit %d\n%s", code, stderr)
+	}
+	sameDir(t, dir, before, "serve, check and repair")
+}

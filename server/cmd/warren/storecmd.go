@@ -80,12 +80,12 @@ func storeCheck(dir string, opts store.Options, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "clean: warren serve starts from it 完好：warren serve 可以直接启动")
 		return 0
 	}
-	fmt.Fprintf(stdout, "a repair would lose 修复将丢失:\n%s", lossReport(r))
 	if r.CannotRepair != "" {
 		fmt.Fprintf(stdout, "a repair cannot mend it 无法修复: %s\n", r.CannotRepair)
-	} else {
-		fmt.Fprintf(stdout, "to repair 修复: warren store repair --data %s\n", dir)
+		return 1
 	}
+	fmt.Fprintf(stdout, "a repair would lose 修复将丢失:\n%s", lossReport(r))
+	fmt.Fprintf(stdout, "to repair 修复: warren store repair --data %s\n", dir)
 	return 1
 }
 
