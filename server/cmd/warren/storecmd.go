@@ -126,7 +126,7 @@ func describeReport(r *store.Report) string {
 	if r.SnapshotPos > 0 {
 		fmt.Fprintf(&b, "  snapshot 快照: after record %d 第 %[1]d 条记录之后\n", r.SnapshotPos)
 	}
-	fmt.Fprintf(&b, "  log 日志: %d records to replay, up to record %d 条待重放的记录，至第 %[2]d 条\n", r.Last-r.SnapshotPos, r.Last)
+	fmt.Fprintf(&b, "  log 日志: %d records to replay, up to record %d 待重放 %[1]d 条记录，至第 %[2]d 条\n", r.Last-r.SnapshotPos, r.Last)
 	if t := r.Torn; t != nil {
 		fmt.Fprintf(&b, "  torn tail 残缺的末尾: %s, offset 偏移 %d (%d bytes 字节): a crash during a write leaves this; a start cuts it 写入时崩溃会留下这样的末尾，启动时会截掉\n", t.File, t.Offset, t.Bytes)
 	}

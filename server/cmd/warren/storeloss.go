@@ -112,7 +112,7 @@ func (l *loss) String() string {
 		fmt.Fprintf(&b, "    (%d decoded from the damaged bytes as they are: a name or a value may be off 条按损坏后的字节解码，名称或数值可能有误)\n", l.guessed)
 	}
 	if l.undecoded > 0 {
-		fmt.Fprintf(&b, "    too damaged to tell 损坏过重、无法判断内容: %d (what they did is not counted below 其影响未计入下文)\n", l.undecoded)
+		fmt.Fprintf(&b, "    too damaged to tell 损坏过重、无法判断内容: %d\n", l.undecoded)
 	}
 	return b.String()
 }
@@ -132,6 +132,9 @@ func lossReport(r *store.Report) string {
 	if err == nil {
 		var kept *outcome
 		if kept, err = rebuild(r, false); err == nil {
+			if l.undecoded > 0 {
+				out += "  (what the records too damaged to tell did is not counted below 下文未计入无法判断内容的记录的影响)\n"
+			}
 			return out + "  after a restart, against the log before the damage 重启后，与损坏前的日志相比:\n" + diff(was, kept)
 		}
 	}
