@@ -350,3 +350,41 @@ func TestRestoredPayload(t *testing.T) {
 		}
 	}
 }
+
+// TestRepairInterrupted: a repair cut short leaves its temporary files
+// beside a log that is still damaged, so Open still refuses, unchanged; a
+// second repair finishes the job, and the next Open tidies the leftovers.
+// A repaired log then takes appends and snapshots as any other.
+func TestRepairInterrupted(t *testing.T) {
+	src, path, starts := writeLog(t, 6)
+	flipByte(t, path, starts[2]+9)
+	dir := src
+	name := segmentName(1)
+	os.WriteFile(filepath.Join(dir, name+".repair.tmp"), []byte("half a new log"), 0o640)
+	os.WriteFile(filepath.Join(dir, name+"."+itoa(starts[2])+".damaged.repair.tmp"), []byte("half"), 0o640)
+	openRefused(t, dir, "after an interrupted repair")
+	for range 2 {
+		if _, err := Repair(dir, Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, r := openT(t, dir, Options{})
+	if got := records(t, r); !slices.Equal(got, without(1, 6, 3)) {
+		t.Fatalf("after repair %q", got)
+	}
+	for _, n := range names(t, dir) {
+		if strings.HasSuffix(n, ".tmp") {
+			t.Fatalf("left %s behind", n)
+		}
+	}
+	appendN(t, s, 7, 8)
+	if err := s.WriteSnapshot([]byte("state@8")); err != nil {
+		t.Fatal(err)
+	}
+	appendN(t, s, 9, 9)
+	s.Close()
+	_, r = openT(t, dir, Options{})
+	if got := state(t, r); got != "state@8|"+rec(9) {
+		t.Fatalf("after a snapshot %q", got)
+	}
+}
