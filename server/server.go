@@ -298,6 +298,9 @@ func startDurable(opts Options) (b *broker.Broker, restored bool, err error) {
 		logf = func(string, ...any) {}
 	}
 	st, rec, err := store.Open(opts.DataDir, opts.Store)
+	if de := (*store.DamagedError)(nil); errors.As(err, &de) {
+		return nil, false, errDamaged(opts.DataDir, de)
+	}
 	if err != nil {
 		return nil, false, fmt.Errorf("data directory %s: %w", opts.DataDir, err)
 	}

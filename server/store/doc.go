@@ -7,11 +7,33 @@
 //	snap-<pos>.snap   the state after record <pos> (20 decimal digits)
 //	log-<first>.wlog  records <first>, <first>+1, ... in order
 //	*.tmp             a snapshot being written (deleted at Open)
-//	*.dropped         log files set aside by recovery after damage
+//	*.damaged         bytes Repair set aside (<file>.<offset>.damaged)
 //
 // Every file starts with a magic string and a format version, and every
 // byte of content is covered by a CRC-32C (Castagnoli), so a torn record
 // or a partial file is detected instead of being replayed as garbage.
+//
+// Damage is told apart from a crash, as etcd's WAL does. A crash in the
+// middle of a write can only leave the end of the last log file torn: a
+// record cut short, or a last stretch that fails its checksum with no
+// intact record anywhere after it (zeros where the file system extended
+// the file, say). Open cuts that tail and says so in Recovered.Notes;
+// those records were never synced, so never confirmed. Anything else —
+// a checksum failing with intact records after it, a damaged file header,
+// a snapshot failing its checksum, a missing log file — is damaged media,
+// and cutting there would drop records that were confirmed. (A file
+// system that writes a file's pages out of order could, in a crash, leave
+// intact unsynced records after a zeroed page; that cannot be told from
+// damage, so it is refused too, and a repair keeps those records.) Open then
+// changes nothing in the directory (it decides before it deletes, cuts or
+// creates anything) and returns a *DamagedError. Check reads the
+// directory and reports the damage and what a repair loses; Repair, an
+// explicit step as pg_resetwal is, keeps every intact record before and
+// after the damage, leaves a placeholder in each lost record's position
+// (Replay skips it), and sets the damaged bytes aside; a damaged snapshot
+// is set aside only when an older one and the log after it hold the same
+// state, and otherwise Repair refuses. Nothing ever falls back to an
+// empty state because a file could not be read.
 //
 // The driver's duties (one goroutine, the broker's owner, calls Append and
 // WriteSnapshot; everything else may be called from any goroutine):
@@ -39,6 +61,7 @@
 // with one writer waiting (one fsync per group; a bbolt commit costs two
 // fdatasyncs) and 14-60x as many with 64 waiting (bbolt's Batch waits for
 // its batch delay), and replays a million records about as fast as bbolt
-// iterates them (39-126 ms against 33-113 ms). It is about 1,300 lines of
-// standard-library Go, most of them comments and checks.
+// iterates them (39-126 ms against 33-113 ms). It is about 2,000 lines of
+// standard-library Go, most of them comments and checks (a third of them
+// telling damage from a torn tail, Check and Repair).
 package store

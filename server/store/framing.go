@@ -28,6 +28,14 @@ const (
 	snapHeaderBytes = 28
 	// recordHeaderBytes: length(4) crc(4) before each record's payload.
 	recordHeaderBytes = 8
+
+	// lostMark in a record's length field marks a placeholder: a position
+	// whose record was lost to damage, written by Repair so that the
+	// records after it keep their positions. It has no payload and Replay
+	// skips it. A real record is shorter than lostMark (maxRecordLimit).
+	lostMark = 1 << 31
+	// maxRecordLimit caps Options.MaxRecordBytes below lostMark.
+	maxRecordLimit = lostMark - 1
 )
 
 // errCorrupt marks content that fails its checksum or is cut short: the
@@ -48,15 +56,28 @@ func appendRecord(dst, payload []byte) []byte {
 	return append(dst, payload...)
 }
 
+// appendPlaceholder frames the placeholder for one lost record: the
+// length field is lostMark, the checksum covers it, there is no payload.
+func appendPlaceholder(dst []byte) []byte {
+	var h [recordHeaderBytes]byte
+	binary.LittleEndian.PutUint32(h[0:4], lostMark)
+	binary.LittleEndian.PutUint32(h[4:8], crc32.Update(0, castagnoli, h[0:4]))
+	return append(dst, h[:]...)
+}
+
 // parseRecordHeader returns the payload length and expected checksum, or
 // errCorrupt when the length is over limit: a torn length must not make
-// the reader allocate gigabytes.
-func parseRecordHeader(h []byte, maxRecordBytes int) (n int, crc uint32, err error) {
+// the reader allocate gigabytes. A placeholder has n 0 and lost set.
+func parseRecordHeader(h []byte, maxRecordBytes int) (n int, crc uint32, lost bool, err error) {
 	n64 := binary.LittleEndian.Uint32(h[0:4])
-	if uint64(n64) > uint64(maxRecordBytes) {
-		return 0, 0, errCorrupt
+	crc = binary.LittleEndian.Uint32(h[4:8])
+	if n64 == lostMark {
+		return 0, crc, true, nil
 	}
-	return int(n64), binary.LittleEndian.Uint32(h[4:8]), nil
+	if uint64(n64) > uint64(maxRecordBytes) {
+		return 0, 0, false, errCorrupt
+	}
+	return int(n64), crc, false, nil
 }
 
 // recordCRC is the checksum appendRecord writes for header h and payload.

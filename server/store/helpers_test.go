@@ -19,14 +19,17 @@ func openT(t testing.TB, dir string, opts Options) (*Store, *Recovered) {
 	return s, rec
 }
 
-// records replays rec into strings.
+// records replays rec into strings. Positions rise by one per record,
+// except over the placeholders a repair leaves for lost records.
 func records(t testing.TB, rec *Recovered) []string {
 	t.Helper()
 	var out []string
+	prev := rec.SnapshotPos
 	if err := rec.Replay(func(p Pos, b []byte) error {
-		if want := rec.SnapshotPos + Pos(len(out)) + 1; p != want {
-			return fmt.Errorf("record at %d, want %d", p, want)
+		if p <= prev {
+			return fmt.Errorf("record at %d after %d", p, prev)
 		}
+		prev = p
 		out = append(out, string(b))
 		return nil
 	}); err != nil {

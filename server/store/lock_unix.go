@@ -26,3 +26,24 @@ func lockDir(dir string) (*os.File, error) {
 	}
 	return f, nil
 }
+
+// lockExisting takes the same lock for a read-only look (Check) without
+// creating LOCK: a directory no broker ever opened has none, and nil is
+// returned then.
+func lockExisting(dir string) (*os.File, error) {
+	f, err := os.Open(join(dir, "LOCK"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, errors.New("store: " + dir + " is in use by another process")
+		}
+		return nil, err
+	}
+	return f, nil
+}

@@ -23,11 +23,13 @@ type segment struct {
 const readBufferBytes = 1 << 20
 
 // scanSegment reads the log file at path, checking every record, and
-// calls fn (if not nil) with each complete record in order. It stops at
-// the first record that is cut short or fails its checksum; what came
-// before it is reported in the result. An error from fn stops the scan and
-// is returned; damage is not an error, it is the result's end < size.
-func scanSegment(path string, maxRecordBytes int, fn func(Pos, []byte) error) (segment, error) {
+// calls fn (if not nil) with each complete record in order (lost is set
+// for a placeholder, which has no payload). It stops at the first record
+// that is cut short or fails its checksum; what came before it is
+// reported in the result. An error from fn stops the scan and is
+// returned; damage is not an error, it is the result's end < size (what
+// it is, a torn tail or worse, inspect decides with mapSegment).
+func scanSegment(path string, maxRecordBytes int, fn func(p Pos, rec []byte, lost bool) error) (segment, error) {
 	s := segment{path: path}
 	f, err := os.Open(path)
 	if err != nil {
@@ -59,9 +61,25 @@ func scanSegment(path string, maxRecordBytes int, fn func(Pos, []byte) error) (s
 		if err != nil {
 			return s, nil // clean end of file, or a torn record header
 		}
-		n, crc, err := parseRecordHeader(rh, maxRecordBytes)
+		n, crc, lost, err := parseRecordHeader(rh, maxRecordBytes)
 		if err != nil || int64(n) > s.size-s.end-recordHeaderBytes {
 			return s, nil // a length no complete record can have here
+		}
+		if lost {
+			// A placeholder Repair wrote for a record lost to damage: it
+			// takes its position, and there is nothing to replay.
+			if recordCRC(rh, nil) != crc {
+				return s, nil
+			}
+			if fn != nil {
+				if err := fn(s.last+1, nil, true); err != nil {
+					return s, err
+				}
+			}
+			r.Discard(recordHeaderBytes)
+			s.last++
+			s.end += recordHeaderBytes
+			continue
 		}
 		// Records that fit the read buffer are checked and passed on in
 		// place (Peek, no copy): that halves the time to replay a log
@@ -90,7 +108,7 @@ func scanSegment(path string, maxRecordBytes int, fn func(Pos, []byte) error) (s
 			return s, nil
 		}
 		if fn != nil {
-			if err := fn(s.last+1, rec); err != nil {
+			if err := fn(s.last+1, rec, false); err != nil {
 				return s, err
 			}
 		}

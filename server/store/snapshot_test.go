@@ -161,22 +161,6 @@ func TestPartialSnapshotFiles(t *testing.T) {
 	}
 }
 
-// TestCorruptSnapshot: a snapshot failing its checksum is set aside and an
-// older one, with its log, is used if the log still covers the gap.
-func TestCorruptSnapshot(t *testing.T) {
-	dir := t.TempDir()
-	s, _ := openT(t, dir, Options{})
-	appendN(t, s, 1, 10)
-	s.Close()
-	b := append(snapHeader(10, []byte("state@10")), "state@10"...)
-	b[len(b)-1] ^= 1
-	os.WriteFile(filepath.Join(dir, snapName(10)), b, 0o640)
-	_, r := openT(t, dir, Options{})
-	if got := state(t, r); got != expected(false, 10) || r.DroppedBytes != int64(len(b)) {
-		t.Fatalf("%q, dropped %d", got, r.DroppedBytes)
-	}
-}
-
 // TestSnapshotDiskFull: a snapshot that cannot be written puts the store
 // in the error state and leaves no temporary file taking space; the log
 // goes on (records after the snapshot become durable in the new log file),

@@ -15,7 +15,8 @@ type Options struct {
 	// MaxRecordBytes limits one record; Append refuses a larger one and
 	// recovery treats a larger length as corruption, so that a torn length
 	// field cannot make it allocate gigabytes. Default 256 MiB, twice
-	// RabbitMQ's largest message (max_message_size 128 MiB) plus room.
+	// RabbitMQ's largest message (max_message_size 128 MiB) plus room; at
+	// most 2 GiB - 1 (a length with the top bit set marks a placeholder).
 	MaxRecordBytes int
 	// SnapshotLogBytes is the log size past which NeedsSnapshot is true.
 	// Default 64 MiB: replaying that much takes well under a second.
@@ -37,6 +38,7 @@ func (o Options) withDefaults() Options {
 	if o.MaxRecordBytes <= 0 {
 		o.MaxRecordBytes = 256 << 20
 	}
+	o.MaxRecordBytes = min(o.MaxRecordBytes, maxRecordLimit)
 	if o.SnapshotLogBytes <= 0 {
 		o.SnapshotLogBytes = 64 << 20
 	}
@@ -104,13 +106,23 @@ type openSegment struct {
 
 // Open opens (creating if needed) the data directory dir, recovers what
 // it holds and starts the syncer. The caller must apply rec before its
-// first Append.
+// first Append. A directory with damage other than a torn tail is a
+// *DamagedError, and Open has then changed nothing in it (package doc).
 func Open(dir string, opts Options) (*Store, *Recovered, error) {
 	opts = opts.withDefaults()
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, nil, err
 	}
-	lock, err := lockDir(dir)
+	lock, err := lockExisting(dir)
+	if err == nil && lock == nil {
+		// No LOCK file yet (a new or copied directory): look before
+		// creating it, so that a damaged directory is refused with
+		// nothing added to it either.
+		if l, ierr := inspect(dir, opts.MaxRecordBytes); ierr == nil && len(l.damage) > 0 {
+			return nil, nil, &DamagedError{Report: l.report()}
+		}
+		lock, err = lockDir(dir)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -4,6 +4,7 @@
 //	warren site [--edge] DIR
 //	warren console [--clock=stepped|real] [--seed=N]
 //	warren run [--seed=N] FILE...
+//	warren store check|repair [--data DIR]
 package main
 
 import (
@@ -33,6 +34,12 @@ Usage:
   warren run [--seed=N] FILE...
         run script files, each on a fresh broker, and print what happened;
         the exit status is 1 if any line failed
+  warren store check|repair [--data DIR]
+        check a data directory warren serve refused as damaged (read only:
+        what is damaged, what a repair would lose), or repair it: keep
+        every intact record, set the damaged bytes aside as *.damaged and
+        print what was lost (warren store --help says more)
+        检查 warren serve 因损坏而拒绝启动的数据目录，或修复它
 `
 
 func main() {
@@ -57,6 +64,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runConsole(args[1:], stdin, stdout, stderr)
 	case "run":
 		return runScripts(args[1:], stdout, stderr)
+	case "store":
+		return runStore(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
