@@ -17,14 +17,7 @@ func lockDir(dir string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, errors.New("store: " + dir + " is in use by another process")
-		}
-		return nil, err
-	}
-	return f, nil
+	return flock(f, dir)
 }
 
 // lockExisting takes the same lock for a read-only look (Check) without
@@ -38,6 +31,12 @@ func lockExisting(dir string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
+	return flock(f, dir)
+}
+
+// flock locks f, dir's LOCK file, without waiting; f is closed when it
+// cannot be locked.
+func flock(f *os.File, dir string) (*os.File, error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
