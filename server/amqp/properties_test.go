@@ -101,9 +101,10 @@ func TestPropertiesMalformed(t *testing.T) {
 			t.Errorf("flags % x: %+v, %v", flags, p, err)
 		}
 	}
-	// No flag word at all reads as no properties.
-	if _, _, p, err := DecodeContentHeader(head); err != nil || p.Flags != 0 {
-		t.Errorf("header without flags: %+v, %v", p, err)
+	// No flag word at all is malformed (RabbitMQ 3.10.8: 541
+	// INTERNAL_ERROR, its channel crashing on the header).
+	if _, _, _, err := DecodeContentHeader(head); err == nil || asError(t, err).Text != "FRAME_ERROR - cannot decode <<>>" {
+		t.Errorf("header without flags: %v", err)
 	}
 }
 

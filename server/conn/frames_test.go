@@ -1,7 +1,9 @@
 package conn
 
 import (
+	"bytes"
 	"encoding/binary"
+	"strings"
 	"testing"
 
 	"warren/server/amqp"
@@ -72,6 +74,9 @@ func TestFrameChecks(t *testing.T) {
 		{"heartbeat with 20 bytes", func(t *testing.T) []byte {
 			return rawFrame(amqp.FrameHeartbeat, 0, []byte("01234567890123456789"))
 		}, refused(501, `FRAME_ERROR - type 8, first 16 octets = <<"0123456789012345">>: unknown_frame`, 0, 0)},
+		{"heartbeat with sixteen bytes laid out over two lines", func(t *testing.T) []byte {
+			return rawFrame(amqp.FrameHeartbeat, 0, bytes.Repeat([]byte{150}, 16))
+		}, refused(501, "FRAME_ERROR - type 8, all octets = <<"+strings.Repeat("150,", 14)+"\n"+strings.Repeat(" ", 23)+"150,150>>: unknown_frame", 0, 0)},
 		{"heartbeat with a payload on channel 1", func(t *testing.T) []byte {
 			return rawFrame(amqp.FrameHeartbeat, 1, []byte("x"))
 		}, refused(501, `FRAME_ERROR - type 8, all octets = <<"x">>: unknown_frame`, 0, 0)},
@@ -156,6 +161,22 @@ func TestFrameChecks(t *testing.T) {
 			b = append(b, rawFrame(amqp.FrameHeader, 1, headerPayload(60, 0, 3, 0, 0))...)
 			return append(b, rawFrame(amqp.FrameHeader, 1, headerPayload(60, 0, 3, 0, 0))...)
 		}, refused(505, "UNEXPECTED_FRAME - expected content body, got non content body frame instead", 60, 40)},
+		// Where RabbitMQ 3.10.8's channel crashes on a header it cannot
+		// decode (541 "INTERNAL_ERROR"), Warren says what is wrong.
+		{"content header without property flags", func(t *testing.T) []byte {
+			return append(methodFrame(t, 1, &amqp.BasicPublish{}), rawFrame(amqp.FrameHeader, 1, headerPayload(60, 0, 0))...)
+		}, refused(501, "FRAME_ERROR - cannot decode <<>>", 60, 40)},
+		{"property flags' continuation bit and a second flag word", func(t *testing.T) []byte {
+			return append(methodFrame(t, 1, &amqp.BasicPublish{}), rawFrame(amqp.FrameHeader, 1, headerPayload(60, 0, 0, 0x00, 0x01, 0x00, 0x00))...)
+		}, refused(501, "FRAME_ERROR - cannot decode <<0,1,0,0>>", 60, 40)},
+		// A body frame larger than what is left of the announced size:
+		// RabbitMQ 3.10.8 answers nothing, and the message never
+		// completes; Warren closes the connection saying why.
+		{"body larger than announced", func(t *testing.T) []byte {
+			b := methodFrame(t, 1, &amqp.BasicPublish{})
+			b = append(b, rawFrame(amqp.FrameHeader, 1, headerPayload(60, 0, 3, 0, 0))...)
+			return append(b, rawFrame(amqp.FrameBody, 1, []byte("abcd"))...)
+		}, refused(501, "FRAME_ERROR - content body frame exceeds remaining content size", 60, 40)},
 		{"property flag bit 1, which names no property", func(t *testing.T) []byte {
 			return append(methodFrame(t, 1, &amqp.BasicPublish{RoutingKey: "nowhere"}), rawFrame(amqp.FrameHeader, 1, headerPayload(60, 0, 0, 0x00, 0x02))...)
 		}, accepted},
