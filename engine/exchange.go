@@ -124,7 +124,8 @@ func checkExchangeType(t string, m Method) *Error {
 // ExchangeDeclare declares (or with Passive checks) an exchange, following
 // rabbit_channel's order of checks: type (503), default exchange (403),
 // configure permission (403), reserved amq. prefix for new exchanges (403),
-// then equivalence (406).
+// then equivalence (406). A passive declare checks only that the exchange
+// exists (404), needing no permission.
 func (b *Broker) ExchangeDeclare(id ChannelID, d ExchangeDeclare) error {
 	return b.Apply(CmdExchangeDeclare{Channel: id, Declare: d}).Err
 }
