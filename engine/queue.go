@@ -113,17 +113,20 @@ func (b *Broker) queueDeclare(ch *channel, d QueueDeclare) (QueueDeclareOk, *Err
 	v := ch.conn.vhost
 	m := MethodQueueDeclare
 	if d.Passive {
+		// access-control.md, "How Permissions Work": "queue.declare
+		// (passive=true)" needs no permission, so anyone in the vhost
+		// may ask whether a queue exists: 404 if not, 405 if it is
+		// another connection's exclusive queue (observed, RabbitMQ
+		// 3.10.8, for a user whose patterns all miss the name).
+		//
 		// queue.declare has no "" shortcut: rabbit_channel expands it
 		// only for get, consume, delete, purge, bind and unbind, so a
 		// passive declare of "" looks for a queue named "" (observed,
 		// RabbitMQ 3.10.8: 404 "no queue '' in vhost '/'").
 		if d.Queue == "" {
-			if e := ch.conn.permitted(accessAny, "queue", "", m); e != nil {
-				return QueueDeclareOk{}, e
-			}
 			return QueueDeclareOk{}, channelErr(NotFound, m, "no %s", rs("queue", "", v.name))
 		}
-		q, e := ch.permittedQueue(accessAny, d.Queue, m)
+		q, e := ch.lookupQueue(d.Queue, m)
 		if e != nil {
 			return QueueDeclareOk{}, e
 		}

@@ -158,7 +158,9 @@ func TestUserChangesRegrant(t *testing.T) {
 	bob := open(b.UserGrants("bob", "/"))
 	free := open(nil)
 	declare := func(ch engine.ChannelID) string {
-		_, err := b.QueueDeclare(ch, engine.QueueDeclare{Queue: "q", Passive: true})
+		// A redeclare, which needs configure (a passive declare needs
+		// no permission).
+		_, err := b.QueueDeclare(ch, engine.QueueDeclare{Queue: "q", Args: engine.Table{"x-dead-letter-exchange": "dlx"}})
 		if err != nil {
 			return err.(*engine.Error).Text
 		}
@@ -171,7 +173,7 @@ func TestUserChangesRegrant(t *testing.T) {
 		}
 		return ""
 	}
-	if got := declare(bob); got != "ACCESS_REFUSED - configure access to queue 'q' in vhost '/' refused for user 'bob'" {
+	if got := declare(bob); got != "ACCESS_REFUSED - access to queue 'q' in vhost '/' refused for user 'bob'" {
 		t.Fatalf("before any permission: %q", got)
 	}
 	bob = open(b.UserGrants("bob", "/"))
@@ -184,7 +186,7 @@ func TestUserChangesRegrant(t *testing.T) {
 	if err := b.PutTopicPermission(engine.UserTopicPermission{User: "bob", Vhost: "/", Exchange: "t", Write: "^x", Read: ".*"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := publishAs(bob, ""); got != "ACCESS_REFUSED - write access to topic 'a.b' in exchange 't' in vhost '/' refused for user 'bob'" {
+	if got := publishAs(bob, ""); got != "ACCESS_REFUSED - access to topic 'a.b' in exchange 't' in vhost '/' refused for user 'bob'" {
 		t.Fatalf("after PutTopicPermission: %q", got)
 	}
 	bob = open(b.UserGrants("bob", "/"))
@@ -204,7 +206,7 @@ func TestUserChangesRegrant(t *testing.T) {
 	if err := b.ClearUserPermission("bob", "/"); err != nil {
 		t.Fatal(err)
 	}
-	if got := declare(bob); got != "ACCESS_REFUSED - configure access to queue 'q' in vhost '/' refused for user 'bob'" {
+	if got := declare(bob); got != "ACCESS_REFUSED - access to queue 'q' in vhost '/' refused for user 'bob'" {
 		t.Errorf("after ClearUserPermission: %q", got)
 	}
 	if got := declare(free); got != "" {

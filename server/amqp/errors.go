@@ -119,12 +119,22 @@ func snippet(payload []byte) (string, []byte) {
 }
 
 // frameError is rabbit_reader's frame_error text:
-// "type 3, all octets = <<>>: {frame_too_large,200000,131064}".
+// "type 3, all octets = <<>>: {frame_too_large,200000,131064}", the
+// payload and the reason (an atom, or a tuple given flat) laid out as
+// RabbitMQ's ~p lays them out (erlangfmt.go).
 func frameError(typ uint8, channel uint16, payload []byte, reason string) *Error {
-	which, b := snippet(payload)
-	e := newError(FrameError, 0, 0, "type %d, %s octets = %s: %s", typ, which, erlangBinary(b, true), reason)
+	text := frameSnippet(typ, payload) + ": "
+	text += prettyTuple(reason, lastLineLen(text))
+	e := newError(FrameError, 0, 0, "%s", text)
 	e.Channel = channel
 	return e
+}
+
+// frameSnippet is rabbit_reader's "type ~p, ~s octets = ~p" for a frame.
+func frameSnippet(typ uint8, payload []byte) string {
+	which, b := snippet(payload)
+	text := "type " + strconv.Itoa(int(typ)) + ", " + which + " octets = "
+	return text + prettyBinary(b, len(text))
 }
 
 // UnexpectedFrameError returns rabbit_reader's error for a frame that is not
@@ -132,8 +142,7 @@ func frameError(typ uint8, channel uint16, payload []byte, reason string) *Error
 // a channel before connection.open has completed:
 // "UNEXPECTED_FRAME - type 2, all octets = <<...>>".
 func UnexpectedFrameError(f Frame) *Error {
-	which, b := snippet(f.Payload)
-	e := newError(UnexpectedFrame, 0, 0, "type %d, %s octets = %s", f.Type, which, erlangBinary(b, true))
+	e := newError(UnexpectedFrame, 0, 0, "%s", frameSnippet(f.Type, f.Payload))
 	e.Channel = f.Channel
 	return e
 }

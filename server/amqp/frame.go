@@ -36,6 +36,16 @@ func AppendFrame(b []byte, typ uint8, channel uint16, payload []byte) []byte {
 	return append(b, FrameEnd)
 }
 
+// IsHeartbeat reports whether f is a well-formed heartbeat: type 8 on
+// channel 0 with an empty payload. A heartbeat frame with a payload or on
+// another channel is not one; the Assembler refuses it as RabbitMQ does
+// (501 FRAME_ERROR "type 8, all octets = <<...>>: unknown_frame", or 505
+// UNEXPECTED_FRAME on a channel other than 0), so a connection layer that
+// takes heartbeats aside before assembling must take only these.
+func IsHeartbeat(f Frame) bool {
+	return f.Type == FrameHeartbeat && f.Channel == 0 && len(f.Payload) == 0
+}
+
 // AppendHeartbeat appends a heartbeat frame (always on channel 0, empty).
 func AppendHeartbeat(b []byte) []byte {
 	return AppendFrame(b, FrameHeartbeat, 0, nil)

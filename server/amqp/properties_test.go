@@ -72,13 +72,16 @@ func TestPropertiesMalformed(t *testing.T) {
 		props []byte
 		text  string
 	}{
-		"continuation flag":    {[]byte{0x00, 0x01, 0, 0}, "FRAME_ERROR - cannot decode content header: property flags continue beyond class basic's 14 properties"},
-		"truncated shortstr":   {[]byte{0x80, 0x00, 5, 'a'}, "FRAME_ERROR - cannot decode <<128,0,5,97>>"},
-		"trailing bytes":       {[]byte{0x00, 0x00, 1}, "FRAME_ERROR - cannot decode <<0,0,1>>"},
-		"bad headers table":    {[]byte{0x20, 0x00, 0, 0, 0, 3, 1, 'k', 'Q'}, "FRAME_ERROR - cannot decode content header: unknown field type 'Q'"},
-		"truncated flag word":  {[]byte{0x80}, "FRAME_ERROR - cannot decode <<128>>"},
-		"timestamp cut short":  {[]byte{0x00, 0x40, 0, 0, 0}, "FRAME_ERROR - cannot decode <<0,64,0,0,0>>"},
-		"headers claims 4 GiB": {[]byte{0x20, 0x00, 0xff, 0xff, 0xff, 0xff}, "FRAME_ERROR - cannot decode <<32,0,255,255,255,255>>"},
+		// The continuation bit is ignored, so a second flag word is
+		// bytes after the last property (RabbitMQ 3.10.8's decoder
+		// crashes on them: 541 INTERNAL_ERROR).
+		"continuation flag and a second word": {[]byte{0x00, 0x01, 0, 0}, "FRAME_ERROR - cannot decode <<0,1,0,0>>"},
+		"truncated shortstr":                  {[]byte{0x80, 0x00, 5, 'a'}, "FRAME_ERROR - cannot decode <<128,0,5,97>>"},
+		"trailing bytes":                      {[]byte{0x00, 0x00, 1}, "FRAME_ERROR - cannot decode <<0,0,1>>"},
+		"bad headers table":                   {[]byte{0x20, 0x00, 0, 0, 0, 3, 1, 'k', 'Q'}, "FRAME_ERROR - cannot decode content header: unknown field type 'Q'"},
+		"truncated flag word":                 {[]byte{0x80}, "FRAME_ERROR - cannot decode <<128>>"},
+		"timestamp cut short":                 {[]byte{0x00, 0x40, 0, 0, 0}, "FRAME_ERROR - cannot decode <<0,64,0,0,0>>"},
+		"headers claims 4 GiB":                {[]byte{0x20, 0x00, 0xff, 0xff, 0xff, 0xff}, "FRAME_ERROR - cannot decode <<32,0,255,255,255,255>>"},
 	}
 	for name, c := range cases {
 		_, _, _, err := DecodeContentHeader(append(bytes.Clone(head), c.props...))
@@ -89,9 +92,19 @@ func TestPropertiesMalformed(t *testing.T) {
 	if _, _, _, err := DecodeContentHeader([]byte{0, 60, 0}); err == nil {
 		t.Error("a 3-byte header decoded")
 	}
-	// No flag word at all reads as no properties.
-	if _, _, p, err := DecodeContentHeader(head); err != nil || p.Flags != 0 {
-		t.Errorf("header without flags: %+v, %v", p, err)
+	// The two low flag bits name no property and are ignored, as RabbitMQ
+	// 3.10.8 ignores them (observed: a publish whose flags are 0x0001 or
+	// 0x0002 is accepted, as if they were 0).
+	for _, flags := range [][]byte{{0x00, 0x01}, {0x00, 0x02}, {0x80, 0x03, 1, 't'}} {
+		_, _, p, err := DecodeContentHeader(append(bytes.Clone(head), flags...))
+		if err != nil || p.Flags&0x0003 != 0 {
+			t.Errorf("flags % x: %+v, %v", flags, p, err)
+		}
+	}
+	// No flag word at all is malformed (RabbitMQ 3.10.8: 541
+	// INTERNAL_ERROR, its channel crashing on the header).
+	if _, _, _, err := DecodeContentHeader(head); err == nil || asError(t, err).Text != "FRAME_ERROR - cannot decode <<>>" {
+		t.Errorf("header without flags: %v", err)
 	}
 }
 

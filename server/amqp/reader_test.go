@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -136,7 +137,10 @@ func TestReaderBadFrameEnd(t *testing.T) {
 	long[len(long)-1] = 'x'
 	_, err = readAll(long, ReaderConfig{NoProtocolHeader: true}, nil)
 	e = asError(t, err)
-	if want := `FRAME_ERROR - type 3, first 16 octets = <<"a body of more t">>: {invalid_frame_end_marker,120}`; e.Text != want {
+	// The tuple would end past column 78, so ~p breaks it (observed,
+	// RabbitMQ 3.10.8, for a 26-byte payload of letters and end byte 205:
+	// the same text with 205).
+	if want := "FRAME_ERROR - type 3, first 16 octets = <<\"a body of more t\">>: {invalid_frame_end_marker,\n" + strings.Repeat(" ", 51) + "120}"; e.Text != want {
 		t.Fatalf("got %q, want %q", e.Text, want)
 	}
 }

@@ -52,10 +52,6 @@ var known = map[string][]verdict{
 		v(kind4x, `rounds:|count "q": messages=|basic\.get "dead"|header x-death|header x-first-death-`,
 			"quorum queues have a delivery limit of 20 by default (4.x): the 21st return dead-letters the message with reason delivery_limit; 3.10.8 has no default limit and redelivers forever"),
 	},
-	"quorum-basics": {
-		v(kind4x, `header x-delivery-count=`,
-			"x-delivery-count is set on quorum redeliveries only (4.x; 3.10.8 does the same for consumers), so a first basic.get has none; 3.10.8's basic.get path also sends long 0 on a first delivery"),
-	},
 	"quorum-requeue-order": {
 		v(kind4x, `dump "q":`,
 			"with 4.x's default delivery limit a quorum queue returns nacked messages near the head (quorum-queues.md, Repeated Requeues), so m2 comes first; 3.10.8, without a limit, puts the nacked m2 at the back"),

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -45,6 +46,7 @@ type S struct {
 	queues    []string
 	exchanges []string
 	policies  []string
+	users     []string
 }
 
 // abort is panicked with to stop a scenario that cannot go on (a
@@ -122,6 +124,20 @@ func (s *S) Conn() *Conn {
 	c, tp, err := s.t.dial(true)
 	if err != nil {
 		panic(abort{"dial: " + err.Error()})
+	}
+	cn := &Conn{s: s, label: fmt.Sprintf("c%d", len(s.conns)+1), c: c, tap: tp}
+	cn.closed = c.NotifyClose(make(chan *amqp.Error, 1))
+	s.mu.Lock()
+	s.conns = append(s.conns, cn)
+	s.mu.Unlock()
+	return cn
+}
+
+// ConnAs opens a new tapped connection as user (see User).
+func (s *S) ConnAs(user string) *Conn {
+	c, tp, err := s.t.dialAs(user, userPassword, true)
+	if err != nil {
+		panic(abort{"dial as " + user + ": " + err.Error()})
 	}
 	cn := &Conn{s: s, label: fmt.Sprintf("c%d", len(s.conns)+1), c: c, tap: tp}
 	cn.closed = c.NotifyClose(make(chan *amqp.Error, 1))
@@ -223,10 +239,13 @@ func runSide(sc scenario, t *target, prefix string) []string {
 // ignores errors: most things are gone already.
 func (s *S) cleanup() {
 	s.mu.Lock()
-	queues, exchanges, policies := s.queues, s.exchanges, s.policies
+	queues, exchanges, policies, users := s.queues, s.exchanges, s.policies, s.users
 	s.mu.Unlock()
 	for _, p := range policies {
 		s.t.api("DELETE", policyPath(p), nil)
+	}
+	for _, u := range users {
+		s.t.api("DELETE", "/api/users/"+url.PathEscape(u), nil)
 	}
 	c, _, err := s.t.dial(false)
 	if err != nil {

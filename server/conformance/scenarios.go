@@ -7,6 +7,7 @@ func allScenarios() []scenario {
 		exchangeScenarios,
 		queueScenarios,
 		errorScenarios,
+		accessScenarios,
 		messageScenarios,
 		ttlScenarios,
 		maxlenScenarios,

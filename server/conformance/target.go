@@ -26,8 +26,23 @@ type target struct {
 // on loopback.
 const dialTimeout = 5 * time.Second
 
-// dial opens a connection; when tapped, the server's methods are recorded.
+// dial opens a connection as the target's user; when tapped, the server's
+// methods are recorded.
 func (t *target) dial(tapped bool) (*amqp.Connection, *tap, error) {
+	return t.dialURL(t.amqpURL, tapped)
+}
+
+// dialAs opens a connection as another user of the default vhost.
+func (t *target) dialAs(user, pass string, tapped bool) (*amqp.Connection, *tap, error) {
+	u, err := url.Parse(t.amqpURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	u.User = url.UserPassword(user, pass)
+	return t.dialURL(u.String(), tapped)
+}
+
+func (t *target) dialURL(amqpURL string, tapped bool) (*amqp.Connection, *tap, error) {
 	var tp *tap
 	cfg := amqp.Config{
 		Heartbeat: 10 * time.Second,
@@ -44,7 +59,7 @@ func (t *target) dial(tapped bool) (*amqp.Connection, *tap, error) {
 			return c, nil
 		},
 	}
-	c, err := amqp.DialConfig(t.amqpURL, cfg)
+	c, err := amqp.DialConfig(amqpURL, cfg)
 	return c, tp, err
 }
 

@@ -149,7 +149,7 @@ func (r *reader) next() (command, error) {
 			// that has not logged in.
 			return command{}, amqp.UnexpectedFrameError(f)
 		}
-		if f.Type == amqp.FrameHeartbeat && f.Channel == 0 {
+		if amqp.IsHeartbeat(f) {
 			return command{heartbeat: true}, nil
 		}
 		cmd, done, err := r.asm.Add(f)
@@ -170,7 +170,7 @@ func (r *reader) nextBuffered() (cmd command, ok bool, err error) {
 		if err != nil || !got {
 			return command{}, false, err
 		}
-		if f.Type == amqp.FrameHeartbeat && f.Channel == 0 {
+		if amqp.IsHeartbeat(f) {
 			return command{heartbeat: true}, true, nil
 		}
 		c, done, err := r.asm.Add(f)
