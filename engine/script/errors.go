@@ -80,6 +80,7 @@ const (
 	KeyBadIndex           = "badIndex"
 	KeyNoIndex            = "noIndex"
 	KeyBackInTime         = "backInTime"
+	KeyAdvanceTooFar      = "advanceTooFar"
 	KeyRunBusy            = "runBusy"
 
 	// Replaying a shared session's history (verbs_history.go).
@@ -168,6 +169,7 @@ var errorTemplates = map[string]string{
 	KeyBadIndex:           "message index must be 0, 1, ... got {value}",
 	KeyNoIndex:            "queue {queue} has {ready} ready messages, no index {index}",
 	KeyBackInTime:         "cannot go back in time to {target} (now {now})",
+	KeyAdvanceTooFar:      "cannot advance {value}: the clock moves forward by at most {max} at a time, and never past {end} (now {now})",
 	KeyRunBusy:            "run: still busy after {steps} steps (a timer keeps re-arming?)",
 
 	KeyHistoryShared:       "{verb}: this broker is a shared session's, which others use too; a history replays only into a broker of its own, as the offline playground's",

@@ -89,6 +89,18 @@ var errorCases = []errorCase{
 	{setup: []string{"declare queue q"}, line: "show msg q x", want: errOf(KeyBadIndex, "value", `"x"`), text: `message index must be 0, 1, ... got "x"`},
 	{setup: []string{"declare queue q"}, line: "show msg q 0", want: errOf(KeyNoIndex, "queue", "q", "ready", "0", "index", "0"), text: "queue q has 0 ready messages, no index 0"},
 	{setup: []string{"advance 5s"}, line: "advance to 1s", want: errOf(KeyBackInTime, "target", "1s", "now", "5s"), text: "cannot go back in time to 1s (now 5s)"},
+	// A clock move is at most 100 years (engine.MaxAdvanceMs) and never
+	// wraps engine time (issue 26): a huge number, just over 100 years,
+	// and a leap by "advance to".
+	{line: "advance 9223372036854775000", want: errOf(KeyAdvanceTooFar, "value", `"9223372036854775000"`, "max", "876000h", "end", "1250999896h29m30.496s", "now", "0s"),
+		text: `cannot advance "9223372036854775000": the clock moves forward by at most 876000h at a time, and never past 1250999896h29m30.496s (now 0s)`},
+	{line: "advance 36500d1ms", want: errOf(KeyAdvanceTooFar, "value", `"36500d1ms"`, "max", "876000h", "end", "1250999896h29m30.496s", "now", "0s"),
+		text: `cannot advance "36500d1ms": the clock moves forward by at most 876000h at a time, and never past 1250999896h29m30.496s (now 0s)`},
+	{setup: []string{"advance 1s"}, line: "advance to 36500d1s1ms", want: errOf(KeyAdvanceTooFar, "value", `"36500d1s1ms"`, "max", "876000h", "end", "1250999896h29m30.496s", "now", "1s"),
+		text: `cannot advance "36500d1s1ms": the clock moves forward by at most 876000h at a time, and never past 1250999896h29m30.496s (now 1s)`},
+	{line: "restart 36501d", want: errOf(KeyAdvanceTooFar, "value", `"36501d"`, "max", "876000h", "end", "1250999896h29m30.496s", "now", "0s"),
+		text: `cannot advance "36501d": the clock moves forward by at most 876000h at a time, and never past 1250999896h29m30.496s (now 0s)`},
+	{line: "advance 300000000000000d", want: errOf(KeyBadDurationNumber, "value", `"300000000000000d"`), text: `bad duration "300000000000000d"`},
 	{setup: []string{"declare queue q ttl=1s", "publish q a", "advance 100ms", "publish q b"}, hook: func(r *Runner) { r.MaxSteps = 1 },
 		line: "run", want: errOf(KeyRunBusy, "steps", "1"), text: "run: still busy after 1 steps (a timer keeps re-arming?)"},
 

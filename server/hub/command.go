@@ -98,6 +98,8 @@ func (s *Session) Clock(nowMs int64, id ParticipantID, ref string, req ClockRequ
 		err = NewError(KeyBadClockRequest)
 	case req.Mode != "" && !validMode(req.Mode):
 		err = NewError(KeyBadClockMode, "mode", quote(string(req.Mode)))
+	case req.AdvanceMs > 0:
+		_, err = s.advanceTarget(req.AdvanceMs)
 	}
 	if err != nil {
 		s.refuse(id, ref, err)

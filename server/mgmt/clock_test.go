@@ -106,7 +106,7 @@ func TestClockErrors(t *testing.T) {
 	for _, c := range []struct{ body, want string }{
 		{`{"advance":"soon"}`, `{"error":"bad_request","reason":"bad duration \"soon\" (use e.g. 250ms, 5s, 1.5s, 2m, 1h)"}`},
 		{`{"advance":"5x"}`, `{"error":"bad_request","reason":"bad duration unit \"x\" in \"5x\" (use ms, s, m, h or d)"}`},
-		{`{"advance":"-5m"}`, `{"error":"bad_request","reason":"duration \"-5m\" is out of range: the clock moves forward by 0 to 87600h at a time"}`},
+		{`{"advance":"-5m"}`, `{"error":"bad_request","reason":"duration \"-5m\" is out of range: the clock moves forward by 0 to 876000h at a time"}`},
 		{`{"advance":"1500us"}`, `{"error":"bad_request","reason":"duration \"1500us\" is not a whole number of milliseconds: the clock moves in milliseconds"}`},
 		{`{"advance":30}`, `{"error":"bad_request","reason":"\"advance\" must be a duration string such as \"30m\", \"1h30m\", \"500ms\" or \"2s\""}`},
 		{`{"mode":"fast"}`, `{"error":"bad_request","reason":"unknown clock mode \"fast\" (use live, paused or manual)"}`},

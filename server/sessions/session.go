@@ -20,6 +20,7 @@ type session struct {
 	id, roID  string
 	name      string
 	login     *hub.AMQPLogin // for real AMQP clients; nil when the server takes none
+	addr      string         // the source address that created it ("" hosted): its slot (addrs.go)
 	num       uint64
 	createdAt time.Time
 
