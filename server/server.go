@@ -134,7 +134,7 @@ func Start(opts Options) (*Server, error) {
 	mux.Handle("/api/sessions", s.sessions)
 	mux.Handle("/api/sessions/", s.sessions)
 	mux.Handle("/ws/sessions/", s.sessions)
-	mux.Handle("/", web.Handler()) // the home page, /playground and /static/
+	mux.Handle("/", web.Handler(web.WithSessions(s.sessions))) // the home page, /playground, /s/{id} and /static/
 	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	s.wg.Add(2)
 	go func() {

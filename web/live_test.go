@@ -66,6 +66,6 @@ func TestLiveInChromium(t *testing.T) {
 	for _, p := range []string{"/api/sessions", "/api/sessions/", "/ws/sessions/"} {
 		mux.Handle(p, m)
 	}
-	mux.Handle("/", Handler())
+	mux.Handle("/", Handler(WithSessions(m)))
 	runBrowserTestOn(t, mux, 2*time.Minute, "live.mjs")
 }

@@ -177,6 +177,13 @@ func (m *Manager) find(id string) (*session, hub.Role, bool) {
 	return s, hub.Editor, true
 }
 
+// Exists reports whether id is a running session's id or read-only id:
+// what the web pages ask to answer /s/{id} (web.Sessions).
+func (m *Manager) Exists(id string) bool {
+	_, _, ok := m.find(id)
+	return ok
+}
+
 // drop forgets an ended session and frees its ids; its goroutine calls it
 // on the way out.
 func (m *Manager) drop(s *session) {
