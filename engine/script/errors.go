@@ -160,7 +160,7 @@ var errorTemplates = map[string]string{
 	KeyFlagNeedsValue:    "flag {flag} needs a value",
 	KeyBadDefinition:     "policy definition is not a JSON object: {detail}",
 	KeyBadPolicyPriority: "priority must be an integer, got {value}",
-	KeyBadStepCount:      "step count must be a positive number, got {value}",
+	KeyBadStepCount:      "step count must be a whole number from 1 to {max}, got {value}",
 
 	KeyChannelAlreadyOpen: "channel {channel} is already open",
 	KeyChannelNotOpen:     "channel {channel} is not open",

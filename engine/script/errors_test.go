@@ -79,7 +79,10 @@ var errorCases = []errorCase{
 	{line: "set_policy a b {} --priority", want: errOf(KeyFlagNeedsValue, "flag", "--priority"), text: "flag --priority needs a value"},
 	{line: "set_policy a b [1]", want: errOf(KeyBadDefinition, "detail", jsonDetail("[1]")), text: "policy definition is not a JSON object: " + jsonDetail("[1]")},
 	{line: "set_policy a b {} --priority x", want: errOf(KeyBadPolicyPriority, "value", `"x"`), text: `priority must be an integer, got "x"`},
-	{line: "step 0", want: errOf(KeyBadStepCount, "value", `"0"`), text: `step count must be a positive number, got "0"`},
+	{line: "step 0", want: errOf(KeyBadStepCount, "value", `"0"`, "max", "100000"), text: `step count must be a whole number from 1 to 100000, got "0"`},
+	{line: "step 100001", want: errOf(KeyBadStepCount, "value", `"100001"`, "max", "100000"), text: `step count must be a whole number from 1 to 100000, got "100001"`},
+	{line: "step 99999999999999999999", want: errOf(KeyBadStepCount, "value", `"99999999999999999999"`, "max", "100000"), text: `step count must be a whole number from 1 to 100000, got "99999999999999999999"`},
+	{line: "step -3", want: errOf(KeyBadStepCount, "value", `"-3"`, "max", "100000"), text: `step count must be a whole number from 1 to 100000, got "-3"`},
 
 	// The state a command needs.
 	{setup: []string{"open c1"}, line: "open c1", want: errOf(KeyChannelAlreadyOpen, "channel", "c1"), text: "channel c1 is already open"},

@@ -67,8 +67,11 @@ func (r *Runner) noteTime() {
 func runStep(r *Runner, c *Command) error {
 	n := 1
 	if len(c.Args) == 1 {
-		if _, err := fmt.Sscanf(c.Args[0], "%d", &n); err != nil || n < 1 {
-			return newError(KeyBadStepCount, "value", quote(c.Args[0]))
+		var err error
+		// At most MaxSteps, as run: a step fires one deadline, and a
+		// count from a console or a page is a number like any other.
+		if n, err = strconv.Atoi(c.Args[0]); err != nil || n < 1 || n > r.MaxSteps {
+			return newError(KeyBadStepCount, "value", quote(c.Args[0]), "max", strconv.Itoa(r.MaxSteps))
 		}
 	}
 	for i := 0; i < n; i++ {
