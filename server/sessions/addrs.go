@@ -17,13 +17,22 @@ import (
 
 // sourceAddr is the address a request comes from, as the connection says
 // (http.Request.RemoteAddr's host): never a header such as
-// X-Forwarded-For, which the client writes itself.
+// X-Forwarded-For, which the client writes itself. An IPv6 address counts
+// as its /64, the block one subscriber is given: a client picks any
+// address in it at will, and would otherwise be 2⁶⁴ sources.
 func sourceAddr(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		return r.RemoteAddr
+		host = r.RemoteAddr
 	}
-	return host
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return host
+	}
+	if v4 := ip.To4(); v4 != nil {
+		return v4.String()
+	}
+	return (&net.IPNet{IP: ip.Mask(net.CIDRMask(64, 128)), Mask: net.CIDRMask(64, 128)}).String()
 }
 
 // addrUse is one source address's share: its running sessions and its

@@ -157,3 +157,22 @@ func TestAddrBucketRefills(t *testing.T) {
 		t.Fatalf("a minute later: %v, %d addresses remembered, want a and late", err, len(m.byAddr))
 	}
 }
+
+// TestSourceAddr: the connection's address is the source, whatever the
+// headers say; an IPv6 address counts as its /64.
+func TestSourceAddr(t *testing.T) {
+	for _, c := range []struct{ remote, want string }{
+		{"127.0.0.2:5555", "127.0.0.2"},
+		{"[::ffff:127.0.0.1]:80", "127.0.0.1"},
+		{"[2001:db8:1:2:aaaa::1]:443", "2001:db8:1:2::/64"},
+		{"[2001:db8:1:2:bbbb::9]:443", "2001:db8:1:2::/64"},
+		{"[::1]:80", "::/64"},
+	} {
+		r, _ := http.NewRequest("POST", "/api/sessions", nil)
+		r.RemoteAddr = c.remote
+		r.Header.Set("X-Forwarded-For", "203.0.113.9")
+		if got := sourceAddr(r); got != c.want {
+			t.Errorf("%s: %q, want %q", c.remote, got, c.want)
+		}
+	}
+}
