@@ -21,10 +21,7 @@ import (
 // as its /64, the block one subscriber is given: a client picks any
 // address in it at will, and would otherwise be 2⁶⁴ sources.
 func sourceAddr(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
+	host := remoteHost(r)
 	ip := net.ParseIP(host)
 	if ip == nil {
 		return host
@@ -33,6 +30,16 @@ func sourceAddr(r *http.Request) string {
 		return v4.String()
 	}
 	return (&net.IPNet{IP: ip.Mask(net.CIDRMask(64, 128)), Mask: net.CIDRMask(64, 128)}).String()
+}
+
+// remoteHost is the host of the connection's address, exactly: what the
+// logs name.
+func remoteHost(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }
 
 // addrUse is one source address's share: its running sessions and its

@@ -96,7 +96,7 @@ func (m *Manager) serveSocket(w http.ResponseWriter, r *http.Request, id string)
 	}
 	ws.SetReadLimit(int64(max(m.cfg.Hub.MaxLineBytes, hub.DefaultMaxLineBytes)) + readSlack)
 	p := newPeer(s, role, m.cfg.QueueLen)
-	p.k.addr = sourceAddr(r)
+	p.k.addr = remoteHost(r)
 	wrote := make(chan struct{})
 	go func() {
 		defer close(wrote)
