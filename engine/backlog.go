@@ -56,7 +56,7 @@ func (b *Broker) Settle(t Time) {
 }
 
 func (b *Broker) settle(t Time) {
-	t = max(t, b.now)
+	t = min(max(t, b.now), MaxTime)
 	for {
 		b.advanceTo(t)
 		if b.now < t {

@@ -262,12 +262,13 @@ func (b *Broker) peekLive() *deadline.Timer[timerRef] {
 // and the clock where it is, short of t: NextDeadline then reports a
 // deadline no later than Now, and the driver calls AdvanceTo again, after
 // serving other commands if it has any. Settle does that until nothing is
-// due.
+// due. A t past MaxTime moves the clock to MaxTime: time never wraps.
 func (b *Broker) AdvanceTo(t Time) {
 	b.Apply(CmdAdvanceTo{Time: t})
 }
 
 func (b *Broker) advanceTo(t Time) {
+	t = min(t, MaxTime)
 	armedBefore := b.timers.LastSeq()
 	for {
 		top := b.peekLive()
@@ -296,7 +297,7 @@ func (b *Broker) Step() (Time, bool) {
 
 func (b *Broker) step() (Time, bool) {
 	t, ok := b.NextDeadline()
-	if !ok {
+	if !ok || t > MaxTime {
 		return b.now, false
 	}
 	if t < b.now {

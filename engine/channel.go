@@ -118,7 +118,7 @@ func (ch *channel) armAckTimer() {
 		}
 		return
 	}
-	at := int64(d.atMs) + ch.b.cfg.ConsumerTimeoutMs
+	at := int64(d.atMs) + min(ch.b.cfg.ConsumerTimeoutMs, int64(Never-d.atMs)) // a huge configured timeout is Never, not a wrapped past
 	if !ch.ackTimer.Armed() || ch.ackTimer.At != at || ch.ackIdle {
 		ch.b.timers.Reset(&ch.ackTimer, at)
 	}

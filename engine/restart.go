@@ -112,7 +112,7 @@ func (b *Broker) restart(at Time) {
 	b.lastChan = nil
 	deliveries := b.dropConnections()
 	b.finishEnds()
-	if at > b.now {
+	if at := min(at, MaxTime); at > b.now {
 		b.now = at
 	}
 	b.emit(Event{Kind: EvRestarted})

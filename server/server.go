@@ -153,7 +153,7 @@ func Start(opts Options) (*Server, error) {
 	mux.Handle("/api/sessions", s.sessions)
 	mux.Handle("/api/sessions/", s.sessions)
 	mux.Handle("/ws/sessions/", s.sessions)
-	mux.Handle("/", web.Handler()) // the home page, /playground and /static/
+	mux.Handle("/", web.Handler(web.WithSessions(s.sessions))) // the home page, /playground, /s/{id} and /static/
 	// Every endpoint sits behind the one guard (server/httpguard): no
 	// change from a page of another site, no body that is not JSON.
 	// Slow headers are bounded by ReadHeaderTimeout and idle keep-alive

@@ -40,8 +40,34 @@ const EdgePages = "_pages"
 // a language prefix; like the static export's, they offer neither the
 // management API nor shared sessions, which the edge does not have.
 func ExportEdge(dir string) error {
-	return export(dir, func(lang string) string { return EdgePages + "/" + lang }, func(lang, _ string) Page { return edgePage(lang) })
+	if err := export(dir, func(lang string) string { return EdgePages + "/" + lang }, func(lang, _ string) Page { return edgePage(lang) }); err != nil {
+		return err
+	}
+	// The page the worker answers /s/{id} with, as 404, when no session
+	// has the id (SessionGone; the edge asks the session's object).
+	for _, lang := range locale.Langs {
+		path := filepath.Join(dir, EdgePages, lang, filepath.FromSlash(strings.TrimPrefix(EdgeNoSession, "/")), "index.html")
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		err = SessionGone(edgePage(lang)).Render(context.Background(), f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
+
+// EdgeNoSession is the path, under EdgePages/LANG, of the edge's page for
+// a session link of no session: EdgePages/LANG/no-session/index.html.
+const EdgeNoSession = "/no-session"
 
 // export writes every page in every language, each under the folder
 // folder(lang) as page(lang, path) frames it, and the static assets.

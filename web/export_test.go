@@ -67,6 +67,11 @@ func TestExportEdgeWritesThePages(t *testing.T) {
 		}
 	}
 	for _, lang := range locale.Langs {
+		// The page the worker answers a link of no session with.
+		gone, err := os.ReadFile(filepath.Join(dir, EdgePages, lang, "no-session", "index.html"))
+		if err != nil || !strings.Contains(string(gone), `data-testid="session-gone"`) || !strings.Contains(string(gone), `<html lang="`+lang+`">`) {
+			t.Errorf("%s: the no-session page: %v", lang, err)
+		}
 		paths, err := PagePaths(lang)
 		if err != nil {
 			t.Fatal(err)

@@ -21,6 +21,6 @@ func TestHistoryInChromium(t *testing.T) {
 	for _, p := range []string{"/api/sessions", "/api/sessions/", "/ws/sessions/"} {
 		mux.Handle(p, m)
 	}
-	mux.Handle("/", Handler())
+	mux.Handle("/", Handler(WithSessions(m)))
 	runBrowserTestOn(t, httpguard.Wrap(mux), 2*time.Minute, "history.mjs")
 }

@@ -153,7 +153,7 @@ func TestLiveAMQPInChromium(t *testing.T) {
 	}
 	prog := &amqpProgram{t: t}
 	mux.Handle("/test/amqp/", prog)
-	mux.Handle("/", Handler())
+	mux.Handle("/", Handler(WithSessions(m)))
 	runBrowserTestOn(t, httpguard.Wrap(mux), 2*time.Minute, "liveamqp.mjs")
 	if prog.conn != nil {
 		prog.conn.Close()

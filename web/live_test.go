@@ -68,6 +68,6 @@ func TestLiveInChromium(t *testing.T) {
 	for _, p := range []string{"/api/sessions", "/api/sessions/", "/ws/sessions/"} {
 		mux.Handle(p, m)
 	}
-	mux.Handle("/", Handler())
+	mux.Handle("/", Handler(WithSessions(m)))
 	runBrowserTestOn(t, httpguard.Wrap(mux), 2*time.Minute, "live.mjs")
 }

@@ -126,6 +126,7 @@ func TestChinesePagesHaveNoEnglishUI(t *testing.T) {
 			"home":       Home(p),
 			"playground": Playground(p),
 			"lessons":    LessonsIndex(p, ls),
+			"no session": SessionGone(p),
 		}
 		for _, l := range ls {
 			pages["lesson "+l.Slug] = LessonPage(p, l)

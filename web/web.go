@@ -28,12 +28,35 @@ import (
 //go:embed static
 var staticFiles embed.FS
 
+// Sessions is what the pages ask of the server's shared sessions
+// (server/sessions' Manager): whether an id, an editor's or a read-only
+// one, names a session that runs.
+type Sessions interface {
+	Exists(id string) bool
+}
+
+// Option configures Handler.
+type Option func(*handlerConfig)
+
+type handlerConfig struct {
+	sessions Sessions
+}
+
+// WithSessions makes /s/{id} ask s whether the session exists, and answer
+// 404 with the SessionGone page when it does not. Without it every id
+// gets the playground, which finds out when it joins.
+func WithSessions(s Sessions) Option { return func(c *handlerConfig) { c.sessions = s } }
+
 // Handler serves the home page at /, the playground at /playground and
 // at /s/{id} (a shared session's page), the lessons at /lessons and
 // /lessons/{slug}, and the static assets under /static/. Anything else is
 // 404. Each page is in the language locale.Pick chooses for the request
 // (see servedPage).
-func Handler() http.Handler {
+func Handler(opts ...Option) http.Handler {
+	var cfg handlerConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
 	static, err := fs.Sub(staticFiles, "static")
 	if err != nil {
 		panic("web: the embedded static directory is missing: " + err.Error()) // programmer error: the embed pattern names it
@@ -49,9 +72,17 @@ func Handler() http.Handler {
 	// A shared session's page: the playground, which joins the session
 	// its path names (static/playground/live.js). The id is the
 	// session's or its read-only id; the server decides the role when the
-	// page's WebSocket joins.
+	// page's WebSocket joins. An id no session has (never, or no longer:
+	// a link kept after its session ended) is 404 with a page that says
+	// so, rather than a playground that cannot join.
 	mux.HandleFunc("GET /s/{id}", func(w http.ResponseWriter, r *http.Request) {
-		templ.Handler(Playground(servedPage(w, r))).ServeHTTP(w, r)
+		p := servedPage(w, r)
+		if cfg.sessions != nil && !cfg.sessions.Exists(r.PathValue("id")) {
+			w.Header().Set("Cache-Control", "no-cache")
+			templ.Handler(SessionGone(p), templ.WithStatus(http.StatusNotFound)).ServeHTTP(w, r)
+			return
+		}
+		templ.Handler(Playground(p)).ServeHTTP(w, r)
 	})
 	mux.HandleFunc("GET /lessons", func(w http.ResponseWriter, r *http.Request) {
 		p := servedPage(w, r)

@@ -185,7 +185,10 @@
 //
 // step prints "nothing scheduled" when there is no timer. run is bounded by
 // Runner.MaxSteps (100000), so a timer that keeps re-arming is an error,
-// not a hang.
+// not a hang, and so is step's N. advance, advance to and restart move the
+// clock at most 100 years (engine.MaxAdvanceMs) at a time and never past
+// engine.MaxTime: a longer move is an error and moves nothing, so virtual
+// time never wraps.
 //
 // restart keeps what a RabbitMQ node keeps (engine.Broker.Restart):
 // durable queues, exchanges and bindings, policies and vhosts, persistent

@@ -80,6 +80,7 @@ const (
 	KeyBadIndex           = "badIndex"
 	KeyNoIndex            = "noIndex"
 	KeyBackInTime         = "backInTime"
+	KeyAdvanceTooFar      = "advanceTooFar"
 	KeyRunBusy            = "runBusy"
 
 	// Replaying a shared session's history (verbs_history.go).
@@ -159,7 +160,7 @@ var errorTemplates = map[string]string{
 	KeyFlagNeedsValue:    "flag {flag} needs a value",
 	KeyBadDefinition:     "policy definition is not a JSON object: {detail}",
 	KeyBadPolicyPriority: "priority must be an integer, got {value}",
-	KeyBadStepCount:      "step count must be a positive number, got {value}",
+	KeyBadStepCount:      "step count must be a whole number from 1 to {max}, got {value}",
 
 	KeyChannelAlreadyOpen: "channel {channel} is already open",
 	KeyChannelNotOpen:     "channel {channel} is not open",
@@ -168,6 +169,7 @@ var errorTemplates = map[string]string{
 	KeyBadIndex:           "message index must be 0, 1, ... got {value}",
 	KeyNoIndex:            "queue {queue} has {ready} ready messages, no index {index}",
 	KeyBackInTime:         "cannot go back in time to {target} (now {now})",
+	KeyAdvanceTooFar:      "cannot advance {value}: the clock moves forward by at most {max} at a time, and never past {end} (now {now})",
 	KeyRunBusy:            "run: still busy after {steps} steps (a timer keeps re-arming?)",
 
 	KeyHistoryShared:       "{verb}: this broker is a shared session's, which others use too; a history replays only into a broker of its own, as the offline playground's",

@@ -79,7 +79,10 @@ var errorCases = []errorCase{
 	{line: "set_policy a b {} --priority", want: errOf(KeyFlagNeedsValue, "flag", "--priority"), text: "flag --priority needs a value"},
 	{line: "set_policy a b [1]", want: errOf(KeyBadDefinition, "detail", jsonDetail("[1]")), text: "policy definition is not a JSON object: " + jsonDetail("[1]")},
 	{line: "set_policy a b {} --priority x", want: errOf(KeyBadPolicyPriority, "value", `"x"`), text: `priority must be an integer, got "x"`},
-	{line: "step 0", want: errOf(KeyBadStepCount, "value", `"0"`), text: `step count must be a positive number, got "0"`},
+	{line: "step 0", want: errOf(KeyBadStepCount, "value", `"0"`, "max", "100000"), text: `step count must be a whole number from 1 to 100000, got "0"`},
+	{line: "step 100001", want: errOf(KeyBadStepCount, "value", `"100001"`, "max", "100000"), text: `step count must be a whole number from 1 to 100000, got "100001"`},
+	{line: "step 99999999999999999999", want: errOf(KeyBadStepCount, "value", `"99999999999999999999"`, "max", "100000"), text: `step count must be a whole number from 1 to 100000, got "99999999999999999999"`},
+	{line: "step -3", want: errOf(KeyBadStepCount, "value", `"-3"`, "max", "100000"), text: `step count must be a whole number from 1 to 100000, got "-3"`},
 
 	// The state a command needs.
 	{setup: []string{"open c1"}, line: "open c1", want: errOf(KeyChannelAlreadyOpen, "channel", "c1"), text: "channel c1 is already open"},
@@ -89,6 +92,18 @@ var errorCases = []errorCase{
 	{setup: []string{"declare queue q"}, line: "show msg q x", want: errOf(KeyBadIndex, "value", `"x"`), text: `message index must be 0, 1, ... got "x"`},
 	{setup: []string{"declare queue q"}, line: "show msg q 0", want: errOf(KeyNoIndex, "queue", "q", "ready", "0", "index", "0"), text: "queue q has 0 ready messages, no index 0"},
 	{setup: []string{"advance 5s"}, line: "advance to 1s", want: errOf(KeyBackInTime, "target", "1s", "now", "5s"), text: "cannot go back in time to 1s (now 5s)"},
+	// A clock move is at most 100 years (engine.MaxAdvanceMs) and never
+	// wraps engine time (issue 26): a huge number, just over 100 years,
+	// and a leap by "advance to".
+	{line: "advance 9223372036854775000", want: errOf(KeyAdvanceTooFar, "value", `"9223372036854775000"`, "max", "876000h", "end", "1250999896h29m30.496s", "now", "0s"),
+		text: `cannot advance "9223372036854775000": the clock moves forward by at most 876000h at a time, and never past 1250999896h29m30.496s (now 0s)`},
+	{line: "advance 36500d1ms", want: errOf(KeyAdvanceTooFar, "value", `"36500d1ms"`, "max", "876000h", "end", "1250999896h29m30.496s", "now", "0s"),
+		text: `cannot advance "36500d1ms": the clock moves forward by at most 876000h at a time, and never past 1250999896h29m30.496s (now 0s)`},
+	{setup: []string{"advance 1s"}, line: "advance to 36500d1s1ms", want: errOf(KeyAdvanceTooFar, "value", `"36500d1s1ms"`, "max", "876000h", "end", "1250999896h29m30.496s", "now", "1s"),
+		text: `cannot advance "36500d1s1ms": the clock moves forward by at most 876000h at a time, and never past 1250999896h29m30.496s (now 1s)`},
+	{line: "restart 36501d", want: errOf(KeyAdvanceTooFar, "value", `"36501d"`, "max", "876000h", "end", "1250999896h29m30.496s", "now", "0s"),
+		text: `cannot advance "36501d": the clock moves forward by at most 876000h at a time, and never past 1250999896h29m30.496s (now 0s)`},
+	{line: "advance 300000000000000d", want: errOf(KeyBadDurationNumber, "value", `"300000000000000d"`), text: `bad duration "300000000000000d"`},
 	{setup: []string{"declare queue q ttl=1s", "publish q a", "advance 100ms", "publish q b"}, hook: func(r *Runner) { r.MaxSteps = 1 },
 		line: "run", want: errOf(KeyRunBusy, "steps", "1"), text: "run: still busy after 1 steps (a timer keeps re-arming?)"},
 

@@ -94,6 +94,10 @@ func parseDuration(s string) (int64, error) {
 		}
 		total += num * mult
 	}
+	if total+0.5 >= 1<<63 {
+		// Beyond int64: converting would wrap to any value at all.
+		return 0, newError(KeyBadDurationNumber, "value", quote(s))
+	}
 	return int64(total + 0.5), nil
 }
 

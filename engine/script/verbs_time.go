@@ -21,22 +21,39 @@ func runAdvance(r *Runner, c *Command) error {
 		if err != nil {
 			return err
 		}
-		target = engine.Time(ms)
-		if target < r.B.Now() {
-			return newError(KeyBackInTime, "target", engine.FormatDuration(ms), "now", engine.FormatDuration(int64(r.B.Now())))
+		now := r.B.Now()
+		if engine.Time(ms) < now {
+			return newError(KeyBackInTime, "target", engine.FormatDuration(ms), "now", engine.FormatDuration(int64(now)))
+		}
+		if target, err = advanceTarget(now, ms-int64(now), c.Args[1]); err != nil {
+			return err
 		}
 	case len(c.Args) == 1:
 		ms, err := parseDuration(c.Args[0])
 		if err != nil {
 			return err
 		}
-		target = r.B.Now() + engine.Time(ms)
+		if target, err = advanceTarget(r.B.Now(), ms, c.Args[0]); err != nil {
+			return err
+		}
 	default:
 		return usageError(verbs["advance"])
 	}
 	r.B.Settle(target)
 	r.noteTime()
 	return nil
+}
+
+// advanceTarget is where a move of ms from now lands, or KeyAdvanceTooFar
+// for a move past engine.MaxAdvanceMs or engine.MaxTime (value is what the
+// script wrote).
+func advanceTarget(now engine.Time, ms int64, value string) (engine.Time, error) {
+	target, ok := engine.AdvanceTarget(now, ms)
+	if !ok {
+		return now, newError(KeyAdvanceTooFar, "value", quote(value), "max", engine.FormatDuration(engine.MaxAdvanceMs),
+			"end", engine.FormatDuration(int64(engine.MaxTime)), "now", engine.FormatDuration(int64(now)))
+	}
+	return target, nil
 }
 
 // noteTime prints the clock when time moved without any event to show it.
@@ -50,8 +67,11 @@ func (r *Runner) noteTime() {
 func runStep(r *Runner, c *Command) error {
 	n := 1
 	if len(c.Args) == 1 {
-		if _, err := fmt.Sscanf(c.Args[0], "%d", &n); err != nil || n < 1 {
-			return newError(KeyBadStepCount, "value", quote(c.Args[0]))
+		var err error
+		// At most MaxSteps, as run: a step fires one deadline, and a
+		// count from a console or a page is a number like any other.
+		if n, err = strconv.Atoi(c.Args[0]); err != nil || n < 1 || n > r.MaxSteps {
+			return newError(KeyBadStepCount, "value", quote(c.Args[0]), "max", strconv.Itoa(r.MaxSteps))
 		}
 	}
 	for i := 0; i < n; i++ {

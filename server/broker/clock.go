@@ -62,9 +62,13 @@ func ParseClockMode(s string) (ClockMode, error) {
 // ErrClockPaused refuses to move a paused clock.
 var ErrClockPaused = errors.New("the clock is paused: set the mode to manual to move it by hand, or to live to resume it")
 
-// MaxAdvanceMs bounds one advance (ten years), far from engine.Time's
-// range.
-const MaxAdvanceMs = 10 * 365 * 24 * 3600 * 1000
+// MaxAdvanceMs bounds one advance: engine.MaxAdvanceMs (a hundred years),
+// the bound every surface that moves a clock shares.
+const MaxAdvanceMs = engine.MaxAdvanceMs
+
+// ErrClockRange refuses a move of more than MaxAdvanceMs, or past
+// engine.MaxTime: engine time never wraps (issue 26).
+var ErrClockRange = errors.New("the clock moves forward by 0 to " + engine.FormatDuration(MaxAdvanceMs) + " at a time, and never past " + engine.FormatDuration(int64(engine.MaxTime)))
 
 // ClockState is what GET /api/clock reports.
 type ClockState struct {
@@ -199,10 +203,18 @@ func (b *Broker) advanceBy(ms int64) (engine.Time, error) {
 	case ClockPaused:
 		return 0, ErrClockPaused
 	case ClockLive:
+		if _, ok := engine.AdvanceTarget(b.engineNow(), ms); !ok {
+			return 0, fmt.Errorf("%w, not %s from %s", ErrClockRange, engine.FormatDuration(ms), engine.FormatDuration(int64(b.engineNow())))
+		}
 		b.clk.offsetMs += ms
 		return b.engineNow(), nil
 	}
-	b.clk.target = max(b.clk.target, b.eng.Now()) + engine.Time(ms)
+	from := max(b.clk.target, b.eng.Now())
+	to, ok := engine.AdvanceTarget(from, ms)
+	if !ok {
+		return 0, fmt.Errorf("%w, not %s from %s", ErrClockRange, engine.FormatDuration(ms), engine.FormatDuration(int64(from)))
+	}
+	b.clk.target = to
 	return b.clk.target, nil
 }
 
@@ -211,7 +223,7 @@ func (b *Broker) advanceBy(ms int64) (engine.Time, error) {
 // mode the clock then keeps running from there; a paused clock refuses.
 func (b *Broker) Advance(ms int64) (ClockState, error) {
 	if ms < 0 || ms > MaxAdvanceMs {
-		return ClockState{}, fmt.Errorf("the clock moves forward by 0 to %s at a time, not %s", engine.FormatDuration(MaxAdvanceMs), engine.FormatDuration(ms))
+		return ClockState{}, fmt.Errorf("%w, not %s", ErrClockRange, engine.FormatDuration(ms))
 	}
 	return b.clockRequest(func() (engine.Time, error) { return b.advanceBy(ms) })
 }

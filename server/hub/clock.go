@@ -1,6 +1,10 @@
 package hub
 
-import "warren/engine"
+import (
+	"strconv"
+
+	"warren/engine"
+)
 
 // ClockMode is how a session's clock moves.
 type ClockMode string
@@ -118,11 +122,30 @@ func (s *Session) Advance(nowMs int64, ms int64) error {
 	}
 	line := "step"
 	if ms > 0 {
+		to, err := s.advanceTarget(ms)
+		if err != nil {
+			return err
+		}
 		line = "advance " + engine.FormatDuration(ms)
-		s.b.Settle(s.b.Now() + engine.Time(ms))
+		s.b.Settle(to)
 	} else if t, ok := s.b.Step(); ok {
 		s.b.Settle(t)
 	}
 	s.commit(Origin{Kind: OriginServer, Line: line}, nil, false, nil, "")
 	return nil
+}
+
+// advanceTarget is where a move of ms takes the broker's clock, or the
+// KeyClockRange error for a move of more than engine.MaxAdvanceMs or past
+// engine.MaxTime (or a negative one): every move a participant or the
+// server asks for is checked here, before anything moves, so that engine
+// time never wraps (issue 26).
+func (s *Session) advanceTarget(ms int64) (engine.Time, error) {
+	now := s.b.Now()
+	to, ok := engine.AdvanceTarget(now, ms)
+	if !ok {
+		return now, NewError(KeyClockRange, "max", engine.FormatDuration(engine.MaxAdvanceMs), "end", engine.FormatDuration(int64(engine.MaxTime)),
+			"advance", strconv.FormatInt(ms, 10)+"ms", "now", engine.FormatDuration(int64(now)))
+	}
+	return to, nil
 }

@@ -98,6 +98,8 @@ func (s *Session) Clock(nowMs int64, id ParticipantID, ref string, req ClockRequ
 		err = NewError(KeyBadClockRequest)
 	case req.Mode != "" && !validMode(req.Mode):
 		err = NewError(KeyBadClockMode, "mode", quote(string(req.Mode)))
+	case req.AdvanceMs > 0:
+		_, err = s.advanceTarget(req.AdvanceMs)
 	}
 	if err != nil {
 		s.refuse(id, ref, err)
@@ -177,10 +179,11 @@ func (s *Session) Do(nowMs int64, origin Origin, fn func(b *engine.Broker)) erro
 }
 
 // ReportHash takes a participant's state hash after entry seq. A hash
-// that differs from the session's is a divergence: the participant gets
-// the KeyDivergence error and Ready.Divergences has it, for the driver to
-// log loudly. A seq the hub no longer has a hash for gets KeyStaleHash.
-// An honest report gets no reply.
+// that differs from the session's gets the KeyDivergence error, and the
+// participant's first such report is in Ready.Divergences for the driver
+// to log as that participant's claim (see Divergence). A seq the hub no
+// longer has a hash for gets KeyStaleHash. An honest report gets no
+// reply.
 func (s *Session) ReportHash(nowMs int64, id ParticipantID, ref string, seq uint64, hash string) {
 	p := s.find(id)
 	switch {
@@ -205,7 +208,10 @@ func (s *Session) ReportHash(nowMs int64, id ParticipantID, ref string, seq uint
 		return
 	}
 	if got != want {
-		s.ready.Divergences = append(s.ready.Divergences, Divergence{Participant: p.Participant, Seq: seq, Got: got, Want: want})
+		if !p.differed {
+			p.differed = true
+			s.ready.Divergences = append(s.ready.Divergences, Divergence{Participant: p.Participant, Seq: seq, Got: got, Want: want})
+		}
 		s.refuse(id, ref, NewError(KeyDivergence, "seq", strconv.FormatUint(seq, 10), "got", formatHash(got), "want", formatHash(want)))
 	}
 }

@@ -25,9 +25,11 @@
 // it) and applies every later entry in order, so the playground's UI
 // works unchanged on its own broker and animates the events its replica
 // emits. Now and then a page reports its state hash (HashState: FNV-64a
-// of Save) after an entry; a hash that differs from the hub's is a bug,
-// surfaced loudly (an error to the page, a Divergence for the driver to
-// log, a failure in tests). For the hashes to be comparable, Save must be
+// of Save) after an entry; a hash that differs from the hub's is
+// surfaced (an error to the page, a Divergence for the driver to log as
+// that participant's report, a failure in tests). Every entry that
+// carries a hash lets the page check itself; a report is the page's
+// word, which the hub cannot check (see Divergence). For the hashes to be comparable, Save must be
 // a function of the commands applied alone; the engine's Save leaves out
 // the one piece of state that reads could change (idle ack timers).
 //
@@ -81,7 +83,8 @@
 //  4. After every call, take Ready and act on all of it, in order: send
 //     each Outgoing message to its participant (a *Message addressed to
 //     many may be encoded once), hand the Events of its AMQP connections'
-//     channels to them, log every Divergence loudly, and on Ended close
+//     channels to them, log every Divergence as its participant's report
+//     (who, role, source; never as a proven bug), and on Ended close
 //     every socket and AMQP connection (320) and drop the session.
 //  5. Arm one timer for NextWakeMs, and call Tick when it fires (or
 //     sooner; an early Tick is harmless). Re-read NextWakeMs after every

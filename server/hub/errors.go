@@ -34,6 +34,7 @@ const (
 	KeyClockNotManual     = "clockNotManual"
 	KeyBadClockMode       = "badClockMode"
 	KeyBadClockRequest    = "badClockRequest"
+	KeyClockRange         = "clockRange"
 
 	// The protocol.
 	KeyBadMessage  = "badMessage"
@@ -58,6 +59,8 @@ const (
 
 	// Creating a session (the drivers' POST /api/sessions).
 	KeyTooManySessions = "tooManySessions"
+	KeyAddrSessions    = "addrSessions"
+	KeyAddrCreateRate  = "addrCreateRate"
 	KeyStopping        = "stopping"
 
 	// Refused before any endpoint sees the request (server/httpguard):
@@ -89,6 +92,7 @@ var errorTemplates = map[string]string{
 	KeyClockNotManual:     "the clock is {mode}: only a manual clock is stepped or advanced (switch it to manual first)",
 	KeyBadClockMode:       "unknown clock mode {mode} (use live, paused or manual)",
 	KeyBadClockRequest:    "a clock message sets exactly one of mode, advanceMs (above 0) and step",
+	KeyClockRange:         "the clock moves forward by at most {max} at a time, and never past {end}: cannot advance {advance} from {now}",
 
 	KeyBadMessage:  "cannot read the message: {detail}",
 	KeyUnknownType: "unknown message type {type} (use command, clock or hash)",
@@ -107,6 +111,8 @@ var errorTemplates = map[string]string{
 	KeySeedLine:    "line {n} of the page's log cannot start a session: {reason}",
 
 	KeyTooManySessions: "the server runs its limit of {max} sessions: end one (DELETE its /api/sessions URL) or wait for an idle one to end",
+	KeyAddrSessions:    "your address {addr} runs its limit of {max} sessions: end one (DELETE its /api/sessions URL) or wait for an idle one to end",
+	KeyAddrCreateRate:  "your address {addr} has created its limit of {rate} sessions a minute: wait a moment",
 	KeyStopping:        "the server is shutting down",
 
 	KeyCrossSite: "refused: a page of another site ({from}) may not change anything here; Warren takes changes only from its own pages ({own}) and from clients that are not browsers",
@@ -122,8 +128,9 @@ var errorTemplates = map[string]string{
 
 // NewError returns an error of key with its arguments given as name,
 // value pairs: the hub's own, and what the drivers refuse on their own
-// (creating a session, KeyTooManySessions and KeyStopping; any change,
-// KeyCrossSite and KeyNotJSON; a page's
+// (creating a session, KeyTooManySessions, KeyAddrSessions,
+// KeyAddrCreateRate and KeyStopping; any change, KeyCrossSite and
+// KeyNotJSON; a page's
 // socket, KeyNoSession and the keys after it). An unknown key panics.
 func NewError(key string, nameValues ...string) *Error {
 	if _, ok := errorTemplates[key]; !ok || len(nameValues)%2 != 0 {

@@ -47,6 +47,12 @@ func TestDivergenceDetected(t *testing.T) {
 	if last.Type != OutError || last.Error.Key != KeyDivergence || last.Error.Args["got"] != FormatHash(got) {
 		t.Fatalf("Mallory was told %+v", last)
 	}
+	// A second report is refused as the first was, and not reported
+	// again: one page cannot flood the driver's log.
+	h.s.ReportHash(h.nowMs, liar.id, "", 3, FormatHash(got))
+	if r := h.pump(); len(r.Divergences) != 0 || liar.messages[len(liar.messages)-1].Error.Key != KeyDivergence {
+		t.Fatalf("the second report: %+v", r.Divergences)
+	}
 	// A was not.
 	for _, m := range a.messages {
 		if m.Type == OutError {

@@ -143,6 +143,9 @@ type participant struct {
 	Participant
 	runner *script.Runner
 	bucket bucket
+	// differed says a hash report of this participant already differed:
+	// its later ones are refused but not reported again (ReportHash).
+	differed bool
 }
 
 // seqHash is the state hash after entry seq.
@@ -168,7 +171,8 @@ type Ready struct {
 	// session's whole history (duty 6, History).
 	Entries []Entry
 	// Divergences are participants whose reported state hash differs from
-	// the session's: a bug, for the driver to log loudly.
+	// the session's, for the driver to log with who sent them (see
+	// Divergence: a report is a page's word, not the hub's finding).
 	Divergences []Divergence
 	// Ended is set once, when the session ends, with the reason; every
 	// participant has an "ended" message in Messages. The driver closes
@@ -182,7 +186,17 @@ type Outgoing struct {
 	Msg *Message
 }
 
-// Divergence is a participant whose state differs from the session's.
+// Divergence is a participant's report that its replica's state hash
+// differs from the session's. What the report is for: a page applies
+// every entry to its own engine and compares the hashes entries carry
+// itself (live.js), and its report tells the server's operator what the
+// page saw, so that a replica bug in someone's browser is not lost. What
+// it is not: the hub's own check. The hub never sees a page's state, only
+// the hash the page chose to send, and any participant, editor or
+// read-only, can send a made-up one; so a driver logs a Divergence as the
+// participant's claim, with its id, name, role and source address, and
+// never as a proven bug. The hub reports each participant's first
+// differing hash only, so that one page cannot flood the log.
 type Divergence struct {
 	Participant Participant
 	Seq         uint64

@@ -112,6 +112,9 @@ func (a *api) postClock(c *call) (int, any, error) {
 	if errors.Is(err, broker.ErrClockPaused) {
 		return 0, nil, &apiError{status: http.StatusConflict, kind: "conflict", reason: err.Error()}
 	}
+	if errors.Is(err, broker.ErrClockRange) {
+		return 0, nil, badRequest(err.Error())
+	}
 	if err != nil {
 		return 0, nil, err
 	}

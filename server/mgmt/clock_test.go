@@ -106,7 +106,12 @@ func TestClockErrors(t *testing.T) {
 	for _, c := range []struct{ body, want string }{
 		{`{"advance":"soon"}`, `{"error":"bad_request","reason":"bad duration \"soon\" (use e.g. 250ms, 5s, 1.5s, 2m, 1h)"}`},
 		{`{"advance":"5x"}`, `{"error":"bad_request","reason":"bad duration unit \"x\" in \"5x\" (use ms, s, m, h or d)"}`},
-		{`{"advance":"-5m"}`, `{"error":"bad_request","reason":"duration \"-5m\" is out of range: the clock moves forward by 0 to 87600h at a time"}`},
+		{`{"advance":"-5m"}`, `{"error":"bad_request","reason":"duration \"-5m\" is out of range: the clock moves forward by 0 to 876000h at a time"}`},
+		// At most 100 years a move (engine.MaxAdvanceMs), and no number
+		// wraps engine time (issue 26).
+		{`{"advance":"36500d1ms"}`, `{"error":"bad_request","reason":"duration \"36500d1ms\" is out of range: the clock moves forward by 0 to 876000h at a time"}`},
+		{`{"advance":"9223372036854775000"}`, `{"error":"bad_request","reason":"duration \"9223372036854775000\" is out of range: the clock moves forward by 0 to 876000h at a time"}`},
+		{`{"advance":"300000000000000d"}`, `{"error":"bad_request","reason":"bad duration \"300000000000000d\""}`},
 		{`{"advance":"1500us"}`, `{"error":"bad_request","reason":"duration \"1500us\" is not a whole number of milliseconds: the clock moves in milliseconds"}`},
 		{`{"advance":30}`, `{"error":"bad_request","reason":"\"advance\" must be a duration string such as \"30m\", \"1h30m\", \"500ms\" or \"2s\""}`},
 		{`{"mode":"fast"}`, `{"error":"bad_request","reason":"unknown clock mode \"fast\" (use live, paused or manual)"}`},

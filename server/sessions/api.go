@@ -110,10 +110,18 @@ func (m *Manager) serveCreate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "bad_request", err.Error())
 		return
 	}
-	s, err := m.create(req.Name, req.Clock)
+	addr := sourceAddr(r)
+	s, err := m.create(req.Name, req.Clock, addr)
 	switch {
 	case errors.Is(err, errTooMany):
 		writeHubError(w, http.StatusTooManyRequests, "too_many_sessions", hub.NewError(hub.KeyTooManySessions, "max", strconv.Itoa(m.cfg.MaxSessions)))
+		return
+	case errors.Is(err, errAddrSessions):
+		writeHubError(w, http.StatusTooManyRequests, "too_many_sessions", hub.NewError(hub.KeyAddrSessions, "max", strconv.Itoa(m.cfg.MaxPerAddr), "addr", addr))
+		return
+	case errors.Is(err, errAddrRate):
+		w.Header().Set("Retry-After", strconv.Itoa(60/m.cfg.CreatesPerMinute+1))
+		writeHubError(w, http.StatusTooManyRequests, "too_many_sessions", hub.NewError(hub.KeyAddrCreateRate, "rate", strconv.Itoa(m.cfg.CreatesPerMinute), "addr", addr))
 		return
 	case errors.Is(err, errShutdown):
 		writeHubError(w, http.StatusServiceUnavailable, "service_unavailable", hub.NewError(hub.KeyStopping))

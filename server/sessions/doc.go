@@ -7,7 +7,8 @@
 // hub.Session: it selects over the messages its sockets read, one timer
 // armed from NextWakeMs, and a stop channel, and after every call acts on
 // Ready as the hub's doc.go lists the driver's duties: every Outgoing
-// message goes to its socket's writer, every Divergence is logged loudly,
+// message goes to its socket's writer, every Divergence is logged as its
+// participant's report with its role and source address (hashreport.go),
 // and Ended closes the sockets and drops the session, freeing its ids.
 //
 // Each socket (socket.go) has a reader, the HTTP handler's goroutine,

@@ -138,7 +138,13 @@ func (ts *testServer) dialPage(t *testing.T, id string) *page {
 // replica from the welcome.
 func (ts *testServer) join(t *testing.T, id, name string) *page {
 	t.Helper()
-	p := ts.dialPage(t, id)
+	return joinOn(t, ts.dialPage(t, id), name)
+}
+
+// joinOn joins as name on a page's open socket and builds the replica
+// from the welcome.
+func joinOn(t *testing.T, p *page, name string) *page {
+	t.Helper()
 	p.send(map[string]any{"type": "join", "name": name})
 	m := p.read()
 	if m.Type != hub.OutWelcome {

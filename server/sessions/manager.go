@@ -20,6 +20,11 @@ type Config struct {
 	Hub hub.Config
 	// MaxSessions bounds the sessions the server runs at once.
 	MaxSessions int
+	// MaxPerAddr bounds the sessions one source address runs at once, and
+	// CreatesPerMinute the sessions it may create a minute (addrs.go), so
+	// that one address cannot take all of MaxSessions.
+	MaxPerAddr       int
+	CreatesPerMinute int
 	// History bounds the history each session keeps for export
 	// (history.go); zero fields take hub's defaults.
 	History hub.HistoryLimits
@@ -49,7 +54,13 @@ type Config struct {
 // The defaults of Config's zero fields.
 const (
 	DefaultMaxSessions = 100
-	DefaultQueueLen    = 256
+	// DefaultMaxPerAddr and DefaultCreatesPerMinute are MaxPerAddr's and
+	// CreatesPerMinute's defaults: a class behind one NAT shares an
+	// address, and a teacher starts a few sessions for it; a tenth of
+	// the server's sessions each way leaves the rest to everyone else.
+	DefaultMaxPerAddr       = 10
+	DefaultCreatesPerMinute = 10
+	DefaultQueueLen         = 256
 	// DefaultPingInterval is PingInterval's default: well inside the
 	// idle timeouts of common proxies (60 s).
 	DefaultPingInterval = 25 * time.Second
@@ -64,6 +75,7 @@ type Manager struct {
 	mu      sync.Mutex
 	byID    map[string]*session // by id and by read-only id
 	byUser  map[string]*session // by its AMQP user (amqp.go)
+	byAddr  map[string]*addrUse // by the source address that created them (addrs.go)
 	nextNum uint64              // creation order, for the list
 	closed  bool
 
@@ -75,6 +87,12 @@ func New(cfg Config) *Manager {
 	if cfg.MaxSessions <= 0 {
 		cfg.MaxSessions = DefaultMaxSessions
 	}
+	if cfg.MaxPerAddr <= 0 {
+		cfg.MaxPerAddr = DefaultMaxPerAddr
+	}
+	if cfg.CreatesPerMinute <= 0 {
+		cfg.CreatesPerMinute = DefaultCreatesPerMinute
+	}
 	if cfg.QueueLen <= 0 {
 		cfg.QueueLen = DefaultQueueLen
 	}
@@ -84,18 +102,21 @@ func New(cfg Config) *Manager {
 	if cfg.Logf == nil {
 		cfg.Logf = log.Printf
 	}
-	return &Manager{cfg: cfg, byID: map[string]*session{}, byUser: map[string]*session{}}
+	return &Manager{cfg: cfg, byID: map[string]*session{}, byUser: map[string]*session{}, byAddr: map[string]*addrUse{}}
 }
 
 // Errors of Create.
 var (
-	errTooMany  = errors.New("too many sessions")
-	errShutdown = errors.New("the server is shutting down")
+	errTooMany      = errors.New("too many sessions")
+	errAddrSessions = errors.New("too many sessions from one address")
+	errAddrRate     = errors.New("too many sessions created from one address")
+	errShutdown     = errors.New("the server is shutting down")
 )
 
 // create starts a session named name on the clock mode given ("" for
-// Config.Hub's).
-func (m *Manager) create(name string, mode hub.ClockMode) (*session, error) {
+// Config.Hub's) for source address addr, within the server's and the
+// address's bounds.
+func (m *Manager) create(name string, mode hub.ClockMode, addr string) (*session, error) {
 	cfg := m.cfg.Hub
 	if mode != "" {
 		cfg.Clock = mode
@@ -108,12 +129,15 @@ func (m *Manager) create(name string, mode hub.ClockMode) (*session, error) {
 	if len(m.byID)/2 >= m.cfg.MaxSessions {
 		return nil, errTooMany
 	}
+	if err := m.admit(addr, time.Now().UnixMilli()); err != nil {
+		return nil, err
+	}
 	cfg.AMQP = m.amqpLogin()
 	for cfg.AMQP != nil && m.byUser[cfg.AMQP.User] != nil {
 		cfg.AMQP = m.amqpLogin()
 	}
 	s := newSession(m, cfg, name)
-	s.login = cfg.AMQP
+	s.login, s.addr = cfg.AMQP, addr
 	for s.id = newID(); m.byID[s.id] != nil; s.id = newID() {
 	}
 	for s.roID = newID(); m.byID[s.roID] != nil || s.roID == s.id; s.roID = newID() {
@@ -153,6 +177,13 @@ func (m *Manager) find(id string) (*session, hub.Role, bool) {
 	return s, hub.Editor, true
 }
 
+// Exists reports whether id is a running session's id or read-only id:
+// what the web pages ask to answer /s/{id} (web.Sessions).
+func (m *Manager) Exists(id string) bool {
+	_, _, ok := m.find(id)
+	return ok
+}
+
 // drop forgets an ended session and frees its ids; its goroutine calls it
 // on the way out.
 func (m *Manager) drop(s *session) {
@@ -161,6 +192,7 @@ func (m *Manager) drop(s *session) {
 	if m.byID[s.id] == s {
 		delete(m.byID, s.id)
 		delete(m.byID, s.roID)
+		m.release(s.addr)
 	}
 	if s.login != nil && m.byUser[s.login.User] == s {
 		delete(m.byUser, s.login.User)

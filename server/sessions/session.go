@@ -20,6 +20,7 @@ type session struct {
 	id, roID  string
 	name      string
 	login     *hub.AMQPLogin // for real AMQP clients; nil when the server takes none
+	addr      string         // the source address that created it ("" hosted): its slot (addrs.go)
 	num       uint64
 	createdAt time.Time
 
@@ -254,8 +255,7 @@ func (s *session) deliver() {
 		}
 		s.dispatch(r.Events)
 		for _, d := range r.Divergences {
-			s.m.cfg.Logf("sessions: DIVERGENCE in session %s: participant %d (%q) reports state hash %s after entry %d, the session's is %s: a replica has diverged, this is a bug",
-				s.id, d.Participant.ID, d.Participant.Name, hub.FormatHash(d.Got), d.Seq, hub.FormatHash(d.Want))
+			s.logReport(d)
 		}
 		if r.Ended != nil {
 			code := websocket.StatusNormalClosure

@@ -51,15 +51,15 @@ func TestTwoEditorsSameEntries(t *testing.T) {
 	if ha, hb := a.replica.Hash(), b.replica.Hash(); ha != hb || hub.FormatHash(ha) != a.entries[len(a.entries)-1].Hash {
 		t.Fatalf("hashes: Ada %x, Bo %x, hub %s", ha, hb, a.entries[len(a.entries)-1].Hash)
 	}
-	// An honest hash report gets no reply; a wrong one is a divergence,
-	// told to the page and logged loudly.
+	// An honest hash report gets no reply; a wrong one is told to the
+	// page and logged as its report (hashreport_test.go).
 	seq := a.replica.Seq
 	a.send(map[string]any{"type": "hash", "seq": seq, "hash": hub.FormatHash(a.replica.Hash())})
 	b.send(map[string]any{"type": "hash", "ref": "h", "seq": seq, "hash": "0123456789abcdef"})
 	if m := b.result("h"); m.Type != hub.OutError || m.Error.Key != hub.KeyDivergence {
 		t.Fatalf("Bo's wrong hash: %+v", m)
 	}
-	if !strings.Contains(ts.logs.text(), "DIVERGENCE") {
+	if !strings.Contains(ts.logs.text(), "reports state hash 0123456789abcdef") {
 		t.Fatalf("the divergence was not logged: %q", ts.logs.text())
 	}
 	if m := a.result(a.command("show queues")); m.Type != hub.OutResult {

@@ -20,6 +20,9 @@ import (
 // up the session.
 type socket struct {
 	role hub.Role
+	// addr is the page's source address, for the logs ("" when the
+	// driver does not know it: a hosted session's).
+	addr string
 	out  chan []byte
 	// onJoin, if set, is told the participant's id when its join is
 	// taken (Peer.OnJoin).
@@ -93,6 +96,7 @@ func (m *Manager) serveSocket(w http.ResponseWriter, r *http.Request, id string)
 	}
 	ws.SetReadLimit(int64(max(m.cfg.Hub.MaxLineBytes, hub.DefaultMaxLineBytes)) + readSlack)
 	p := newPeer(s, role, m.cfg.QueueLen)
+	p.k.addr = remoteHost(r)
 	wrote := make(chan struct{})
 	go func() {
 		defer close(wrote)

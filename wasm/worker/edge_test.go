@@ -89,9 +89,14 @@ func testPages(t *testing.T, base string) {
 				t.Errorf("GET %s?lang=%s: the live session panel there is %v", p, lang, live)
 			}
 		}
-		res, body := fetch(t, base+"/s/AAAAAAAAAAAAAAAAAAAAAA?lang="+lang, nil)
-		if res.StatusCode != 200 || !strings.Contains(body, `data-testid="live-join"`) {
-			t.Errorf("GET /s/{id}?lang=%s: %d, want the playground with its live panel", lang, res.StatusCode)
+		// A link of no session is 404 with the page that says so, as
+		// warren serve answers it; a running session's link is the
+		// playground (live.mjs opens those, and the ended one's).
+		for _, id := range []string{"AAAAAAAAAAAAAAAAAAAAAA", "not-an-id"} {
+			res, body := fetch(t, base+"/s/"+id+"?lang="+lang, nil)
+			if res.StatusCode != 404 || !strings.Contains(body, `data-testid="session-gone"`) || !strings.Contains(body, `<html lang="`+lang+`"`) {
+				t.Errorf("GET /s/%s?lang=%s: %d, want 404 and the page that says there is no such session", id, lang, res.StatusCode)
+			}
 		}
 	}
 }

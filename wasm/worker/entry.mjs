@@ -17,6 +17,10 @@ import { noSuchSession } from "./session.mjs";
 export { Session } from "./session.mjs";
 
 const ID = /^[A-Za-z0-9_-]{22}(?:[A-Za-z0-9_-]{22})?$/;
+const SESSION_PAGE = /^\/s\/([^/]+)\/?$/;
+// NO_SESSION_PATH is where the Go handler answers with the page that says
+// no session has the id, as 404 (site.NoSessionPath).
+const NO_SESSION_PATH = "/_no-session";
 const SESSION_PATH = /^\/(?:api\/sessions\/([^/]+)(?:\/clock|\/history)?|ws\/sessions\/([^/]+)|ws\/amqp\/([^/]+))\/?$/;
 
 const json = (status, body, headers = {}) =>
@@ -68,6 +72,16 @@ async function create(req, env) {
   return stub.fetch("https://session/init", { method: "POST", body: JSON.stringify(config) });
 }
 
+// sessionExists asks the object an id names whether it holds that
+// session. It costs one request to the object and a row read there (the
+// session is not started), as the page's join will again a moment later;
+// an id no object holds makes an empty object, as a join to it does.
+async function sessionExists(env, id) {
+  if (!ID.test(id)) return false;
+  const res = await env.SESSIONS.get(env.SESSIONS.idFromName(id.slice(0, 22))).fetch(`https://session/exists/${id}`);
+  return res.status === 204;
+}
+
 export default {
   async fetch(req, env, ctx) {
     // No change from a page of another site, no body that is not JSON
@@ -75,6 +89,15 @@ export default {
     const refused = refuse(req);
     if (refused) return refused;
     const url = new URL(req.url);
+    // A shared session's page: the playground for a session that runs;
+    // for an id that never was or whose session ended, 404 with a page
+    // that says so, as warren serve answers.
+    const page = SESSION_PAGE.exec(url.pathname);
+    if (page && (req.method === "GET" || req.method === "HEAD") && !(await sessionExists(env, page[1]))) {
+      const gone = new URL(req.url);
+      gone.pathname = NO_SESSION_PATH;
+      return worker.fetch(new Request(gone, req), env, ctx);
+    }
     if (url.pathname === "/api/sessions" || url.pathname === "/api/sessions/") {
       if (req.method === "POST") return create(req, env);
       return json(405, { error: "method_not_allowed", reason: "the edge keeps no list of its sessions: POST creates one" }, { Allow: "POST" });

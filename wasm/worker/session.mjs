@@ -181,6 +181,7 @@ export class Session extends DurableObject {
     const url = new URL(req.url);
     if (url.pathname === "/init") return this.init(req);
     const config = this.meta("config");
+    if (url.pathname.startsWith("/exists/")) return this.exists(config, url.pathname.slice("/exists/".length));
     if (config === null) return noSuchSession(req);
     const { id, readOnlyId } = JSON.parse(config);
     const b = await this.session();
@@ -198,6 +199,14 @@ export class Session extends DurableObject {
       return new Response(res.body, { status: res.status, headers: res.headers });
     }
     return gone();
+  }
+
+  // exists answers the worker's question whether the id of a page's link
+  // (/s/{id}) names the session here: 204 or 404. It reads the stored
+  // config alone and does not start the session.
+  exists(config, asked) {
+    const c = config === null ? null : JSON.parse(config);
+    return new Response(null, { status: c !== null && (asked === c.id || asked === c.readOnlyId) ? 204 : 404 });
   }
 
   // init starts a new session here (the worker's POST /api/sessions).

@@ -142,6 +142,8 @@ await runTest("live.mjs", { timeout: 15000 }, async (t) => {
 
   t.step = "the session ends: every page says so, and locks";
   const id = new URL(edit).pathname.split("/").at(-1);
+  // A page opened on the link before the end, whose reader joins after.
+  const late = await t.open(edit.replace("lang=en", "lang=zh-CN"));
   const del = await fetch(`${t.base}/api/sessions/${id}`, { method: "DELETE" });
   assert.equal(del.status, 204);
   await ada.waitForFunction(() => document.body.dataset.live === "closed");
@@ -154,11 +156,16 @@ await runTest("live.mjs", { timeout: 15000 }, async (t) => {
   await t.shot(cy, "live-readonly");
   await t.shot(dee, "live-zh");
 
-  t.step = "the ended session's link: its API answers 404, and a page says why it cannot join, in its reader's language";
+  t.step = "the ended session's link: its API answers 404, a page opened before the end says why it cannot join, and the link itself is now 404 with a page that says so, in its reader's language";
   const history = await fetch(`${t.base}/api/sessions/${id}/history`);
   assert.equal(history.status, 404);
   assert.equal((await history.json()).error, "not_found");
-  const late = await t.open(edit.replace("lang=en", "lang=zh-CN"));
+  const gone = await t.context.newPage();
+  const res = await gone.goto(edit.replace("lang=en", "lang=zh-CN"));
+  assert.equal(res.status(), 404);
+  assert.match(await tid(gone, "session-gone").textContent(), /没有这个会话/);
+  await t.shot(gone, "live-gone-zh");
+  await gone.close();
   await tid(late, "live-name").fill("Eve");
   await tid(late, "live-join-button").click();
   await late.waitForFunction(() => document.body.dataset.live === "closed");

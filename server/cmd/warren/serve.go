@@ -49,6 +49,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	clockFlag := fs.String("clock", "live", "the broker's clock: live (the wall clock), paused (stands still) or manual (moves only when told: POST /api/clock, warren ctl advance/step); the flag decides at every start, the data directory does not keep it")
 	watermark := fs.Int64("memory-high-watermark", server.DefaultMemoryHighWatermark(), "bytes of messages held (ready, unacknowledged, delayed) past which publishers are blocked (connection.blocked); default 40% of RAM")
 	maxSessions := fs.Int("max-sessions", sessions.DefaultMaxSessions, "most shared sessions at once; past it POST /api/sessions gets 429")
+	sessionPerHost := fs.Int("session-max-per-host", sessions.DefaultMaxPerAddr, "most shared sessions one source address runs at once, so that one address cannot take all of --max-sessions; past it POST /api/sessions gets 429 (addrSessions)")
+	sessionCreates := fs.Int("session-creates-per-minute", sessions.DefaultCreatesPerMinute, "most shared sessions one source address creates a minute; past it POST /api/sessions gets 429 (addrCreateRate)")
 	sessionParticipants := fs.Int("session-max-participants", hub.DefaultMaxParticipants, "most pages in one shared session; past it a join gets the sessionFull error")
 	sessionRate := fs.Int("session-rate", hub.DefaultSessionRate, "commands a second one shared session takes from all its pages together (bursts of twice as many); past it a command gets sessionRateLimited")
 	sessionQueues := fs.Int("session-max-queues", hub.DefaultMaxQueues, "most queues in one shared session's broker; past it queue.declare gets 406")
@@ -60,7 +62,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *historyEntries < 1 || *historyBytes < 1 || *maxSessions < 1 || *sessionParticipants < 1 || *sessionRate < 1 || *sessionQueues < 1 || *sessionMsgs < 1 || *sessionBytes < 1 || *sessionIdle < time.Millisecond {
+	if *historyEntries < 1 || *historyBytes < 1 || *maxSessions < 1 || *sessionPerHost < 1 || *sessionCreates < 1 || *sessionParticipants < 1 || *sessionRate < 1 || *sessionQueues < 1 || *sessionMsgs < 1 || *sessionBytes < 1 || *sessionIdle < time.Millisecond {
 		fmt.Fprintln(stderr, "warren serve: the --max-sessions and --session-* limits must be above 0 (--session-idle at least 1ms)")
 		return 2
 	}
@@ -88,7 +90,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		HTTPConns: addrlimit.Limits{PerAddress: *httpPerAddr, Total: *httpTotal},
 		Conn: conn.Config{MaxConnections: *maxConns, HandshakeTimeout: *handshakeTimeout, ChannelMax: uint16(*channelMax), FrameMax: uint32(*frameMax), MaxMessageSize: *maxMsg,
 			Alarm: &conn.Alarm{HighWatermark: *watermark}},
-		Sessions: sessions.Config{MaxSessions: *maxSessions, History: hub.HistoryLimits{MaxEntries: *historyEntries, MaxBytes: *historyBytes}, Hub: hub.Config{
+		Sessions: sessions.Config{MaxSessions: *maxSessions, MaxPerAddr: *sessionPerHost, CreatesPerMinute: *sessionCreates, History: hub.HistoryLimits{MaxEntries: *historyEntries, MaxBytes: *historyBytes}, Hub: hub.Config{
 			Engine:          engine.Config{MaxQueuesPerVhost: *sessionQueues, MaxMessagesPerVhost: *sessionMsgs},
 			MaxParticipants: *sessionParticipants, SessionRate: *sessionRate, SessionBurst: 2 * *sessionRate,
 			MaxBytes: *sessionBytes, IdleMs: sessionIdle.Milliseconds()}}})

@@ -32,6 +32,16 @@ import (
 // equals; the worker does not link package web).
 const PagesDir = "_pages"
 
+// NoSessionPath is where entry.mjs sends a request for /s/{id} when no
+// session has the id (the session's Durable Object says so): the handler
+// answers it with the page that says there is no such session, and 404,
+// as warren serve answers /s/{id}.
+const NoSessionPath = "/_no-session"
+
+// noSessionPage is that page's file under PagesDir/LANG (web.EdgeNoSession,
+// which the tests check it equals).
+const noSessionPage = "/no-session"
+
 // Fetch gets the static asset at path ("/_pages/en/index.html") from the
 // worker's assets. A missing asset is a response with status 404, not an
 // error.
@@ -43,7 +53,8 @@ const maxSlugBytes = 64
 // Handler answers GET /, /playground, /lessons and /lessons/{slug} with
 // the page in the request's language, fetched by assets; anything else is
 // 404, as `warren serve` answers it (the edge has no management API);
-// GET /s/{id} is the playground, for a shared session's page.
+// GET /s/{id} is the playground, for a shared session's page (entry.mjs
+// sends an id no session has to NoSessionPath).
 func Handler(assets Fetch) http.Handler {
 	mux := http.NewServeMux()
 	page := func(path string) http.HandlerFunc {
@@ -56,10 +67,13 @@ func Handler(assets Fetch) http.Handler {
 	// session its path names (as from warren serve).
 	mux.HandleFunc("GET /s/{id}", func(w http.ResponseWriter, r *http.Request) {
 		if !validID(r.PathValue("id")) {
-			http.NotFound(w, r)
+			servePageStatus(w, r, assets, noSessionPage, http.StatusNotFound)
 			return
 		}
 		servePage(w, r, assets, "/playground")
+	})
+	mux.HandleFunc("GET "+NoSessionPath, func(w http.ResponseWriter, r *http.Request) {
+		servePageStatus(w, r, assets, noSessionPage, http.StatusNotFound)
 	})
 	mux.HandleFunc("GET /lessons/{slug}", func(w http.ResponseWriter, r *http.Request) {
 		slug := r.PathValue("slug")
@@ -83,6 +97,11 @@ func PagePath(lang, path string) string {
 // servePage answers r with the page at path in the language
 // locale.Answer picks (and remembers, when ?lang= chose it).
 func servePage(w http.ResponseWriter, r *http.Request, assets Fetch, path string) {
+	servePageStatus(w, r, assets, path, http.StatusOK)
+}
+
+// servePageStatus is servePage answering with status.
+func servePageStatus(w http.ResponseWriter, r *http.Request, assets Fetch, path string, status int) {
 	lang := locale.Answer(w, r)
 	res, err := assets(r.Context(), PagePath(lang, path))
 	if err != nil {
@@ -100,6 +119,10 @@ func servePage(w http.ResponseWriter, r *http.Request, assets Fetch, path string
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if status != http.StatusOK {
+		w.Header().Set("Cache-Control", "no-cache") // the session may be one a moment later
+	}
+	w.WriteHeader(status)
 	if r.Method == http.MethodHead {
 		return
 	}

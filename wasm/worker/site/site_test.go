@@ -25,6 +25,7 @@ func fakeAssets(t *testing.T) Fetch {
 		for _, p := range paths {
 			have[PagePath(lang, p)] = true
 		}
+		have[PagePath(lang, web.EdgeNoSession)] = true
 	}
 	return func(_ context.Context, path string) (*http.Response, error) {
 		if !have[path] {
@@ -50,6 +51,9 @@ func get(t *testing.T, h http.Handler, method, target string, header http.Header
 func TestPagesDirIsTheExports(t *testing.T) {
 	if PagesDir != web.EdgePages {
 		t.Fatalf("PagesDir %q, web.EdgePages %q", PagesDir, web.EdgePages)
+	}
+	if noSessionPage != web.EdgeNoSession {
+		t.Fatalf("noSessionPage %q, web.EdgeNoSession %q", noSessionPage, web.EdgeNoSession)
 	}
 	if got := PagePath("zh-CN", "/"); got != "/_pages/zh-CN/index.html" {
 		t.Errorf("PagePath(zh-CN, /) = %q", got)
@@ -163,5 +167,23 @@ func TestAssetFailures(t *testing.T) {
 		if w := get(t, Handler(f), "GET", "/", nil); w.Code != http.StatusBadGateway {
 			t.Errorf("%s: %d, want 502", name, w.Code)
 		}
+	}
+}
+
+// TestNoSessionPage: the page for a link of no session is 404 in the
+// request's language, at NoSessionPath (where entry.mjs sends an id no
+// session object holds) and at /s/{id} for what cannot be an id.
+func TestNoSessionPage(t *testing.T) {
+	h := Handler(fakeAssets(t))
+	for _, c := range []struct{ target, lang string }{
+		{NoSessionPath + "?lang=zh-CN", "zh-CN"}, {NoSessionPath + "?lang=en", "en"}, {"/s/abc?lang=zh-CN", "zh-CN"},
+	} {
+		w := get(t, h, "GET", c.target, nil)
+		if w.Code != 404 || w.Body.String() != "page /_pages/"+c.lang+"/no-session/index.html" || w.Header().Get("Content-Language") != c.lang {
+			t.Errorf("GET %s: %d %q", c.target, w.Code, w.Body.String())
+		}
+	}
+	if w := get(t, h, "GET", "/s/AAAAAAAAAAAAAAAAAAAAAA", nil); w.Code != 200 || !strings.Contains(w.Body.String(), "/playground/") {
+		t.Errorf("GET /s/{id} the worker passes on: %d %q", w.Code, w.Body.String())
 	}
 }
