@@ -105,12 +105,26 @@ func source(peer net.Addr) netip.Addr {
 		ip, _ = netip.AddrFromSlice(a.IP)
 	case nil:
 	default:
-		if ap, err := netip.ParseAddrPort(a.String()); err == nil {
-			ip = ap.Addr()
-		} else if host, _, err := net.SplitHostPort(a.String()); err == nil {
-			ip, _ = netip.ParseAddr(host)
-		}
+		return SourceOf(a.String())
 	}
+	return counted(ip)
+}
+
+// SourceOf is the address a peer given as host:port (an
+// http.Request's RemoteAddr) counts under, as source says; an address
+// that cannot be read is the zero Addr, one shared source.
+func SourceOf(hostport string) netip.Addr {
+	var ip netip.Addr
+	if ap, err := netip.ParseAddrPort(hostport); err == nil {
+		ip = ap.Addr()
+	} else if host, _, err := net.SplitHostPort(hostport); err == nil {
+		ip, _ = netip.ParseAddr(host)
+	}
+	return counted(ip)
+}
+
+// counted unmaps ip, drops its zone and cuts an IPv6 address to its /64.
+func counted(ip netip.Addr) netip.Addr {
 	ip = ip.Unmap().WithZone("")
 	if ip.Is6() {
 		if p, err := ip.Prefix(64); err == nil {
@@ -118,4 +132,13 @@ func source(peer net.Addr) netip.Addr {
 		}
 	}
 	return ip
+}
+
+// Describe writes a source for a person: an IPv4 address as it is, an
+// IPv6 source as the /64 network it stands for.
+func Describe(src netip.Addr) string {
+	if src.Is6() {
+		return src.String() + "/64"
+	}
+	return src.String()
 }

@@ -3,6 +3,8 @@ package sessions
 import (
 	"net"
 	"net/http"
+
+	"warren/server/addrlimit"
 )
 
 // Creating a session takes no credentials (the id it returns is the
@@ -19,17 +21,10 @@ import (
 // (http.Request.RemoteAddr's host): never a header such as
 // X-Forwarded-For, which the client writes itself. An IPv6 address counts
 // as its /64, the block one subscriber is given: a client picks any
-// address in it at will, and would otherwise be 2⁶⁴ sources.
+// address in it at will, and would otherwise be 2⁶⁴ sources. The server's
+// connection bounds count sources the same way (server/addrlimit).
 func sourceAddr(r *http.Request) string {
-	host := remoteHost(r)
-	ip := net.ParseIP(host)
-	if ip == nil {
-		return host
-	}
-	if v4 := ip.To4(); v4 != nil {
-		return v4.String()
-	}
-	return (&net.IPNet{IP: ip.Mask(net.CIDRMask(64, 128)), Mask: net.CIDRMask(64, 128)}).String()
+	return addrlimit.Describe(addrlimit.SourceOf(r.RemoteAddr))
 }
 
 // remoteHost is the host of the connection's address, exactly: what the
