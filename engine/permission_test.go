@@ -199,23 +199,32 @@ func TestUserID(t *testing.T) {
 	impersonator := all
 	impersonator.Impersonator = true
 	cases := []struct {
-		name   string
-		perms  *engine.Permissions
-		userID string
-		want   string
+		name    string
+		perms   *engine.Permissions
+		userID  string
+		present bool // user-id present even when empty
+		want    string
 	}{
-		{"unset", &all, "", ""},
-		{"own name", &all, "bob", ""},
-		{"another name", &all, "alice", "PRECONDITION_FAILED - user_id property set to 'alice' but authenticated user was 'bob'"},
-		{"impersonator", &impersonator, "alice", ""},
-		{"unrestricted connection", nil, "alice", ""},
+		{"unset", &all, "", false, ""},
+		// Observed, RabbitMQ 3.10.8: guest publishing user_id "" (pika)
+		// gets 406 "user_id property set to '' but authenticated user
+		// was 'guest'".
+		{"present but empty", &all, "", true, "PRECONDITION_FAILED - user_id property set to '' but authenticated user was 'bob'"},
+		{"own name", &all, "bob", true, ""},
+		{"another name", &all, "alice", true, "PRECONDITION_FAILED - user_id property set to 'alice' but authenticated user was 'bob'"},
+		{"impersonator", &impersonator, "alice", true, ""},
+		{"unrestricted connection", nil, "alice", true, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			b := permWorld(t)
 			conn, _ := b.OpenConnection(engine.ConnectionOpen{Vhost: "/", User: "bob", Perms: tc.perms})
 			ch, _ := b.OpenChannel(conn, 1)
-			err := publish("", "q", &engine.Properties{UserID: tc.userID})(b, ch)
+			p := &engine.Properties{UserID: tc.userID}
+			if tc.present {
+				p.Present = engine.FlagUserID
+			}
+			err := publish("", "q", p)(b, ch)
 			checkRefusal(t, err, tc.want)
 			if tc.want != "" {
 				var e *engine.Error

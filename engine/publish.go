@@ -113,7 +113,7 @@ func (ch *channel) publishTarget(name string) (*exchange, *Error) {
 // newMessage validates a publish's properties and builds the Message: the
 // routing key and the short-string properties must fit (see shortstr.go),
 // expiration must be a non-negative integer string (RabbitMQ's
-// parse_expiration), CC and BCC must be arrays, and BCC is removed so that
+// parse_expiration), a delivery mode 1 or 2, CC and BCC must be arrays, and BCC is removed so that
 // no consumer ever sees it.
 func (b *Broker) newMessage(p BasicPublish) (*Message, *Error) {
 	if problem := shortStringLength(p.RoutingKey); problem != "" {
@@ -127,10 +127,18 @@ func (b *Broker) newMessage(p BasicPublish) (*Message, *Error) {
 	if e := checkPropertyLengths(p.Props); e != nil {
 		return nil, e
 	}
-	if p.Props.Expiration != "" {
+	if p.Props.Expiration != "" || p.Props.Present&FlagExpiration != 0 {
+		// Present but empty is refused too (observed, RabbitMQ 3.10.8:
+		// 406 "invalid expiration '': no_integer").
 		if _, term := parseExpiration(p.Props.Expiration); term != "" {
 			return nil, channelErr(PreconditionFailed, MethodBasicPublish, "invalid expiration '%s': %s", p.Props.Expiration, term)
 		}
+	}
+	if dm := p.Props.DeliveryMode; (dm != 0 || p.Props.Present&FlagDeliveryMode != 0) && dm != 1 && dm != 2 {
+		// A delivery mode present is 1 or 2 (observed, RabbitMQ 3.10.8:
+		// 0, 3 and 255 are 406 "invalid message:
+		// {delivery_mode_unknown,N}").
+		return nil, channelErr(PreconditionFailed, MethodBasicPublish, "invalid message: {delivery_mode_unknown,%d}", dm)
 	}
 	var extra []string
 	for _, h := range []string{"CC", "BCC"} {

@@ -185,10 +185,10 @@ func (c *conn) call(e *engine.Broker, id engine.ChannelID, cmd command) {
 			return
 		}
 		if emptyExpiration {
-			// An expiration property present but empty: the engine's
-			// Properties cannot say "present", so the check lives here
-			// (observed, RabbitMQ 3.10.8: 406 "invalid expiration '':
-			// no_integer").
+			// An expiration property present but empty (observed,
+			// RabbitMQ 3.10.8: 406 "invalid expiration '': no_integer").
+			// The engine refuses it too; it is refused here first so
+			// that the 406 comes before direct reply-to's own checks.
 			e.ChannelException(id, &engine.Error{Code: engine.PreconditionFailed, Method: engine.MethodBasicPublish,
 				Text: "PRECONDITION_FAILED - invalid expiration '': no_integer"})
 			return
