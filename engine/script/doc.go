@@ -254,9 +254,12 @@
 // compares as "(absent)". expect queue knows ready, unacked, consumers,
 // expired, bytes, messages (ready plus unacked), type and policy. expect msg
 // looks at the INDEX-th ready message, 0 being the head, and knows body,
-// id, exchange, routing-key, priority, expiration, message-id, type,
-// reply-to, correlation-id, content-type, app-id, user-id, delivery-mode,
-// redelivered, expired, expires-at, via (the binding that routed it there,
+// id, exchange, routing-key, priority and expiration (0 and empty when
+// absent), properties (the properties present, in AMQP's order:
+// properties=headers,priority tells priority=0 sent from none), each other
+// property when present, empty ones too (message-id, type, reply-to,
+// correlation-id, content-type, content-encoding, app-id, user-id,
+// cluster-id, delivery-mode, timestamp), redelivered, expired, expires-at, via (the binding that routed it there,
 // as its enqueued event says) and alternate, header.NAME, x-death (the number of
 // entries) and x-death.I.queue, .reason, .count, .time, .exchange,
 // .routing-keys and .original-expiration. expect error checks the AMQP
