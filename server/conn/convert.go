@@ -110,9 +110,7 @@ func wireProps(m *engine.Message) amqp.Properties {
 	}
 	p.Flags = uint16(m.PropertyFlags())
 	if p.Flags&amqp.FlagHeaders != 0 {
-		if p.Headers = toWireTable(m.Headers()); p.Headers == nil {
-			p.Headers = amqp.Table{}
-		}
+		p.Headers = toWireTable(m.Headers()) // nil when empty: the flag writes {}
 	}
 	return p
 }

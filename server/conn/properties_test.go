@@ -198,3 +198,39 @@ func (c *client) rawContent() (amqp.Method, []byte) {
 		}
 	}
 }
+
+// TestDeadLetterKeepsPresentProperties: a dead letter keeps the
+// publisher's properties present as they were, empty or zero ones
+// included, and gains the headers property (x-death) when it had none.
+// Observed, RabbitMQ 3.10.8 (pika): a message published with priority=0
+// and message_id "", rejected without requeue to a DLX, came back with
+// priority 0, message_id "" and headers holding x-death and the
+// x-first-death-* headers.
+func TestDeadLetterKeepsPresentProperties(t *testing.T) {
+	synctest(t, func(t *testing.T, b *broker.Broker) {
+		c := startPipe(t, b, Config{})
+		c.handshake(0)
+		c.method(1, &amqp.ChannelOpen{})
+		c.expect(&amqp.ChannelOpenOk{})
+		c.method(1, &amqp.QueueDeclare{Queue: "dead"})
+		c.expect(&amqp.QueueDeclareOk{})
+		c.method(1, &amqp.QueueDeclare{Queue: "work", Arguments: amqp.Table{"x-dead-letter-exchange": "", "x-dead-letter-routing-key": "dead"}})
+		c.expect(&amqp.QueueDeclareOk{})
+		c.publishRaw(1, "work", props().octet(amqp.FlagPriority, 0).shortstr(amqp.FlagMessageID, "").bytes(), "x")
+		c.method(1, &amqp.BasicGet{Queue: "work"})
+		_, header := c.rawContent()
+		c.method(1, &amqp.BasicReject{DeliveryTag: 1, Requeue: false})
+		c.method(1, &amqp.BasicGet{Queue: "dead", NoAck: true})
+		_, header = c.rawContent()
+		_, _, p, err := amqp.DecodeContentHeader(header)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Flags != amqp.FlagHeaders|amqp.FlagPriority|amqp.FlagMessageID || p.Priority != 0 || p.MessageID != "" {
+			t.Fatalf("dead letter's properties: flags %#04x, %+v", p.Flags, p)
+		}
+		if _, ok := p.Headers["x-death"]; !ok || p.Headers["x-first-death-reason"] != "rejected" {
+			t.Errorf("dead letter's headers %v", p.Headers)
+		}
+	})
+}
