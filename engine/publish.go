@@ -40,19 +40,29 @@ func (b *Broker) basicPublish(id ChannelID, p BasicPublish) error {
 	if lim := b.cfg.MaxMessagesPerVhost; lim > 0 && v.ready.msgs >= lim {
 		return b.fail(ch, channelErr(PreconditionFailed, m, "message limit in vhost '%s' (%d) is reached", v.name, lim))
 	}
-	msg, e := b.newMessage(p)
-	if e != nil {
-		return b.fail(ch, e)
-	}
+	// rabbit_channel's order (observed, RabbitMQ 3.10.8): the topic
+	// permission on the routing key, then user-id, then the message's
+	// own checks (a user-id not the user's is refused before an empty
+	// expiration or a delivery mode of 0), then the CC and BCC keys'
+	// topic permissions, which need the message's headers read.
 	if ch.pubTopic != nil {
-		for _, k := range msg.RoutingKeys() {
-			if e := ch.conn.permittedTopic(ch.pubTopic, accessWrite, x, k, m); e != nil {
-				return b.fail(ch, e)
-			}
+		if e := ch.conn.permittedTopic(ch.pubTopic, accessWrite, x, p.RoutingKey, m); e != nil {
+			return b.fail(ch, e)
 		}
 	}
 	if e := ch.conn.checkUserID(p.Props); e != nil {
 		return b.fail(ch, e)
+	}
+	msg, e := b.newMessage(p)
+	if e != nil {
+		return b.fail(ch, e)
+	}
+	if ch.pubTopic != nil && msg.extra != nil {
+		for _, k := range msg.extra.keys {
+			if e := ch.conn.permittedTopic(ch.pubTopic, accessWrite, x, k, m); e != nil {
+				return b.fail(ch, e)
+			}
+		}
 	}
 	seq := ch.nextPublishSeq()
 	if ch.tx {

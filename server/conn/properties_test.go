@@ -135,6 +135,9 @@ func TestPropertiesRefused(t *testing.T) {
 		{props().shortstr(amqp.FlagUserID, ""), "PRECONDITION_FAILED - user_id property set to '' but authenticated user was 'guest'"},
 		{props().octet(amqp.FlagDeliveryMode, 0), "PRECONDITION_FAILED - invalid message: {delivery_mode_unknown,0}"},
 		{props().octet(amqp.FlagDeliveryMode, 3), "PRECONDITION_FAILED - invalid message: {delivery_mode_unknown,3}"},
+		// user-id first (observed, RabbitMQ 3.10.8, both cases).
+		{props().octet(amqp.FlagDeliveryMode, 0).shortstr(amqp.FlagUserID, "bob"), "PRECONDITION_FAILED - user_id property set to 'bob' but authenticated user was 'guest'"},
+		{props().shortstr(amqp.FlagExpiration, "").shortstr(amqp.FlagUserID, "bob"), "PRECONDITION_FAILED - user_id property set to 'bob' but authenticated user was 'guest'"},
 	}
 	synctest(t, func(t *testing.T, b *broker.Broker) {
 		c := startPipe(t, b, Config{})

@@ -69,6 +69,8 @@ func TestRawPropertiesRoundTrip(t *testing.T) {
 				}
 				c.frame() // the body
 			}
+			c.method(1, &amqp.QueueDelete{Queue: "props-raw"})
+			c.expect(&amqp.QueueDeleteOk{})
 		})
 	}
 }
