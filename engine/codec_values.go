@@ -199,24 +199,52 @@ func (e *encoder) fail(problem string) {
 	}
 }
 
+// Properties are written as 0 for nil, or propsWithFlags, the properties
+// present (Properties.Flags) as a varint and then each present one in
+// AMQP's order, so that a property present but zero or empty is recorded
+// as present. Records written before presence was kept have 1 and every
+// property but cluster-id, with no flags; they still decode (see
+// decoder.props).
+const (
+	propsAllFields = 1
+	propsWithFlags = 2
+)
+
 func (e *encoder) props(p *Properties) {
 	if p == nil {
 		e.buf = append(e.buf, 0)
 		return
 	}
-	e.buf = append(e.buf, 1)
-	e.str(p.ContentType)
-	e.str(p.ContentEncoding)
-	e.table(p.Headers, 0)
-	e.buf = append(e.buf, p.DeliveryMode, p.Priority)
-	e.str(p.CorrelationID)
-	e.str(p.ReplyTo)
-	e.str(p.Expiration)
-	e.str(p.MessageID)
-	e.varint(int64(p.Timestamp))
-	e.str(p.Type)
-	e.str(p.UserID)
-	e.str(p.AppID)
+	f := p.Flags()
+	e.buf = append(e.buf, propsWithFlags)
+	e.uvarint(uint64(f))
+	str := func(flag PropertyFlags, v string) {
+		if f&flag != 0 {
+			e.str(v)
+		}
+	}
+	str(FlagContentType, p.ContentType)
+	str(FlagContentEncoding, p.ContentEncoding)
+	if f&FlagHeaders != 0 {
+		e.table(p.Headers, 0)
+	}
+	if f&FlagDeliveryMode != 0 {
+		e.buf = append(e.buf, p.DeliveryMode)
+	}
+	if f&FlagPriority != 0 {
+		e.buf = append(e.buf, p.Priority)
+	}
+	str(FlagCorrelationID, p.CorrelationID)
+	str(FlagReplyTo, p.ReplyTo)
+	str(FlagExpiration, p.Expiration)
+	str(FlagMessageID, p.MessageID)
+	if f&FlagTimestamp != 0 {
+		e.varint(int64(p.Timestamp))
+	}
+	str(FlagType, p.Type)
+	str(FlagUserID, p.UserID)
+	str(FlagAppID, p.AppID)
+	str(FlagClusterID, p.ClusterID)
 }
 
 func (e *encoder) publish(p BasicPublish) {

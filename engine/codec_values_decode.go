@@ -247,9 +247,19 @@ func (d *decoder) value(depth int) any {
 }
 
 func (d *decoder) props() *Properties {
-	if !d.present() {
+	switch d.byte1() {
+	case 0:
+		return nil
+	case propsWithFlags:
+		return d.flaggedProps()
+	case propsAllFields:
+	default:
+		d.off--
+		d.fail("bad properties marker")
 		return nil
 	}
+	// Written before presence was kept: a property is present when its
+	// value is not zero, as the engine then took it.
 	p := &Properties{ContentType: d.str(), ContentEncoding: d.str(), Headers: d.table(0)}
 	p.DeliveryMode = d.byte1()
 	p.Priority = d.byte1()
@@ -261,6 +271,47 @@ func (d *decoder) props() *Properties {
 	p.Type = d.str()
 	p.UserID = d.str()
 	p.AppID = d.str()
+	p.Present = p.Flags()
+	return p
+}
+
+// flaggedProps reads the flags and the properties present (see
+// encoder.props).
+func (d *decoder) flaggedProps() *Properties {
+	v := d.uvarint()
+	if v&^uint64(AllPropertyFlags) != 0 {
+		d.fail("unknown property flags")
+		return nil
+	}
+	f := PropertyFlags(v)
+	p := &Properties{Present: f}
+	str := func(flag PropertyFlags, dst *string) {
+		if f&flag != 0 {
+			*dst = d.str()
+		}
+	}
+	str(FlagContentType, &p.ContentType)
+	str(FlagContentEncoding, &p.ContentEncoding)
+	if f&FlagHeaders != 0 {
+		p.Headers = d.table(0)
+	}
+	if f&FlagDeliveryMode != 0 {
+		p.DeliveryMode = d.byte1()
+	}
+	if f&FlagPriority != 0 {
+		p.Priority = d.byte1()
+	}
+	str(FlagCorrelationID, &p.CorrelationID)
+	str(FlagReplyTo, &p.ReplyTo)
+	str(FlagExpiration, &p.Expiration)
+	str(FlagMessageID, &p.MessageID)
+	if f&FlagTimestamp != 0 {
+		p.Timestamp = Timestamp(d.varint())
+	}
+	str(FlagType, &p.Type)
+	str(FlagUserID, &p.UserID)
+	str(FlagAppID, &p.AppID)
+	str(FlagClusterID, &p.ClusterID)
 	return p
 }
 

@@ -24,9 +24,11 @@ func everyType() Table {
 }
 
 func sampleProps() *Properties {
-	return &Properties{ContentType: "text/plain", ContentEncoding: "gzip", Headers: everyType(), DeliveryMode: 2,
+	p := &Properties{ContentType: "text/plain", ContentEncoding: "gzip", Headers: everyType(), DeliveryMode: 2,
 		Priority: 9, CorrelationID: "corr", ReplyTo: "amq.rabbitmq.reply-to", Expiration: "60000", MessageID: "m-1",
-		Timestamp: 1700000000, Type: "order", UserID: "guest", AppID: "app"}
+		Timestamp: 1700000000, Type: "order", UserID: "guest", AppID: "app", ClusterID: "c"}
+	p.Present = p.Flags() // as DecodeCommand gives them back
+	return p
 }
 
 func samplePerms() *Permissions {
@@ -80,6 +82,8 @@ func commandSamples() []Command {
 		CmdBasicPublish{Channel: ch1, Publish: pub},
 		CmdBasicPublish{Channel: ch1, Publish: BasicPublish{RoutingKey: "q"}},
 		CmdBasicPublish{Channel: ch1, Publish: BasicPublish{Props: &Properties{}, Body: []byte{}}},
+		CmdBasicPublish{Channel: ch1, Publish: BasicPublish{Props: &Properties{Present: AllPropertyFlags}}},
+		CmdBasicPublish{Channel: ch1, Publish: BasicPublish{Props: &Properties{Present: FlagPriority | FlagHeaders | FlagMessageID, MessageID: "m"}}},
 		CmdPublishTarget{Channel: ch1, Exchange: "amq.direct"},
 		CmdPublishDirect{From: ch1, To: ChannelID{Conn: 2, Num: 3}, ConsumerTag: "amq.ctag-x", Publish: pub},
 		CmdBasicGet{Channel: ch1, Get: BasicGet{Queue: "q", NoAck: true}},

@@ -123,7 +123,10 @@ func isCycle(queue string, deaths []Death) bool {
 // deadLetterCopy builds the message as republished to the dead-letter
 // exchange: new id, exchange replaced, routing key replaced by
 // x-dead-letter-routing-key if set (and then CC removed), expiration removed,
-// and the death recorded in x-death.
+// and the death recorded in x-death. Every other property is kept as it was,
+// present-but-empty ones included; the headers property is present from
+// now on (Message.PropertyFlags), as RabbitMQ adds it to a message that had
+// none.
 func (b *Broker) deadLetterCopy(p pendingDeadLetter) *Message {
 	m := p.msg
 	nm := &Message{ID: b.newMsgID(), Exchange: p.dlx, RoutingKey: m.RoutingKey, Body: m.Body}
@@ -132,6 +135,7 @@ func (b *Broker) deadLetterCopy(p pendingDeadLetter) *Message {
 		props = *m.Props
 	}
 	props.Expiration = ""
+	props.Present &^= FlagExpiration // removed, not emptied
 	var headers Table
 	if len(props.Headers) > 0 {
 		headers = make(Table, len(props.Headers))

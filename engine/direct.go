@@ -23,10 +23,10 @@ func (b *Broker) publishDirect(from, to ChannelID, consumerTag string, p BasicPu
 	if e := ch.conn.permitted(accessWrite, "exchange", p.Exchange, MethodBasicPublish); e != nil {
 		return b.fail(ch, e)
 	}
-	msg, e := b.newMessage(p)
-	if e == nil {
-		e = ch.conn.checkUserID(p.Props)
+	if e := ch.conn.checkUserID(p.Props); e != nil {
+		return b.fail(ch, e) // before the message's own checks, as BasicPublish
 	}
+	msg, e := b.newMessage(p)
 	if e != nil {
 		return b.fail(ch, e)
 	}

@@ -57,20 +57,21 @@ func (l *loader) props() *Properties {
 		return nil
 	}
 	p := l.slabs.properties()
-	for _, f := range []struct {
-		bit uint64
-		v   *string
-	}{{propContentType, &p.ContentType}, {propContentEncoding, &p.ContentEncoding}, {propCorrelationID, &p.CorrelationID},
-		{propReplyTo, &p.ReplyTo}, {propExpiration, &p.Expiration}, {propMessageID, &p.MessageID}, {propType, &p.Type},
-		{propUserID, &p.UserID}, {propAppID, &p.AppID}} {
-		if bits&f.bit != 0 {
-			*f.v = l.str()
+	var present PropertyFlags
+	for i, v := range propStrs(p) {
+		if b := propStrBits[i]; bits&b.bit != 0 {
+			*v = l.str()
+			present |= b.flag
+		}
+	}
+	for _, b := range propOtherBits {
+		if bits&b.bit != 0 {
+			present |= b.flag
 		}
 	}
 	if bits&propHeaders != 0 {
-		if p.Headers = l.table(); p.Headers == nil {
-			l.fail()
-		}
+		p.Headers = l.table() // nil for headers present and empty
+
 	}
 	if bits&propDeliveryMode != 0 {
 		p.DeliveryMode = l.byte1()
@@ -81,12 +82,13 @@ func (l *loader) props() *Properties {
 	if bits&propTimestamp != 0 {
 		p.Timestamp = Timestamp(l.varint())
 	}
-	if p.Expiration != "" {
+	p.Present = present
+	if present&FlagExpiration != 0 {
 		if _, term := parseExpiration(p.Expiration); term != "" {
 			l.fail() // BasicPublish lets no other through
 		}
 	}
-	if p.Headers == nil {
+	if present&FlagHeaders == 0 { // interned, as Save does
 		l.propsSeen = append(l.propsSeen, p)
 	}
 	return p

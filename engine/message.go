@@ -1,24 +1,5 @@
 package engine
 
-// Properties are the AMQP basic content properties. Strings are empty when
-// absent; Priority and DeliveryMode are 0 when absent (AMQP treats a missing
-// priority as 0, and so does RabbitMQ).
-type Properties struct {
-	ContentType     string
-	ContentEncoding string
-	Headers         Table
-	DeliveryMode    uint8
-	Priority        uint8
-	CorrelationID   string
-	ReplyTo         string
-	Expiration      string
-	MessageID       string
-	Timestamp       Timestamp
-	Type            string
-	UserID          string
-	AppID           string
-}
-
 // Message is one published message as the broker holds it. A message routed
 // to several queues is shared by them: it is never modified after routing.
 // Dead-lettering makes a new Message with rewritten headers.

@@ -172,6 +172,10 @@ type world struct {
 	history   []string
 	advanced  bool   // the current step only moved time
 	diverged  string // how the twin answered differently, if it did
+	// presence draws which properties a publish sends present but zero
+	// or empty: a source of its own, so that the workload r draws (and
+	// the traces pinned to it) stay as they were.
+	presence *rand.Rand
 }
 
 // both runs a command on the broker and on its twin, which must answer
@@ -601,6 +605,17 @@ func (w *world) cmdPublish(ch engine.ChannelID) (string, error) {
 	}
 	if w.chance(0.7) {
 		props := &engine.Properties{Priority: uint8(w.r.IntN(13)), DeliveryMode: uint8(1 + w.r.IntN(2))}
+		if w.presence == nil {
+			w.presence = rand.New(rand.NewPCG(26, 5))
+		}
+		if w.presence.IntN(3) == 0 {
+			// Present but zero or empty: kept through routing,
+			// dead-lettering, Save/Load and the command log.
+			props.Present = engine.PropertyFlags(w.presence.IntN(1<<16)) & engine.AllPropertyFlags &^ (engine.FlagExpiration | engine.FlagUserID)
+			if w.presence.IntN(2) == 0 {
+				props.ClusterID = "c1"
+			}
+		}
 		if w.chance(0.5) {
 			props.Expiration = w.pick("0", "1", "5", "50", "200", "1000", "20000")
 			if w.chance(0.02) {
@@ -616,6 +631,9 @@ func (w *world) cmdPublish(ch engine.ChannelID) (string, error) {
 				props.Headers["CC"] = []any{w.pick(propQueues...)}
 			}
 		}
+		// As a driver gives them, and as Load and the command log
+		// give them back: every present property flagged.
+		props.Present = props.Flags()
 		p.Props = props
 	}
 	desc := fmt.Sprintf("basic.publish x=%q key=%q mandatory=%t body=%d", p.Exchange, p.RoutingKey, p.Mandatory, len(p.Body))

@@ -40,19 +40,29 @@ func (b *Broker) basicPublish(id ChannelID, p BasicPublish) error {
 	if lim := b.cfg.MaxMessagesPerVhost; lim > 0 && v.ready.msgs >= lim {
 		return b.fail(ch, channelErr(PreconditionFailed, m, "message limit in vhost '%s' (%d) is reached", v.name, lim))
 	}
-	msg, e := b.newMessage(p)
-	if e != nil {
-		return b.fail(ch, e)
-	}
+	// rabbit_channel's order (observed, RabbitMQ 3.10.8): the topic
+	// permission on the routing key, then user-id, then the message's
+	// own checks (a user-id not the user's is refused before an empty
+	// expiration or a delivery mode of 0), then the CC and BCC keys'
+	// topic permissions, which need the message's headers read.
 	if ch.pubTopic != nil {
-		for _, k := range msg.RoutingKeys() {
-			if e := ch.conn.permittedTopic(ch.pubTopic, accessWrite, x, k, m); e != nil {
-				return b.fail(ch, e)
-			}
+		if e := ch.conn.permittedTopic(ch.pubTopic, accessWrite, x, p.RoutingKey, m); e != nil {
+			return b.fail(ch, e)
 		}
 	}
 	if e := ch.conn.checkUserID(p.Props); e != nil {
 		return b.fail(ch, e)
+	}
+	msg, e := b.newMessage(p)
+	if e != nil {
+		return b.fail(ch, e)
+	}
+	if ch.pubTopic != nil && msg.extra != nil {
+		for _, k := range msg.extra.keys {
+			if e := ch.conn.permittedTopic(ch.pubTopic, accessWrite, x, k, m); e != nil {
+				return b.fail(ch, e)
+			}
+		}
 	}
 	seq := ch.nextPublishSeq()
 	if ch.tx {
@@ -113,7 +123,7 @@ func (ch *channel) publishTarget(name string) (*exchange, *Error) {
 // newMessage validates a publish's properties and builds the Message: the
 // routing key and the short-string properties must fit (see shortstr.go),
 // expiration must be a non-negative integer string (RabbitMQ's
-// parse_expiration), CC and BCC must be arrays, and BCC is removed so that
+// parse_expiration), a delivery mode 1 or 2, CC and BCC must be arrays, and BCC is removed so that
 // no consumer ever sees it.
 func (b *Broker) newMessage(p BasicPublish) (*Message, *Error) {
 	if problem := shortStringLength(p.RoutingKey); problem != "" {
@@ -127,10 +137,18 @@ func (b *Broker) newMessage(p BasicPublish) (*Message, *Error) {
 	if e := checkPropertyLengths(p.Props); e != nil {
 		return nil, e
 	}
-	if p.Props.Expiration != "" {
+	if p.Props.Expiration != "" || p.Props.Present&FlagExpiration != 0 {
+		// Present but empty is refused too (observed, RabbitMQ 3.10.8:
+		// 406 "invalid expiration '': no_integer").
 		if _, term := parseExpiration(p.Props.Expiration); term != "" {
 			return nil, channelErr(PreconditionFailed, MethodBasicPublish, "invalid expiration '%s': %s", p.Props.Expiration, term)
 		}
+	}
+	if dm := p.Props.DeliveryMode; (dm != 0 || p.Props.Present&FlagDeliveryMode != 0) && dm != 1 && dm != 2 {
+		// A delivery mode present is 1 or 2 (observed, RabbitMQ 3.10.8:
+		// 0, 3 and 255 are 406 "invalid message:
+		// {delivery_mode_unknown,N}").
+		return nil, channelErr(PreconditionFailed, MethodBasicPublish, "invalid message: {delivery_mode_unknown,%d}", dm)
 	}
 	var extra []string
 	for _, h := range []string{"CC", "BCC"} {

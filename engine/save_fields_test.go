@@ -41,7 +41,7 @@ var savedFields = []struct {
 	{deadLetterSource{}, "vhost queue dlx dlrk hasDLRK"},
 	{Message{}, "ID Exchange RoutingKey Props Body extra"},
 	{msgExtra{}, "keys deaths firstQueue firstReason firstExchange lastExchange"},
-	{Properties{}, "ContentType ContentEncoding Headers DeliveryMode Priority CorrelationID ReplyTo Expiration MessageID Timestamp Type UserID AppID"},
+	{Properties{}, "ContentType ContentEncoding Headers DeliveryMode Priority CorrelationID ReplyTo Expiration MessageID Timestamp Type UserID AppID ClusterID Present"},
 	{Death{}, "Queue Reason Count Time Exchange RoutingKeys OriginalExpiration"},
 	{Via{}, "Exchange Type Key Args Alternate"},
 	{Policy{}, "Vhost Name Pattern ApplyTo Priority Definition re"},

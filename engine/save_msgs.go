@@ -30,7 +30,9 @@ func (s *saver) msg(m *Message) {
 	s.extra(m.extra)
 }
 
-// Properties present, one bit each.
+// Properties present, one bit each. Snapshots written before presence
+// was kept set a bit for each non-zero property; read as presence, that is
+// what the engine then took them to be. propClusterID came later.
 const (
 	propContentType = 1 << iota
 	propContentEncoding
@@ -45,21 +47,45 @@ const (
 	propType
 	propUserID
 	propAppID
+	propClusterID
 	propsEnd // past the last
 )
+
+// propBits pairs each snapshot bit with its property flag, in the order
+// the snapshot writes the string properties.
+var propStrBits = [...]struct {
+	bit  uint64
+	flag PropertyFlags
+}{{propContentType, FlagContentType}, {propContentEncoding, FlagContentEncoding}, {propCorrelationID, FlagCorrelationID},
+	{propReplyTo, FlagReplyTo}, {propExpiration, FlagExpiration}, {propMessageID, FlagMessageID}, {propType, FlagType},
+	{propUserID, FlagUserID}, {propAppID, FlagAppID}, {propClusterID, FlagClusterID}}
+
+// propOtherBits are the rest, written after the strings.
+var propOtherBits = [...]struct {
+	bit  uint64
+	flag PropertyFlags
+}{{propHeaders, FlagHeaders}, {propDeliveryMode, FlagDeliveryMode}, {propPriority, FlagPriority}, {propTimestamp, FlagTimestamp}}
+
+// propStrs returns p's string properties in propStrBits' order.
+func propStrs(p *Properties) [len(propStrBits)]*string {
+	return [...]*string{&p.ContentType, &p.ContentEncoding, &p.CorrelationID, &p.ReplyTo, &p.Expiration, &p.MessageID,
+		&p.Type, &p.UserID, &p.AppID, &p.ClusterID}
+}
 
 // propsKey is a Properties without its headers: what a snapshot interns
 // properties by. Most messages carry the same few (delivery mode 2, a
 // content type), and messages never change after routing, so a loaded
 // broker may share one Properties among them all.
 type propsKey struct {
-	contentType, contentEncoding, correlationID, replyTo, expiration, messageID, typ, userID, appID string
-	deliveryMode, priority                                                                          uint8
-	timestamp                                                                                       Timestamp
+	contentType, contentEncoding, correlationID, replyTo, expiration, messageID, typ, userID, appID, clusterID string
+	deliveryMode, priority                                                                                     uint8
+	flags                                                                                                      PropertyFlags
+	timestamp                                                                                                  Timestamp
 }
 
-// props writes p: 0 for nil, n+2 for the n-th interned one, or 1 and the
-// properties; those without headers are interned by value.
+// props writes p: 0 for nil, n+2 for the n-th interned one, or 1, the
+// bits of the properties present, and their values; those without
+// headers are interned by value.
 func (s *saver) props(p *Properties) {
 	if p == nil {
 		s.uvarint(0)
@@ -69,9 +95,10 @@ func (s *saver) props(p *Properties) {
 		s.uvarint(s.lastPropsIx + 2)
 		return
 	}
-	if p.Headers == nil {
+	f := p.Flags()
+	if f&FlagHeaders == 0 {
 		k := propsKey{p.ContentType, p.ContentEncoding, p.CorrelationID, p.ReplyTo, p.Expiration, p.MessageID, p.Type, p.UserID, p.AppID,
-			p.DeliveryMode, p.Priority, p.Timestamp}
+			p.ClusterID, p.DeliveryMode, p.Priority, f, p.Timestamp}
 		i, ok := s.propsIx[k]
 		if !ok {
 			i = uint64(len(s.propsIx))
@@ -87,45 +114,32 @@ func (s *saver) props(p *Properties) {
 	}
 	s.uvarint(1)
 	var bits uint64
-	strs := []struct {
-		bit uint64
-		v   string
-	}{{propContentType, p.ContentType}, {propContentEncoding, p.ContentEncoding}, {propCorrelationID, p.CorrelationID},
-		{propReplyTo, p.ReplyTo}, {propExpiration, p.Expiration}, {propMessageID, p.MessageID}, {propType, p.Type},
-		{propUserID, p.UserID}, {propAppID, p.AppID}}
-	for _, f := range strs {
-		if f.v != "" {
-			bits |= f.bit
+	for _, b := range propStrBits {
+		if f&b.flag != 0 {
+			bits |= b.bit
 		}
 	}
-	if p.Headers != nil {
-		bits |= propHeaders
-	}
-	if p.DeliveryMode != 0 {
-		bits |= propDeliveryMode
-	}
-	if p.Priority != 0 {
-		bits |= propPriority
-	}
-	if p.Timestamp != 0 {
-		bits |= propTimestamp
+	for _, b := range propOtherBits {
+		if f&b.flag != 0 {
+			bits |= b.bit
+		}
 	}
 	s.uvarint(bits)
-	for _, f := range strs {
-		if f.v != "" {
-			s.str(f.v)
+	for i, v := range propStrs(p) {
+		if f&propStrBits[i].flag != 0 {
+			s.str(*v)
 		}
 	}
-	if p.Headers != nil {
-		s.table(p.Headers)
+	if f&FlagHeaders != 0 {
+		s.table(p.Headers) // nil when present and empty, as it was
 	}
-	if p.DeliveryMode != 0 {
+	if f&FlagDeliveryMode != 0 {
 		s.byte1(p.DeliveryMode)
 	}
-	if p.Priority != 0 {
+	if f&FlagPriority != 0 {
 		s.byte1(p.Priority)
 	}
-	if p.Timestamp != 0 {
+	if f&FlagTimestamp != 0 {
 		s.varint(int64(p.Timestamp))
 	}
 }

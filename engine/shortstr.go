@@ -78,11 +78,12 @@ func clip(s string) string {
 // headers cost more, a walk over their names.
 func checkPropertyLengths(p *Properties) *Error {
 	if len(p.ContentType)|len(p.ContentEncoding)|len(p.CorrelationID)|len(p.ReplyTo)|len(p.Expiration)|
-		len(p.MessageID)|len(p.Type)|len(p.UserID)|len(p.AppID) > MaxShortString {
+		len(p.MessageID)|len(p.Type)|len(p.UserID)|len(p.AppID)|len(p.ClusterID) > MaxShortString {
 		fields := [...]struct{ name, v string }{
 			{"content_type", p.ContentType}, {"content_encoding", p.ContentEncoding},
 			{"correlation_id", p.CorrelationID}, {"reply_to", p.ReplyTo}, {"expiration", p.Expiration},
 			{"message_id", p.MessageID}, {"type", p.Type}, {"user_id", p.UserID}, {"app_id", p.AppID},
+			{"cluster_id", p.ClusterID},
 		}
 		for _, f := range fields {
 			if problem := shortStringLength(f.v); problem != "" {

@@ -50,6 +50,7 @@ var helpKeys = map[string]string{
 	"qos":                   "help.qos",
 	"recover":               "help.recover",
 	"reject":                "help.reject",
+	"reload":                "help.reload",
 	"restart":               "help.restart",
 	"run":                   "help.run",
 	"set_operator_policy":   "help.set_operator_policy",

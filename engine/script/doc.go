@@ -128,7 +128,8 @@
 // exchange with an empty body; two are ROUTING-KEY BODY, still on the
 // default exchange; three are EXCHANGE ROUTING-KEY BODY. So a message to a
 // named exchange needs a body, if only "": publish logs info "". persistent
-// sets delivery-mode 2. Options set properties:
+// sets delivery-mode 2. Options set properties, each present with the
+// value given, empty or zero included (content-type="" priority=0):
 //
 //	expiration=E              per-message TTL; a duration (5s) becomes "5000",
 //	                          a quoted value is sent verbatim
@@ -137,7 +138,9 @@
 //	cc=K1,K2  bcc=K1,K2       the CC and BCC headers (sender-selected routing)
 //	count=N                   publish N copies, 1..1000000
 //	id=ID (or message-id), type, reply-to, correlation-id, content-type,
-//	content-encoding, app-id, user-id, timestamp=SECONDS
+//	content-encoding, app-id, user-id, cluster-id, timestamp=SECONDS
+//	delivery-mode=N           0..255 (persistent is delivery-mode=2)
+//	headers={}                the headers property, present and empty
 //	header.NAME=VALUE         a header, typed as in Values (h.NAME also works)
 //
 // get is basic.get; it prints get-empty when the queue has nothing ready.
@@ -182,6 +185,8 @@
 //	run                         step until no timer is pending
 //	restart [DOWNTIME]          stop the broker as a crash does and start it
 //	                            again DOWNTIME later (none by default)
+//	reload                      save the broker's whole state and load it
+//	                            back (engine.Broker.Save, engine.Load)
 //
 // step prints "nothing scheduled" when there is no timer. run is bounded by
 // Runner.MaxSteps (100000), so a timer that keeps re-arming is an error,
@@ -196,6 +201,11 @@
 // delayed messages; unacked deliveries come back redelivered. Connections
 // are gone: each channel opens again on its next use. Timers that fell due
 // during the downtime fire at the start.
+//
+// reload changes nothing, and shows it: a snapshot keeps the whole state,
+// connections, consumers and every message property included, so what the
+// script shows after it is what it showed before. Only a broker of the
+// runner's own is reloaded, never a shared session's.
 //
 // Policies, in rabbitmqctl's syntax (flags also as --flag=value; -p and
 // --vhost are the same):
@@ -247,9 +257,12 @@
 // compares as "(absent)". expect queue knows ready, unacked, consumers,
 // expired, bytes, messages (ready plus unacked), type and policy. expect msg
 // looks at the INDEX-th ready message, 0 being the head, and knows body,
-// id, exchange, routing-key, priority, expiration, message-id, type,
-// reply-to, correlation-id, content-type, app-id, user-id, delivery-mode,
-// redelivered, expired, expires-at, via (the binding that routed it there,
+// id, exchange, routing-key, priority and expiration (0 and empty when
+// absent), properties (the properties present, in AMQP's order:
+// properties=headers,priority tells priority=0 sent from none), each other
+// property when present, empty ones too (message-id, type, reply-to,
+// correlation-id, content-type, content-encoding, app-id, user-id,
+// cluster-id, delivery-mode, timestamp), redelivered, expired, expires-at, via (the binding that routed it there,
 // as its enqueued event says) and alternate, header.NAME, x-death (the number of
 // entries) and x-death.I.queue, .reason, .count, .time, .exchange,
 // .routing-keys and .original-expiration. expect error checks the AMQP

@@ -61,6 +61,8 @@ const (
 	KeyBadCount          = "badCount"
 	KeyBadTimestamp      = "badTimestamp"
 	KeyPublishOption     = "publishOption"
+	KeyBadHeaders        = "badHeaders"
+	KeyBadDeliveryMode   = "badDeliveryMode"
 	KeyBadPrefetch       = "badPrefetch"
 	KeyBadPrefetchCount  = "badPrefetchCount"
 	KeyBadPrefetchSize   = "badPrefetchSize"
@@ -85,6 +87,8 @@ const (
 
 	// Replaying a shared session's history (verbs_history.go).
 	KeyHistoryShared       = "historyShared"
+	KeyReloadShared        = "reloadShared"
+	KeyReloadPending       = "reloadPending"
 	KeyHistoryNotStarted   = "historyNotStarted"
 	KeyHistoryBadSeq       = "historyBadSeq"
 	KeyHistoryStateBase64  = "historyStateBase64"
@@ -151,6 +155,8 @@ var errorTemplates = map[string]string{
 	KeyBadCount:          "count must be 1..1000000, got {value}",
 	KeyBadTimestamp:      "timestamp must be seconds, got {value}",
 	KeyPublishOption:     "publish: unknown option {option} (headers are header.NAME=VALUE)",
+	KeyBadHeaders:        "headers= takes only {empty} (empty headers; set a header with header.NAME=VALUE), got {value}",
+	KeyBadDeliveryMode:   "delivery-mode must be 0..255, got {value}",
 	KeyBadPrefetch:       "prefetch must be 0..65535, got {value}",
 	KeyBadPrefetchCount:  "prefetch count must be 0..65535, got {value}",
 	KeyBadPrefetchSize:   "prefetch size must be 0..4294967295, got {value}",
@@ -173,6 +179,8 @@ var errorTemplates = map[string]string{
 	KeyRunBusy:            "run: still busy after {steps} steps (a timer keeps re-arming?)",
 
 	KeyHistoryShared:       "{verb}: this broker is a shared session's, which others use too; a history replays only into a broker of its own, as the offline playground's",
+	KeyReloadShared:        "{verb}: this broker is a shared session's, which others use too; only a broker of its own, as the offline playground's, is saved and loaded back",
+	KeyReloadPending:       "reload: the broker has command records its driver has not taken yet; they must be taken before a save",
 	KeyHistoryNotStarted:   "{verb}: no history is being replayed (a history begins with history start)",
 	KeyHistoryBadSeq:       "an entry number is 0, 1, 2, ... got {value}",
 	KeyHistoryStateBase64:  "history start: the state is not unpadded base64url (bad byte at {offset})",

@@ -70,6 +70,14 @@ var errorCases = []errorCase{
 	{line: "publish q b count=0", want: errOf(KeyBadCount, "value", `"0"`), text: `count must be 1..1000000, got "0"`},
 	{line: "publish q b timestamp=x", want: errOf(KeyBadTimestamp, "value", `"x"`), text: `timestamp must be seconds, got "x"`},
 	{line: "publish q b foo=1", want: errOf(KeyPublishOption, "option", `"foo"`), text: `publish: unknown option "foo" (headers are header.NAME=VALUE)`},
+	{line: "publish q b headers=x", want: errOf(KeyBadHeaders, "value", `"x"`, "empty", "{}"), text: `headers= takes only {} (empty headers; set a header with header.NAME=VALUE), got "x"`},
+	{line: "publish q b delivery-mode=256", want: errOf(KeyBadDeliveryMode, "value", `"256"`), text: `delivery-mode must be 0..255, got "256"`},
+	{hook: func(r *Runner) { r.ownsBroker = false }, line: "reload", want: errOf(KeyReloadShared, "verb", "reload"),
+		text: "reload: this broker is a shared session's, which others use too; only a broker of its own, as the offline playground's, is saved and loaded back"},
+	{hook: func(r *Runner) {
+		r.B = engine.New(engine.Config{RecordCommands: true})
+		r.B.AddVhost("v") // a command record no driver has taken
+	}, line: "reload", want: errOf(KeyReloadPending), text: "reload: the broker has command records its driver has not taken yet; they must be taken before a save"},
 	{line: "consume q prefetch=x", want: errOf(KeyBadPrefetch, "value", `"x"`), text: `prefetch must be 0..65535, got "x"`},
 	{line: "qos x", want: errOf(KeyBadPrefetchCount, "value", `"x"`), text: `prefetch count must be 0..65535, got "x"`},
 	{line: "qos 1 size=x", want: errOf(KeyBadPrefetchSize, "value", `"x"`), text: `prefetch size must be 0..4294967295, got "x"`},

@@ -25,7 +25,7 @@ var helpGroups = []struct {
 	{"messages", "Messages", []string{"publish", "consume", "cancel", "get", "ack", "nack", "reject", "recover", "qos", "confirm", "tx"}},
 	{"channels", "Channels", []string{"open", "use", "close", "disconnect"}},
 	{"policies", "Policies and vhosts", []string{"set_policy", "clear_policy", "set_operator_policy", "clear_operator_policy", "vhost"}},
-	{"time", "Time", []string{"advance", "step", "run", "restart"}},
+	{"time", "Time", []string{"advance", "step", "run", "restart", "reload"}},
 	{"looking", "Looking", []string{"show", "help"}},
 	{"checks", "Checks", []string{"expect"}},
 	{"history", "Session history", []string{"history"}},

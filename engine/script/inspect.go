@@ -49,7 +49,11 @@ func queueFields(q engine.QueueView) map[string]string {
 }
 
 // msgFields flattens a message for show and expect: body, id, exchange,
-// routing-key, priority, expiration, header.NAME, and x-death.I.FIELD.
+// routing-key, priority and expiration (the values the broker goes by, 0
+// and empty when absent), properties (the properties present, in AMQP's
+// order, so that priority=0 or content-type="" sent reads apart from
+// none sent), each other property present (empty ones too), header.NAME,
+// and x-death.I.FIELD.
 func msgFields(m *engine.Message) map[string]string {
 	f := map[string]string{
 		"body":        string(m.Body),
@@ -59,17 +63,29 @@ func msgFields(m *engine.Message) map[string]string {
 		"priority":    strconv.Itoa(int(m.Priority())),
 		"expiration":  m.Expiration(),
 	}
-	if m.Props != nil {
+	if present := m.PropertyFlags(); present != 0 {
 		p := m.Props
-		for k, v := range map[string]string{"message-id": p.MessageID, "type": p.Type, "reply-to": p.ReplyTo, "correlation-id": p.CorrelationID,
-			"content-type": p.ContentType, "app-id": p.AppID, "user-id": p.UserID} {
-			if v != "" {
-				f[k] = v
+		if p == nil {
+			p = &engine.Properties{} // headers only, from dead-lettering
+		}
+		var names []string
+		for _, n := range propertyNames {
+			if present&n.flag == 0 {
+				continue
+			}
+			names = append(names, n.name)
+			switch n.flag {
+			case engine.FlagHeaders, engine.FlagPriority, engine.FlagExpiration:
+				// header.NAME; priority and expiration are always there
+			case engine.FlagDeliveryMode:
+				f[n.name] = strconv.Itoa(int(p.DeliveryMode))
+			case engine.FlagTimestamp:
+				f[n.name] = strconv.FormatInt(int64(p.Timestamp), 10)
+			default:
+				f[n.name] = n.str(p)
 			}
 		}
-		if p.DeliveryMode != 0 {
-			f["delivery-mode"] = strconv.Itoa(int(p.DeliveryMode))
-		}
+		f["properties"] = strings.Join(names, ",")
 	}
 	h := m.Headers()
 	for k, v := range h {
@@ -192,4 +208,27 @@ func quoteEmpty(s string) string {
 		return `""`
 	}
 	return s
+}
+
+// propertyNames are the basic properties by their script names (the
+// publish options), in AMQP's order; str gives a string property's value.
+var propertyNames = [...]struct {
+	flag engine.PropertyFlags
+	name string
+	str  func(p *engine.Properties) string
+}{
+	{engine.FlagContentType, "content-type", func(p *engine.Properties) string { return p.ContentType }},
+	{engine.FlagContentEncoding, "content-encoding", func(p *engine.Properties) string { return p.ContentEncoding }},
+	{engine.FlagHeaders, "headers", nil},
+	{engine.FlagDeliveryMode, "delivery-mode", nil},
+	{engine.FlagPriority, "priority", nil},
+	{engine.FlagCorrelationID, "correlation-id", func(p *engine.Properties) string { return p.CorrelationID }},
+	{engine.FlagReplyTo, "reply-to", func(p *engine.Properties) string { return p.ReplyTo }},
+	{engine.FlagExpiration, "expiration", nil},
+	{engine.FlagMessageID, "message-id", func(p *engine.Properties) string { return p.MessageID }},
+	{engine.FlagTimestamp, "timestamp", nil},
+	{engine.FlagType, "type", func(p *engine.Properties) string { return p.Type }},
+	{engine.FlagUserID, "user-id", func(p *engine.Properties) string { return p.UserID }},
+	{engine.FlagAppID, "app-id", func(p *engine.Properties) string { return p.AppID }},
+	{engine.FlagClusterID, "cluster-id", func(p *engine.Properties) string { return p.ClusterID }},
 }

@@ -10,7 +10,7 @@ import (
 func init() {
 	register(&verbSpec{
 		name: "publish", minArgs: 1, maxArgs: 3, anyOpt: true, flags: []string{"mandatory", "persistent", "immediate"},
-		usage: "publish [EXCHANGE] ROUTING-KEY [BODY] [mandatory] [persistent] [expiration=MS] [priority=N] [delay=MS] [cc=k1,k2] [bcc=k1,k2] [count=N] [id=ID] [type=T] [reply-to=Q] [correlation-id=ID] [content-type=T] [app-id=A] [user-id=U] [timestamp=S] [header.NAME=VALUE ...]",
+		usage: "publish [EXCHANGE] ROUTING-KEY [BODY] [mandatory] [persistent] [expiration=MS] [priority=N] [delay=MS] [cc=k1,k2] [bcc=k1,k2] [count=N] [id=ID] [type=T] [reply-to=Q] [correlation-id=ID] [content-type=T] [content-encoding=E] [app-id=A] [user-id=U] [cluster-id=C] [timestamp=S] [delivery-mode=N] [headers={}] [header.NAME=VALUE ...]",
 		run:   runPublish,
 	})
 	register(&verbSpec{
@@ -34,14 +34,32 @@ func init() {
 	register(&verbSpec{name: "disconnect", minArgs: 0, maxArgs: 1, usage: "disconnect [CONNECTION]", run: runDisconnect})
 }
 
-// publishProps maps publish options to basic properties.
+// publishProps maps publish options to basic properties. Each option
+// makes its property present, with whatever value it gives, empty or zero
+// included (content-type="" or priority=0), as an AMQP client sends it.
 func publishProps(c *Command) (*engine.Properties, int, error) {
 	p := &engine.Properties{}
 	set := false
 	count := 1
 	headers := engine.Table{}
 	for _, o := range c.Opts {
+		if f, ok := propertyOptions[o.Key]; ok {
+			p.Present |= f
+		}
 		switch {
+		case o.Key == "headers":
+			// Headers present and empty; named headers are header.NAME.
+			if o.Value != "{}" {
+				return nil, 0, newError(KeyBadHeaders, "value", quote(o.Value), "empty", "{}")
+			}
+		case o.Key == "delivery-mode":
+			n, err := strconv.Atoi(o.Value)
+			if err != nil || n < 0 || n > 255 {
+				return nil, 0, newError(KeyBadDeliveryMode, "value", quote(o.Value))
+			}
+			p.DeliveryMode = uint8(n)
+		case o.Key == "cluster-id":
+			p.ClusterID = o.Value
 		case o.Key == "expiration":
 			p.Expiration = o.Value
 			if !o.Quoted {
@@ -106,16 +124,29 @@ func publishProps(c *Command) (*engine.Properties, int, error) {
 	}
 	if c.Flags["persistent"] {
 		p.DeliveryMode = 2
+		p.Present |= engine.FlagDeliveryMode
 		set = true
 	}
 	if len(headers) > 0 {
 		p.Headers = headers
+		p.Present |= engine.FlagHeaders
 		set = true
 	}
 	if !set {
 		return nil, count, nil
 	}
 	return p, count, nil
+}
+
+// propertyOptions are the publish options that set one basic property
+// each (header.NAME, delay, cc and bcc make headers present through the
+// table they fill).
+var propertyOptions = map[string]engine.PropertyFlags{
+	"content-type": engine.FlagContentType, "content-encoding": engine.FlagContentEncoding, "headers": engine.FlagHeaders,
+	"delivery-mode": engine.FlagDeliveryMode, "priority": engine.FlagPriority, "correlation-id": engine.FlagCorrelationID,
+	"reply-to": engine.FlagReplyTo, "expiration": engine.FlagExpiration, "id": engine.FlagMessageID, "message-id": engine.FlagMessageID,
+	"timestamp": engine.FlagTimestamp, "type": engine.FlagType, "user-id": engine.FlagUserID, "app-id": engine.FlagAppID,
+	"cluster-id": engine.FlagClusterID,
 }
 
 func isPlainInt(s string) bool {

@@ -69,7 +69,9 @@ func toWireValue(v any) any {
 	return v
 }
 
-// toEngineProps converts content properties; nil when none were set.
+// toEngineProps converts content properties; nil when none were set. The
+// engine's flags are AMQP's, so presence is copied as it came: a property
+// present but zero or empty stays present.
 func toEngineProps(p *amqp.Properties) *engine.Properties {
 	if p == nil || p.Flags == 0 {
 		return nil
@@ -80,6 +82,7 @@ func toEngineProps(p *amqp.Properties) *engine.Properties {
 		Headers:         toEngineTable(p.Headers),
 		DeliveryMode:    p.DeliveryMode,
 		Priority:        p.Priority,
+		Present:         engine.PropertyFlags(p.Flags),
 		CorrelationID:   p.CorrelationID,
 		ReplyTo:         p.ReplyTo,
 		Expiration:      p.Expiration,
@@ -88,49 +91,26 @@ func toEngineProps(p *amqp.Properties) *engine.Properties {
 		Type:            p.Type,
 		UserID:          p.UserID,
 		AppID:           p.AppID,
+		ClusterID:       p.ClusterID,
 	}
 }
 
 // wireProps builds the properties a consumer receives: the message's own,
-// with headers as the engine presents them (x-death and friends rendered).
+// with exactly the flags the engine says are present (a publisher's
+// present-but-empty ones included, headers too once dead-lettering added
+// x-death), and headers as the engine presents them.
 func wireProps(m *engine.Message) amqp.Properties {
 	var p amqp.Properties
-	if m.Props != nil {
-		ep := m.Props
+	if ep := m.Props; ep != nil {
 		p.ContentType, p.ContentEncoding = ep.ContentType, ep.ContentEncoding
 		p.DeliveryMode, p.Priority = ep.DeliveryMode, ep.Priority
 		p.CorrelationID, p.ReplyTo, p.Expiration, p.MessageID = ep.CorrelationID, ep.ReplyTo, ep.Expiration, ep.MessageID
 		p.Timestamp = amqp.Timestamp(ep.Timestamp)
-		p.Type, p.UserID, p.AppID = ep.Type, ep.UserID, ep.AppID
+		p.Type, p.UserID, p.AppID, p.ClusterID = ep.Type, ep.UserID, ep.AppID, ep.ClusterID
 	}
-	if h := m.Headers(); len(h) > 0 {
-		p.Headers = toWireTable(h)
+	p.Flags = uint16(m.PropertyFlags())
+	if p.Flags&amqp.FlagHeaders != 0 {
+		p.Headers = toWireTable(m.Headers()) // nil when empty: the flag writes {}
 	}
-	p.Flags = presentFlags(p)
 	return p
-}
-
-// presentFlags marks the properties that have a value. The engine does not
-// keep presence, so a property is sent when it is non-zero.
-func presentFlags(p amqp.Properties) uint16 {
-	var f uint16
-	set := func(flag uint16, present bool) {
-		if present {
-			f |= flag
-		}
-	}
-	set(amqp.FlagContentType, p.ContentType != "")
-	set(amqp.FlagContentEncoding, p.ContentEncoding != "")
-	set(amqp.FlagHeaders, len(p.Headers) > 0)
-	set(amqp.FlagDeliveryMode, p.DeliveryMode != 0)
-	set(amqp.FlagPriority, p.Priority != 0)
-	set(amqp.FlagCorrelationID, p.CorrelationID != "")
-	set(amqp.FlagReplyTo, p.ReplyTo != "")
-	set(amqp.FlagExpiration, p.Expiration != "")
-	set(amqp.FlagMessageID, p.MessageID != "")
-	set(amqp.FlagTimestamp, p.Timestamp != 0)
-	set(amqp.FlagType, p.Type != "")
-	set(amqp.FlagUserID, p.UserID != "")
-	set(amqp.FlagAppID, p.AppID != "")
-	return f
 }

@@ -179,16 +179,16 @@ func (c *conn) call(e *engine.Broker, id engine.ChannelID, cmd command) {
 		// existence and internal checks in rabbit_channel's order, so
 		// those run first (a publish with reply_to set but no write
 		// permission is 403, not 406).
-		emptyExpiration := cmd.props != nil && cmd.props.Has(amqp.FlagExpiration) && cmd.props.Expiration == ""
 		asksReply := cmd.props != nil && cmd.props.ReplyTo == replyTo
-		if (emptyExpiration || asksReply) && e.PublishTarget(id, m.Exchange) != nil {
+		if asksReply && e.PublishTarget(id, m.Exchange) != nil {
 			return
 		}
-		if emptyExpiration {
-			// An expiration property present but empty: the engine's
-			// Properties cannot say "present", so the check lives here
-			// (observed, RabbitMQ 3.10.8: 406 "invalid expiration '':
-			// no_integer").
+		if asksReply && cmd.props.Has(amqp.FlagExpiration) && cmd.props.Expiration == "" {
+			// An expiration property present but empty (observed,
+			// RabbitMQ 3.10.8: 406 "invalid expiration '': no_integer").
+			// The engine refuses it, after the user-id check as
+			// RabbitMQ does; for direct reply-to it is refused here, so
+			// that the 406 comes before direct reply-to's own checks.
 			e.ChannelException(id, &engine.Error{Code: engine.PreconditionFailed, Method: engine.MethodBasicPublish,
 				Text: "PRECONDITION_FAILED - invalid expiration '': no_integer"})
 			return

@@ -126,6 +126,17 @@ await runTest("playground.mjs", {}, async (t) => {
   assert.match(await tid(page, "inspector").textContent(), /trace/);
   await shot(page, "2-dead-lettered");
 
+  t.step = "the inspector shows properties present but empty or zero";
+  // RabbitMQ 3.10.8 hands a consumer content_type "", priority 0 and
+  // headers {} exactly as published (pika); the inspector shows them so.
+  await consoleRun(page, "declare queue props");
+  await consoleRun(page, `publish props empty content-type="" priority=0 headers={}`);
+  await queue(page, "props").locator('[data-testid="msg"]').first().click();
+  assert.equal(await tid(page, "prop-contentType").textContent(), "''");
+  assert.equal(await tid(page, "prop-priority").textContent(), "0");
+  assert.equal(await page.locator('[data-testid^="prop-"]').count(), 2);
+  assert.match(await tid(page, "headers-empty").textContent(), /^\{\} — present/);
+
   t.step = "per-message TTL head-of-line caveat";
   await consoleRun(page, "declare queue hol");
   await tid(page, "pub-key").fill("hol");

@@ -20,8 +20,12 @@ type Message struct {
 	Exchange      string `json:"exchange"` // last published (or dead-lettered) to
 	RoutingKey    string `json:"routingKey"`
 	// Properties are the basic properties other than headers; absent ones
-	// are left out.
+	// are left out, and present ones kept even when empty or zero
+	// (contentType "", priority 0), as a consumer receives them.
 	Properties Properties `json:"properties"`
+	// HeadersPresent says the headers property is present, even with no
+	// header in it (a publisher's headers={}), as a consumer receives it.
+	HeadersPresent bool `json:"headersPresent,omitempty"`
 	// Headers are what a consumer would see, x-death and the
 	// x-first-death-* / x-last-death-* headers of a dead-lettered message
 	// included: x-death is an array of objects {queue, reason, count, time
@@ -35,20 +39,53 @@ type Message struct {
 	HeadersText map[string]string `json:"headersText"`
 }
 
-// Properties are the AMQP basic properties, headers aside.
+// Properties are the AMQP basic properties, headers aside: nil when
+// absent, so that JSON leaves out exactly the absent ones.
 type Properties struct {
-	ContentType     string `json:"contentType,omitempty"`
-	ContentEncoding string `json:"contentEncoding,omitempty"`
-	DeliveryMode    uint8  `json:"deliveryMode,omitempty"` // 2 is persistent
-	Priority        uint8  `json:"priority,omitempty"`
-	CorrelationID   string `json:"correlationId,omitempty"`
-	ReplyTo         string `json:"replyTo,omitempty"`
-	Expiration      string `json:"expiration,omitempty"` // per-message TTL, ms as text, exactly as published
-	MessageID       string `json:"messageId,omitempty"`
-	Timestamp       int64  `json:"timestamp,omitempty"` // seconds
-	Type            string `json:"type,omitempty"`
-	UserID          string `json:"userId,omitempty"`
-	AppID           string `json:"appId,omitempty"`
+	ContentType     *string `json:"contentType,omitempty"`
+	ContentEncoding *string `json:"contentEncoding,omitempty"`
+	DeliveryMode    *uint8  `json:"deliveryMode,omitempty"` // 2 is persistent
+	Priority        *uint8  `json:"priority,omitempty"`
+	CorrelationID   *string `json:"correlationId,omitempty"`
+	ReplyTo         *string `json:"replyTo,omitempty"`
+	Expiration      *string `json:"expiration,omitempty"` // per-message TTL, ms as text, exactly as published
+	MessageID       *string `json:"messageId,omitempty"`
+	Timestamp       *int64  `json:"timestamp,omitempty"` // seconds
+	Type            *string `json:"type,omitempty"`
+	UserID          *string `json:"userId,omitempty"`
+	AppID           *string `json:"appId,omitempty"`
+	ClusterID       *string `json:"clusterId,omitempty"`
+}
+
+// propertiesJSON gives each property present its value.
+func propertiesJSON(p *engine.Properties, f engine.PropertyFlags) Properties {
+	var out Properties
+	if p == nil {
+		return out
+	}
+	str := func(flag engine.PropertyFlags, v string) *string {
+		if f&flag == 0 {
+			return nil
+		}
+		return &v
+	}
+	octet := func(flag engine.PropertyFlags, v uint8) *uint8 {
+		if f&flag == 0 {
+			return nil
+		}
+		return &v
+	}
+	out.ContentType, out.ContentEncoding = str(engine.FlagContentType, p.ContentType), str(engine.FlagContentEncoding, p.ContentEncoding)
+	out.DeliveryMode, out.Priority = octet(engine.FlagDeliveryMode, p.DeliveryMode), octet(engine.FlagPriority, p.Priority)
+	out.CorrelationID, out.ReplyTo = str(engine.FlagCorrelationID, p.CorrelationID), str(engine.FlagReplyTo, p.ReplyTo)
+	out.Expiration, out.MessageID = str(engine.FlagExpiration, p.Expiration), str(engine.FlagMessageID, p.MessageID)
+	if f&engine.FlagTimestamp != 0 {
+		ts := int64(p.Timestamp)
+		out.Timestamp = &ts
+	}
+	out.Type, out.UserID = str(engine.FlagType, p.Type), str(engine.FlagUserID, p.UserID)
+	out.AppID, out.ClusterID = str(engine.FlagAppID, p.AppID), str(engine.FlagClusterID, p.ClusterID)
+	return out
 }
 
 func messageJSON(m *engine.Message) Message {
@@ -63,11 +100,9 @@ func messageJSON(m *engine.Message) Message {
 		out.BodyTruncated = true
 	}
 	out.Body = strings.ToValidUTF8(string(body), "\uFFFD")
-	if p := m.Props; p != nil {
-		out.Properties = Properties{ContentType: p.ContentType, ContentEncoding: p.ContentEncoding, DeliveryMode: p.DeliveryMode,
-			Priority: p.Priority, CorrelationID: p.CorrelationID, ReplyTo: p.ReplyTo, Expiration: p.Expiration,
-			MessageID: p.MessageID, Timestamp: int64(p.Timestamp), Type: p.Type, UserID: p.UserID, AppID: p.AppID}
-	}
+	f := m.PropertyFlags()
+	out.Properties = propertiesJSON(m.Props, f)
+	out.HeadersPresent = f&engine.FlagHeaders != 0
 	return out
 }
 

@@ -63,3 +63,25 @@ func TestTypedTexts(t *testing.T) {
 	check(t, "headers", path(t, msg, "headers", "s"), "1")
 	check(t, "via argsText", path(t, msg, "via", "argsText"), "{level:1.0,x-match:all}")
 }
+
+// TestPresentProperties: a property present but empty or zero is in the
+// snapshot with its value ("" or 0), an absent one is not, and headers
+// present with nothing in them say so, as a consumer would receive them
+// (RabbitMQ 3.10.8 hands pika content_type "", priority 0, headers {}).
+// A dead letter's headers are present: x-death was added.
+func TestPresentProperties(t *testing.T) {
+	s := bridge.New()
+	run(t, s,
+		"declare queue q",
+		`publish q a content-type="" priority=0 timestamp=0 cluster-id="" headers={}`,
+		"publish q b",
+	)
+	q := path(t, asMap(t, s.Snapshot()), "vhosts", 0, "queues", "name=q")
+	a, b := path(t, q, "ready", 0), path(t, q, "ready", 1)
+	check(t, "present properties", path(t, a, "properties"), map[string]any{"contentType": "", "priority": 0.0, "timestamp": 0.0, "clusterId": ""})
+	check(t, "headers present", path(t, a, "headersPresent"), true)
+	check(t, "no properties", path(t, b, "properties"), map[string]any{})
+	if _, ok := b.(map[string]any)["headersPresent"]; ok {
+		t.Errorf("headersPresent for a message without headers: %v", b)
+	}
+}

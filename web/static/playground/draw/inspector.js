@@ -129,10 +129,15 @@ export function drawInspector() {
       [t("js.insp.deliveries"), m.deliveries !== undefined ? String(m.deliveries) : undefined],
     ]),
     el("h3", {}, t("js.insp.properties")),
-    Object.keys(m.properties).length ? props(Object.entries(m.properties).map(([k, v]) => [k, typed(typedText(v))])) : el("p", { class: "hint" }, t("js.insp.none")),
+    // Present properties only, empty and zero ones included ('' and 0).
+    Object.keys(m.properties).length
+      ? props(Object.entries(m.properties).map(([k, v]) => [k, el("span", { dataset: { testid: `prop-${k}` } }, typed(typedText(v)))]))
+      : el("p", { class: "hint" }, t("js.insp.none")),
     el("h3", {}, t("js.insp.headers")),
     headers.length ? el("p", { class: "hint" }, t("js.insp.typesHint")) : null,
-    headers.length ? props(headers.sort().map((k) => [k, el("span", { dataset: { testid: `header-${k}` } }, typed(headerText(k))), HEADER_GLOSSES[k] ? t(HEADER_GLOSSES[k]) : null])) : el("p", { class: "hint" }, t("js.insp.none")),
+    headers.length
+      ? props(headers.sort().map((k) => [k, el("span", { dataset: { testid: `header-${k}` } }, typed(headerText(k))), HEADER_GLOSSES[k] ? t(HEADER_GLOSSES[k]) : null]))
+      : el("p", { class: "hint", dataset: { testid: m.headersPresent ? "headers-empty" : "headers-none" } }, t(m.headersPresent ? "js.insp.headersEmpty" : "js.insp.none")),
     el("h3", {}, "x-death"),
     ...(deaths.length ? [el("p", { class: "hint" }, t("js.xdeath.order")), xdeathTable(deaths)] : [el("p", { class: "hint" }, t("js.xdeath.never"))]),
   );
