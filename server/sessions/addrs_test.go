@@ -31,10 +31,12 @@ type refusal struct {
 	Status int
 	Error  string `json:"error"`
 	Reason string `json:"reason"`
-	Key    string `json:"key"`
-	Args   map[string]string
-	Retry  string
-	ID     string `json:"id"`
+	// Reasons is the reason in English and in Chinese.
+	Reasons map[string]string `json:"reasons"`
+	Key     string            `json:"key"`
+	Args    map[string]string
+	Retry   string
+	ID      string `json:"id"`
 }
 
 // createFrom posts a create with client, a header X-Forwarded-For set to
@@ -85,7 +87,8 @@ func TestOneAddressCannotTakeEverySession(t *testing.T) {
 	}
 	if last.Status != http.StatusTooManyRequests || last.Error != "too_many_sessions" || last.Key != hub.KeyAddrSessions ||
 		last.Args["max"] != "10" || last.Args["addr"] != "127.0.0.1" ||
-		last.Reason != "your address 127.0.0.1 runs its limit of 10 sessions: end one (DELETE its /api/sessions URL) or wait for an idle one to end" {
+		last.Reason != "your address 127.0.0.1 runs its limit of 10 sessions: end one (DELETE its /api/sessions URL) or wait for an idle one to end" ||
+		last.Reasons["en"] != last.Reason || last.Reasons["zh-CN"] != "你的地址 127.0.0.1 上的会话已达上限 10 个：请结束其中一个，或等空闲的会话自行结束" {
 		t.Fatalf("the refusal: %+v", last)
 	}
 	if r := ts.createFrom(t, other); r.Status != http.StatusCreated {
@@ -123,7 +126,8 @@ func TestCreationRateFromOneAddress(t *testing.T) {
 	}
 	r := ts.createFrom(t, churner)
 	if r.Status != http.StatusTooManyRequests || r.Key != hub.KeyAddrCreateRate || r.Args["rate"] != "3" || r.Args["addr"] != "127.0.0.1" || r.Retry == "" ||
-		r.Reason != "your address 127.0.0.1 has created its limit of 3 sessions a minute: wait a moment" {
+		r.Reason != "your address 127.0.0.1 has created its limit of 3 sessions a minute: wait a moment" ||
+		r.Reasons["zh-CN"] != "你的地址 127.0.0.1 每分钟最多创建 3 个会话，已达上限：请稍等" {
 		t.Fatalf("the fourth create in a minute: %+v", r)
 	}
 	if r := ts.createFrom(t, other); r.Status != http.StatusCreated {

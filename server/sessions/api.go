@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"warren/server/hub"
+	"warren/web/i18n"
 )
 
 // MaxSessionNameRunes bounds a session's name.
@@ -227,14 +228,26 @@ func writeError(w http.ResponseWriter, status int, kind, reason string) {
 
 // writeHubError answers a hub *Error: the management API's error (kind)
 // and reason, with the hub's key and args beside them for a page to say
-// it in its reader's language.
+// it in its reader's language, and the reason in each language the site
+// speaks (reasons), for a reader with no page: curl, a script.
 func writeHubError(w http.ResponseWriter, status int, kind string, err error) {
 	var he *hub.Error
 	if !errors.As(err, &he) {
 		writeError(w, status, kind, err.Error())
 		return
 	}
-	writeJSON(w, status, map[string]any{"error": kind, "reason": he.Error(), "key": he.Key, "args": he.Args})
+	writeJSON(w, status, map[string]any{"error": kind, "reason": he.Error(), "key": he.Key, "args": he.Args, "reasons": reasons(he)})
+}
+
+// reasons says he in English, as the hub's catalog does, and in Chinese,
+// as the pages do (js.live.error.KEY, which web/live_test.go keeps
+// present for every hub key).
+func reasons(he *hub.Error) map[string]string {
+	args := make([]any, 0, 2*len(he.Args))
+	for k, v := range he.Args {
+		args = append(args, k, v)
+	}
+	return map[string]string{"en": he.Error(), "zh-CN": i18n.T("zh-CN", "js.live.error."+he.Key, args...)}
 }
 
 func writeJSON(w http.ResponseWriter, status int, body any) {
