@@ -21,6 +21,7 @@ import (
 	"warren/server/sessions"
 	"warren/server/store"
 	"warren/web"
+	"warren/web/i18n"
 )
 
 // Options configure a server.
@@ -144,6 +145,7 @@ func Start(opts Options) (*Server, error) {
 	scfg := opts.Sessions
 	scfg.OriginPatterns = s.opts.OriginPatterns
 	scfg.Admin = mgmt.AdminOnly(s.users)
+	scfg.Chinese = func(key string, args map[string]string) string { return i18n.HubError("zh-CN", key, args) }
 	// Real AMQP clients join a session by logging in with its own user
 	// on the server's listeners: the manager routes those logins.
 	scfg.AMQPPort = s.amqpLn.Addr().(*net.TCPAddr).Port

@@ -91,7 +91,7 @@ declare queue ok
 func TestHelp(t *testing.T) {
 	got, c := session(t, "help\nhelp publish\nhelp save\nhelp nosuch\n")
 	all, rest, _ := strings.Cut(got, "> help publish\n")
-	for _, want := range []string{"Script commands:", "advance, restart, run, step", "Console commands:", "  save FILE", "  quit | exit", "Clock: stepped"} {
+	for _, want := range []string{"Script commands:", "advance, reload, restart, run, step", "Console commands:", "  save FILE", "  quit | exit", "Clock: stepped"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("help lacks %q:\n%s", want, all)
 		}

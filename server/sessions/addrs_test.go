@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"warren/server/hub"
+	"warren/web/i18n"
 )
 
 // clientFrom is an HTTP client whose connections leave from ip, a
@@ -38,6 +39,10 @@ type refusal struct {
 	Retry   string
 	ID      string `json:"id"`
 }
+
+// chinese says hub errors in Chinese as the server has its sessions say
+// them (server.Start lends the pages' catalog).
+func chinese(key string, args map[string]string) string { return i18n.HubError("zh-CN", key, args) }
 
 // createFrom posts a create with client, a header X-Forwarded-For set to
 // claim another source (which the manager must not believe).
@@ -70,7 +75,7 @@ func (ts *testServer) createFrom(t *testing.T, c *http.Client) refusal {
 // key for a page to say it in its reader's language; another address
 // still creates; and a session that ends frees its address's slot.
 func TestOneAddressCannotTakeEverySession(t *testing.T) {
-	ts := startManager(t, Config{CreatesPerMinute: 1000}) // the live bound alone
+	ts := startManager(t, Config{CreatesPerMinute: 1000, Chinese: chinese}) // the live bound alone
 	squatter, other := clientFrom(t, "127.0.0.1"), clientFrom(t, "127.0.0.2")
 	var made []string
 	var last refusal
@@ -113,7 +118,7 @@ func TestOneAddressCannotTakeEverySession(t *testing.T) {
 // rate stops it: CreatesPerMinute in a minute, then 429 addrCreateRate
 // with a Retry-After, while another address still creates.
 func TestCreationRateFromOneAddress(t *testing.T) {
-	ts := startManager(t, Config{MaxPerAddr: 100, CreatesPerMinute: 3})
+	ts := startManager(t, Config{MaxPerAddr: 100, CreatesPerMinute: 3, Chinese: chinese})
 	churner, other := clientFrom(t, "127.0.0.1"), clientFrom(t, "127.0.0.2")
 	for i := range 3 {
 		r := ts.createFrom(t, churner)

@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"warren/server/hub"
-	"warren/web/i18n"
 )
 
 // MaxSessionNameRunes bounds a session's name.
@@ -115,17 +114,17 @@ func (m *Manager) serveCreate(w http.ResponseWriter, r *http.Request) {
 	s, err := m.create(req.Name, req.Clock, addr)
 	switch {
 	case errors.Is(err, errTooMany):
-		writeHubError(w, http.StatusTooManyRequests, "too_many_sessions", hub.NewError(hub.KeyTooManySessions, "max", strconv.Itoa(m.cfg.MaxSessions)))
+		m.writeHubError(w, http.StatusTooManyRequests, "too_many_sessions", hub.NewError(hub.KeyTooManySessions, "max", strconv.Itoa(m.cfg.MaxSessions)))
 		return
 	case errors.Is(err, errAddrSessions):
-		writeHubError(w, http.StatusTooManyRequests, "too_many_sessions", hub.NewError(hub.KeyAddrSessions, "max", strconv.Itoa(m.cfg.MaxPerAddr), "addr", addr))
+		m.writeHubError(w, http.StatusTooManyRequests, "too_many_sessions", hub.NewError(hub.KeyAddrSessions, "max", strconv.Itoa(m.cfg.MaxPerAddr), "addr", addr))
 		return
 	case errors.Is(err, errAddrRate):
 		w.Header().Set("Retry-After", strconv.Itoa(60/m.cfg.CreatesPerMinute+1))
-		writeHubError(w, http.StatusTooManyRequests, "too_many_sessions", hub.NewError(hub.KeyAddrCreateRate, "rate", strconv.Itoa(m.cfg.CreatesPerMinute), "addr", addr))
+		m.writeHubError(w, http.StatusTooManyRequests, "too_many_sessions", hub.NewError(hub.KeyAddrCreateRate, "rate", strconv.Itoa(m.cfg.CreatesPerMinute), "addr", addr))
 		return
 	case errors.Is(err, errShutdown):
-		writeHubError(w, http.StatusServiceUnavailable, "service_unavailable", hub.NewError(hub.KeyStopping))
+		m.writeHubError(w, http.StatusServiceUnavailable, "service_unavailable", hub.NewError(hub.KeyStopping))
 		return
 	}
 	if len(req.Lines) > 0 {
@@ -134,7 +133,7 @@ func (m *Manager) serveCreate(w http.ResponseWriter, r *http.Request) {
 		if seedErr != nil {
 			s.stop(hub.KeyClosed)
 			<-s.done // its ids are free before the reply says there is no session
-			writeHubError(w, http.StatusBadRequest, "bad_request", seedErr)
+			m.writeHubError(w, http.StatusBadRequest, "bad_request", seedErr)
 			return
 		}
 	}
@@ -228,26 +227,19 @@ func writeError(w http.ResponseWriter, status int, kind, reason string) {
 
 // writeHubError answers a hub *Error: the management API's error (kind)
 // and reason, with the hub's key and args beside them for a page to say
-// it in its reader's language, and the reason in each language the site
+// it in its reader's language, and the reason in each language the server
 // speaks (reasons), for a reader with no page: curl, a script.
-func writeHubError(w http.ResponseWriter, status int, kind string, err error) {
+func (m *Manager) writeHubError(w http.ResponseWriter, status int, kind string, err error) {
 	var he *hub.Error
 	if !errors.As(err, &he) {
 		writeError(w, status, kind, err.Error())
 		return
 	}
-	writeJSON(w, status, map[string]any{"error": kind, "reason": he.Error(), "key": he.Key, "args": he.Args, "reasons": reasons(he)})
-}
-
-// reasons says he in English, as the hub's catalog does, and in Chinese,
-// as the pages do (js.live.error.KEY, which web/live_test.go keeps
-// present for every hub key).
-func reasons(he *hub.Error) map[string]string {
-	args := make([]any, 0, 2*len(he.Args))
-	for k, v := range he.Args {
-		args = append(args, k, v)
+	reasons := map[string]string{"en": he.Error()}
+	if m.cfg.Chinese != nil {
+		reasons["zh-CN"] = m.cfg.Chinese(he.Key, he.Args)
 	}
-	return map[string]string{"en": he.Error(), "zh-CN": i18n.T("zh-CN", "js.live.error."+he.Key, args...)}
+	writeJSON(w, status, map[string]any{"error": kind, "reason": he.Error(), "key": he.Key, "args": he.Args, "reasons": reasons})
 }
 
 func writeJSON(w http.ResponseWriter, status int, body any) {

@@ -46,6 +46,11 @@ type Config struct {
 	// clients.
 	AMQPPort      int
 	AMQPWebSocket string
+	// Chinese says a hub error in Chinese for the API's refusals
+	// (reasons["zh-CN"]), as the pages say it; nil leaves them English
+	// alone. The server lends the pages' catalog (web/i18n), which the
+	// edge's build must not link.
+	Chinese func(key string, args map[string]string) string
 	// Logf receives the loud logs (divergences, dropped pages); nil is
 	// log.Printf.
 	Logf func(format string, args ...any)
