@@ -50,6 +50,11 @@ type Damage struct {
 	// next intact record, for the caller to try to decode (the store does
 	// not know what records mean). Nil for other kinds.
 	Payload []byte
+	// Version, for a DamagedSnapshot, is the format version its header
+	// names when this build does not read it (0 when the checksum failed
+	// instead): a newer Warren's snapshot, or a damaged byte there,
+	// which the snapshot's checksum does not cover.
+	Version uint16
 	// Restored says Payload is the record as it was written: one changed
 	// byte (in its length, its checksum or its payload) explains the
 	// damage. Repair still sets it aside; this only says what was lost.
@@ -75,6 +80,10 @@ func (d Damage) Describe() string {
 		return fmt.Sprintf("%s, offset 偏移 %d (%d bytes 字节): the log file's header is damaged, its %d records are intact 日志文件头已损坏，其中 %[4]d 条记录完好",
 			d.File, d.Offset, d.Bytes, d.Intact)
 	case DamagedSnapshot:
+		if d.Version != 0 {
+			return fmt.Sprintf("%s, offset 偏移 6 (2 bytes 字节): the snapshot names format version %d, this Warren reads %d: a newer Warren wrote it, or those bytes are damaged 快照标明的格式版本为 %[2]d，本 Warren 只能读取 %[3]d：要么是更新的 Warren 写的，要么这两个字节已损坏",
+				d.File, d.Version, formatVersion)
+		}
 		return fmt.Sprintf("%s, offset 偏移 %d (%d bytes 字节): the snapshot fails its checksum 快照校验失败",
 			d.File, d.Offset, d.Bytes)
 	case BrokenChain:

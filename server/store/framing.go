@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 )
 
@@ -125,6 +126,16 @@ func snapHeader(pos Pos, data []byte) []byte {
 	return h
 }
 
+// versionError is a snapshot whose format version this build does not
+// read. The snapshot's checksum does not cover its version (a log
+// header's does), so this may as well be a damaged byte as a newer
+// Warren's file: recovery reports it as damage either way.
+type versionError struct{ found uint16 }
+
+func (e *versionError) Error() string {
+	return fmt.Sprintf("store: snapshot format version %d, this build reads %d", e.found, formatVersion)
+}
+
 // parseSnapshot checks a whole snapshot file's bytes and returns the data
 // (a subslice of b) and its position.
 func parseSnapshot(b []byte) (Pos, []byte, error) {
@@ -132,7 +143,7 @@ func parseSnapshot(b []byte) (Pos, []byte, error) {
 		return 0, nil, errCorrupt
 	}
 	if v := binary.LittleEndian.Uint16(b[6:8]); v != formatVersion {
-		return 0, nil, errors.New("store: snapshot format version not supported")
+		return 0, nil, &versionError{found: v}
 	}
 	n := binary.LittleEndian.Uint64(b[16:24])
 	if n != uint64(len(b)-snapHeaderBytes) {

@@ -88,6 +88,12 @@ func (l *layout) pickSnapshot(snaps []Pos) error {
 		if err == nil && pos != snaps[i] {
 			err = errCorrupt
 		}
+		var ve *versionError
+		if errors.As(err, &ve) {
+			l.addDamage(Damage{Kind: DamagedSnapshot, File: name, Bytes: int64(len(b)), Pos: snaps[i], Version: ve.found})
+			l.snaps = append(l.snaps, path)
+			continue
+		}
 		if errors.Is(err, errCorrupt) {
 			l.addDamage(Damage{Kind: DamagedSnapshot, File: name, Bytes: int64(len(b)), Pos: snaps[i]})
 			l.snaps = append(l.snaps, path)
