@@ -17,17 +17,17 @@ console:
 
 build: web
 	$(GO) build ./...
-	GOOS=js GOARCH=wasm $(GO) build ./engine/... ./wasm/... ./server/hub/...
+	GOOS=js GOARCH=wasm $(GO) build ./engine/... ./wasm/...
 
 test: deps web-deps web edge-deps edge generate-check fmt-check vet unit wasm-test
 
 # Generated code must match its generator and spec: regenerate, then fail on
 # any difference from the committed tree, new untracked files included.
 generate-check:
-	$(GO) generate ./server/amqp/...
+	$(GO) generate ./engine/amqp/...
 	$(GO) tool templ generate -path web
-	git diff --exit-code -- server/amqp web
-	@out="$$(git status --porcelain -- server/amqp 'web/*_templ.go')"; \
+	git diff --exit-code -- engine/amqp web
+	@out="$$(git status --porcelain -- engine/amqp 'web/*_templ.go')"; \
 	if [ -n "$$out" ]; then echo "go generate left changed or untracked files:"; echo "$$out"; exit 1; fi
 
 fmt-check:
@@ -39,7 +39,7 @@ fmt-check:
 # rawsys_*.go); warren-bench reads Linux's /proc and is Linux's alone.
 vet:
 	$(GO) vet ./...
-	GOOS=js GOARCH=wasm $(GO) vet ./engine/... ./wasm/... ./server/amqp/... ./server/hub/...
+	GOOS=js GOARCH=wasm $(GO) vet ./engine/... ./wasm/...
 	for os in darwin windows; do GOOS=$$os $(GO) vet ./engine/... ./server/cmd/warren ./server/conn/... ./server/broker/... ./server/sessions/... || exit 1; done
 
 unit:
@@ -49,7 +49,7 @@ unit:
 # run under Node, so that anything breaking the browser build or its
 # determinism fails here.
 wasm-test: node
-	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$(WASM_EXEC)" ./engine/... ./wasm/playground/bridge/... ./server/hub/...
+	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$(WASM_EXEC)" ./engine/... ./wasm/playground/bridge/...
 
 # node runs the WebAssembly tests; install it from Debian if it is missing.
 node:

@@ -19,7 +19,10 @@ var allowedImports = map[string][]string{
 	"warren/engine":          {"encoding/binary", "fmt", "math", "regexp", "sort", "strconv", "strings", "unicode/utf8", "warren/engine/deadline", "warren/engine/topic"},
 	"warren/engine/deadline": {},
 	"warren/engine/topic":    {"strings"},
-	"warren/engine/script":   {"bufio", "bytes", "encoding/base64", "encoding/json", "errors", "fmt", "hash/fnv", "slices", "sort", "strconv", "strings", "warren/engine"},
+	"warren/engine/amqp":     {"encoding/binary", "fmt", "math", "slices", "strconv", "strings", "unicode/utf8"},
+	"warren/engine/hub": {"crypto/subtle", "encoding/base64", "encoding/json", "errors", "fmt", "hash/fnv", "slices", "sort", "strconv",
+		"strings", "unicode", "unicode/utf8", "warren/engine", "warren/engine/script"},
+	"warren/engine/script": {"bufio", "bytes", "encoding/base64", "encoding/json", "errors", "fmt", "hash/fnv", "slices", "sort", "strconv", "strings", "warren/engine"},
 }
 
 func TestImportPolicy(t *testing.T) {

@@ -4,7 +4,7 @@ package engine
 // when its flag is set in Present or its value is not the zero value: a
 // non-zero value cannot have come from an absent property, so callers
 // that build Properties by hand need set flags only for the properties
-// they mean to send empty or zero (the rule server/amqp's encoder follows
+// they mean to send empty or zero (the rule engine/amqp's encoder follows
 // too). Presence matters to clients: RabbitMQ 3.10.8 hands a consumer
 // priority=0, timestamp=0, content_type="" or headers={} exactly as
 // published, and a client reading headers[...] of absent headers fails.

@@ -13,12 +13,12 @@ import (
 	"time"
 
 	"warren/server/httpguard"
-	"warren/server/hub"
+	"warren/engine/hub"
 	"warren/server/sessions"
 )
 
 // TestLivePageTranslatesEveryHubError: static/playground/live.js names a
-// catalog entry for every key of the hub's errors (server/hub's
+// catalog entry for every key of the hub's errors (engine/hub's
 // ErrorKeys), as js.live.error.KEY, so that a page in a shared session
 // says each in its reader's language; the catalogs' own tests check that
 // the entries exist in both languages.

@@ -28,7 +28,7 @@ import (
 // compare. The verbs leave the broker as they found it between records
 // (no Settle: the session's driver may have left a backlog's batches for
 // later), and the runner drops the records the loaded broker logs. The
-// server writes the form (server/hub's History.Script), with a comment
+// server writes the form (engine/hub's History.Script), with a comment
 // before each entry saying who did what.
 
 // historyReplay is what a runner replaying a history knows.
@@ -228,7 +228,7 @@ func badOffset(err error) string {
 }
 
 // StateHash returns a broker's state hash: FNV-64a of its Save bytes, as
-// a shared session's hub and pages compute it (server/hub's HashState).
+// a shared session's hub and pages compute it (engine/hub's HashState).
 // Like Save, it needs the broker's events and command records drained.
 func StateHash(b *engine.Broker) uint64 {
 	h := fnv.New64a()

@@ -11,7 +11,7 @@ import (
 
 // recorded is a broker shared as a session shares one: several runners
 // and a driver of its own apply commands, and each input's records make
-// one entry, as server/hub does.
+// one entry, as engine/hub does.
 type recorded struct {
 	b       *engine.Broker
 	start   string // the state it started from, base64url

@@ -2,7 +2,7 @@ package conn
 
 import (
 	"warren/engine"
-	"warren/server/amqp"
+	"warren/engine/amqp"
 )
 
 // A consumer that acks each delivery with a write of its own (amqp091-go,

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"warren/engine"
-	"warren/server/amqp"
+	"warren/engine/amqp"
 	"warren/server/broker"
 )
 

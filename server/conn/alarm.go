@@ -4,7 +4,7 @@ import (
 	"sync"
 
 	"warren/engine"
-	"warren/server/amqp"
+	"warren/engine/amqp"
 )
 
 // Alarm is the server's memory alarm, RabbitMQ's vm_memory_high_watermark

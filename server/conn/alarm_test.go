@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"warren/engine"
-	"warren/server/amqp"
+	"warren/engine/amqp"
 	"warren/server/broker"
 )
 

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"warren/engine"
-	"warren/server/amqp"
+	"warren/engine/amqp"
 	"warren/server/broker"
 )
 

@@ -2,7 +2,7 @@ package conn
 
 import (
 	"warren/engine"
-	"warren/server/amqp"
+	"warren/engine/amqp"
 )
 
 // chanState is what the connection knows of one channel number. A number

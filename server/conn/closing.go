@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"warren/engine"
-	"warren/server/amqp"
+	"warren/engine/amqp"
 )
 
 // The closing handshake, as rabbit_reader runs it. Once either side has

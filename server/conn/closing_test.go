@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"warren/server/amqp"
+	"warren/engine/amqp"
 	"warren/server/broker"
 )
 

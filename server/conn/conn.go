@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"warren/engine"
-	"warren/server/amqp"
+	"warren/engine/amqp"
 	"warren/server/auth"
 )
 

@@ -2,7 +2,7 @@ package conn
 
 import (
 	"warren/engine"
-	"warren/server/amqp"
+	"warren/engine/amqp"
 )
 
 // The codec and the engine use the same Go types for table values (see

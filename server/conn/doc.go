@@ -5,7 +5,7 @@
 // Two goroutines per connection, each with one job:
 //
 //   - the connection goroutine reads: it turns bytes into frames and
-//     frames into commands (server/amqp's sans-I/O reader and assembler),
+//     frames into commands (engine/amqp's sans-I/O reader and assembler),
 //     runs the handshake and then, for each command or batch of pipelined
 //     commands, one Do on the backend whose closure calls the engine and
 //     queues the reply in the outbox;

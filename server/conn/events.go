@@ -2,7 +2,7 @@ package conn
 
 import (
 	"warren/engine"
-	"warren/server/amqp"
+	"warren/engine/amqp"
 	"warren/server/broker"
 )
 

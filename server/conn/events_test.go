@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"warren/engine"
-	"warren/server/amqp"
+	"warren/engine/amqp"
 )
 
 // TestSinkActsOnItsKindsOnly: a connection's sink does something (queues

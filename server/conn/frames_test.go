@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"warren/server/amqp"
+	"warren/engine/amqp"
 	"warren/server/broker"
 )
 

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"warren/engine"
-	"warren/server/amqp"
+	"warren/engine/amqp"
 	"warren/server/auth"
 	"warren/server/broker"
 )

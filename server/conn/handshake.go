@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"warren/engine"
-	"warren/server/amqp"
+	"warren/engine/amqp"
 )
 
 // serverProperties is what connection.start advertises, shaped like

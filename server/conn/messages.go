@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"warren/server/amqp"
+	"warren/engine/amqp"
 )
 
 // Messages carries AMQP over a WebSocket its driver holds itself: the

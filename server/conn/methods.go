@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"warren/engine"
-	"warren/server/amqp"
+	"warren/engine/amqp"
 )
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }

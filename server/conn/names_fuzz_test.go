@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 
 	"warren/engine"
-	"warren/server/amqp"
+	"warren/engine/amqp"
 )
 
 // FuzzAcceptedNamesEncode: whatever name or key the engine accepts, the

@@ -4,7 +4,7 @@ import (
 	"sync"
 
 	"warren/engine"
-	"warren/server/amqp"
+	"warren/engine/amqp"
 )
 
 // outItem is one thing to send: a method (with optional content) built by

@@ -5,7 +5,7 @@ import (
 	gosynctest "testing/synctest"
 	"time"
 
-	"warren/server/amqp"
+	"warren/engine/amqp"
 	"warren/server/broker"
 )
 

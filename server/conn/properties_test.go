@@ -5,7 +5,7 @@ import (
 	"encoding/binary"
 	"testing"
 
-	"warren/server/amqp"
+	"warren/engine/amqp"
 	"warren/server/broker"
 )
 

@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"warren/server/amqp"
+	"warren/engine/amqp"
 )
 
 // command is one complete inbound command, or a heartbeat.

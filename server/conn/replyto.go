@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"warren/engine"
-	"warren/server/amqp"
+	"warren/engine/amqp"
 )
 
 // Direct reply-to (RabbitMQ's amq.rabbitmq.reply-to): a requester consumes

@@ -14,7 +14,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"warren/server/amqp"
+	"warren/engine/amqp"
 )
 
 // tcpTransport is a plain socket; frames are coalesced in one write.

@@ -3,7 +3,7 @@ package conn
 import (
 	"testing"
 
-	"warren/server/amqp"
+	"warren/engine/amqp"
 	"warren/server/broker"
 )
 

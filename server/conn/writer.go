@@ -5,7 +5,7 @@ import (
 	"unicode/utf8"
 
 	"warren/engine"
-	"warren/server/amqp"
+	"warren/engine/amqp"
 )
 
 // startHeartbeats starts both halves of heartbeating once the connection

@@ -17,7 +17,7 @@ import (
 
 	"warren/server"
 	"warren/server/addrlimit"
-	wire "warren/server/amqp"
+	wire "warren/engine/amqp"
 	"warren/server/conn"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"warren/server/amqp"
+	"warren/engine/amqp"
 )
 
 // TestRawPropertiesRoundTrip speaks raw frames over TCP: it publishes

@@ -17,7 +17,7 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"warren/server"
-	"warren/server/hub"
+	"warren/engine/hub"
 	"warren/server/sessions"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	"warren/engine"
 	"warren/engine/script"
-	"warren/server/hub"
+	"warren/engine/hub"
 	"warren/server/sessions"
 )
 

@@ -13,7 +13,7 @@ import (
 	"github.com/coder/websocket"
 
 	"warren/server"
-	"warren/server/hub"
+	"warren/engine/hub"
 	"warren/server/sessions"
 )
 

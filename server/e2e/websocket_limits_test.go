@@ -9,7 +9,7 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"warren/server"
-	wire "warren/server/amqp"
+	wire "warren/engine/amqp"
 	"warren/server/conn"
 )
 

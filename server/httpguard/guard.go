@@ -21,7 +21,7 @@
 //     Content-Type. A request with no body (PUT /api/vhosts/v, DELETE)
 //     needs no Content-Type, as with RabbitMQ.
 //
-// The refusals are hub errors (server/hub's catalog), so a page says them
+// The refusals are hub errors (engine/hub's catalog), so a page says them
 // in its reader's language, and are written in the management API's
 // shape, {"error": kind, "reason": text}, with the key and its values
 // beside them as the sessions' errors carry them. The edge worker, whose
@@ -34,7 +34,7 @@ import (
 	"mime"
 	"net/http"
 
-	"warren/server/hub"
+	"warren/engine/hub"
 )
 
 // Wrap returns h behind the guard: a refused request gets its error, and

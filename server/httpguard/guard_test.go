@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"warren/server/hub"
+	"warren/engine/hub"
 )
 
 // TestCheck is the guard's table. What RabbitMQ 3.10.8 answered on

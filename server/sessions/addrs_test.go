@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"warren/server/hub"
+	"warren/engine/hub"
 	"warren/web/i18n"
 )
 

@@ -9,7 +9,7 @@ import (
 	"warren/engine"
 	"warren/server/broker"
 	"warren/server/conn"
-	"warren/server/hub"
+	"warren/engine/hub"
 )
 
 // Real AMQP clients join a session's broker by logging in, over the

@@ -11,7 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"warren/server/hub"
+	"warren/engine/hub"
 )
 
 // MaxSessionNameRunes bounds a session's name.

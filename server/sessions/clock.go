@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"warren/engine"
-	"warren/server/hub"
+	"warren/engine/hub"
 	"warren/server/mgmt"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"warren/server/hub"
+	"warren/engine/hub"
 )
 
 // TestSessionClockAPI: a session's clock is read with either id and moved

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"warren/engine"
-	"warren/server/hub"
+	"warren/engine/hub"
 )
 
 // TestClockMoveBound: a session's clock moves at most 100 years

@@ -1,5 +1,5 @@
 // Package sessions is the native driver of the shared-session hub
-// (warren/server/hub) on `warren serve`: it owns the sessions of one
+// (warren/engine/hub) on `warren serve`: it owns the sessions of one
 // server, each an isolated broker with its own hub.Session, and connects
 // pages to them over WebSocket.
 //

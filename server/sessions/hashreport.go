@@ -1,6 +1,6 @@
 package sessions
 
-import "warren/server/hub"
+import "warren/engine/hub"
 
 // logReport logs a participant's report that its replica's state hash
 // differs from the session's (hub.Divergence), with who sent it: its id,

@@ -9,7 +9,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"warren/server/hub"
+	"warren/engine/hub"
 )
 
 // joinFrom joins a session as name over a socket whose connection leaves

@@ -16,7 +16,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"warren/server/hub"
+	"warren/engine/hub"
 )
 
 // testServer is a Manager behind a real HTTP server on 127.0.0.1.

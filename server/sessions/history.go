@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"warren/server/hub"
+	"warren/engine/hub"
 )
 
 // A session's history (issue 11): its goroutine keeps every entry of its

@@ -11,7 +11,7 @@ import (
 
 	"warren/engine"
 	"warren/engine/script"
-	"warren/server/hub"
+	"warren/engine/hub"
 )
 
 // replay runs an exported history on a fresh runner, as the offline

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"warren/server/conn"
-	"warren/server/hub"
+	"warren/engine/hub"
 )
 
 // Host runs one session for a driver that owns its sockets and its

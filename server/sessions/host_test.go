@@ -14,7 +14,7 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"warren/server/conn"
-	"warren/server/hub"
+	"warren/engine/hub"
 )
 
 // memKeeper is a Durable Object's storage in a test: the latest snapshot,

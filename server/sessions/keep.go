@@ -3,7 +3,7 @@ package sessions
 import (
 	"reflect"
 
-	"warren/server/hub"
+	"warren/engine/hub"
 )
 
 // Keeper stores a session as it goes, for a driver whose memory can go

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"warren/server/hub"
+	"warren/engine/hub"
 )
 
 // Config sets a server's sessions and their limits. A zero field takes the

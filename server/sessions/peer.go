@@ -3,7 +3,7 @@ package sessions
 import (
 	"github.com/coder/websocket"
 
-	"warren/server/hub"
+	"warren/engine/hub"
 )
 
 // Peer is a page's socket as its session sees it, whoever owns the

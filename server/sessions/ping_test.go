@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"warren/server/hub"
+	"warren/engine/hub"
 )
 
 // TestSilentPageLeaves: a page that stops answering pings (its network

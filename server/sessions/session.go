@@ -10,7 +10,7 @@ import (
 
 	"warren/engine"
 	"warren/server/conn"
-	"warren/server/hub"
+	"warren/engine/hub"
 )
 
 // session is one shared session: its hub.Session, owned by the goroutine

@@ -10,7 +10,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"warren/server/hub"
+	"warren/engine/hub"
 )
 
 // hashAll puts the hub's state hash on every entry, so that each page

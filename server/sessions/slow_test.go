@@ -6,7 +6,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"warren/server/hub"
+	"warren/engine/hub"
 )
 
 // TestSlowPageDropped: a page whose writer's queue is full when the

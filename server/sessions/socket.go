@@ -9,7 +9,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"warren/server/hub"
+	"warren/engine/hub"
 )
 
 // socket is one page's connection to its session, as the session's

@@ -108,8 +108,8 @@ func TestBrowserBuildDependencies(t *testing.T) {
 	allowed := map[string]bool{"encoding/json": true, "fmt": true, "math": true, "strconv": true, "strings": true,
 		"unicode/utf8": true, "warren/engine": true, "warren/engine/script": true,
 		// A page in a shared session is the hub's replica; the hub's own
-		// import policy (server/hub/deps_test.go) keeps it pure.
-		"warren/server/hub": true}
+		// import policy (engine/hub/deps_test.go) keeps it pure.
+		"warren/engine/hub": true}
 	list = exec.Command("go", "list", "-f", `{{join .Imports "\n"}}`, "./bridge")
 	list.Env = jsEnv()
 	out, err = list.Output()

@@ -7,7 +7,7 @@ import (
 	"regexp"
 	"testing"
 
-	"warren/server/hub"
+	"warren/engine/hub"
 )
 
 // TestSessionObjectCloseReasonsAreKeyed: every reason the session object

@@ -5,7 +5,7 @@
 // answered in JavaScript and in the session objects, which no Go handler
 // fronts. The replies are warren serve's to the letter: the hub's key,
 // its values and its English text, which TEMPLATES keeps as
-// server/hub's catalog has it (guard_test.go checks that, and the edge
+// engine/hub's catalog has it (guard_test.go checks that, and the edge
 // test sends the same requests to both).
 //
 //  1. A request a browser marks as coming from another site is 403:

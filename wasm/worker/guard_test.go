@@ -14,11 +14,11 @@ import (
 	"testing"
 
 	"warren/server/httpguard"
-	"warren/server/hub"
+	"warren/engine/hub"
 )
 
 // TestGuardTemplatesAreTheHubs: the edge's guard (guard.mjs) says its
-// refusals in the words of server/hub's catalog, which the pages
+// refusals in the words of engine/hub's catalog, which the pages
 // translate by key.
 func TestGuardTemplatesAreTheHubs(t *testing.T) {
 	src, err := os.ReadFile("guard.mjs")

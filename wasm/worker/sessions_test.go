@@ -17,7 +17,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"warren/server/hub"
+	"warren/engine/hub"
 	"warren/server/sessions"
 )
 

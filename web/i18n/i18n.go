@@ -224,7 +224,7 @@ func Slots(s string) []string {
 	return out
 }
 
-// HubError says a session hub error (server/hub's key and values) in
+// HubError says a session hub error (engine/hub's key and values) in
 // lang, in the words the pages use for it (js.live.error.KEY, which
 // web/live_test.go keeps present for every hub key).
 func HubError(lang, key string, args map[string]string) string {

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"syscall"
 
-	"warren/server/amqp"
+	"warren/engine/amqp"
 )
 
 // The floor is a stand-in for a broker that does no broker work: it

@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 
-	"warren/server/amqp"
+	"warren/engine/amqp"
 )
 
 // The floor's publishes (floor.go): collected whole, then written out as

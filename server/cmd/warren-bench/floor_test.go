@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"warren/server/amqp"
+	"warren/engine/amqp"
 )
 
 // startTestFloor runs the floor in this process on a loopback port.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"warren/server/amqp"
+	"warren/engine/amqp"
 )
 
 // Sizes of the pipelining client's connections.

@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"warren/server/amqp"
+	"warren/engine/amqp"
 )
 
 // consumeState is the consumer side of the pipelining client without its

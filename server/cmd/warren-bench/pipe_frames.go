@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"warren/server/amqp"
+	"warren/engine/amqp"
 )
 
 // The pipelining client (pipe_*.go) writes many frames with one system

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"warren/server/amqp"
+	"warren/engine/amqp"
 )
 
 // handleAll hands every whole frame r holds to s, and returns the first

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
-	"warren/server/amqp"
+	"warren/engine/amqp"
 )
 
 // pipePublisher is one publishing connection: a writer that sends batches

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"warren/server"
-	"warren/server/amqp"
+	"warren/engine/amqp"
 )
 
 // TestConfirmAfterTheRun checks that a confirm arriving while a

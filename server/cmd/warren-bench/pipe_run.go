@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"warren/server/amqp"
+	"warren/engine/amqp"
 )
 
 // pipeConfig is the shape of the pipelining client's load: how many

@@ -8,7 +8,7 @@ import (
 
 	amqp091 "github.com/rabbitmq/amqp091-go"
 
-	"warren/server/amqp"
+	"warren/engine/amqp"
 )
 
 // The load clients a workload can be run with (--client).

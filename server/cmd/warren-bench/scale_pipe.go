@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"warren/server/amqp"
+	"warren/engine/amqp"
 )
 
 // pipeScaleHow ends the scale workloads' descriptions with the pipelining

@@ -25,13 +25,13 @@ import (
 
 	"github.com/coder/websocket"
 
-	"warren/server/hub"
+	"warren/engine/hub"
 )
 
 // sessionsUsage is the help of `warren-bench sessions`.
 const sessionsUsage = `usage: warren-bench sessions (--warren-bin PATH | --url http://HOST:PORT [--pid PID]) [flags]
 
-Puts shared sessions under load over the browser protocol (server/hub/PROTOCOL.md):
+Puts shared sessions under load over the browser protocol (engine/hub/PROTOCOL.md):
 creates --sessions sessions with POST /api/sessions, joins --participants pages
 to each over /ws/sessions/{id}, and has every page send --commands script lines
 at --rate a second. It reports the fan-out latency (from a page sending a line

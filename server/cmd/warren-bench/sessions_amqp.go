@@ -15,7 +15,7 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"warren/engine"
-	"warren/server/hub"
+	"warren/engine/hub"
 )
 
 // Each session of `warren-bench sessions` also has one real AMQP client,

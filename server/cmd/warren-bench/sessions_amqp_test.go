@@ -8,7 +8,7 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"warren/engine"
-	"warren/server/hub"
+	"warren/engine/hub"
 )
 
 func TestAMQPURL(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"warren/server/amqp"
+	"warren/engine/amqp"
 )
 
 // TestMain lets a test run `warren serve` as a process of its own: the test

@@ -16,7 +16,7 @@ import (
 	"warren/server/addrlimit"
 	"warren/server/broker"
 	"warren/server/conn"
-	"warren/server/hub"
+	"warren/engine/hub"
 	"warren/server/sessions"
 	"warren/server/store"
 )

@@ -4,10 +4,10 @@ import (
 	"strings"
 
 	"warren/engine/script"
-	"warren/server/hub"
+	"warren/engine/hub"
 )
 
-// A shared session's exported history (server/hub's History.Script) is a
+// A shared session's exported history (engine/hub's History.Script) is a
 // script of engine/script's history verbs: opened in the page, its lines
 // run as any others, so that they enter the log, and rewinding, share
 // links and restoring after the engine died replay them too. Their words

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"warren/engine"
-	"warren/server/hub"
+	"warren/engine/hub"
 	"warren/wasm/playground/bridge"
 )
 

@@ -7,7 +7,7 @@ import (
 
 	"warren/engine"
 	"warren/engine/script"
-	"warren/server/hub"
+	"warren/engine/hub"
 )
 
 // A page in a shared session (issue 11) is a replica: its broker is the

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"warren/server/hub"
+	"warren/engine/hub"
 	"warren/wasm/playground/bridge"
 )
 

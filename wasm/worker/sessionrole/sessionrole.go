@@ -49,7 +49,7 @@ import (
 	"github.com/coder/websocket"
 
 	"warren/server/conn"
-	"warren/server/hub"
+	"warren/engine/hub"
 	"warren/server/sessions"
 )
 

@@ -10,7 +10,7 @@
 // the forms go to the session as command messages (app.js's run asks
 // isLive), Step as a clock message; nothing runs locally. The page reports
 // its state hash whenever an entry carries the session's; a difference is
-// a bug, shown loudly. The messages are server/hub/PROTOCOL.md's.
+// a bug, shown loudly. The messages are engine/hub/PROTOCOL.md's.
 import { t, lang } from "../i18n.js";
 import { $, el, say } from "./dom.js";
 import { w, record, logLines } from "./session.js";
@@ -22,7 +22,7 @@ import { showAMQPLogin } from "./liveamqp.js";
 
 const SESSION_PATH = /^\/s\/([A-Za-z0-9_-]+)\/?$/;
 
-// The hub's error keys (server/hub/errors.go), each said by a catalog
+// The hub's error keys (engine/hub/errors.go), each said by a catalog
 // entry with the error's named values; web's tests check the list against
 // the hub's. The entries of idle, shutdown and closed say only the reason:
 // the page puts it in its own sentence that the session is over.

@@ -25,7 +25,7 @@ func TestImportPolicy(t *testing.T) {
 	}
 	for _, imp := range p.Imports {
 		if !slices.Contains(allowedImports, imp) {
-			t.Errorf("server/hub imports %s, outside its allowed list %v", imp, allowedImports)
+			t.Errorf("engine/hub imports %s, outside its allowed list %v", imp, allowedImports)
 		}
 	}
 	for _, f := range []string{"time", "net", "os", "sync", "math/rand", "math/rand/v2", "crypto/rand"} {
