@@ -185,3 +185,26 @@ func TestFilteringSinksGetWholeBatches(t *testing.T) {
 		}
 	})
 }
+
+func TestApplyReturnsResultsInOrder(t *testing.T) {
+	b := Start(engine.Config{}, nil)
+	defer b.Stop()
+	res, err := b.Apply([]engine.Command{
+		engine.CmdOpenConnection{Open: engine.ConnectionOpen{User: "guest", Vhost: "/"}},
+	}, nil)
+	if err != nil || len(res) != 1 || res[0].Err != nil || res[0].Conn == 0 {
+		t.Fatalf("open: %v %+v", err, res)
+	}
+	conn := res[0].Conn
+	res, err = b.Apply([]engine.Command{
+		engine.CmdOpenChannel{Conn: conn, Num: 1},
+		engine.CmdQueueDeclare{Channel: engine.ChannelID{Conn: conn, Num: 1}, Declare: engine.QueueDeclare{Queue: "q"}},
+	}, res[:0])
+	if err != nil || len(res) != 2 || res[1].Err != nil || res[1].Declared.Queue != "q" {
+		t.Fatalf("declare: %v %+v", err, res)
+	}
+	b.Stop()
+	if _, err := b.Apply(nil, nil); err != ErrStopped {
+		t.Fatalf("after Stop: %v, want ErrStopped", err)
+	}
+}

@@ -1,0 +1,28 @@
+package broker
+
+import "warren/engine"
+
+// Apply applies cmds in order with engine.Broker.Apply, on the calling
+// goroutine under the broker's lock, with the engine advanced to now,
+// appends each command's result to res and returns it; then it hands the
+// events the commands caused to the sinks, as Do does. This is the driver
+// boundary: a driver turns its input into commands and gets results and
+// events back, and none of its code runs while it owns the engine.
+func (b *Broker) Apply(cmds []engine.Command, res []engine.Result) ([]engine.Result, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.stopped {
+		return res, ErrStopped
+	}
+	b.eng.AdvanceTo(b.clockTarget())
+	b.persist()
+	b.dispatch()
+	for _, c := range cmds {
+		res = append(res, b.eng.Apply(c))
+	}
+	b.persist()
+	b.dispatch()
+	b.maybeSnapshot()
+	b.kickIfDue()
+	return res, nil
+}
