@@ -6,7 +6,8 @@
 // with Ready (raft's RawNode and Ready). The native server wraps a
 // Session in a goroutine with WebSockets; the edge wraps the same Session
 // in a Cloudflare Durable Object, which is why the package builds for
-// GOOS=js GOARCH=wasm and imports only what deps_test.go allows.
+// GOOS=js GOARCH=wasm and imports only what the module's import policy
+// (depsRules in the root's deps_test.go) allows.
 //
 // # A session is a broker plus its command log
 //

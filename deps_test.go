@@ -1,0 +1,343 @@
+// Package warren_test holds the module's import policy: what each of its
+// packages may import, written down as data (depsRules, testGroups,
+// linkRules) and checked against every package of the tree by
+// TestImportPolicy and TestWasmLinks. It lives at the module's root, the
+// one place that is about the whole tree and part of no package, as Go's
+// own policy lives in go/build/deps_test.go beside the code that reads
+// imports; a rule kept in the package it governs could not see the
+// packages that import it, nor a new package that has no rule yet.
+package warren_test
+
+import (
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// depsRules is the policy for the non-test files of every package of the
+// module (named without "warren/"), the language of Go's deps_test
+// (depsrules_test.go says it exactly): "a, b < c" lets c import a, b and
+// what they may. A package with no rule fails TestImportPolicy, so a new
+// package states its place when it is added.
+const depsRules = `
+# The standard library and the modules we use, in groups by what they
+# do. A group is only what it lists; a rule names the groups it needs.
+
+# PURE computes and nothing else: no I/O, clock, goroutines, locks or
+# randomness. It is what a deterministic state machine may use and what
+# costs the browser's and the worker's wasm little. (fmt can print and
+# reflect can do much; the engine formats and compares with them.)
+NONE
+< bufio, bytes, cmp, compress/gzip, crypto/md5, crypto/sha256,
+  crypto/sha512, crypto/subtle, encoding/base64, encoding/binary,
+  encoding/hex, encoding/json, errors, fmt, hash, hash/crc32, hash/fnv,
+  html, io, iter, maps, math, math/big, math/bits, path, reflect, regexp,
+  slices, sort, strconv, strings, unicode, unicode/utf8
+< PURE;
+
+# EMBED reads files compiled into the binary: no I/O when it runs.
+NONE < embed, io/fs < EMBED;
+
+# RUNTIME is the machine: the clock, goroutines, locks, randomness.
+NONE
+< context, crypto/rand, math/rand, math/rand/v2, runtime, runtime/debug,
+  runtime/pprof, sync, sync/atomic, time
+< RUNTIME;
+
+# OS is the operating system: files, processes, signals, flags, logs and
+# raw system calls.
+NONE
+< flag, log, os, os/exec, os/signal, path/filepath, syscall, unsafe,
+  golang.org/x/sys/unix
+< OS;
+
+# NET is the network and HTTP.
+NONE < mime, net, net/http, net/netip, net/url < NET;
+
+# TEMPLATES render pages: hundreds of kilobytes of wasm each.
+NONE
+< html/template, text/template, github.com/a-h/templ,
+  github.com/a-h/templ/runtime
+< TEMPLATES;
+
+# WEBSOCKET is the WebSocket library of the server and the edge.
+NONE < github.com/coder/websocket < WEBSOCKET;
+
+# JS is the JavaScript host of the browser's and the worker's wasm.
+NONE
+< syscall/js, github.com/syumai/workers,
+  github.com/syumai/workers/cloudflare,
+  github.com/syumai/workers/cloudflare/fetch
+< JS;
+
+# CLIENT is an AMQP client, for tools and tests: the broker never links
+# it (see the rule under server/cmd/warren).
+NONE < github.com/rabbitmq/amqp091-go < CLIENT;
+
+# GOTOOLS read and write Go source: generators and this test.
+NONE < go/build/constraint, go/format, go/parser, go/token < GOTOOLS;
+
+# TESTING is for _test.go files (see testGroups).
+NONE
+< testing, testing/synctest, net/http/httptest, golang.org/x/net/html
+< TESTING;
+
+# The engine, inward only: a pure, deterministic state machine that the
+# server, the browser and the edge all drive. Its packages import PURE
+# and each other, never a driver.
+PURE < engine/deadline, engine/topic;
+engine/deadline, engine/topic < engine;
+engine < engine/script;
+
+# The hub, a shared session's order and membership, does no I/O (no
+# time, net, os, sync, math/rand, crypto/rand), so the same hub runs in
+# the native server and in a Cloudflare Durable Object.
+engine/script < engine/hub;
+
+# The AMQP 0-9-1 codec: frames to values and back, sans-I/O.
+PURE < engine/amqp;
+
+# The codec's generator runs at development time, reading the spec and
+# writing Go; it is linked by nothing.
+PURE, OS, GOTOOLS < engine/amqp/internal/gen;
+
+# Whatever is or will be directly under engine/ stays pure (a protocol
+# machine there takes bytes in and gives frames out: transports drive it,
+# it does not import them), and nothing in the engine reaches out.
+RUNTIME, OS, NET, EMBED, JS, WEBSOCKET, TEMPLATES !< engine, engine/*;
+server/..., wasm/..., web/..., lessons !< engine, engine/*;
+
+# The pages and their two languages. Catalogs and lessons are compiled in.
+PURE, NET < web/i18n/locale;
+EMBED, web/i18n/locale < web/i18n;
+EMBED, RUNTIME, engine/script < lessons;
+TEMPLATES, OS, RUNTIME, lessons, web/i18n < web;
+
+# The server drives the engine; web renders pages and never reaches into
+# the server (the server imports web, not the other way round).
+server/... !< web, web/...;
+
+# The store keeps opaque records, and must not learn what they mean.
+PURE, RUNTIME, OS < server/store;
+engine/... !< server/store;
+
+PURE, RUNTIME, NET < server/addrlimit;
+RUNTIME, OS, engine, server/store < server/broker;
+server/broker < server/auth;
+NET, engine/script, server/auth < server/mgmt;
+NET, engine/hub < server/httpguard;
+RUNTIME, OS, engine/script < server/console;
+NET, OS, RUNTIME, engine < server/ctl;
+
+# The connections: the AMQP protocol, the TCP transport with raw system
+# calls, and the WebSocket transports.
+NET, WEBSOCKET, engine/amqp, server/auth < server/conn;
+
+# Shared sessions: the hub driven over WebSockets, natively and at the
+# edge.
+engine/hub, server/addrlimit, server/conn, server/mgmt < server/sessions;
+
+# The browser's wasm: the bridge is the page's engine and hub, and runs
+# under go test on the host (no syscall/js); main binds it to JavaScript.
+engine/hub < wasm/playground/bridge;
+JS, wasm/playground/bridge < wasm/playground;
+
+# The edge worker (linkRules bounds what it links in all).
+RUNTIME, NET, web/i18n/locale < wasm/worker/site;
+JS, WEBSOCKET, server/sessions < wasm/worker/sessionrole;
+JS, wasm/worker/sessionrole, wasm/worker/site < wasm/worker;
+
+# The server and its commands.
+server/httpguard, server/sessions, server/console, server/ctl, web < server;
+server < server/cmd/warren;
+CLIENT, server < server/conformance, server/cmd/warren-bench;
+PURE, EMBED, RUNTIME, OS, NET < server/cmd/warren-suites;
+CLIENT !< server/cmd/warren;
+
+# Tests, by testGroups. The engine's are held to the engine and the
+# standard library: the engine is tested on its own, and under GOOS=js,
+# never through a driver.
+PURE, EMBED, RUNTIME, OS, GOTOOLS, TESTING, engine/hub, engine/amqp
+< ENGINE_TEST;
+ENGINE_TEST, CLIENT, server/cmd/warren, server/cmd/warren-suites,
+server/conformance, server/cmd/warren-bench, wasm/playground, wasm/worker
+< TEST;
+`
+
+// testGroups says what a package's _test.go files may import: what the
+// package may, the package itself, and what the group of depsRules of the
+// first pattern matching its name may. A package with test files only
+// (the root's, server/e2e) needs nothing more than this.
+var testGroups = []struct{ pattern, group string }{
+	{"engine/...", "ENGINE_TEST"},
+	{"...", "TEST"},
+}
+
+// linkRules bound what each wasm program links, directly or not, in its
+// own build (GOOS=js GOARCH=wasm, as go list -deps sees it): depsRules
+// bounds one import at a time, but a program's size is a property of all
+// it links, other modules' packages included. links is exactly the
+// module's packages it links, so that growing or shrinking shows here;
+// never are groups or packages it must not link.
+var linkRules = []struct{ main, links, never string }{
+	// The edge worker: Cloudflare's free plan deploys 3 MB gzipped
+	// (TestWorkerSize in wasm/worker), and each request starts a fresh Go
+	// instance, so the pages come rendered from the static assets and the
+	// catalogs and lessons stay out.
+	{
+		main: "wasm/worker",
+		links: `engine, engine/amqp, engine/deadline, engine/hub, engine/script,
+			engine/topic, server/addrlimit, server/auth, server/broker,
+			server/conn, server/mgmt, server/sessions, server/store,
+			wasm/worker/sessionrole, wasm/worker/site, web/i18n/locale`,
+		never: "TEMPLATES",
+	},
+	// The playground's wasm: 3 MB gzipped as well (TestSmokeInNode in
+	// wasm/playground); a page needs no HTTP, templates or sockets.
+	{
+		main:  "wasm/playground",
+		links: "engine, engine/deadline, engine/hub, engine/script, engine/topic, wasm/playground/bridge",
+		never: "NET, TEMPLATES, TESTING, WEBSOCKET, os/exec",
+	},
+}
+
+// TestImportPolicy checks every package of the tree against depsRules
+// and testGroups, and depsRules against itself: no rule for what is not
+// a package, and every "!<" holds.
+func TestImportPolicy(t *testing.T) {
+	module, err := modulePath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := parsePolicy(depsRules)
+	if err != nil {
+		t.Fatalf("depsRules: %v", err)
+	}
+	tree, err := readTree(module)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tree) < 10 || tree["engine"] == nil {
+		t.Fatalf("found %d packages; is the test running at the module's root?", len(tree))
+	}
+
+	top := map[string]bool{} // the module's top-level folders
+	for name := range tree {
+		top[strings.Split(name, "/")[0]] = true
+	}
+	for _, name := range p.order {
+		if !isGroup(name) && top[strings.Split(name, "/")[0]] && (tree[name] == nil || !tree[name].code) {
+			t.Errorf("depsRules has a rule for %s, which is not a package of the module", name)
+		}
+	}
+
+	names := map[string]bool{}
+	for name := range tree {
+		names[name] = true
+	}
+	for _, name := range sortedKeys(names) {
+		pkg := tree[name]
+		if pkg.code {
+			if p.allowed[name] == nil {
+				t.Errorf("package %s has no rule in depsRules", name)
+				continue
+			}
+			for _, imp := range sortedKeys(pkg.imports) {
+				switch {
+				case p.allowed[imp] == nil:
+					t.Errorf("%s imports %s, which depsRules does not name", name, imp)
+				case !p.may(name, imp):
+					t.Errorf("%s imports %s, which its rule does not allow", name, imp)
+				}
+			}
+		}
+		group := ""
+		for _, g := range testGroups {
+			if matchPattern(g.pattern, name) {
+				group = g.group
+				break
+			}
+		}
+		if group == "" || p.allowed[group] == nil {
+			t.Errorf("%s's tests have no group in testGroups that depsRules defines", name)
+			continue
+		}
+		for _, imp := range sortedKeys(pkg.testImports) {
+			if imp != name && !p.may(name, imp) && !p.may(group, imp) {
+				t.Errorf("%s's tests import %s, which neither its rule nor %s allows", name, imp, group)
+			}
+		}
+	}
+
+	for _, err := range p.checkNever() {
+		t.Errorf("depsRules: %v", err)
+	}
+}
+
+// TestWasmLinks checks linkRules on the real builds, with go list -deps.
+func TestWasmLinks(t *testing.T) {
+	if runtime.GOOS == "js" {
+		t.Skip("runs the go command")
+	}
+	module, err := modulePath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := parsePolicy(depsRules)
+	if err != nil {
+		t.Fatalf("depsRules: %v", err)
+	}
+	for _, rule := range linkRules {
+		cmd := exec.Command("go", "list", "-deps", "./"+rule.main)
+		cmd.Env = append(cmd.Environ(), "GOOS=js", "GOARCH=wasm")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list -deps ./%s: %v", rule.main, err)
+		}
+		linked := map[string]bool{} // every package, by policy name
+		ours := map[string]bool{}   // the module's
+		for _, path := range strings.Fields(string(out)) {
+			name := policyName(module, path)
+			linked[name] = true
+			if name != path {
+				ours[name] = true
+			}
+		}
+		if !ours[rule.main] || !linked["syscall/js"] {
+			t.Fatalf("go list -deps ./%s does not list the program and syscall/js:\n%s", rule.main, out)
+		}
+		links, err := parseList(rule.links)
+		if err != nil {
+			t.Fatalf("linkRules %s: %v", rule.main, err)
+		}
+		want := map[string]bool{rule.main: true}
+		for _, n := range links {
+			want[n] = true
+		}
+		for _, n := range sortedKeys(ours) {
+			if !want[n] {
+				t.Errorf("%s links %s, which linkRules does not list for it", rule.main, n)
+			}
+		}
+		for _, n := range sortedKeys(want) {
+			if !ours[n] {
+				t.Errorf("%s no longer links %s: take it out of its linkRules", rule.main, n)
+			}
+		}
+		never, err := parseList(rule.never)
+		if err != nil {
+			t.Fatalf("linkRules %s: %v", rule.main, err)
+		}
+		for _, g := range never {
+			if p.allowed[g] == nil {
+				t.Errorf("linkRules %s: %s has no rule in depsRules", rule.main, g)
+			}
+			for _, x := range p.packages(g) {
+				if linked[x] {
+					t.Errorf("%s links %s (%s), which linkRules forbids it", rule.main, x, g)
+				}
+			}
+		}
+	}
+}
