@@ -2,8 +2,9 @@ package engine
 
 // Backlogs: work on one queue that is too large for one engine call.
 //
-// Every command and every AdvanceTo runs on the driver's one goroutine (or
-// the browser's one thread), so its time is a pause for every connection.
+// Every command and every AdvanceTo runs while the driver owns the engine
+// alone (the server under its broker's lock, the browser on its one
+// thread), so its time is a pause for every connection.
 // Some things a single event can set off grow with the queue: a consumer
 // with room for them all attaching to 400,000 ready messages, 400,000
 // messages expiring in the same millisecond, the events of a purge or
@@ -49,8 +50,8 @@ const DefaultMaxBatch = 1024
 // use it after every command (Settle(Now())) and to move time, so that a
 // command's effects are whole when the next line runs: the script runner,
 // and through it the playground, the lessons and the console. The server's
-// broker goroutine does not: it calls AdvanceTo, so that a backlog never
-// holds up other connections.
+// broker (server/broker) does not: it calls AdvanceTo, letting go of its
+// lock between calls, so that a backlog never holds up other connections.
 func (b *Broker) Settle(t Time) {
 	b.Apply(CmdSettle{Time: t})
 }

@@ -48,8 +48,8 @@ func backlogBench(tb testing.TB, n int, dlx bool) (*Broker, ChannelID) {
 // giving all 400,000 back (bulkreturn.go), and tx.commit of 400,000
 // buffered acknowledgements or publishes (txcommit.go). After the first
 // call it calls AdvanceTo(Now()) while a timer is due, as the server's
-// broker goroutine does, draining the events in place after every call, as
-// the server does (not timed).
+// broker does (a call per hold of its lock), draining the events in place
+// after every call, as the server does (not timed).
 //
 // max-call-ms is the longest call: how long every other connection waits
 // at worst; mean-call-ms the average. calls is how many calls it took (per
@@ -183,7 +183,7 @@ func (c *callClock) time(br *Broker, call func(), seen func([]Event)) {
 }
 
 // workOff calls AdvanceTo(Now()) while a timer is due, timing each call,
-// as the server's broker goroutine does.
+// as the server's broker does (a call per hold of its lock).
 func (c *callClock) workOff(br *Broker, seen func([]Event)) {
 	for {
 		at, ok := br.NextDeadline()

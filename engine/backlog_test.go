@@ -81,8 +81,9 @@ func due(b *engine.Broker) bool {
 }
 
 // workOff calls AdvanceTo(Now()) while a timer is due, as the server's
-// broker goroutine does, and checks that no call does more than max of
-// kind k. It returns every event, in order, and the number of calls.
+// broker does (a call per hold of its lock), and checks that no call does
+// more than max of kind k. It returns every event, in order, and the
+// number of calls.
 func workOff(t *testing.T, b *engine.Broker, first []engine.Event, k engine.EventKind, max int) ([]engine.Event, int) {
 	t.Helper()
 	all := append([]engine.Event(nil), first...)

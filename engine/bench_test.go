@@ -38,11 +38,12 @@ func must(tb testing.TB, err error) {
 // engine: basic.publish, routing, delivery to the queue's one consumer and
 // basic.ack, with the events drained every message into a reused slice.
 // yieldLikeADriver gives other goroutines a turn, as a real driver does
-// between batches: the server's broker goroutine blocks on its command
-// channel, and in the browser every call from JavaScript returns to the
-// event loop. Under WebAssembly there is no preemption, so without it a
-// tight benchmark loop starves the garbage collector's mark worker and
-// spends the whole run with write barriers on, a cost no real driver pays.
+// between batches: the server's connections let go of the broker's lock and
+// wait on their sockets, and in the browser every call from JavaScript
+// returns to the event loop. Under WebAssembly there is no preemption, so
+// without it a tight benchmark loop starves the garbage collector's mark
+// worker and spends the whole run with write barriers on, a cost no real
+// driver pays.
 func yieldLikeADriver() { runtime.Gosched() }
 
 func BenchmarkPublishDeliverAck(b *testing.B) {

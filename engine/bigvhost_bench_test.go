@@ -23,8 +23,8 @@ func bigVhost(tb testing.TB, n int) (*Broker, ChannelID) {
 
 // BenchmarkConnectionCycle opens a connection and a channel and closes
 // them again in a vhost with 100,000 queues, as every management request
-// that changes something does on the broker goroutine. Closing used to
-// look through every queue for the connection's exclusive ones.
+// that changes something does under the server's broker lock. Closing
+// used to look through every queue for the connection's exclusive ones.
 func BenchmarkConnectionCycle(b *testing.B) {
 	br, _ := bigVhost(b, 100_000)
 	b.ReportAllocs()
@@ -39,9 +39,9 @@ func BenchmarkConnectionCycle(b *testing.B) {
 	}
 }
 
-// BenchmarkManagementReads measures, with 100,000 queues of which one
-// holds 400,000 messages, the engine calls one management request makes
-// on the broker goroutine: VhostTotals for /api/overview; QueueNames, the
+// BenchmarkManagementReads measures, with 100,000 queues of which one holds
+// 400,000 messages, the engine calls one management request makes under the
+// server's broker lock: VhostTotals for /api/overview; QueueNames, the
 // index a queue list copies; QueueSummaries of one page (100) and of one
 // batch (500, what a request may build per turn). SnapshotLimit(1) is what
 // every request cost before.

@@ -4,10 +4,10 @@ import "sort"
 
 // BindingCursor walks the declared bindings of some of a vhost's
 // exchanges over several calls of CopyBindings, so that a management read
-// of 100,000 bindings takes many short turns of the broker goroutine
+// of 100,000 bindings holds the server's broker lock for many short turns
 // instead of one long one. The caller names the source exchanges, in the
 // order to walk them (sorted by name for the management API's lists, which
-// it sorts off the broker goroutine); each exchange's bindings come in
+// it sorts outside that lock); each exchange's bindings come in
 // creation order, the order Bindings lists them in.
 //
 // The walk is not a snapshot; between two calls the broker may change,

@@ -19,7 +19,8 @@
 //
 // The driver's duties (compare etcd raft's Node/RawNode contract):
 //
-//  1. Own the Broker from exactly one goroutine (or the browser's single
+//  1. Own the Broker alone: one owner at a time (a goroutine, a lock whose
+//     holder runs one request as the server's does, or the browser's single
 //     thread). Nothing in the engine calls back into the driver.
 //  2. Before each command, call AdvanceTo(now) with a non-decreasing now, so
 //     that everything due fires first, in (deadline, arming order) order.

@@ -1,8 +1,9 @@
 package engine
 
 // listing holds what a management list shows about every object of a kind
-// (queue names, connection references), so that a reader on the broker
-// goroutine takes all of it in O(n/listingChunk) and reads it elsewhere.
+// (queue names, connection references), so that a reader holding the
+// server's broker lock takes all of it in O(n/listingChunk) and reads it
+// after letting go.
 //
 // The items live in chunks of listingChunk. borrow hands out the chunks
 // themselves, cut to their current length, and marks them shared; before

@@ -4,7 +4,7 @@ package engine
 // broker holds. Snapshot copies everything (each queue's messages
 // counted, every connection's deliveries walked), which a UI drawing a
 // small broker wants; a management request against 100,000 queues must
-// not hold the broker goroutine for that. A list request borrows a name
+// not hold the server's broker lock for that. A list request borrows a name
 // index (see listing) in O(n/1024), sorts and filters it elsewhere, then
 // asks for the views of the page it shows.
 

@@ -41,10 +41,10 @@ func requeueBench(tb testing.TB, n, k int, quorum bool) (*Broker, ChannelID) {
 // BenchmarkRequeue measures returning k = 10,000 unacked messages to the
 // front of a queue with 390,000 ready behind them: the channel closing,
 // basic.nack of all with requeue, and basic.recover. Each is one command
-// on the broker goroutine, followed by the calls that bring the rest back
-// a batch at a time (bulkreturn.go), as the server's broker goroutine
-// makes them; the longest call is how long every connection waits (the
-// issue saw 5.3 s for the close, in one call).
+// under the server's broker lock, followed by the calls that bring the rest
+// back a batch at a time (bulkreturn.go), as the server's broker makes
+// them, one per hold of its lock; the longest call is how long every
+// connection waits (the issue saw 5.3 s for the close, in one call).
 //
 // ms/requeue is the command and its continuations together; max-call-ms
 // the longest of them. The benchmark's own timer also runs while

@@ -106,14 +106,16 @@ type Options struct {
 	Store *store.Store
 }
 
-// Start runs a new engine on its own goroutine. now is the wall clock
-// (time.Now when nil); engine time is milliseconds since Start.
+// Start starts a broker around a new engine, with the broker's timer
+// goroutine running (requests run on their callers' goroutines, under the
+// lock). now is the wall clock (time.Now when nil); engine time is
+// milliseconds since Start.
 func Start(cfg engine.Config, now func() time.Time) *Broker {
 	return StartWith(cfg, Options{Now: now})
 }
 
-// StartWith runs a new engine on its own goroutine, as Start does, with
-// the clock mode (and store) of opts.
+// StartWith starts a broker around a new engine, as Start does, with the
+// clock mode (and store) of opts.
 func StartWith(cfg engine.Config, opts Options) *Broker {
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -122,9 +124,9 @@ func StartWith(cfg engine.Config, opts Options) *Broker {
 	return run(engine.New(cfg), opts)
 }
 
-// StartDurable runs eng, rebuilt from opts.Store by Recover, on its own
-// goroutine, and appends every command it applies from now on to the
-// store (durable.go).
+// StartDurable starts a broker around eng, rebuilt from opts.Store by
+// Recover, as Start does, and appends every command it applies from now
+// on to the store (durable.go).
 func StartDurable(eng *engine.Broker, opts Options) *Broker {
 	if opts.Now == nil {
 		opts.Now = time.Now

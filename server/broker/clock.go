@@ -113,10 +113,11 @@ func (b *Broker) startClock(mode ClockMode) {
 	b.clk.target = b.eng.Now()
 }
 
-// clockTarget is the time the loop advances the engine to next: the wall
-// clock in live mode; in paused and manual mode the next deadline on the
-// way to the target, so that a long advance over many timers fires them
-// one deadline per turn and serves other requests in between.
+// clockTarget is the time the lock's holder advances the engine to next (a
+// request, or the timer goroutine's loop): the wall clock in live mode; in
+// paused and manual mode the next deadline on the way to the target, so
+// that a long advance over many timers fires them one deadline per turn and
+// serves other requests in between.
 func (b *Broker) clockTarget() engine.Time {
 	if b.clk.mode == ClockLive {
 		return b.engineNow()

@@ -192,8 +192,8 @@ func engineTime(eng *engine.Broker, t time.Time) engine.Time {
 }
 
 // persist appends the commands the engine applied since the last call to
-// the store, in order, and moves LogEnd past them. It runs on the broker
-// goroutine after every command and clock move, before the events are
+// the store, in order, and moves LogEnd past them. It runs under the
+// broker's lock after every command and clock move, before the events are
 // dispatched, so a sink that queues a confirm knows the position the
 // confirm waits for.
 func (b *Broker) persist() {

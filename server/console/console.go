@@ -13,8 +13,9 @@
 //     advance, step or run jumps ahead; the wall clock then continues from
 //     there.
 //
-// Run follows the server's architecture: the goroutine that calls Run is
-// the only one that touches the engine. A reader goroutine hands it input
+// Run owns the engine from one goroutine, as a shared session's goroutine
+// owns its hub (server/sessions): the goroutine that calls Run is the only
+// one that touches the engine. A reader goroutine hands it input
 // lines, and the clock's timer wakes it, both by channel.
 package console
 

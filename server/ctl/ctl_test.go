@@ -81,7 +81,7 @@ func (s *server) expect(r result, code int, stdout, stderr string) {
 	}
 }
 
-// engine runs f on the broker goroutine.
+// engine runs f on the engine, under the broker's lock (broker.Do).
 func (s *server) engine(f func(e *engine.Broker)) {
 	s.t.Helper()
 	if err := s.b.Do(f); err != nil {

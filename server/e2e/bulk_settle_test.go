@@ -9,8 +9,8 @@ import (
 )
 
 // bulkN is more deliveries than one engine call settles (engine
-// DefaultMaxBatch), so that the server's broker goroutine must carry a
-// bulk ack or nack through its continuation.
+// DefaultMaxBatch), so that the server's broker must carry a bulk ack or
+// nack through its continuation, a batch per hold of its lock.
 const bulkN = 3000
 
 // consumeAll publishes bulkN messages with bodies "0".."2999" to queue q

@@ -313,7 +313,8 @@ func TestRestartTakesTheNewLimits(t *testing.T) {
 }
 
 // lockedBuffer collects the standard logger's output, written from the
-// broker's goroutine while the test reads it.
+// server's goroutines (the broker logs under its lock, on whichever
+// goroutine holds it) while the test reads it.
 type lockedBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer

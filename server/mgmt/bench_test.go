@@ -14,8 +14,8 @@ import (
 )
 
 // stallProbe measures what an AMQP connection sees while management
-// requests run: it keeps asking the broker goroutine for an empty turn and
-// records the longest wait for one.
+// requests run: it keeps asking the broker for an empty turn under its lock
+// and records the longest wait for one.
 type stallProbe struct {
 	stop    atomic.Bool
 	longest atomic.Int64
@@ -68,11 +68,11 @@ func (w *discardWriter) Write(p []byte) (int, error) {
 
 // BenchmarkManagementRead measures management GETs against a broker with
 // 100,000 queues, one of which holds 400,000 messages, and reports per
-// request: broker-ms, the time the request held the broker goroutine in
-// all (readStats); turn-ms, its longest single turn; slow-turns, how many
-// of its turns took longer than slowTurn (10 ms); views, the queue or
-// other views it built there; and stall-ms, the longest an empty command
-// from elsewhere waited for the broker meanwhile (what AMQP traffic sees).
+// request: broker-ms, the time the request held the broker's lock in all
+// (readStats); turn-ms, its longest single turn; slow-turns, how many of
+// its turns took longer than slowTurn (10 ms); views, the queue or other
+// views it built there; and stall-ms, the longest an empty command from
+// elsewhere waited for the broker meanwhile (what AMQP traffic sees).
 func BenchmarkManagementRead(b *testing.B) {
 	const queues, messages = 100_000, 400_000
 	f := newFixture(&testing.T{})
@@ -117,7 +117,7 @@ func BenchmarkManagementRead(b *testing.B) {
 }
 
 // measureRequests sends a request b.N times and reports what it cost the
-// broker goroutine (see BenchmarkManagementRead).
+// broker, in time holding its lock (see BenchmarkManagementRead).
 func measureRequests(b *testing.B, f *fixture, method, path, body string) {
 	r := &f.api.reads
 	nanos, turns, views, slow := r.nanos.Load(), r.turns.Load(), r.views.Load(), r.slow.Load()

@@ -12,8 +12,8 @@ import (
 )
 
 // The tests here hold the requests whose work grows with the broker's
-// bindings or definitions to a bounded amount of work per turn of the
-// broker goroutine, by counting (readStats.most), not timing; and they
+// bindings or definitions to a bounded amount of work per turn under the
+// broker's lock, by counting (readStats.most), not timing; and they
 // hold the replies to what one turn would have given.
 
 // bigQueues is enough queues for several turns of readBatch.

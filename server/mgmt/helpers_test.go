@@ -121,7 +121,7 @@ func (f *fixture) wantError(r response, status int, body string) {
 	}
 }
 
-// engine runs f on the broker goroutine.
+// engine runs f on the engine, under the broker's lock (broker.Do).
 func (f *fixture) engine(fn func(e *engine.Broker)) {
 	f.t.Helper()
 	if err := f.b.Do(fn); err != nil {

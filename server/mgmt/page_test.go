@@ -203,8 +203,8 @@ func TestPaginatedEndpoints(t *testing.T) {
 	}
 }
 
-// TestListReadsOnlyThePage counts the queue views a request builds on the
-// broker goroutine: a page of a list builds at most page_size, an overview
+// TestListReadsOnlyThePage counts the queue views a request builds under
+// the broker's lock: a page of a list builds at most page_size, an overview
 // or a vhost none, one queue one, whatever the broker holds.
 func TestListReadsOnlyThePage(t *testing.T) {
 	f := newFixture(t)
@@ -251,8 +251,8 @@ func TestListReadsOnlyThePage(t *testing.T) {
 	}
 }
 
-// TestListWhileQueuesChange lists pages while queues come and go on the
-// broker goroutine: the borrowed name index must read as it was lent
+// TestListWhileQueuesChange lists pages while queues come and go under the
+// broker's lock: the borrowed name index must read as it was lent
 // (run with -race to check that no write reaches it).
 func TestListWhileQueuesChange(t *testing.T) {
 	f := newFixture(t)

@@ -35,8 +35,9 @@
 // state, and otherwise Repair refuses. Nothing ever falls back to an
 // empty state because a file could not be read.
 //
-// The driver's duties (one goroutine, the broker's owner, calls Append and
-// WriteSnapshot; everything else may be called from any goroutine):
+// The driver's duties (one owner at a time, the broker under its lock,
+// calls Append and WriteSnapshot; everything else may be called from any
+// goroutine):
 //
 //  1. Open the directory; load Recovered.Snapshot (if any), then apply
 //     each record Recovered.Replay yields, in order, before the first

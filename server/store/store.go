@@ -57,8 +57,9 @@ var (
 )
 
 // Store is an open data directory. Append and WriteSnapshot belong to one
-// goroutine (the broker's owner); a background goroutine, the syncer,
-// does every write and fsync, so the owner never waits for the disk.
+// owner at a time (the broker, which calls them under its lock); a
+// background goroutine, the syncer, does every write and fsync, so the
+// owner never waits for the disk.
 type Store struct {
 	dir    string
 	opts   Options
@@ -210,7 +211,7 @@ func (s *Store) sync(f File) error {
 
 // Append adds rec to the log and returns its position. It only copies rec
 // into a buffer (no system call); the record is durable once Durable()
-// reaches the returned position. Call it from the owner goroutine only.
+// reaches the returned position. Only the owner calls it.
 func (s *Store) Append(rec []byte) (Pos, error) {
 	if len(rec) > s.opts.MaxRecordBytes {
 		return 0, ErrTooLarge
