@@ -149,18 +149,21 @@ JS, WEBSOCKET, server/sessions < wasm/worker/sessionrole;
 JS, wasm/worker/sessionrole, wasm/worker/site < wasm/worker;
 
 # The server and its commands.
-server/httpguard, server/sessions, server/console, server/ctl, web < server;
-server < server/cmd/warren;
+server/httpguard, server/sessions, web < server;
+server, server/console, server/ctl < server/cmd/warren;
 CLIENT, server < server/conformance, server/cmd/warren-bench;
 PURE, EMBED, RUNTIME, OS, NET < server/cmd/warren-suites;
 CLIENT !< server/cmd/warren;
 
+# No package imports a testing package: harnesses stay in _test.go files
+# (the script language is a package of its own for that).
+TESTING !< engine/..., lessons, server/..., wasm/..., web/...;
+
 # Tests, by testGroups. The engine's are held to the engine and the
 # standard library: the engine is tested on its own, and under GOOS=js,
 # never through a driver.
-PURE, EMBED, RUNTIME, OS, GOTOOLS, TESTING, engine/hub, engine/amqp
-< ENGINE_TEST;
-ENGINE_TEST, CLIENT, server/cmd/warren, server/cmd/warren-suites,
+PURE, RUNTIME, OS, TESTING, engine/hub, engine/amqp < ENGINE_TEST;
+ENGINE_TEST, GOTOOLS, server/cmd/warren, server/cmd/warren-suites,
 server/conformance, server/cmd/warren-bench, wasm/playground, wasm/worker
 < TEST;
 `

@@ -28,7 +28,6 @@ import (
 type policy struct {
 	order   []string                   // every name, as defined
 	allowed map[string]map[string]bool // what a name may import, transitively
-	direct  map[string][]string        // what a name's own rule lists
 	never   []neverRule
 }
 
@@ -43,7 +42,6 @@ func isGroup(name string) bool { return name == strings.ToUpper(name) && strings
 func parsePolicy(rules string) (*policy, error) {
 	p := &policy{
 		allowed: map[string]map[string]bool{"NONE": {}},
-		direct:  map[string][]string{"NONE": nil},
 	}
 	var lines []string
 	for _, line := range strings.Split(rules, "\n") {
@@ -100,7 +98,6 @@ func parsePolicy(rules string) (*policy, error) {
 					}
 				}
 				p.allowed[y] = set
-				p.direct[y] = less
 				p.order = append(p.order, y)
 			}
 			less = more
