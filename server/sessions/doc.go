@@ -3,7 +3,7 @@
 // server, each an isolated broker with its own hub.Session, and connects
 // pages to them over WebSocket.
 //
-// Each session is owned by one goroutine (run.go) that alone calls its
+// Each session is owned by one goroutine (session.run) that alone calls its
 // hub.Session: it selects over the messages its sockets read, one timer
 // armed from NextWakeMs, and a stop channel, and after every call acts on
 // Ready as the hub's doc.go lists the driver's duties: every Outgoing
