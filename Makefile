@@ -5,11 +5,16 @@ WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
 
 .PHONY: run console test generate-check fmt-check vet unit wasm-test node bench build
 
-# The server on its defaults: AMQP on 127.0.0.1:5672, HTTP (AMQP over
-# WebSocket at /amqp, management API at /api/) on 127.0.0.1:8080, state
-# kept in ~/.local/state/warren (printed at start; --data '' for memory).
+# The server: AMQP on AMQP (127.0.0.1:5672), HTTP (the playground, AMQP
+# over WebSocket at /amqp, the management API at /api/) on HTTP
+# (127.0.0.1:8080), state kept in ~/.local/state/warren (printed at start).
+# Other ports, and any other flag of warren serve in ARGS:
+#   make run AMQP=127.0.0.1:5673 HTTP=127.0.0.1:8081 ARGS="--data '' --clock manual"
+AMQP ?= 127.0.0.1:5672
+HTTP ?= 127.0.0.1:8080
+ARGS ?=
 run: web
-	$(GO) run ./server/cmd/warren serve
+	$(GO) run ./server/cmd/warren serve --amqp '$(AMQP)' --http '$(HTTP)' $(ARGS)
 
 # The script console on an in-memory broker (stepped time).
 console:
