@@ -1,4 +1,4 @@
-# Warren — see README.md. `make run` starts the server; `make test` proves it works.
+# Warren — see README.md and docs/. `make run` starts the server; `make test` proves it works.
 GO ?= go
 GOROOT := $(shell $(GO) env GOROOT)
 WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
@@ -217,7 +217,7 @@ conformance:
 	$(GO) run ./server/conformance -rabbit '$(CONFORMANCE_RABBIT_URL)' -rabbit-api '$(CONFORMANCE_RABBIT_API)' -report server/conformance/REPORT.md $(CONFORMANCE_ARGS)
 
 # Real clients' own tests against a fresh Warren (not part of `make test`;
-# the README keeps the last result): amqp091-go's integration suite, from
+# docs/behaviour.md keeps the last result): amqp091-go's integration suite, from
 # the Go module proxy, and the RabbitMQ tutorials amqplib ships (both APIs).
 # warren-suites runs Warren inside a private network namespace (unshare -n,
 # as root) on 127.0.0.1:5672 and :15672, the addresses the suites
@@ -278,7 +278,7 @@ $(E2E_WEB)/node_modules/.package-lock.json: $(E2E_WEB)/package.json $(E2E_WEB)/p
 	touch $@
 
 # Warren at the edge: a Cloudflare worker (wasm/worker, configured by
-# wrangler.toml; see the README). `edge` builds it: the JS glue of
+# wrangler.toml; see docs/edge.md). `edge` builds it: the JS glue of
 # github.com/syumai/workers (workers-assets-gen, pinned in go.mod) and the Go
 # handler into wasm/worker/build, and the static assets (`warren site
 # --edge`: the engine's wasm and scripts, and every page in every language
