@@ -57,10 +57,7 @@ func (b *Broker) applyRetired(c Command) error {
 		if e := ch.conn.permitted(accessWrite, "exchange", p.Exchange, MethodBasicPublish); e != nil {
 			return b.fail(ch, e)
 		}
-		if e := ch.conn.checkUserID(p.Props); e != nil {
-			return b.fail(ch, e)
-		}
-		msg, e := b.newMessage(p)
+		msg, e := b.replyMessage(ch, p)
 		if e != nil {
 			return b.fail(ch, e)
 		}

@@ -134,10 +134,7 @@ func (ch *channel) rewriteReplyTo(p *BasicPublish) *Error {
 // address's consumer. In a transaction it goes at once too: RabbitMQ
 // delivers it while routing, which a transaction does not defer.
 func (b *Broker) publishReply(ch *channel, p BasicPublish) error {
-	if e := ch.conn.checkUserID(p.Props); e != nil {
-		return b.fail(ch, e) // before the message's own checks, as basicPublish
-	}
-	msg, e := b.newMessage(p)
+	msg, e := b.replyMessage(ch, p)
 	if e != nil {
 		return b.fail(ch, e)
 	}
@@ -148,6 +145,15 @@ func (b *Broker) publishReply(ch *channel, p BasicPublish) error {
 	}
 	b.deliverReply(ch, to, tag, msg, p)
 	return nil
+}
+
+// replyMessage checks a reply's user-id, then the message's own
+// properties, in basicPublish's order, and builds the message.
+func (b *Broker) replyMessage(ch *channel, p BasicPublish) (*Message, *Error) {
+	if e := ch.conn.checkUserID(p.Props); e != nil {
+		return nil, e
+	}
+	return b.newMessage(p)
 }
 
 // deliverReply hands a reply published on ch to the consumer tag of
