@@ -41,32 +41,34 @@ func (s *Store) SetTopicPermissions(tp TopicPermission) error {
 	if err := checkTopic(tp); err != nil {
 		return err
 	}
-	return s.do(func(e *engine.Broker) error {
-		if err := e.PutTopicPermission(tp.record()); err != nil {
-			if isNotFound(err) {
-				return ErrNoUser
-			}
-			return err
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if err := s.apply(engine.CmdPutTopicPermission{Permission: tp.record()}); err != nil {
+		if isNotFound(err) {
+			return ErrNoUser
 		}
-		s.copyTopics(e, tp.User, tp.Vhost)
-		return nil
-	})
+		return err
+	}
+	r := s.b.Reader(nil)
+	s.copyTopics(r, tp.User, tp.Vhost)
+	return r.Err()
 }
 
 // ClearTopicPermissions removes a user's topic permissions in vhost: the
 // one on exchange, or with exchange "" all of them. It is ErrNoPermission
 // when the user has none in vhost.
 func (s *Store) ClearTopicPermissions(user, vhost, exchange string) error {
-	return s.do(func(e *engine.Broker) error {
-		if err := e.ClearTopicPermissions(user, vhost, exchange); err != nil {
-			if isNotFound(err) {
-				return ErrNoPermission
-			}
-			return err
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if err := s.apply(engine.CmdClearTopicPermissions{User: user, Vhost: vhost, Exchange: exchange}); err != nil {
+		if isNotFound(err) {
+			return ErrNoPermission
 		}
-		s.copyTopics(e, user, vhost)
-		return nil
-	})
+		return err
+	}
+	r := s.b.Reader(nil)
+	s.copyTopics(r, user, vhost)
+	return r.Err()
 }
 
 // TopicPermissions lists every topic permission, by vhost, user and

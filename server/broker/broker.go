@@ -208,7 +208,7 @@ func (b *Broker) kickIfDue() {
 
 // Attach routes the events of connection id to s (replacing any sink).
 func (b *Broker) Attach(id engine.ConnID, s Sink) {
-	b.Do(func(*engine.Broker) {
+	b.locked(func() {
 		b.sinks[id] = attach(s)
 		b.wanted = b.wantedKinds()
 	})
@@ -216,7 +216,7 @@ func (b *Broker) Attach(id engine.ConnID, s Sink) {
 
 // Detach stops routing connection id's events.
 func (b *Broker) Detach(id engine.ConnID) {
-	b.Do(func(*engine.Broker) {
+	b.locked(func() {
 		delete(b.sinks, id)
 		delete(b.byConn, id)
 		b.wanted = b.wantedKinds()
@@ -226,12 +226,12 @@ func (b *Broker) Detach(id engine.ConnID) {
 // Observe sends every event to s until the returned cancel is called.
 func (b *Broker) Observe(s Sink) (cancel func()) {
 	var id int
-	b.Do(func(*engine.Broker) {
+	b.locked(func() {
 		b.nextObs++
 		id = b.nextObs
 		b.observers[id] = s
 	})
-	return func() { b.Do(func(*engine.Broker) { delete(b.observers, id) }) }
+	return func() { b.locked(func() { delete(b.observers, id) }) }
 }
 
 // Stop stops the broker: the timer goroutine ends, and Do calls from now
