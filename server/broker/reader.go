@@ -153,7 +153,10 @@ func (r *Reader) CopyBindings(c *engine.BindingCursor, limit int) (bs []engine.B
 }
 
 // Users is engine.Broker.Users.
-func (r *Reader) Users() (us []engine.User) { r.read(func(e *engine.Broker) { us = e.Users() }); return }
+func (r *Reader) Users() (us []engine.User) {
+	r.read(func(e *engine.Broker) { us = e.Users() })
+	return
+}
 
 // User is engine.Broker.User.
 func (r *Reader) User(name string) (u engine.User, ok bool) {
