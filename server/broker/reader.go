@@ -26,8 +26,8 @@ import (
 // ErrStopped; a Reader is for one goroutine, one request at a time.
 type Reader struct {
 	b *Broker
-	// turn, when set, is told how long each turn's method took under the
-	// lock (the management API's readStats).
+	// turn, when set, is told after each turn how long its method took
+	// (the management API's readStats).
 	turn func(time.Duration)
 	err  error
 }
@@ -44,15 +44,19 @@ func (r *Reader) read(f func(e *engine.Broker)) {
 	if r.err != nil {
 		return
 	}
+	if r.turn == nil {
+		r.err = r.b.own(func() { f(r.b.eng) })
+		return
+	}
+	var took time.Duration
 	r.err = r.b.own(func() {
-		if r.turn == nil {
-			f(r.b.eng)
-			return
-		}
 		start := time.Now()
 		f(r.b.eng)
-		r.turn(time.Since(start))
+		took = time.Since(start)
 	})
+	if r.err == nil {
+		r.turn(took) // after the turn: the driver's code runs with the engine free
+	}
 }
 
 // Now is engine.Broker.Now.

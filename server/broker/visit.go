@@ -27,7 +27,7 @@ type Visit struct {
 	// has them (engine.Broker.UserGrants), so the engine refuses what it
 	// would refuse User over AMQP; false checks none.
 	Checked bool
-	// Turn, when set, is told how long the visit held the engine.
+	// Turn, when set, is told after the visit how long it held the engine.
 	Turn func(time.Duration)
 }
 
@@ -69,6 +69,7 @@ const internalConnName = "management"
 // each one's result to res and returns it; the error is ErrStopped after
 // Stop.
 func (b *Broker) Visit(v Visit, steps []Step, res []StepResult) ([]StepResult, error) {
+	var took time.Duration
 	err := b.own(func() {
 		start := time.Now()
 		vs := visitor{b: b, v: v}
@@ -76,10 +77,11 @@ func (b *Broker) Visit(v Visit, steps []Step, res []StepResult) ([]StepResult, e
 			res = append(res, vs.step(&steps[i]))
 		}
 		vs.close()
-		if v.Turn != nil {
-			v.Turn(time.Since(start))
-		}
+		took = time.Since(start)
 	})
+	if err == nil && v.Turn != nil {
+		v.Turn(took) // after the turn, with the engine free
+	}
 	return res, err
 }
 
