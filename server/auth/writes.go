@@ -16,11 +16,26 @@ import (
 // its copy see no other writer's change between them, as when the whole
 // writer ran in one turn of the engine.
 
-// apply applies c with the writers' lock held, and returns its result's
-// error, or broker.ErrStopped.
-func (s *Store) apply(c engine.Command) error {
-	_, err := s.b.Apply1(c)
-	return err
+// write applies c and then copies what it touched, holding the writers'
+// lock throughout. The engine's NOT_FOUND becomes notFound (ErrNoUser,
+// ErrNoPermission); other errors, broker.ErrStopped included, are
+// returned as they are.
+func (s *Store) write(c engine.Command, notFound error, copyTouched func(r reads)) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	return s.writeLocked(c, notFound, copyTouched)
+}
+
+func (s *Store) writeLocked(c engine.Command, notFound error, copyTouched func(r reads)) error {
+	if _, err := s.b.Apply1(c); err != nil {
+		if isNotFound(err) && notFound != nil {
+			return notFound
+		}
+		return err
+	}
+	r := s.b.Reader(nil)
+	copyTouched(r)
+	return r.Err()
 }
 
 // isNotFound reports whether err is the engine's NOT_FOUND.
@@ -48,11 +63,7 @@ func (s *Store) AddUser(name, password string, tags []string) error {
 	} else if err := r.Err(); err != nil {
 		return err
 	}
-	if err := s.apply(engine.CmdPutUser{User: rec}); err != nil {
-		return err
-	}
-	s.copyUser(r, name)
-	return r.Err()
+	return s.writeLocked(engine.CmdPutUser{User: rec}, nil, func(r reads) { s.copyUser(r, name) })
 }
 
 // PutUser creates or replaces a user from its listed form, as the
@@ -65,29 +76,12 @@ func (s *Store) PutUser(u User) error {
 	if err != nil {
 		return err
 	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	if err := s.apply(engine.CmdPutUser{User: nu.record()}); err != nil {
-		return err
-	}
-	r := s.b.Reader(nil)
-	s.copyUser(r, u.Name)
-	return r.Err()
+	return s.write(engine.CmdPutUser{User: nu.record()}, nil, func(r reads) { s.copyUser(r, u.Name) })
 }
 
 // DeleteUser removes a user and all its permissions and topic permissions.
 func (s *Store) DeleteUser(name string) error {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	if err := s.apply(engine.CmdDeleteUser{Name: name}); err != nil {
-		if isNotFound(err) {
-			return ErrNoUser
-		}
-		return err
-	}
-	r := s.b.Reader(nil)
-	s.copyUser(r, name)
-	return r.Err()
+	return s.write(engine.CmdDeleteUser{Name: name}, ErrNoUser, func(r reads) { s.copyUser(r, name) })
 }
 
 // SetPermissions sets a user's permissions on a vhost. The user must exist
@@ -99,32 +93,12 @@ func (s *Store) SetPermissions(name, vhost, configure, write, read string) error
 	if _, err := buildPerm(pm); err != nil {
 		return err
 	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	if err := s.apply(engine.CmdPutUserPermission{Permission: pm.record()}); err != nil {
-		if isNotFound(err) {
-			return ErrNoUser
-		}
-		return err
-	}
-	r := s.b.Reader(nil)
-	s.copyPerm(r, permKey{name, vhost})
-	return r.Err()
+	return s.write(engine.CmdPutUserPermission{Permission: pm.record()}, ErrNoUser, func(r reads) { s.copyPerm(r, permKey{name, vhost}) })
 }
 
 // ClearPermissions removes a user's permissions on a vhost.
 func (s *Store) ClearPermissions(name, vhost string) error {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	if err := s.apply(engine.CmdClearUserPermission{User: name, Vhost: vhost}); err != nil {
-		if isNotFound(err) {
-			return ErrNoPermission
-		}
-		return err
-	}
-	r := s.b.Reader(nil)
-	s.copyPerm(r, permKey{name, vhost})
-	return r.Err()
+	return s.write(engine.CmdClearUserPermission{User: name, Vhost: vhost}, ErrNoPermission, func(r reads) { s.copyPerm(r, permKey{name, vhost}) })
 }
 
 // VhostDeleted updates the Store after the engine deleted vhost, which
