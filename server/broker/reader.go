@@ -197,3 +197,12 @@ func (r *Reader) UserTopicPermissions(user, vhost string) (tps []engine.UserTopi
 	r.read(func(e *engine.Broker) { tps = e.UserTopicPermissions(user, vhost) })
 	return
 }
+
+// SnapshotLimit is engine.Broker.SnapshotLimit: the whole state, with at
+// most n messages per queue when n > 0. It is O(state) in one turn: for tools and
+// tests that show or compare a whole broker, not for a server's paths,
+// which read in batches.
+func (r *Reader) SnapshotLimit(n int) (s engine.Snapshot) {
+	r.read(func(e *engine.Broker) { s = e.SnapshotLimit(n) })
+	return
+}
