@@ -23,6 +23,8 @@ import (
 type Visit struct {
 	// User acts in the visit: the connections are opened in their name.
 	User string
+	// Name names the visit's connections in events ("management").
+	Name string
 	// Checked says the connections carry User's permissions as the engine
 	// has them (engine.Broker.UserGrants), so the engine refuses what it
 	// would refuse User over AMQP; false checks none.
@@ -61,9 +63,6 @@ type StepResult struct {
 
 // ErrNoVhost is a Step's error when its vhost does not exist.
 var ErrNoVhost = errors.New("no such vhost")
-
-// internalConnName names a Visit's connections in events.
-const internalConnName = "management"
 
 // Visit applies steps in order in one turn, as the visitor v, appends
 // each one's result to res and returns it; the error is ErrStopped after
@@ -140,7 +139,7 @@ func (vs *visitor) open(vhost string, checked bool) (engine.ChannelID, error) {
 	if _, ok := e.VhostTotals(vhost); !ok {
 		return engine.ChannelID{}, ErrNoVhost
 	}
-	o := engine.ConnectionOpen{Vhost: vhost, User: vs.v.User, Name: internalConnName}
+	o := engine.ConnectionOpen{Vhost: vhost, User: vs.v.User, Name: vs.v.Name}
 	if checked {
 		o.Perms = e.UserGrants(vs.v.User, vhost)
 	}

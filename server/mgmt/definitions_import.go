@@ -131,7 +131,7 @@ func (a *api) runImport(user string, steps []importStep) error {
 		}
 		var err error
 		a.reads.turns.Add(1)
-		res, err = a.b.Visit(broker.Visit{User: user, Turn: a.reads.took}, batch, res[:0])
+		res, err = a.b.Visit(broker.Visit{User: user, Name: internalConnName, Turn: a.reads.took}, batch, res[:0])
 		if err != nil {
 			return errUnavailable
 		}

@@ -67,7 +67,7 @@ func (a *api) doWith(user string, checked bool, f func(s *session) error) error 
 // visit applies steps in one turn, as the session's user.
 func (s *session) visit(steps []broker.Step, res []broker.StepResult) ([]broker.StepResult, error) {
 	s.a.reads.turns.Add(1)
-	return s.a.b.Visit(broker.Visit{User: s.user, Checked: s.checked, Turn: s.a.reads.took}, steps, res)
+	return s.a.b.Visit(broker.Visit{User: s.user, Name: internalConnName, Checked: s.checked, Turn: s.a.reads.took}, steps, res)
 }
 
 // step applies one step and returns its result, with its error: the
@@ -138,11 +138,6 @@ func (s *session) apply(c engine.Command) (engine.Result, error) {
 // next command gets a new one.
 func (s *session) run(vhost string, c engine.Command) (engine.Result, error) {
 	return s.step(broker.Step{Vhost: vhost, Cmd: c})
-}
-
-// probe is run on a channel that checks no permissions.
-func (s *session) probe(vhost string, c engine.Command) (engine.Result, error) {
-	return s.step(broker.Step{Vhost: vhost, Probe: true, Cmd: c})
 }
 
 // pathVhost returns the {vhost} path value (already URL-decoded: "%2F" is
