@@ -29,7 +29,7 @@ func newStore(t *testing.T) *Store {
 // management API does.
 func deleteVhost(t *testing.T, s *Store, name string) {
 	t.Helper()
-	if _, err := s.b.Apply1(engine.CmdDeleteVhost{Name: name}); err != nil {
+	if _, err := s.b.ApplyOne(engine.CmdDeleteVhost{Name: name}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.VhostDeleted(name); err != nil {

@@ -10,7 +10,7 @@ import (
 
 func TestTopicPermissions(t *testing.T) {
 	s := newStore(t)
-	s.b.Apply1(engine.CmdAddVhost{Name: "v1"})
+	s.b.ApplyOne(engine.CmdAddVhost{Name: "v1"})
 	if err := s.AddUser("app", "pw", nil); err != nil {
 		t.Fatal(err)
 	}

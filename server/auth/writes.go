@@ -27,7 +27,7 @@ func (s *Store) write(c engine.Command, notFound error, copyTouched func(r reads
 }
 
 func (s *Store) writeLocked(c engine.Command, notFound error, copyTouched func(r reads)) error {
-	if _, err := s.b.Apply1(c); err != nil {
+	if _, err := s.b.ApplyOne(c); err != nil {
 		if isNotFound(err) && notFound != nil {
 			return notFound
 		}

@@ -18,9 +18,9 @@ func (b *Broker) Apply(cmds []engine.Command, res []engine.Result) ([]engine.Res
 	return res, err
 }
 
-// Apply1 applies one command, as Apply does, and returns its result; the
+// ApplyOne applies one command, as Apply does, and returns its result; the
 // error is the command's (Result.Err) or ErrStopped.
-func (b *Broker) Apply1(c engine.Command) (engine.Result, error) {
+func (b *Broker) ApplyOne(c engine.Command) (engine.Result, error) {
 	var r engine.Result
 	if err := b.own(func() { r = b.eng.Apply(c) }); err != nil {
 		return r, err

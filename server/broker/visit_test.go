@@ -108,8 +108,8 @@ func TestReaderAfterStop(t *testing.T) {
 	if vs := r.Vhosts(); vs != nil || !errors.Is(r.Err(), ErrStopped) {
 		t.Errorf("after Stop: vhosts %v, err %v", vs, r.Err())
 	}
-	if _, err := b.Apply1(engine.CmdAddVhost{Name: "v"}); !errors.Is(err, ErrStopped) {
-		t.Errorf("Apply1 after Stop: %v", err)
+	if _, err := b.ApplyOne(engine.CmdAddVhost{Name: "v"}); !errors.Is(err, ErrStopped) {
+		t.Errorf("ApplyOne after Stop: %v", err)
 	}
 	if _, err := b.Visit(Visit{}, []Step{{Cmd: engine.CmdAddVhost{Name: "v"}}}, nil); !errors.Is(err, ErrStopped) {
 		t.Errorf("Visit after Stop: %v", err)

@@ -83,11 +83,11 @@ func (s *server) expect(r result, code int, stdout, stderr string) {
 // would.
 func (s *server) client(vhost, name string) engine.ChannelID {
 	s.t.Helper()
-	r, err := s.b.Apply1(engine.CmdOpenConnection{Open: engine.ConnectionOpen{Vhost: vhost, User: "guest", Name: name}})
+	r, err := s.b.ApplyOne(engine.CmdOpenConnection{Open: engine.ConnectionOpen{Vhost: vhost, User: "guest", Name: name}})
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	if r, err = s.b.Apply1(engine.CmdOpenChannel{Conn: r.Conn, Num: 1}); err != nil {
+	if r, err = s.b.ApplyOne(engine.CmdOpenChannel{Conn: r.Conn, Num: 1}); err != nil {
 		s.t.Fatal(err)
 	}
 	return r.Channel
