@@ -102,8 +102,10 @@ bench: node
 
 # AMQP server vs RabbitMQ (not part of `make test`; see BENCHMARKS.md):
 # builds warren and warren-bench, then warren-bench starts warren on free
-# loopback ports (and a second one with --data for the persistent
-# workload) and a RabbitMQ node of its own from RABBIT_SERVER in a
+# loopback ports, in memory (--data '') unless BENCH_WARREN_MODE=default
+# gives it a fresh temporary data directory as `make run` keeps its state
+# on disk (in memory, a second one with --data runs the persistent
+# workload), and a RabbitMQ node of its own from RABBIT_SERVER in a
 # temporary directory (loopback, own epmd, schedulers without
 # busy-waiting), restarts both before each memory run, runs every
 # workload against both, interleaved,
@@ -118,17 +120,19 @@ bench: node
 RABBIT_URL ?=
 RABBIT_SERVER ?= /usr/lib/rabbitmq/bin/rabbitmq-server
 BENCH_REPS ?= 5
+BENCH_WARREN_MODE ?= memory
 bench-amqp:
 	@d="$$(mktemp -d)" && trap 'rm -rf "$$d"' EXIT && \
 	$(GO) build -o "$$d/warren" ./server/cmd/warren && \
 	$(GO) build -o "$$d/warren-bench" ./server/cmd/warren-bench && \
-	"$$d/warren-bench" compare --warren-bin "$$d/warren" \
+	"$$d/warren-bench" compare --warren-bin "$$d/warren" --warren-mode $(BENCH_WARREN_MODE) \
 		$(if $(RABBIT_URL),--rabbit-url '$(RABBIT_URL)',--rabbit-server '$(RABBIT_SERVER)') --reps $(BENCH_REPS) $(BENCH_ARGS)
 
 # Scale with work vs RabbitMQ (issue 13 item 4; not part of `make test`;
 # see BENCHMARKS.md): builds warren and warren-bench; warren-bench starts
-# warren and a RabbitMQ node of its own as bench-amqp does, raises the
-# open-file limit for itself and both, and runs idle-memory (RSS per
+# warren (in BENCH_WARREN_MODE) and a RabbitMQ node of its own as
+# bench-amqp does, raises the open-file limit for itself and both, and
+# runs idle-memory (RSS per
 # 1,000 idle connections and per 1,000 idle queues against LavinMQ's 70
 # and 35 MB, each broker restarted first), scale-queues (10,000 msgs/s
 # over 1, 10, 100, 1,000 queues) and scale-conns (the same over 1, 10,
@@ -145,8 +149,8 @@ bench-amqp:
 # what is left when the broker's work is taken away. The p99 against half
 # of RabbitMQ's is judged on 10-second spans (a 3-second span's p99 is its
 # 300 slowest messages, which come in bursts of up to a dozen;
-# BENCHMARKS.md, run AU), about 5 minutes a repetition with the floor, so
-# with a larger budget:
+# BENCHMARKS.md, "Scale with queues and connections"), about 5 minutes a
+# repetition with the floor, so with a larger budget:
 #   make bench-scale BENCH_SCALE_WORKLOADS=scale-queues,scale-conns BENCH_SCALE_REPS=5 \
 #     BENCH_SCALE_MINUTES=35 BENCH_ARGS='--client pipelined --floor --scale-span 10s'
 # BENCH_SCALE_MINUTES: start no repetition that would end after that many
@@ -159,7 +163,7 @@ bench-scale:
 	@d="$$(mktemp -d)" && trap 'rm -rf "$$d"' EXIT && \
 	$(GO) build -o "$$d/warren" ./server/cmd/warren && \
 	$(GO) build -o "$$d/warren-bench" ./server/cmd/warren-bench && \
-	timeout -s INT -k 1m $$(( $(BENCH_SCALE_MINUTES) + 5 ))m "$$d/warren-bench" compare --warren-bin "$$d/warren" \
+	timeout -s INT -k 1m $$(( $(BENCH_SCALE_MINUTES) + 5 ))m "$$d/warren-bench" compare --warren-bin "$$d/warren" --warren-mode $(BENCH_WARREN_MODE) \
 		$(if $(RABBIT_URL),--rabbit-url '$(RABBIT_URL)',--rabbit-server '$(RABBIT_SERVER)') \
 		--workloads $(BENCH_SCALE_WORKLOADS) --reps $(BENCH_SCALE_REPS) --budget $(BENCH_SCALE_MINUTES)m $(BENCH_ARGS)
 
