@@ -89,12 +89,12 @@ func allBindings() bindingQuery {
 	return bindingQuery{keep: func(engine.BindingView) bool { return true }}
 }
 
-// bindings lists the bindings in the request's scope that the query
-// keeps, in RabbitMQ's order (vhostBindings). The first turn of the broker
-// goroutine lends the queue-name and exchange-name indexes; the declared
-// bindings are then copied in further turns, readBatch units at a time
-// (walkBindings), and sorted, filtered and rendered here. A binding added
-// or removed meanwhile may or may not be listed (see engine.BindingCursor).
+// bindings lists the bindings in the request's scope that the query keeps,
+// in RabbitMQ's order (vhostBindings). The first turn of the engine's owner
+// lends the queue-name and exchange-name indexes; the declared bindings are
+// then copied in further turns, readBatch units at a time (walkBindings),
+// and sorted, filtered and rendered here. A binding added or removed
+// meanwhile may or may not be listed (see engine.BindingCursor).
 func (a *api) bindings(c *call, q bindingQuery) ([]bindingJSON, error) {
 	var vhosts []string
 	var queues, exchanges [][][]string

@@ -224,8 +224,8 @@ func indexed[R, V any](l lister[R, V], refs []R, keys []string) bool {
 	return true
 }
 
-// eachView builds the views of refs, readBatch per turn of the broker
-// goroutine, and hands each to f here; objects gone meanwhile are left out.
+// eachView builds the views of refs, readBatch per turn of the engine's
+// owner, and hands each to f here; objects gone meanwhile are left out.
 func eachView[R, V any](c *call, l lister[R, V], refs []R, f func(V)) error {
 	a := c.api
 	for len(refs) > 0 {
