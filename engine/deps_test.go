@@ -20,6 +20,7 @@ var allowedImports = map[string][]string{
 	"warren/engine/deadline": {},
 	"warren/engine/topic":    {"strings"},
 	"warren/engine/amqp":     {"encoding/binary", "fmt", "math", "slices", "strconv", "strings", "unicode/utf8"},
+	"warren/engine/amqpconn": {"bytes", "encoding/binary", "fmt", "strconv", "unicode/utf8", "warren/engine", "warren/engine/amqp"},
 	"warren/engine/hub": {"crypto/subtle", "encoding/base64", "encoding/json", "errors", "fmt", "hash/fnv", "slices", "sort", "strconv",
 		"strings", "unicode", "unicode/utf8", "warren/engine", "warren/engine/script"},
 	"warren/engine/script": {"bufio", "bytes", "encoding/base64", "encoding/json", "errors", "fmt", "hash/fnv", "slices", "sort", "strconv", "strings", "warren/engine"},

@@ -8,6 +8,7 @@ import (
 
 	"warren/engine"
 	"warren/engine/amqp"
+	"warren/engine/amqpconn"
 )
 
 // serverProperties is what connection.start advertises, shaped like
@@ -93,7 +94,7 @@ func (c *conn) handshake(cmd command) (bool, error) {
 			return true, nil
 		}
 		c.user = user
-		c.clientProps = toEngineTable(m.ClientProperties)
+		c.clientProps = amqpconn.ToEngineTable(m.ClientProperties)
 		if caps, ok := m.ClientProperties["capabilities"].(amqp.Table); ok {
 			c.caps = caps
 		}

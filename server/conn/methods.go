@@ -6,6 +6,7 @@ import (
 
 	"warren/engine"
 	"warren/engine/amqp"
+	"warren/engine/amqpconn"
 )
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
@@ -124,16 +125,16 @@ func (c *conn) call(e *engine.Broker, id engine.ChannelID, cmd command) {
 		c.push(n, &amqp.AccessRequestOk{Ticket: 1})
 	case *amqp.ExchangeDeclare:
 		err := e.ExchangeDeclare(id, engine.ExchangeDeclare{Exchange: m.Exchange, Type: m.Type, Passive: m.Passive, Durable: m.Durable,
-			AutoDelete: m.AutoDelete, Internal: m.Internal, Args: toEngineTable(m.Arguments)})
+			AutoDelete: m.AutoDelete, Internal: m.Internal, Args: amqpconn.ToEngineTable(m.Arguments)})
 		c.ok(n, err, m.NoWait, &amqp.ExchangeDeclareOk{})
 	case *amqp.ExchangeDelete:
 		err := e.ExchangeDelete(id, engine.ExchangeDelete{Exchange: m.Exchange, IfUnused: m.IfUnused})
 		c.ok(n, err, m.NoWait, &amqp.ExchangeDeleteOk{})
 	case *amqp.ExchangeBind:
-		err := e.ExchangeBind(id, engine.ExchangeBind{Destination: m.Destination, Source: m.Source, RoutingKey: m.RoutingKey, Args: toEngineTable(m.Arguments)})
+		err := e.ExchangeBind(id, engine.ExchangeBind{Destination: m.Destination, Source: m.Source, RoutingKey: m.RoutingKey, Args: amqpconn.ToEngineTable(m.Arguments)})
 		c.ok(n, err, m.NoWait, &amqp.ExchangeBindOk{})
 	case *amqp.ExchangeUnbind:
-		err := e.ExchangeUnbind(id, engine.ExchangeBind{Destination: m.Destination, Source: m.Source, RoutingKey: m.RoutingKey, Args: toEngineTable(m.Arguments)})
+		err := e.ExchangeUnbind(id, engine.ExchangeBind{Destination: m.Destination, Source: m.Source, RoutingKey: m.RoutingKey, Args: amqpconn.ToEngineTable(m.Arguments)})
 		c.ok(n, err, m.NoWait, &amqp.ExchangeUnbindOk{})
 	case *amqp.QueueDeclare:
 		if strings.HasPrefix(m.Queue, replyTo) {
@@ -141,13 +142,13 @@ func (c *conn) call(e *engine.Broker, id engine.ChannelID, cmd command) {
 			return
 		}
 		ok, err := e.QueueDeclare(id, engine.QueueDeclare{Queue: m.Queue, Passive: m.Passive, Durable: m.Durable, Exclusive: m.Exclusive,
-			AutoDelete: m.AutoDelete, Args: toEngineTable(m.Arguments)})
+			AutoDelete: m.AutoDelete, Args: amqpconn.ToEngineTable(m.Arguments)})
 		c.ok(n, err, m.NoWait, &amqp.QueueDeclareOk{Queue: ok.Queue, MessageCount: uint32(ok.MessageCount), ConsumerCount: uint32(ok.ConsumerCount)})
 	case *amqp.QueueBind:
-		err := e.QueueBind(id, engine.QueueBind{Queue: m.Queue, Exchange: m.Exchange, RoutingKey: m.RoutingKey, Args: toEngineTable(m.Arguments)})
+		err := e.QueueBind(id, engine.QueueBind{Queue: m.Queue, Exchange: m.Exchange, RoutingKey: m.RoutingKey, Args: amqpconn.ToEngineTable(m.Arguments)})
 		c.ok(n, err, m.NoWait, &amqp.QueueBindOk{})
 	case *amqp.QueueUnbind:
-		err := e.QueueUnbind(id, engine.QueueBind{Queue: m.Queue, Exchange: m.Exchange, RoutingKey: m.RoutingKey, Args: toEngineTable(m.Arguments)})
+		err := e.QueueUnbind(id, engine.QueueBind{Queue: m.Queue, Exchange: m.Exchange, RoutingKey: m.RoutingKey, Args: amqpconn.ToEngineTable(m.Arguments)})
 		c.ok(n, err, false, &amqp.QueueUnbindOk{})
 	case *amqp.QueuePurge:
 		count, err := e.QueuePurge(id, m.Queue)
@@ -164,7 +165,7 @@ func (c *conn) call(e *engine.Broker, id engine.ChannelID, cmd command) {
 			return
 		}
 		tag, err := e.BasicConsume(id, engine.BasicConsume{Queue: m.Queue, ConsumerTag: m.ConsumerTag, NoLocal: m.NoLocal, NoAck: m.NoAck,
-			Exclusive: m.Exclusive, Args: toEngineTable(m.Arguments)})
+			Exclusive: m.Exclusive, Args: amqpconn.ToEngineTable(m.Arguments)})
 		c.ok(n, err, m.NoWait, &amqp.BasicConsumeOk{ConsumerTag: tag})
 	case *amqp.BasicCancel:
 		if t, ok := c.home.replies.byChan[id]; ok && c.home.replies.byToken[t].tag == m.ConsumerTag {
@@ -194,7 +195,7 @@ func (c *conn) call(e *engine.Broker, id engine.ChannelID, cmd command) {
 			return
 		}
 		p := engine.BasicPublish{Exchange: m.Exchange, RoutingKey: m.RoutingKey, Mandatory: m.Mandatory, Immediate: m.Immediate,
-			Props: toEngineProps(cmd.props), Body: cmd.body}
+			Props: amqpconn.ToEngineProps(cmd.props), Body: cmd.body}
 		if p.Props != nil && p.Props.ReplyTo == replyTo && !c.rewriteReplyTo(e, id, p.Props) {
 			return
 		}

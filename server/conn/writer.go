@@ -6,6 +6,7 @@ import (
 
 	"warren/engine"
 	"warren/engine/amqp"
+	"warren/engine/amqpconn"
 )
 
 // startHeartbeats starts both halves of heartbeating once the connection
@@ -270,7 +271,7 @@ func (c *conn) encodeEvent(b []byte, ch uint16, ev *engine.Event) ([]byte, error
 	if err != nil {
 		return b, err
 	}
-	props := wireProps(ev.Msg)
+	props := amqpconn.WireProps(ev.Msg)
 	if ev.HasDeliveryCount && (ev.DeliveryCount > 0 || ev.ConsumerTag == "") {
 		// Quorum queues tell consumers how often a message came back,
 		// once it has, and basic.get always, 0 the first time (observed,
