@@ -159,6 +159,33 @@ func (s *Session) AllowPublish() error {
 	return nil
 }
 
+// Apply applies what a real AMQP client did, as commands: the driver's
+// connection.open, basic.publish, basic.ack ... in order, stopping after
+// the first whose result has an error (the commands after it were made
+// for a channel it has closed), and appends each applied command's result
+// to res. Whatever the broker recorded becomes one entry of origin,
+// usually {Kind: OriginAMQP, Connection: id}; the events are in
+// Ready.Events for the driver to hand to its connections. Apply counts as
+// activity for the idle expiry; it is not rate limited (the driver applies
+// AMQP flow control). On an ended session nothing is applied and Apply
+// returns the KeyEnded error.
+func (s *Session) Apply(nowMs int64, origin Origin, cmds []engine.Command, res []engine.Result) ([]engine.Result, error) {
+	if s.ended != nil {
+		return res, NewError(KeyEnded)
+	}
+	s.catchUp(nowMs)
+	s.activeMs = nowMs
+	for _, c := range cmds {
+		r := s.b.Apply(c)
+		res = append(res, r)
+		if r.Err != nil {
+			break
+		}
+	}
+	s.commit(origin, nil, false, nil, "")
+	return res, nil
+}
+
 // Do applies what a real AMQP client did: fn calls the broker's methods
 // (the driver's connection.open, basic.publish, basic.ack ...), and
 // whatever the broker recorded becomes one entry of origin, usually

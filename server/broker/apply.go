@@ -4,8 +4,12 @@ import "warren/engine"
 
 // Apply applies cmds in order with engine.Broker.Apply, on the calling
 // goroutine under the broker's lock, with the engine advanced to now,
-// appends each command's result to res and returns it; then it hands the
-// events the commands caused to the sinks, as Do does. This is the driver
+// until one fails: it appends each applied command's result to res and
+// returns it, so a result with an error is the last (an AMQP exception
+// closes a channel or the connection, and the commands a driver made
+// after it were for a state that is gone: AMQP discards them until the
+// client has seen the close). Then it hands the events the commands
+// caused to the sinks, as Do does. This is the driver
 // boundary: a driver turns its input into commands and gets results and
 // events back, and none of its code runs while it owns the engine.
 func (b *Broker) Apply(cmds []engine.Command, res []engine.Result) ([]engine.Result, error) {
@@ -18,7 +22,11 @@ func (b *Broker) Apply(cmds []engine.Command, res []engine.Result) ([]engine.Res
 	b.persist()
 	b.dispatch()
 	for _, c := range cmds {
-		res = append(res, b.eng.Apply(c))
+		r := b.eng.Apply(c)
+		res = append(res, r)
+		if r.Err != nil {
+			break
+		}
 	}
 	b.persist()
 	b.dispatch()
