@@ -98,6 +98,19 @@ func (m *Machine) ForceClose(text string) {
 	m.send(Out{Method: &amqp.ConnectionClose{ReplyCode: engine.ConnectionForced, ReplyText: ShortText(text)}, CloseAfter: true})
 }
 
+// Shutdown is the connection's end, whatever the reason (the socket
+// closed, the closing handshake finished): it returns the command that
+// closes the engine's connection if that is still open, and the machine
+// takes it as closed.
+func (m *Machine) Shutdown() (engine.Command, bool) {
+	open := m.phase == phaseOpen && !m.gone
+	m.gone, m.dead = true, true
+	if !open {
+		return nil, false
+	}
+	return engine.CmdCloseConnection{Conn: m.id}, true
+}
+
 // FrameError handles a codec error: a connection error (or any error
 // before connection.open) closes the connection; a channel error (a
 // message over the size limit) closes its channel, and is rabbit_channel's

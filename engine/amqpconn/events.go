@@ -22,22 +22,14 @@ func (m *Machine) Events(evs []engine.Event) {
 
 // Event takes one of the connection's events.
 func (m *Machine) Event(ev *engine.Event) {
+	if Stateless(ev.Kind) {
+		if o, ok := EventOut(ev, m.Capability("consumer_cancel_notify")); ok {
+			m.send(o)
+		}
+		return
+	}
 	n := ev.Channel.Num
 	switch ev.Kind {
-	case engine.EvDelivered, engine.EvReturned:
-		m.send(Out{Channel: n, Event: *ev})
-	case engine.EvConfirmed, engine.EvNacked:
-		m.send(Out{Channel: n, Event: *ev, Confirm: true, Durable: ev.Kind == engine.EvConfirmed && ev.Durable})
-	case engine.EvConsumerCancelled:
-		// consumer_cancel_notify: tell the client when the server
-		// cancelled its consumer (its queue was deleted).
-		if ev.Reason == "queue-deleted" && m.Capability("consumer_cancel_notify") {
-			m.sendMethod(n, &amqp.BasicCancel{ConsumerTag: ev.ConsumerTag, NoWait: true})
-		}
-	case engine.EvTxCommitted:
-		// "A transaction's commit is durable when tx.commit-ok is sent":
-		// it waits for the log like a durable confirm.
-		m.send(Out{Channel: n, Method: &amqp.TxCommitOk{}, Confirm: true, Durable: true})
 	case engine.EvChannelClosed:
 		if ev.Code != engine.ReplySuccess && n != 0 {
 			m.serverClosedChannel(ev)
@@ -48,6 +40,43 @@ func (m *Machine) Event(ev *engine.Event) {
 			m.closeConnection(ev.Code, ev.Text, ev.Method)
 		}
 	}
+}
+
+// Stateless reports whether the frames for an event of kind k follow
+// from the event alone, with no connection state read or changed
+// (EventOut makes them): deliveries, returns, confirms, consumer
+// cancellations and tx.commit-ok. A driver may then send them from
+// wherever the event reaches it; the others (ChannelClosed,
+// ConnectionClosed) must go through the machine.
+func Stateless(k engine.EventKind) bool {
+	switch k {
+	case engine.EvDelivered, engine.EvReturned, engine.EvConfirmed, engine.EvNacked, engine.EvConsumerCancelled, engine.EvTxCommitted:
+		return true
+	}
+	return false
+}
+
+// EventOut is what a stateless event sends (see Stateless);
+// notifyCancel says the client announced consumer_cancel_notify.
+func EventOut(ev *engine.Event, notifyCancel bool) (Out, bool) {
+	n := ev.Channel.Num
+	switch ev.Kind {
+	case engine.EvDelivered, engine.EvReturned:
+		return Out{Channel: n, Event: *ev}, true
+	case engine.EvConfirmed, engine.EvNacked:
+		return Out{Channel: n, Event: *ev, Confirm: true, Durable: ev.Kind == engine.EvConfirmed && ev.Durable}, true
+	case engine.EvConsumerCancelled:
+		// consumer_cancel_notify: tell the client when the server
+		// cancelled its consumer (its queue was deleted).
+		if ev.Reason == "queue-deleted" && notifyCancel {
+			return Out{Channel: n, Method: &amqp.BasicCancel{ConsumerTag: ev.ConsumerTag, NoWait: true}}, true
+		}
+	case engine.EvTxCommitted:
+		// "A transaction's commit is durable when tx.commit-ok is sent":
+		// it waits for the log like a durable confirm.
+		return Out{Channel: n, Method: &amqp.TxCommitOk{}, Confirm: true, Durable: true}, true
+	}
+	return Out{}, false
 }
 
 // serverClosedChannel records a channel exception the engine raised and

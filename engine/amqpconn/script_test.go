@@ -468,4 +468,3 @@ func kebab(s string) string {
 	}
 	return sb.String()
 }
-

@@ -34,3 +34,12 @@ func (b *Broker) Apply(cmds []engine.Command, res []engine.Result) ([]engine.Res
 	b.kickIfDue()
 	return res, nil
 }
+
+// Unacked is the engine's count of a channel's unacknowledged deliveries,
+// read under the lock: a connection reads it after applying a batch of
+// acks, to pace its reads (server/conn's acks.go).
+func (b *Broker) Unacked(id engine.ChannelID) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.eng.Unacked(id)
+}

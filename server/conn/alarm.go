@@ -29,10 +29,27 @@ type Alarm struct {
 	// backend's Do only.
 	memory, disk bool
 
-	mu    sync.Mutex
-	on    bool
-	wake  chan struct{}
-	conns map[*conn]bool // touched inside the backend's Do only
+	mu   sync.Mutex
+	on   bool
+	wake chan struct{}
+	// conns are the open connections of the alarm's home, which its
+	// changes are told to; connsMu guards them (connections come and go
+	// on their own goroutines, changes come under the backend's lock).
+	connsMu sync.Mutex
+	conns   map[*conn]bool
+}
+
+// add and remove make c one of the connections told of changes.
+func (a *Alarm) add(c *conn) {
+	a.connsMu.Lock()
+	a.conns[c] = true
+	a.connsMu.Unlock()
+}
+
+func (a *Alarm) remove(c *conn) {
+	a.connsMu.Lock()
+	delete(a.conns, c)
+	a.connsMu.Unlock()
 }
 
 func (a *Alarm) init() {
@@ -96,8 +113,10 @@ func (a *Alarm) update() {
 	if !a.memory {
 		reason = "low on disk"
 	}
+	a.connsMu.Lock()
+	defer a.connsMu.Unlock()
 	for c := range a.conns {
-		if c.caps["connection.blocked"] != true {
+		if !c.notifyBlock {
 			continue
 		}
 		if over {
@@ -109,21 +128,24 @@ func (a *Alarm) update() {
 }
 
 // waitPublish blocks the caller (a connection goroutine about to process a
-// publish) while the alarm is on. It reports false if gone closes first:
-// the connection lost its peer while blocked, and must end rather than
-// publish.
-func (a *Alarm) waitPublish(gone <-chan struct{}) bool {
+// publish) while the alarm is on. It reports false if gone closes first
+// (the connection lost its peer while blocked, and must end rather than
+// publish) or woken does (woken true: the connection has an inbox to
+// take, and waits again after).
+func (a *Alarm) waitPublish(gone, woken <-chan struct{}) (ok, wasWoken bool) {
 	for {
 		a.mu.Lock()
 		on, wake := a.on, a.wake
 		a.mu.Unlock()
 		if !on {
-			return true
+			return true, false
 		}
 		select {
 		case <-wake:
 		case <-gone:
-			return false
+			return false, false
+		case <-woken:
+			return false, true
 		}
 	}
 }

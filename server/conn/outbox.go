@@ -45,6 +45,10 @@ type outbox struct {
 	mu     sync.Mutex
 	chunks []*outChunk
 	bytes  int
+	// inflight are the bytes the last take handed the writer, until it
+	// has written them (written): they still wait for the socket, and
+	// count for back-pressure.
+	inflight int
 	notify chan struct{}
 	closed bool
 	// held is set while the connection's own goroutine runs a request
@@ -113,7 +117,15 @@ func (o *outbox) take(spare []*outChunk) ([]*outChunk, int) {
 	o.chunks = spare[:0]
 	n := o.bytes
 	o.bytes = 0
+	o.inflight = n
 	return taken, n
+}
+
+// written says the writer has written what the last take returned.
+func (o *outbox) written() {
+	o.mu.Lock()
+	o.inflight = 0
+	o.mu.Unlock()
 }
 
 // recycle gives back chunks a take returned, once written, and returns
@@ -128,10 +140,12 @@ func recycle(cs []*outChunk) []*outChunk {
 	return cs[:0]
 }
 
+// size is the bytes waiting to be written: queued, or taken by a write
+// that has not finished.
 func (o *outbox) size() int {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.bytes
+	return o.bytes + o.inflight
 }
 
 // drained says whether the outbox is closed and nothing is left to send.

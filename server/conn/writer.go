@@ -2,7 +2,6 @@ package conn
 
 import (
 	"time"
-	"unicode/utf8"
 
 	"warren/engine"
 	"warren/engine/amqp"
@@ -12,9 +11,10 @@ import (
 // startHeartbeats starts both halves of heartbeating once the connection
 // is open: the writer sends, the reader watches for the client's.
 func (c *conn) startHeartbeats() {
-	c.r.watchLiveness(c.t, c.heartbeat)
+	_, _, heartbeat := c.m.Tuned()
+	c.r.watchLiveness(c.t, heartbeat)
 	select {
-	case c.hbStart <- c.heartbeat:
+	case c.hbStart <- heartbeat:
 	default:
 	}
 }
@@ -98,7 +98,10 @@ func (c *conn) drain(try tryWriter) (blocked bool) {
 	w.chunks, _ = c.out.take(w.chunks)
 	// The chunks go back to the pool once written: a connection that
 	// has gone quiet holds none.
-	defer func() { w.chunks = recycle(w.chunks) }()
+	defer func() {
+		w.chunks = recycle(w.chunks)
+		c.out.written()
+	}()
 	coalesceConfirms(w.chunks)
 	w.frames, w.buf = w.frames[:0], w.buf[:0]
 	closeNow := false
@@ -171,8 +174,9 @@ items:
 			w.ended = true
 		}
 	}
+	c.out.written()
 	if c.pausedFlag.Load() && c.out.size() < c.cfg.OutboxHighWater/4 {
-		go c.resume()
+		c.wake.wake() // the owner resumes the connection (drive.go's backlog)
 	}
 	return blocked
 }
@@ -255,7 +259,7 @@ func (c *conn) encodeEvent(b []byte, ch uint16, ev *engine.Event) ([]byte, error
 			m = &w.getOk
 		}
 	case engine.EvReturned:
-		w.ret = amqp.BasicReturn{ReplyCode: uint16(ev.Code), ReplyText: shortText(ev.Text), Exchange: ev.Exchange, RoutingKey: ev.RoutingKey}
+		w.ret = amqp.BasicReturn{ReplyCode: uint16(ev.Code), ReplyText: amqpconn.ShortText(ev.Text), Exchange: ev.Exchange, RoutingKey: ev.RoutingKey}
 		m = &w.ret
 	case engine.EvConfirmed:
 		w.ack = amqp.BasicAck{DeliveryTag: ev.DeliveryTag, Multiple: ev.Multiple}
@@ -285,18 +289,4 @@ func (c *conn) encodeEvent(b []byte, ch uint16, ev *engine.Event) ([]byte, error
 		props.Flags |= amqp.FlagHeaders
 	}
 	return amqp.AppendContent(b, ch, amqp.ClassBasic, props, ev.Msg.Body, c.frameMax)
-}
-
-// shortText fits a reply text in a shortstr (255 bytes), as RabbitMQ
-// truncates long ones; the cut falls between characters, so that a text
-// naming a queue in UTF-8 stays UTF-8.
-func shortText(s string) string {
-	if len(s) <= 255 {
-		return s
-	}
-	n := 252
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "..."
 }
