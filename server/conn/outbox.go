@@ -49,8 +49,8 @@ type outbox struct {
 	// has written them (written): they still wait for the socket, and
 	// count for back-pressure.
 	inflight int
-	notify chan struct{}
-	closed bool
+	notify   chan struct{}
+	closed   bool
 	// held is set while the connection's own goroutine runs a request
 	// and will write what it queues itself (conn.writeInline): a push
 	// then does not wake the writer.
