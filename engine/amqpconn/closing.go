@@ -89,13 +89,16 @@ func (m *Machine) clientClosed() {
 // CONNECTION_FORCED and text (a server shutdown, a shared session's end):
 // the engine's connection closes and connection.close goes out, and the
 // transport closes once it is written.
+//
+// The close goes out first, ahead of the command: the broker may have
+// ended (a shared session's end), and the client is told either way.
 func (m *Machine) ForceClose(text string) {
+	m.send(Out{Method: &amqp.ConnectionClose{ReplyCode: engine.ConnectionForced, ReplyText: ShortText(text)}, CloseAfter: true})
 	if !m.dead && m.phase == phaseOpen && !m.gone {
 		m.command(engine.CmdCloseConnection{Conn: m.id}, pending{kind: pendNone})
 		m.gone = true
 	}
 	m.dead = true
-	m.send(Out{Method: &amqp.ConnectionClose{ReplyCode: engine.ConnectionForced, ReplyText: ShortText(text)}, CloseAfter: true})
 }
 
 // Shutdown is the connection's end, whatever the reason (the socket
