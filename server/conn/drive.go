@@ -66,20 +66,40 @@ func (c *conn) ready() error {
 func (c *conn) apply(cmds []engine.Command) error {
 	c.inbox.begin()
 	res, err := c.b.Apply(cmds, c.res[:0])
-	evs, pos := c.inbox.end(c.evs[:0])
 	c.res = res[:0]
 	if err != nil {
-		clear(evs)
-		c.evs = evs[:0]
+		c.settle(nil, false)
 		return err // the broker (a shared session) has ended
 	}
-	c.m.Events(evs)
-	c.m.Results(res)
-	c.flushOutAt(pos)
-	clear(evs)
-	c.evs = evs[:0]
+	c.settle(res, true)
 	clear(res)
 	return nil
+}
+
+// settle ends an inbox.begin: it hands the machine the events kept and,
+// if withResults, the results, and queues what it sends; then it takes
+// the events that came meanwhile until none is left, and only then lets
+// the sink send on its own again. So nothing another goroutine causes
+// (a bulk return going on, a delivery) can overtake what the owner's
+// commands caused.
+func (c *conn) settle(res []engine.Result, withResults bool) {
+	evs, pos, _ := c.inbox.take(c.evs[:0], false)
+	c.m.Events(evs)
+	if withResults {
+		c.m.Results(res)
+	}
+	c.flushOutAt(pos)
+	for {
+		clear(evs)
+		var done bool
+		evs, pos, done = c.inbox.take(evs[:0], true)
+		if done {
+			break
+		}
+		c.m.Events(evs)
+		c.flushOutAt(pos)
+	}
+	c.evs = evs[:0]
 }
 
 // flushOut queues what the machine sends.
@@ -126,7 +146,7 @@ func (c *conn) backlog() error {
 // back-pressure.
 func (c *conn) takeInbox() error {
 	c.owner.check()
-	evs, force, text := c.inbox.take(c.evs[:0])
+	evs, force, text := c.inbox.takeAsync(c.evs[:0])
 	c.wake.clear(c.r.restoreDeadline)
 	c.m.Events(evs)
 	clear(evs)

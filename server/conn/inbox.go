@@ -30,30 +30,34 @@ type inbox struct {
 	text      string
 }
 
-// begin starts the owner's Apply: the sink keeps the connection's events.
+// begin starts the owner's Apply: the sink keeps the connection's events
+// until the owner has taken them all (take with finish).
 func (in *inbox) begin() {
 	in.mu.Lock()
 	in.applying = true
 	in.mu.Unlock()
 }
 
-// end stops keeping events and appends those kept to into, with the
-// command log's end for their durable confirms.
-func (in *inbox) end(into []engine.Event) ([]engine.Event, uint64) {
+// take appends the events kept to into, with the command log's end for
+// their durable confirms. With finish, when there are none it ends the
+// begin (done): the sink sends on its own again.
+func (in *inbox) take(into []engine.Event, finish bool) (evs []engine.Event, pos uint64, done bool) {
 	in.mu.Lock()
-	in.applying = false
+	defer in.mu.Unlock()
+	if finish && len(in.evs) == 0 {
+		in.applying = false
+		return into, 0, true
+	}
 	into = append(into, in.evs...)
 	clear(in.evs)
 	in.evs = in.evs[:0]
-	pos := in.pos
-	in.pos = 0
-	in.mu.Unlock()
-	return into, pos
+	pos, in.pos = in.pos, 0
+	return into, pos, false
 }
 
-// take appends what other goroutines left to into, and says whether a
-// forced close is asked for (once), with its text.
-func (in *inbox) take(into []engine.Event) (evs []engine.Event, force bool, text string) {
+// takeAsync appends what other goroutines left to into, and says whether
+// a forced close is asked for (once), with its text.
+func (in *inbox) takeAsync(into []engine.Event) (evs []engine.Event, force bool, text string) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	into = append(into, in.evs...)

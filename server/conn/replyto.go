@@ -69,14 +69,8 @@ func (c *conn) replyTo(cmd command) bool {
 	}
 	c.writeInline(func() {
 		c.inbox.begin()
-		err := c.b.Do(f)
-		evs, pos := c.inbox.end(c.evs[:0])
-		if err == nil {
-			m.Events(evs)
-			c.flushOutAt(pos)
-		}
-		clear(evs)
-		c.evs = evs[:0]
+		c.b.Do(f)
+		c.settle(nil, false)
 	})
 	c.backlog()
 	return true
