@@ -1,9 +1,11 @@
 // The console: a script line typed and run, with a history on ↑/↓, and
 // the output of the last call. guard shows a user's mistake there too.
+// Everything that runs lines uses guard and showResult, app.js's run
+// among them, so this module takes run from its caller (wireConsole)
+// rather than importing app.js back.
 import { t } from "../i18n.js";
 import { $ } from "./dom.js";
 import { UserError } from "./words.js";
-import { run } from "./app.js";
 import { codeMeaning, closedText } from "./explain.js";
 import { errorText, helpText, showText, usageText } from "../scripterror.js";
 import { lineShown } from "./format.js";
@@ -83,7 +85,8 @@ export function guard(fn) {
   };
 }
 
-export function wireConsole() {
+// wireConsole makes the console run a typed line with run (app.js's).
+export function wireConsole(run) {
   $("console-form").addEventListener(
     "submit",
     guard((e) => {

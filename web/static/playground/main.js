@@ -60,13 +60,13 @@ async function boot() {
   }
   for (const b of document.querySelectorAll(".playground button")) b.disabled = false;
   wireImport();
-  wireConsole();
+  wireConsole(run);
   wireForms();
   wireClock();
   wireTimeline();
   wireShare();
   wireRecovery();
-  wireLive();
+  wireLive(render);
   wireHistory();
   const lines = isLive() ? null : sharedLines();
   try {
