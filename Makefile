@@ -3,7 +3,7 @@ GO ?= go
 GOROOT := $(shell $(GO) env GOROOT)
 WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
 
-.PHONY: run console test generate-check fmt-check vet unit wasm-test node bench build
+.PHONY: run console test generate-check fmt-check vet unit wasm-test node node-test bench build
 
 # The server on its defaults: AMQP on 127.0.0.1:5672, HTTP (AMQP over
 # WebSocket at /amqp, management API at /api/) on 127.0.0.1:8080, state
@@ -19,7 +19,7 @@ build: web
 	$(GO) build ./...
 	GOOS=js GOARCH=wasm $(GO) build ./engine/... ./wasm/...
 
-test: deps web-deps web edge-deps edge generate-check fmt-check vet unit wasm-test
+test: deps web-deps web edge-deps edge generate-check fmt-check vet unit wasm-test node-test
 
 # Generated code must match its generator and spec: regenerate, then fail on
 # any difference from the committed tree, new untracked files included.
@@ -54,6 +54,12 @@ wasm-test: node
 # node runs the WebAssembly tests; install it from Debian if it is missing.
 node:
 	@command -v node >/dev/null || { apt-get update -qq && apt-get install -y -qq nodejs; }
+
+# The browser modules' unit tests (web/jstest) under Node's own test
+# runner: no import cycles, and the pure modules (layout, explain, store,
+# definitions, history, i18n) fed what the engine web builds answers.
+node-test: node web
+	node --test web/jstest/*.test.mjs
 
 # deps installs what the real-client tests (server/e2e/clients_test.go)
 # need on a fresh Debian machine: nodejs, npm and python3-pika from Debian
