@@ -51,7 +51,7 @@ export function definitionsReader({ t }) {
 
   // definitionsLines returns the document's script lines and counts what it
   // imports. Items in vhosts other than / run on a channel @imp-N opened in
-  // that vhost.
+  // that vhost, and the others on app.
   function definitionsLines(text) {
     let doc;
     try {
@@ -74,7 +74,9 @@ export function definitionsReader({ t }) {
       if (!channels.has(vhost)) {
         const ch = `imp-${channels.size + 1}`;
         channels.set(vhost, ch);
-        lines.push(`open ${ch} vhost=${importWord(vhost)}`);
+        // open selects the channel it opens: app stays the one the
+        // lines without @ run on, those of vhost /.
+        lines.push(`open ${ch} vhost=${importWord(vhost)}`, "use app");
       }
       return `@${channels.get(vhost)} `;
     };
@@ -127,7 +129,6 @@ export function definitionsReader({ t }) {
       lines.push(parts.join(" "));
       counts.policies++;
     }
-    if (channels.size) lines.push("use app");
     return { lines, counts };
   }
 
