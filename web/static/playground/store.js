@@ -8,9 +8,10 @@
 //
 // The log is kept as JSON, {v: 1, lines, from}, of at most
 // MAX_STORED_CHARS characters: far below the few megabytes a browser
-// allows an origin, so that the playground never fills it. A longer log, or one the browser refuses, is not kept: the stored
-// copy becomes {v: 1, tooBig: N lines}, the page says so once, and a
-// return to the page starts fresh and says why. Download keeps a session
+// allows an origin, so that the playground never fills it. A longer log,
+// or one the browser refuses, is not kept: the stored copy becomes
+// {v: 1, tooBig: N lines}, the page says so once, and a return to the
+// page starts fresh and says why. Download keeps a session
 // of any size. readSession and writeSession are that format, on any
 // storage; the rest keeps this tab's.
 import { t } from "../i18n.js";
