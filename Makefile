@@ -19,7 +19,22 @@ build: web
 	$(GO) build ./...
 	GOOS=js GOARCH=wasm $(GO) build ./engine/... ./wasm/...
 
-test: deps web-deps web edge-deps edge generate-check fmt-check vet unit wasm-test node-test
+test: deps web-deps web edge-deps edge commit-check generate-check fmt-check vet unit wasm-test node-test
+
+# Commit subjects say what changed in at most 72 characters, the why in the
+# body after a blank line. Checked from 5fdb86a on (older subjects were
+# longer); a clone without that commit checks what it has.
+COMMITS_FROM := 5fdb86a
+.PHONY: commit-check
+commit-check:
+	@if ! git rev-parse -q --verify HEAD >/dev/null 2>&1; then echo "commit-check: not a git checkout, skipped"; exit 0; fi; \
+	range=HEAD; git cat-file -e $(COMMITS_FROM)^{commit} 2>/dev/null && range=$(COMMITS_FROM)..HEAD; \
+	bad="$$(git log --no-merges --format='%h %s' $$range | awk 'length($$0) - 8 > 72')"; \
+	nobody="$$(git log --no-merges --format='%h %B%x00' $$range | awk 'BEGIN{RS="\0"} NF { n=split($$0, l, "\n"); if (n > 1 && l[2] != "") print l[1] }')"; \
+	if [ -n "$$bad$$nobody" ]; then \
+		[ -z "$$bad" ] || { echo "commit subjects longer than 72 characters:"; echo "$$bad"; }; \
+		[ -z "$$nobody" ] || { echo "commit messages whose body does not follow a blank line:"; echo "$$nobody"; }; \
+		exit 1; fi
 
 # Generated code must match its generator and spec: regenerate, then fail on
 # any difference from the committed tree, new untracked files included.
