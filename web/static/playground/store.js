@@ -11,9 +11,9 @@
 // allows an origin, so that the playground never fills it. A longer log,
 // or one the browser refuses, is not kept: the stored copy becomes
 // {v: 1, tooBig: N lines}, the page says so once, and a return to the
-// page starts fresh and says why. Download keeps a session
-// of any size. readSession and writeSession are that format, on any
-// storage; the rest keeps this tab's.
+// page starts fresh and says why. Download keeps a session of any size.
+// readSession and writeSession are that format, on any storage; the rest
+// keeps this tab's.
 import { t } from "../i18n.js";
 import { $ } from "./dom.js";
 import { logLines, onRecord, onRestart, commitPending } from "./session.js";
