@@ -23,8 +23,6 @@ import { halt } from "./clock.js";
 const READS = new Set(["snapshot", "next", "log"]);
 const TIME = new Set(["advanceBy", "advanceTo", "step"]);
 
-let plan = null; // what Restore replays: {lines, timeline, leftOut?, running?}
-
 // planFor decides what to replay after death (see engine.js's onDeath)
 // of a session whose log was log and whose timeline was timeline
 // (session.js's logLines and timelineLog): {lines, timeline, leftOut?,
@@ -72,9 +70,10 @@ function playground() {
   return document.querySelector("main.playground");
 }
 
+// stopped says the engine died, and returns what Restore is to replay.
 function stopped(death) {
   halt();
-  plan = planFor(death, logLines, timelineLog);
+  const plan = planFor(death, logLines, timelineLog);
   say(t("js.engine.stopped"), true);
   $("engine-down-text").textContent = `${t("js.engine.kept", { why: why(death), lines: linesText(logLines.length) })} ${planText(plan)}`;
   $("engine-down").hidden = false;
@@ -82,14 +81,15 @@ function stopped(death) {
   playground().inert = true;
   document.body.dataset.engine = "stopped";
   $("engine-restore").focus();
+  return plan;
 }
 
 function isPrefix(a, b) {
   return a.length <= b.length && a.every((line, i) => line === b[i]);
 }
 
-async function restore() {
-  const p = plan;
+// restore starts a fresh engine and replays plan p.
+async function restore(p) {
   $("engine-restore").disabled = true;
   say(t("js.engine.restoring"));
   try {
@@ -119,8 +119,9 @@ async function restore() {
 
 export function wireRecovery() {
   document.body.dataset.engine = "running";
-  onDeath(stopped);
-  $("engine-restore").addEventListener("click", restore);
+  let plan = null; // what Restore replays, since the last death
+  onDeath((death) => (plan = stopped(death)));
+  $("engine-restore").addEventListener("click", () => restore(plan));
   // A death inside a handler that is not guarded (a click that selects a
   // message and renders) ends in EngineStopped there: the panel says it.
   window.addEventListener("error", (e) => {

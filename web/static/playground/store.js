@@ -21,9 +21,6 @@ import { logLines, onRecord, onRestart, commitPending } from "./session.js";
 const KEY = "warren.playground.session";
 export const MAX_STORED_CHARS = 1_000_000;
 
-let scheduled = false;
-let tooBigSaid = false;
-
 function storage() {
   try {
     return globalThis.sessionStorage ?? null;
@@ -84,28 +81,6 @@ export function stored() {
   return readSession(storage(), shareHash());
 }
 
-function save() {
-  scheduled = false;
-  const s = storage();
-  if (!s) return;
-  const kept = writeSession(s, logLines, shareHash());
-  if (kept === "removed") return;
-  if (kept === "kept") {
-    tooBigSaid = false;
-    return;
-  }
-  if (!tooBigSaid) note(t("js.store.tooBig", { max: MAX_STORED_CHARS }), false);
-  tooBigSaid = true;
-}
-
-// schedule saves once the running call is done: a replay records every
-// line, and is saved once.
-function schedule() {
-  if (scheduled) return;
-  scheduled = true;
-  setTimeout(save, 0);
-}
-
 // note shows text under the status line, with the Start fresh button when
 // fresh is true.
 export function note(text, fresh) {
@@ -118,6 +93,28 @@ export function note(text, fresh) {
 // left: the time played then is written into the log first, as a share
 // link would have it.
 export function keepSession() {
+  let scheduled = false;
+  let tooBigSaid = false;
+  const save = () => {
+    scheduled = false;
+    const s = storage();
+    if (!s) return;
+    const kept = writeSession(s, logLines, shareHash());
+    if (kept === "removed") return;
+    if (kept === "kept") {
+      tooBigSaid = false;
+      return;
+    }
+    if (!tooBigSaid) note(t("js.store.tooBig", { max: MAX_STORED_CHARS }), false);
+    tooBigSaid = true;
+  };
+  // schedule saves once the running call is done: a replay records every
+  // line, and is saved once.
+  const schedule = () => {
+    if (scheduled) return;
+    scheduled = true;
+    setTimeout(save, 0);
+  };
   onRecord(schedule);
   onRestart(schedule);
   window.addEventListener("pagehide", () => {
