@@ -132,6 +132,7 @@ export function explainer(tr) {
       case "nacked":
         return t("js.ev.nacked", v);
       case "delivered":
+        if (!e.queue && e.consumer) return t("js.ev.delivered.direct", v); // direct reply-to: no queue
         if (!e.consumer) return t(e.redelivered ? "js.ev.got.again" : "js.ev.got", v);
         return t(e.redelivered ? "js.ev.delivered.again" : "js.ev.delivered", v);
       case "acked":
