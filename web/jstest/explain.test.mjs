@@ -116,3 +116,17 @@ test("every kind of event the engine made here has a sentence", async () => {
   }
   assert.equal(ex.en.explain({ kind: "no-such-kind" }), "");
 });
+
+test("a direct reply-to reply goes to its consumer through no queue", async () => {
+  const w = await startEngine();
+  for (const l of ["declare queue rpc", "@client consume amq.rabbitmq.reply-to no-ack tag=replies", "@client publish rpc ping reply-to=amq.rabbitmq.reply-to", "@server consume rpc tag=worker"]) {
+    assert.equal(w.exec(l).error, undefined, l);
+  }
+  const r = w.exec("@server publish amq.rabbitmq.reply-to.2.1.1 pong");
+  const reply = r.events.find((e) => e.kind === "delivered");
+  assert.equal(reply.queue, undefined);
+  assert.equal(
+    ex.en.explain(reply),
+    "Reply #2 to amq.rabbitmq.reply-to.2.1.1 went straight to consumer replies on channel client, through no queue (direct reply-to), delivery tag 1.",
+  );
+});
