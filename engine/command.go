@@ -56,9 +56,7 @@ const (
 	KindBasicQos                  CommandKind = 18
 	KindBasicConsume              CommandKind = 19
 	KindBasicCancel               CommandKind = 20
-	KindBasicPublish              CommandKind = 21
-	KindPublishTarget             CommandKind = 22
-	KindPublishDirect             CommandKind = 23
+	KindBasicPublish              CommandKind = 21 // 22, 23: retired (command_retired.go)
 	KindBasicGet                  CommandKind = 24
 	KindBasicAck                  CommandKind = 25
 	KindBasicNack                 CommandKind = 26
@@ -97,7 +95,7 @@ var commandNames = [...]string{
 	KindExchangeBind: "ExchangeBind", KindExchangeUnbind: "ExchangeUnbind", KindQueueDeclare: "QueueDeclare",
 	KindQueueDelete: "QueueDelete", KindQueueBind: "QueueBind", KindQueueUnbind: "QueueUnbind", KindQueuePurge: "QueuePurge",
 	KindBasicQos: "BasicQos", KindBasicConsume: "BasicConsume", KindBasicCancel: "BasicCancel",
-	KindBasicPublish: "BasicPublish", KindPublishTarget: "PublishTarget", KindPublishDirect: "PublishDirect",
+	KindBasicPublish: "BasicPublish", kindRetiredPublishTarget: "PublishTarget", kindRetiredPublishDirect: "PublishDirect",
 	KindBasicGet: "BasicGet", KindBasicAck: "BasicAck", KindBasicNack: "BasicNack", KindBasicReject: "BasicReject",
 	KindBasicRecover: "BasicRecover", KindBasicRecoverAsync: "BasicRecoverAsync", KindConfirmSelect: "ConfirmSelect",
 	KindTxSelect: "TxSelect", KindTxCommit: "TxCommit", KindTxRollback: "TxRollback", KindSetPolicy: "SetPolicy",
@@ -233,19 +231,6 @@ type CmdBasicPublish struct {
 	Publish BasicPublish
 }
 
-// CmdPublishTarget is PublishTarget: its checks can close the channel.
-type CmdPublishTarget struct {
-	Channel  ChannelID
-	Exchange string
-}
-
-// CmdPublishDirect is PublishDirect.
-type CmdPublishDirect struct {
-	From, To    ChannelID
-	ConsumerTag string
-	Publish     BasicPublish
-}
-
 // CmdBasicGet is BasicGet.
 type CmdBasicGet struct {
 	Channel ChannelID
@@ -377,8 +362,6 @@ func (CmdBasicQos) kind() CommandKind                  { return KindBasicQos }
 func (CmdBasicConsume) kind() CommandKind              { return KindBasicConsume }
 func (CmdBasicCancel) kind() CommandKind               { return KindBasicCancel }
 func (CmdBasicPublish) kind() CommandKind              { return KindBasicPublish }
-func (CmdPublishTarget) kind() CommandKind             { return KindPublishTarget }
-func (CmdPublishDirect) kind() CommandKind             { return KindPublishDirect }
 func (CmdBasicGet) kind() CommandKind                  { return KindBasicGet }
 func (CmdBasicAck) kind() CommandKind                  { return KindBasicAck }
 func (CmdBasicNack) kind() CommandKind                 { return KindBasicNack }

@@ -138,16 +138,8 @@ func (e *encoder) cmd(c Command) {
 		e.tag(c.kind())
 		e.channel(c.Channel)
 		e.publish(c.Publish)
-	case CmdPublishTarget:
-		e.tag(c.kind())
-		e.channel(c.Channel)
-		e.str(c.Exchange)
-	case CmdPublishDirect:
-		e.tag(c.kind())
-		e.channel(c.From)
-		e.channel(c.To)
-		e.str(c.ConsumerTag)
-		e.publish(c.Publish)
+	case retiredPublishTarget, retiredPublishDirect:
+		e.retired(c) // command_retired.go
 	case CmdBasicGet:
 		e.tag(c.kind())
 		e.channel(c.Channel)

@@ -107,12 +107,8 @@ func (d *decoder) cmd() Command {
 	case KindBasicPublish:
 		ch := d.channel()
 		return CmdBasicPublish{Channel: ch, Publish: d.publish()}
-	case KindPublishTarget:
-		return CmdPublishTarget{Channel: d.channel(), Exchange: d.str()}
-	case KindPublishDirect:
-		c := CmdPublishDirect{From: d.channel(), To: d.channel(), ConsumerTag: d.str()}
-		c.Publish = d.publish()
-		return c
+	case kindRetiredPublishTarget, kindRetiredPublishDirect:
+		return d.retired(k) // command_retired.go
 	case KindBasicGet:
 		ch := d.channel()
 		return CmdBasicGet{Channel: ch, Get: BasicGet{Queue: d.str(), NoAck: d.boolean()}}

@@ -37,6 +37,6 @@
 //     all but connection.close and close-ok) for at most CloseWait; end
 //     the connection when Ended.
 //
-// Direct reply-to is not modelled here: the driver handles the
-// amq.rabbitmq.reply-to methods before they reach the machine.
+// Direct reply-to needs nothing here: the engine models it, and its
+// methods map to commands like any others.
 package amqpconn

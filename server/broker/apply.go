@@ -9,30 +9,31 @@ import "warren/engine"
 // closes a channel or the connection, and the commands a driver made
 // after it were for a state that is gone: AMQP discards them until the
 // client has seen the close). Then it hands the events the commands
-// caused to the sinks, as Do does. This is the driver
-// boundary: a driver turns its input into commands and gets results and
-// events back, and none of its code runs while it owns the engine.
+// caused to the sinks. This is the driver boundary: a driver turns its
+// input into commands and gets results and events back, and none of its
+// code runs while it owns the engine. The commands of one call are
+// applied in one turn, with no other request between them.
 func (b *Broker) Apply(cmds []engine.Command, res []engine.Result) ([]engine.Result, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.stopped {
-		return res, ErrStopped
-	}
-	b.eng.AdvanceTo(b.clockTarget())
-	b.persist()
-	b.dispatch()
-	for _, c := range cmds {
-		r := b.eng.Apply(c)
-		res = append(res, r)
-		if r.Err != nil {
-			break
+	err := b.own(func() {
+		for _, c := range cmds {
+			r := b.eng.Apply(c)
+			res = append(res, r)
+			if r.Err != nil {
+				break
+			}
 		}
+	})
+	return res, err
+}
+
+// ApplyOne applies one command, as Apply does, and returns its result; the
+// error is the command's (Result.Err) or ErrStopped.
+func (b *Broker) ApplyOne(c engine.Command) (engine.Result, error) {
+	var r engine.Result
+	if err := b.own(func() { r = b.eng.Apply(c) }); err != nil {
+		return r, err
 	}
-	b.persist()
-	b.dispatch()
-	b.maybeSnapshot()
-	b.kickIfDue()
-	return res, nil
+	return r, r.Err
 }
 
 // Unacked is the engine's count of a channel's unacknowledged deliveries,

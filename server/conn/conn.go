@@ -141,9 +141,6 @@ type conn struct {
 	r    *reader
 	res  []engine.Result // Apply's results, reused
 	evs  []engine.Event  // the inbox's events, reused
-	// replyChans are the channels with a direct reply-to consumer
-	// (replyto.go), touched inside the backend's Do.
-	replyChans map[uint16]bool
 	// counted says the connection holds one of MaxConnections' places;
 	// admission is its place among those not logged in yet, given back
 	// at connection.open (handshake.go) or at the end.
@@ -218,7 +215,7 @@ type Admission interface{ Release() }
 // which it gives back when connection.open succeeds or the connection
 // ends before that. The calling goroutine becomes the connection's owner.
 func ServeAdmitted(ctx context.Context, t Transport, cfg *Config, admission Admission) {
-	c := &conn{cfg: cfg, t: t, home: cfg.shared.home, b: cfg.Broker, out: newOutbox(), replyChans: map[uint16]bool{}, done: make(chan struct{}), hbStart: make(chan uint16, 1),
+	c := &conn{cfg: cfg, t: t, home: cfg.shared.home, b: cfg.Broker, out: newOutbox(), done: make(chan struct{}), hbStart: make(chan uint16, 1),
 		frameMax: cfg.FrameMax, admission: admission, owner: currentOwner()}
 	c.wake.init(t)
 	c.releaseHeld = c.releaseHeldItem
@@ -305,14 +302,6 @@ func (c *conn) shutdown() {
 		if c.m != nil {
 			if cmd, ok := c.m.Shutdown(); ok {
 				c.b.Apply([]engine.Command{cmd}, c.res[:0])
-			}
-			if len(c.replyChans) > 0 {
-				id := c.m.Conn()
-				c.b.Do(func(*engine.Broker) {
-					for n := range c.replyChans {
-						c.dropReplyTo(engine.ChannelID{Conn: id, Num: n})
-					}
-				})
 			}
 			c.home.Alarm.remove(c)
 			if c.m.Conn() != 0 {
@@ -425,9 +414,6 @@ func (c *conn) run() error {
 		if cmd.heartbeat {
 			continue
 		}
-		if c.replyTo(cmd) {
-			continue
-		}
 		c.m.Recv(cmd.Command)
 		if err := c.turn(); err != nil {
 			return err
@@ -436,10 +422,9 @@ func (c *conn) run() error {
 }
 
 // batchable reports whether a command may join a batch of pipelined
-// commands: the machine's pipelined ones, except a publish that direct
-// reply-to handles (replyto.go), which goes alone.
+// commands: the machine's pipelined ones.
 func batchable(cmd command) bool {
-	return !cmd.heartbeat && amqpconn.Pipelined(cmd.Command) && !asksReplyTo(cmd)
+	return !cmd.heartbeat && amqpconn.Pipelined(cmd.Command)
 }
 
 func isPublish(cmd command) bool { _, ok := cmd.Method.(*amqp.BasicPublish); return ok }

@@ -11,7 +11,7 @@ import (
 func init() { checkOwners = true } // every connection in the tests asserts its owner
 
 // TestSinkActsOnItsKindsOnly: a connection's sink does something (queues
-// a frame, keeps the event for the owner, drops a reply-to) for an event
+// a frame, keeps the event for the owner) for an event
 // of its own connection exactly when the event's kind is one of
 // sinkKinds, and nothing for another connection's event of any kind. The
 // broker hands it other kinds, and other connections' events, only in a
@@ -26,12 +26,12 @@ func TestSinkActsOnItsKindsOnly(t *testing.T) {
 		defer a.Close()
 		defer b.Close()
 		c := &conn{cfg: cfg, b: cfg.Broker, home: cfg.shared.home, out: newOutbox(), connID: own,
-			replyChans: map[uint16]bool{1: true}, notifyCancel: true}
+			notifyCancel: true}
 		c.wake.init(TCP(a))
 		ev := engine.Event{Kind: k, Channel: engine.ChannelID{Conn: of, Num: 1}, Code: engine.PreconditionFailed,
 			Text: "PRECONDITION_FAILED", Reason: "queue-deleted", ConsumerTag: "ctag", Msg: &engine.Message{}}
 		sink{c}.Events(nil, []engine.Event{ev})
-		return c.out.size() > 0 || len(c.inbox.evs) > 0 || c.wake.woken.Load() || !c.replyChans[1]
+		return c.out.size() > 0 || len(c.inbox.evs) > 0 || c.wake.woken.Load()
 	}
 	for k := engine.EvNone; !strings.HasPrefix(k.String(), "event("); k++ {
 		if got, want := acted(k, own), sinkKinds.Has(k); got != want {

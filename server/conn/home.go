@@ -17,10 +17,9 @@ type Backend interface {
 	// applied command's result to res (broker.Broker.Apply); an error
 	// means the broker has stopped and nothing was applied.
 	Apply(cmds []engine.Command, res []engine.Result) ([]engine.Result, error)
-	// Do runs f on the broker. Only two paths still use it: opening a
+	// Do runs f on the broker. One path still uses it: opening a
 	// connection with the user's permissions read in the same turn
-	// (handshake.go), and direct reply-to (replyto.go), which is moving
-	// into the engine.
+	// (handshake.go).
 	Do(f func(e *engine.Broker)) error
 	// Attach routes connection id's events to s; Detach stops that.
 	Attach(id engine.ConnID, s broker.Sink)
@@ -45,10 +44,6 @@ type Home struct {
 	Ended   <-chan struct{}
 	EndText func() string
 
-	// replies are the direct reply-to consumers of the home's broker,
-	// touched under its lock only (its Do, the sinks): connection ids
-	// mean nothing in another broker.
-	replies *replyTargets
 	// inline says which connections' frames a request's goroutine writes
 	// after it (inline.go).
 	inline inlineWrites
@@ -61,7 +56,7 @@ func NewHome(alarm *Alarm) *Home {
 		alarm = &Alarm{}
 	}
 	alarm.init()
-	return &Home{Alarm: alarm, replies: newReplyTargets()}
+	return &Home{Alarm: alarm}
 }
 
 // Router sends a login that is not one of the server's users to the

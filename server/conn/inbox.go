@@ -125,9 +125,6 @@ func (s sink) Events(_ *engine.Broker, evs []engine.Event) {
 		if ev.Channel.Conn != id || !sinkKinds.Has(ev.Kind) {
 			continue
 		}
-		if ev.Kind == engine.EvChannelClosed {
-			c.dropReplyTo(ev.Channel) // under the backend's lock (replyto.go)
-		}
 		if in.applying {
 			in.evs = append(in.evs, *ev)
 			if durableConfirm(ev) {

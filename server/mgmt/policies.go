@@ -31,7 +31,7 @@ func toPolicyJSON(p engine.Policy) policyJSON {
 func (p *policies) list(c *call) (int, any, error) {
 	var pols []engine.Policy
 	var err error
-	if rerr := p.a.read(func(e *engine.Broker) {
+	if rerr := p.a.read(func(e engineReads) {
 		var vhosts []string
 		if vhosts, err = c.scopeNames(e.Vhosts()); err != nil {
 			return
@@ -52,9 +52,9 @@ func (p *policies) list(c *call) (int, any, error) {
 	return http.StatusOK, out, nil
 }
 
-// find looks a policy up on the broker goroutine.
+// find looks a policy up.
 func (p *policies) find(s *session, vhost, name string) (engine.Policy, bool) {
-	for _, pol := range s.e.Policies(vhost, p.operator) {
+	for _, pol := range s.r.Policies(vhost, p.operator) {
 		if pol.Name == name {
 			return pol, true
 		}
@@ -122,10 +122,8 @@ func (p *policies) put(c *call) (int, any, error) {
 			return err
 		}
 		_, existed = p.find(s, vhost, name)
-		if p.operator {
-			return s.e.SetOperatorPolicy(pol)
-		}
-		return s.e.SetPolicy(pol)
+		_, err := s.apply(engine.CmdSetPolicy{Policy: pol, Operator: p.operator})
+		return err
 	})
 	if err != nil {
 		return 0, nil, err
@@ -170,10 +168,8 @@ func (p *policies) delete(c *call) (int, any, error) {
 		if _, ok := p.find(s, vhost, name); !ok {
 			return errNotFound
 		}
-		if p.operator {
-			return s.e.ClearOperatorPolicy(vhost, name)
-		}
-		return s.e.ClearPolicy(vhost, name)
+		_, err := s.apply(engine.CmdClearPolicy{Vhost: vhost, Name: name, Operator: p.operator})
+		return err
 	})
 	if err != nil {
 		return 0, nil, err
