@@ -44,3 +44,19 @@ func (b *Broker) Unacked(id engine.ChannelID) int {
 	defer b.mu.Unlock()
 	return b.eng.Unacked(id)
 }
+
+// OpenConnection opens an AMQP connection with the user's permissions as the
+// engine has them when it opens (o.Perms is set from
+// engine.Broker.UserGrants), in one turn: a permission change after it
+// reaches the connection, one before it is already in them, and nothing
+// runs between the read and the open (as a checked Visit opens its
+// connections). It returns CmdOpenConnection's result; the error is
+// ErrStopped.
+func (b *Broker) OpenConnection(o engine.ConnectionOpen) (engine.Result, error) {
+	var r engine.Result
+	err := b.own(func() {
+		o.Perms = b.eng.UserGrants(o.User, o.Vhost)
+		r = b.eng.Apply(engine.CmdOpenConnection{Open: o})
+	})
+	return r, err
+}

@@ -2,6 +2,7 @@ package conn
 
 import (
 	"errors"
+	"runtime"
 
 	"warren/engine"
 	"warren/engine/amqpconn"
@@ -16,9 +17,13 @@ import (
 // connection must end (the backend has stopped).
 func (c *conn) turn() (err error) {
 	c.owner.check()
+	pressure := pressureWakes.Load()
 	c.writeInline(func() { err = c.ready() })
 	if err == nil {
 		err = c.backlog()
+	}
+	if pressureWakes.Load() != pressure {
+		runtime.Gosched() // let the owner it woke pause its connection (inbox.go)
 	}
 	return err
 }

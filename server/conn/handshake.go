@@ -73,27 +73,9 @@ func (c *conn) open(vhost string) error {
 	}
 	o := m.ConnectionOpen(vhost)
 	o.Name = c.t.RemoteAddr().String() + " -> " + c.t.LocalAddr().String()
-	var res engine.Result
-	if own {
-		// The user's permissions as the engine has them when the
-		// connection opens: a change after this reaches the connection,
-		// one before it is already in them. The engine's command takes
-		// permissions as data, so they are read in the same turn under
-		// the broker's lock: the one closure left on this path.
-		err := c.b.Do(func(e *engine.Broker) {
-			o.Perms = e.UserGrants(o.User, vhost)
-			res = e.Apply(engine.CmdOpenConnection{Open: o})
-		})
-		if err != nil {
-			return err
-		}
-	} else {
-		// A shared session's own user may do anything in its broker.
-		rs, err := c.b.Apply([]engine.Command{engine.CmdOpenConnection{Open: o}}, c.res[:0])
-		if err != nil {
-			return err
-		}
-		res = rs[0]
+	res, err := c.b.OpenConnection(o)
+	if err != nil {
+		return err // the broker (a shared session) has ended
 	}
 	if res.Err != nil {
 		c.uncount()

@@ -17,10 +17,12 @@ type Backend interface {
 	// applied command's result to res (broker.Broker.Apply); an error
 	// means the broker has stopped and nothing was applied.
 	Apply(cmds []engine.Command, res []engine.Result) ([]engine.Result, error)
-	// Do runs f on the broker. One path still uses it: opening a
-	// connection with the user's permissions read in the same turn
-	// (handshake.go).
-	Do(f func(e *engine.Broker)) error
+	// OpenConnection opens the connection in the engine
+	// (CmdOpenConnection): the server's broker gives it the user's
+	// permissions in the same turn (broker.Broker.OpenConnection); a
+	// shared session's own user may do anything in its broker. An error
+	// means the broker has stopped.
+	OpenConnection(o engine.ConnectionOpen) (engine.Result, error)
 	// Attach routes connection id's events to s; Detach stops that.
 	Attach(id engine.ConnID, s broker.Sink)
 	Detach(id engine.ConnID)
@@ -83,7 +85,9 @@ type noBroker struct{}
 func (noBroker) Apply(_ []engine.Command, res []engine.Result) ([]engine.Result, error) {
 	return res, broker.ErrStopped
 }
-func (noBroker) Do(func(e *engine.Broker)) error   { return broker.ErrStopped }
+func (noBroker) OpenConnection(engine.ConnectionOpen) (engine.Result, error) {
+	return engine.Result{}, broker.ErrStopped
+}
 func (noBroker) Attach(engine.ConnID, broker.Sink) {}
 func (noBroker) Detach(engine.ConnID)              {}
 func (noBroker) LogEnd() uint64                    { return 0 }

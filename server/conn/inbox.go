@@ -2,6 +2,7 @@ package conn
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"warren/engine"
 	"warren/engine/amqpconn"
@@ -148,11 +149,20 @@ func (s sink) Events(_ *engine.Broker, evs []engine.Event) {
 	in.mu.Unlock()
 	if !wake && !c.pausedFlag.Load() && c.out.size() > c.cfg.OutboxHighWater {
 		wake = true // the owner pauses the connection (drive.go's backlog)
+		pressureWakes.Add(1)
 	}
 	if wake {
 		c.wake.wake()
 	}
 }
+
+// pressureWakes counts the sinks' wake-ups for back-pressure. A turn that
+// caused one yields the processor once it is over (drive.go's turn), so
+// that the consumer's owner can pause it before the publisher's next
+// turn: the owner it woke would otherwise wait behind a publisher that
+// streams (on a pipe, every message of a 500-message burst reached the
+// stalled consumer before its owner ran).
+var pressureWakes atomic.Uint64
 
 // durableConfirm reports whether ev's confirm waits for the disk.
 func durableConfirm(ev *engine.Event) bool {

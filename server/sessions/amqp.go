@@ -70,13 +70,14 @@ type amqpConn struct {
 	user   string
 }
 
-// Do runs f as the connection's input and waits for it.
-func (a *amqpConn) Do(f func(e *engine.Broker)) error {
-	var err error
-	if !a.s.call(func(now int64) { err = a.s.hub.Do(now, a.origin, f) }) {
-		return broker.ErrStopped
+// OpenConnection opens the connection as its input: a session's own user
+// may do anything in its broker, so it carries no permissions.
+func (a *amqpConn) OpenConnection(o engine.ConnectionOpen) (engine.Result, error) {
+	res, err := a.Apply([]engine.Command{engine.CmdOpenConnection{Open: o}}, nil)
+	if err != nil || len(res) == 0 {
+		return engine.Result{}, err
 	}
-	return err
+	return res[0], nil
 }
 
 // Apply applies the connection's commands as its input (hub.Session.Apply)
