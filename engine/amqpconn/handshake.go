@@ -203,3 +203,15 @@ func negotiated(field string, min, server, client uint32) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// LargestPublish is the size in bytes of a publish with a body of
+// maxMessageSize bytes framed under frameMax: a method frame and a content
+// header frame of at most frameMax+8 bytes each, and body frames carrying
+// frameMax-8 bytes each plus 8 of overhead. A WebSocket transport bounds
+// a client's messages with it once the connection is tuned, since
+// @cloudamqp/amqp-client 4 sends a whole publish in one message.
+func LargestPublish(frameMax uint32, maxMessageSize uint64) int64 {
+	chunk := uint64(frameMax - 8)
+	bodyFrames := (maxMessageSize + chunk - 1) / chunk
+	return int64(2*(uint64(frameMax)+8) + maxMessageSize + 8*bodyFrames)
+}

@@ -26,10 +26,6 @@ import "warren/engine"
 // after a batch of acks for the next read to wait for more.
 const ackBacklog = 128
 
-// ackPacer is a transport whose next read can wait for a consumer's acks
-// (TCP on Linux, readwait_linux.go).
-type ackPacer interface{ acksHeld() }
-
 // ackedChannels are the channels a batch of acks acked, up to a few: a
 // batch over more channels than that does not pace reads.
 type ackedChannels struct {
@@ -61,5 +57,5 @@ func (c *conn) paceAcks(acked *ackedChannels) {
 			return
 		}
 	}
-	c.ackPace.acksHeld()
+	c.ackPace.AcksHeld()
 }

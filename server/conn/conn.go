@@ -190,7 +190,7 @@ type conn struct {
 
 	// ackPace is the transport, when its reads can wait for a consumer's
 	// acks (acks.go).
-	ackPace ackPacer
+	ackPace AckPacer
 
 	closeOnce sync.Once
 	done      chan struct{}
@@ -219,7 +219,7 @@ func ServeAdmitted(ctx context.Context, t Transport, cfg *Config, admission Admi
 		frameMax: cfg.FrameMax, admission: admission, owner: currentOwner()}
 	c.wake.init(t)
 	c.releaseHeld = c.releaseHeldItem
-	c.ackPace, _ = t.(ackPacer)
+	c.ackPace, _ = t.(AckPacer)
 	defer c.leave()
 	defer c.shutdown()
 	c.writerGone = make(chan struct{})

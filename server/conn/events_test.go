@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"warren/engine"
+	"warren/server/conn/tcp"
 )
 
 func init() { checkOwners = true } // every connection in the tests asserts its owner
@@ -27,7 +28,7 @@ func TestSinkActsOnItsKindsOnly(t *testing.T) {
 		defer b.Close()
 		c := &conn{cfg: cfg, b: cfg.Broker, home: cfg.shared.home, out: newOutbox(), connID: own,
 			notifyCancel: true}
-		c.wake.init(TCP(a))
+		c.wake.init(tcp.New(a))
 		ev := engine.Event{Kind: k, Channel: engine.ChannelID{Conn: of, Num: 1}, Code: engine.PreconditionFailed,
 			Text: "PRECONDITION_FAILED", Reason: "queue-deleted", ConsumerTag: "ctag", Msg: &engine.Message{}}
 		sink{c}.Events(nil, []engine.Event{ev})

@@ -15,7 +15,7 @@ import "sync"
 // writeInline runs do, a request to the backend, and then writes what it
 // queued (see above).
 func (c *conn) writeInline(do func()) {
-	if tw, ok := c.t.(tryWriter); !ok || !tw.canTryWrite() {
+	if tw, ok := c.t.(TryWriter); !ok || !tw.CanTryWrite() {
 		do()
 		return
 	}
@@ -39,7 +39,7 @@ func (c *conn) writeInline(do func()) {
 // again and wakes it if anything is left.
 func (c *conn) writeHeld() {
 	wake := false
-	if tw, ok := c.t.(tryWriter); ok && tw.canTryWrite() && c.out.size() <= writeBatch && c.wmu.TryLock() {
+	if tw, ok := c.t.(TryWriter); ok && tw.CanTryWrite() && c.out.size() <= writeBatch && c.wmu.TryLock() {
 		if !c.ws.ended {
 			wake = c.drain(tw) || c.ws.ended || c.ws.closeLater
 		}

@@ -87,7 +87,7 @@ type writeState struct {
 // writeBatch bytes (the writer). With a try writer it writes without
 // waiting, all in one (writeInline), and reports whether bytes were left
 // for the writer to send. The caller holds wmu.
-func (c *conn) drain(try tryWriter) (blocked bool) {
+func (c *conn) drain(try TryWriter) (blocked bool) {
 	w := &c.ws
 	if w.closeLater {
 		c.t.WriteFrames(nil) // what TryWrite left, before the close
