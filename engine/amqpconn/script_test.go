@@ -96,6 +96,7 @@ var testConfig = amqpconn.Config{ChannelMax: 4, FrameMax: 131072, Heartbeat: 60,
 //	[name:] frame-error CH CODE TEXT  the codec found an error
 //	[name:] backlog BYTES HW          bytes waiting to be written
 //	[name:] force-close TEXT          the server closes the connection
+//	[name:] heartbeat NOW SENT HEARD  the heartbeat decisions at NOW (ms)
 //	[name:] state                     the machine's state
 //	+LINE                             LINE, then no Ready loop yet
 //
@@ -188,6 +189,15 @@ func (h *harness) exec(sb *strings.Builder, line string) error {
 			h.b.Apply(c)
 			h.collect()
 		}
+	case "heartbeat":
+		// heartbeat NOW LAST-SENT LAST-HEARD (ms)
+		var at [3]int64
+		for i := range at {
+			at[i], _ = strconv.ParseInt(f[1+i], 10, 64)
+		}
+		fmt.Fprintf(sb, "%s: every=%dms silence=%dms due=%v gone=%v\n", name, m.HeartbeatEveryMs(), m.SilenceLimitMs(),
+			m.HeartbeatDue(at[0], at[1]), m.ClientGone(at[0], at[2]))
+		return nil
 	case "force-close":
 		m.ForceClose(strings.Join(f[1:], " "))
 	case "state":

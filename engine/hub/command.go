@@ -186,7 +186,9 @@ func (s *Session) Apply(nowMs int64, origin Origin, cmds []engine.Command, res [
 	return res, nil
 }
 
-// Do applies what a real AMQP client did: fn calls the broker's methods
+// Do applies what a real AMQP client did as a closure: the hub's and the
+// playground bridge's tests build sessions with it; drivers use Apply,
+// which takes commands. fn calls the broker's methods
 // (the driver's connection.open, basic.publish, basic.ack ...), and
 // whatever the broker recorded becomes one entry of origin, usually
 // {Kind: OriginAMQP, Connection: id}. The events are in Ready.Events for

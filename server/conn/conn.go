@@ -175,7 +175,7 @@ type conn struct {
 	held         heldQueue
 	releaseHeld  func()
 
-	hbStart chan uint16 // the negotiated heartbeat, for the writer
+	hbStart chan int64 // how often to send heartbeats, ms (the machine's), for the writer
 
 	// What the one writing owns (writer.go): the writer goroutine, or
 	// the connection's goroutine writing its own replies (writeInline).
@@ -215,7 +215,7 @@ type Admission interface{ Release() }
 // which it gives back when connection.open succeeds or the connection
 // ends before that. The calling goroutine becomes the connection's owner.
 func ServeAdmitted(ctx context.Context, t Transport, cfg *Config, admission Admission) {
-	c := &conn{cfg: cfg, t: t, home: cfg.shared.home, b: cfg.Broker, out: newOutbox(), done: make(chan struct{}), hbStart: make(chan uint16, 1),
+	c := &conn{cfg: cfg, t: t, home: cfg.shared.home, b: cfg.Broker, out: newOutbox(), done: make(chan struct{}), hbStart: make(chan int64, 1),
 		frameMax: cfg.FrameMax, admission: admission, owner: currentOwner()}
 	c.wake.init(t)
 	c.releaseHeld = c.releaseHeldItem

@@ -116,18 +116,19 @@ func (r *reader) intended() time.Time {
 // restoreDeadline puts back the read deadline a wake-up moved.
 func (r *reader) restoreDeadline() { r.t.SetReadDeadline(r.intended()) }
 
-// watchLiveness starts heartbeat detection for the negotiated interval:
-// the client is taken as gone when nothing at all (a heartbeat or any
-// other frame) has arrived for two intervals, as RabbitMQ's receiver
-// decides. Heartbeats off (0) clear the handshake's deadline.
-func (r *reader) watchLiveness(t Transport, heartbeatSec uint16) {
+// watchLiveness starts heartbeat detection: the client is taken as gone
+// when nothing at all (a heartbeat or any other frame) has arrived for
+// silenceMs, the machine's SilenceLimitMs (two intervals, as RabbitMQ's
+// receiver decides); the read deadline is the timer. 0 (heartbeats off)
+// clears the handshake's deadline.
+func (r *reader) watchLiveness(t Transport, silenceMs int64) {
 	r.handshakeAt = time.Time{}
-	if heartbeatSec == 0 {
+	if silenceMs == 0 {
 		t.SetReadDeadline(time.Time{})
 		return
 	}
 	r.deadline = t
-	r.timeout = 2 * time.Duration(heartbeatSec) * time.Second
+	r.timeout = time.Duration(silenceMs) * time.Millisecond
 	r.renewedAt = time.Time{}
 	r.alive()
 }

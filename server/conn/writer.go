@@ -11,10 +11,9 @@ import (
 // startHeartbeats starts both halves of heartbeating once the connection
 // is open: the writer sends, the reader watches for the client's.
 func (c *conn) startHeartbeats() {
-	_, _, heartbeat := c.m.Tuned()
-	c.r.watchLiveness(c.t, heartbeat)
+	c.r.watchLiveness(c.t, c.m.SilenceLimitMs())
 	select {
-	case c.hbStart <- heartbeat:
+	case c.hbStart <- c.m.HeartbeatEveryMs():
 	default:
 	}
 }
@@ -39,9 +38,9 @@ func (c *conn) writer() {
 	for {
 		select {
 		case <-c.out.notify:
-		case sec := <-c.hbStart:
-			if sec > 0 {
-				hb = time.NewTicker(time.Duration(sec) * time.Second / 2)
+		case everyMs := <-c.hbStart:
+			if everyMs > 0 {
+				hb = time.NewTicker(time.Duration(everyMs) * time.Millisecond)
 				hbC = hb.C
 			}
 			continue
