@@ -10,6 +10,8 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -27,9 +29,15 @@ import (
 // bounded too (see bound), so that a client cannot keep the server reading
 // one message that never ends. Each server frame goes in a message of its
 // own, as @cloudamqp/amqp-client needs.
+//
+// The stream is read by a goroutine of the transport's own (pump) into
+// one of two buffers, and Read takes from there: so a read deadline, even
+// one set to now to wake the connection's owner (server/conn's wake.go),
+// ends a Read without ending the stream. websocket.NetConn's own
+// deadline cancels its read and the socket with it.
 type Transport struct {
 	ws     *websocket.Conn
-	in     net.Conn // ws's reading side as a stream, with read deadlines
+	in     net.Conn // ws's reading side as a stream (no deadlines)
 	remote net.Addr
 	local  net.Addr
 	ctx    context.Context
@@ -39,7 +47,33 @@ type Transport struct {
 	// rather than wait for the client's close frame while draining the
 	// rest of its message.
 	readFailed atomic.Bool
+
+	// What the pump read, and the buffers it may read into next.
+	reads chan readResult
+	free  chan []byte
+	// Read's own: the rest of the last result, and its error once
+	// everything before it was read.
+	cur  []byte
+	left []byte
+	err  error
+	// deadline, under mu, is the read deadline; changed closes and
+	// replaces the channel a Read waits on, so that a new deadline takes
+	// effect at once. timer is Read's, reused.
+	mu       sync.Mutex
+	deadline time.Time
+	changed  chan struct{}
+	timer    *time.Timer
 }
+
+// readResult is one read of the pump's.
+type readResult struct {
+	buf []byte
+	n   int
+	err error
+}
+
+// readBuffer is the size of each of the pump's two buffers.
+const readBuffer = 32 << 10
 
 // Accept accepts an upgrade for AMQP over WebSocket. No subprotocol is
 // required; "amqp" is answered only when the client offers it.
@@ -58,9 +92,38 @@ func Accept(w http.ResponseWriter, r *http.Request, originPatterns []string) (*T
 	if local == nil {
 		local = stringAddr(r.Host)
 	}
-	t := &Transport{ws: ws, in: websocket.NetConn(ctx, ws, websocket.MessageBinary), remote: remote, local: local, ctx: ctx, cancel: cancel}
+	t := &Transport{ws: ws, in: websocket.NetConn(ctx, ws, websocket.MessageBinary), remote: remote, local: local, ctx: ctx, cancel: cancel,
+		reads: make(chan readResult, 1), free: make(chan []byte, 2), changed: make(chan struct{})}
 	t.ws.SetReadLimit(amqp.FrameMinSize + 8) // NetConn lifted the limit
+	t.free <- make([]byte, readBuffer)
+	t.free <- make([]byte, readBuffer)
+	go t.pump()
 	return t, nil
+}
+
+// pump reads the stream until it fails (the socket closed, a text
+// message, a message past the bound), handing each read to Read.
+func (t *Transport) pump() {
+	for {
+		var buf []byte
+		select {
+		case buf = <-t.free:
+		case <-t.ctx.Done():
+			return
+		}
+		n, err := t.in.Read(buf)
+		if err != nil {
+			t.readFailed.Store(true)
+		}
+		select {
+		case t.reads <- readResult{buf, n, err}:
+		case <-t.ctx.Done():
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 // BoundMessages sets the largest client message once the client has logged in
@@ -84,14 +147,53 @@ type stringAddr string
 func (a stringAddr) Network() string { return "ws" }
 func (a stringAddr) String() string  { return string(a) }
 
-// Read reads the client's messages as one stream. A text message ends the
-// connection (close 1003, unsupported data).
+// Read reads the client's messages as one stream, until the read
+// deadline (os.ErrDeadlineExceeded). A text message ends the connection
+// (close 1003, unsupported data).
 func (t *Transport) Read(p []byte) (int, error) {
-	n, err := t.in.Read(p)
-	if err != nil {
-		t.readFailed.Store(true)
+	for {
+		if len(t.left) > 0 {
+			n := copy(p, t.left)
+			t.left = t.left[n:]
+			if len(t.left) == 0 {
+				t.free <- t.cur
+				t.cur = nil
+			}
+			return n, nil
+		}
+		if t.err != nil {
+			return 0, t.err
+		}
+		t.mu.Lock()
+		deadline, changed := t.deadline, t.changed
+		t.mu.Unlock()
+		var expired <-chan time.Time
+		if !deadline.IsZero() {
+			d := time.Until(deadline)
+			if d <= 0 {
+				return 0, os.ErrDeadlineExceeded
+			}
+			if t.timer == nil {
+				t.timer = time.NewTimer(d)
+			} else {
+				t.timer.Reset(d)
+			}
+			expired = t.timer.C
+		}
+		select {
+		case r := <-t.reads:
+			t.cur, t.left, t.err = r.buf, r.buf[:r.n], r.err
+			if r.n == 0 {
+				t.free <- r.buf
+				t.cur = nil
+			}
+		case <-changed:
+		case <-expired:
+		}
+		if t.timer != nil {
+			t.timer.Stop()
+		}
 	}
-	return n, err
 }
 
 func (t *Transport) WriteFrames(frames [][]byte) error {
@@ -118,4 +220,13 @@ func (t *Transport) RemoteAddr() net.Addr { return t.remote }
 
 func (t *Transport) LocalAddr() net.Addr { return t.local }
 
-func (t *Transport) SetReadDeadline(d time.Time) error { return t.in.SetReadDeadline(d) }
+// SetReadDeadline bounds Read, and ends a Read under way when d has
+// passed (a wake-up).
+func (t *Transport) SetReadDeadline(d time.Time) error {
+	t.mu.Lock()
+	t.deadline = d
+	close(t.changed)
+	t.changed = make(chan struct{})
+	t.mu.Unlock()
+	return nil
+}
