@@ -25,8 +25,9 @@ type Alarm struct {
 	// queued one).
 	PerMessageBytes int64
 
-	// memory and disk are the two reasons to block, touched on the
-	// backend's Do only.
+	// memory and disk are the two reasons to block, touched where the
+	// backend hands out events (under its lock, or on a session's
+	// goroutine) only.
 	memory, disk bool
 
 	mu   sync.Mutex
@@ -73,7 +74,7 @@ func (a *Alarm) Events(e *engine.Broker, _ []engine.Event) {
 	a.update()
 }
 
-// DiskFailed is told, inside the backend's Do, when the store that keeps
+// DiskFailed is told, under the backend's lock, when the store that keeps
 // the broker's state on disk starts failing to write (disk full, an I/O
 // error) and when it recovers (err nil). While it fails, publishers are
 // blocked as for RabbitMQ's disk alarm, since nothing they publish could
@@ -83,7 +84,7 @@ func (a *Alarm) DiskFailed(err error) {
 	a.update()
 }
 
-// SetMemory sets the memory reason from outside, inside the backend's Do:
+// SetMemory sets the memory reason from outside, on the backend's owner:
 // a shared session whose queues hold its bytes limit blocks its
 // publishers as RabbitMQ's memory alarm would, until consumers drain it.
 func (a *Alarm) SetMemory(over bool) {

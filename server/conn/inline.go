@@ -52,9 +52,9 @@ func (c *conn) writeHeld() {
 
 // inlineWrites is a home's record of the requests under writeInline and
 // of the connections whose outboxes they filled. A connection's sink
-// claims its outbox for them while one is under way (the sinks run inside
-// the backend's Do); the request's goroutine takes the claimed ones when
-// its Do returns and writes them. Whichever request's goroutine takes a
+// claims its outbox for them while one is under way (the sinks run where
+// the backend applies commands); the request's goroutine takes the
+// claimed ones when its turn is over and writes them. Whichever request's goroutine takes a
 // claim writes it, so a claim made while any request is under way is
 // always taken: claims and takes are under one mutex, and a request takes
 // every claim there is when it ends.

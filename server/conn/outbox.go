@@ -38,9 +38,9 @@ type outChunk struct {
 // handshake (warren-bench idle-memory).
 var chunkPool = sync.Pool{New: func() any { return new(outChunk) }}
 
-// outbox is the ordered queue between the producers (the connection
-// goroutine's replies, made inside the backend's Do, and the event sink)
-// and the writer. Its byte count drives back-pressure.
+// outbox is the ordered queue between the producers (the owner's sends,
+// the sink's stateless events, the alarm's notices, confirms released by
+// the disk) and the writer. Its byte count drives back-pressure.
 type outbox struct {
 	mu     sync.Mutex
 	chunks []*outChunk
