@@ -186,27 +186,6 @@ func (s *Session) Apply(nowMs int64, origin Origin, cmds []engine.Command, res [
 	return res, nil
 }
 
-// Do applies what a real AMQP client did as a closure: the hub's and the
-// playground bridge's tests build sessions with it; drivers use Apply,
-// which takes commands. fn calls the broker's methods
-// (the driver's connection.open, basic.publish, basic.ack ...), and
-// whatever the broker recorded becomes one entry of origin, usually
-// {Kind: OriginAMQP, Connection: id}. The events are in Ready.Events for
-// the driver to hand to its connections. fn must not drain the broker's
-// events or command records. Do counts as activity for the idle expiry;
-// it is not rate limited (the driver applies AMQP flow control). On an
-// ended session fn does not run and Do returns the KeyEnded error.
-func (s *Session) Do(nowMs int64, origin Origin, fn func(b *engine.Broker)) error {
-	if s.ended != nil {
-		return NewError(KeyEnded)
-	}
-	s.catchUp(nowMs)
-	s.activeMs = nowMs
-	fn(s.b)
-	s.commit(origin, nil, false, nil, "")
-	return nil
-}
-
 // ReportHash takes a participant's state hash after entry seq. A hash
 // that differs from the session's gets the KeyDivergence error, and the
 // participant's first such report is in Ready.Divergences for the driver

@@ -17,7 +17,7 @@ import (
 // and password. The Manager is the server's conn.Router: a login that
 // names a session's user goes to that session, everything else to the
 // server's own users. Each connection then runs its commands through the
-// session's hub (hub.Session.Do), so they are entries of the session's
+// session's hub (hub.Session.Apply), so they are entries of the session's
 // log like any participant's line, and every page shows and animates
 // them.
 
