@@ -120,6 +120,13 @@ type Machine struct {
 	// for their results (see Recv).
 	pend    []pending
 	waiting []amqp.Command
+	// barriers counts the entries of pend that later inputs must wait
+	// for: commands that wait for a reply, and exceptions raised in
+	// order (Recv).
+	barriers int
+	// pendOuts are the pendOut entries' Outs; spareOuts its previous
+	// array, reused.
+	pendOuts, spareOuts []Out
 	// spare is waiting's previous array, reused.
 	spare []amqp.Command
 }
@@ -171,7 +178,8 @@ func (m *Machine) Paused() bool { return m.paused }
 // send queues an Out behind the replies still waiting for results.
 func (m *Machine) send(o Out) {
 	if len(m.pend) > 0 {
-		m.pend = append(m.pend, pending{kind: pendOut, out: o})
+		m.pendOuts = append(m.pendOuts, o)
+		m.pend = append(m.pend, pending{kind: pendOut, out: int32(len(m.pendOuts) - 1)})
 		return
 	}
 	m.ready.Out = append(m.ready.Out, o)

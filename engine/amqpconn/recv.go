@@ -28,7 +28,9 @@ type pending struct {
 	// sync: the entry came from a command that waits for its reply, so
 	// later inputs wait for its result (Recv).
 	sync bool
-	out  Out
+	// out indexes Machine.pendOuts: a pendOut's Out, kept apart so that
+	// an entry stays small (an Out holds a whole engine.Event).
+	out int32
 	// reply builds the -ok from the result; nil for none.
 	reply   func(r *engine.Result) amqp.Method
 	channel uint16
@@ -66,15 +68,7 @@ func (m *Machine) canMap(in amqp.Command) bool {
 	if len(m.pend) == 0 {
 		return true
 	}
-	if !Pipelined(in) {
-		return false
-	}
-	for i := range m.pend {
-		if m.pend[i].sync || m.pend[i].kind == pendFail {
-			return false
-		}
-	}
-	return true
+	return Pipelined(in) && m.barriers == 0
 }
 
 // Pipelined reports whether a command has no synchronous reply, so the
@@ -129,6 +123,9 @@ func (m *Machine) handle(in amqp.Command) {
 // command hands out c, with p the entry that takes its result.
 func (m *Machine) command(c engine.Command, p pending) {
 	p.cmd = true
+	if p.sync {
+		m.barriers++
+	}
 	m.ready.Commands = append(m.ready.Commands, c)
 	m.pend = append(m.pend, p)
 }
@@ -137,6 +134,7 @@ func (m *Machine) command(c engine.Command, p pending) {
 func (m *Machine) failInOrder(in amqp.Command, code int, text string, meth engine.Method) {
 	if len(m.pend) > 0 {
 		m.pend = append(m.pend, pending{kind: pendFail, in: in, has: true, code: code, text: text, meth: meth})
+		m.barriers++
 		return
 	}
 	m.fail(code, text, meth)
@@ -149,8 +147,9 @@ func (m *Machine) failInOrder(in amqp.Command, code int, text string, meth engin
 func (m *Machine) Results(res []engine.Result) {
 	clear(m.ready.Commands) // applied: these are their results
 	m.ready.Commands = m.ready.Commands[:0]
-	old := m.pend
-	m.pend = nil
+	old, oldOuts := m.pend, m.pendOuts
+	m.pend, m.pendOuts = nil, m.spareOuts[:0]
+	m.barriers = 0
 	var redo []amqp.Command
 	i, stopped := 0, false
 	for k := range old {
@@ -160,7 +159,7 @@ func (m *Machine) Results(res []engine.Result) {
 		}
 		switch {
 		case p.kind == pendOut:
-			m.send(p.out) // an event's, or an answer made in order
+			m.send(oldOuts[p.out]) // an event's, or an answer made in order
 		case stopped:
 			if p.has {
 				redo = append(redo, p.in)
@@ -177,6 +176,8 @@ func (m *Machine) Results(res []engine.Result) {
 	if m.pend == nil {
 		m.pend = old[:0]
 	}
+	clear(oldOuts)
+	m.spareOuts = oldOuts[:0]
 	// What waited goes after what must be mapped again, in order.
 	waiting := m.waiting
 	m.waiting = m.spare[:0]
