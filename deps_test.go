@@ -98,6 +98,10 @@ engine/script < engine/hub;
 # The AMQP 0-9-1 codec: frames to values and back, sans-I/O.
 PURE < engine/amqp;
 
+# The AMQP connection's protocol machine: frames in, engine commands and
+# frames out, with no I/O, so a script drives it as it drives the engine.
+engine, engine/amqp < engine/amqpconn;
+
 # The codec's generator runs at development time, reading the spec and
 # writing Go; it is linked by nothing.
 PURE, OS, GOTOOLS < engine/amqp/internal/gen;
@@ -130,13 +134,23 @@ NET, engine/hub < server/httpguard;
 RUNTIME, OS, engine/script < server/console;
 NET, OS, RUNTIME, engine < server/ctl;
 
-# The connections: the AMQP protocol, the TCP transport with raw system
-# calls, and the WebSocket transports.
-NET, WEBSOCKET, engine/amqp, server/auth < server/conn;
+# The connections. A transport owns one socket's bytes and nothing of the
+# protocol: TCP with raw system calls and read pacing, the server's
+# WebSocket, and the edge's, whose socket a Durable Object holds.
+# server/conn runs the protocol machine for one connection over any of
+# them; neither it nor the machine imports a transport (the server and
+# the edge's session role plug them in).
+PURE, RUNTIME, OS, NET < server/conn/tcp;
+RUNTIME, OS, NET, WEBSOCKET, engine/amqpconn < server/conn/ws;
+RUNTIME, OS, NET, engine/amqpconn < wasm/worker/amqpsocket;
+NET, engine/amqpconn, server/auth < server/conn;
+server/conn/tcp, server/conn/ws, wasm/worker/amqpsocket
+!< server/conn, engine/amqpconn;
 
 # Shared sessions: the hub driven over WebSockets, natively and at the
 # edge.
-engine/hub, server/addrlimit, server/conn, server/mgmt < server/sessions;
+WEBSOCKET, engine/hub, server/addrlimit, server/conn, server/mgmt
+< server/sessions;
 
 # The browser's wasm: the bridge is the page's engine and hub, and runs
 # under go test on the host (no syscall/js); main binds it to JavaScript.
@@ -145,11 +159,13 @@ JS, wasm/playground/bridge < wasm/playground;
 
 # The edge worker (linkRules bounds what it links in all).
 RUNTIME, NET, web/i18n/locale < wasm/worker/site;
-JS, WEBSOCKET, server/sessions < wasm/worker/sessionrole;
+JS, WEBSOCKET, server/sessions, wasm/worker/amqpsocket
+< wasm/worker/sessionrole;
 JS, wasm/worker/sessionrole, wasm/worker/site < wasm/worker;
 
 # The server and its commands.
-server/httpguard, server/sessions, web < server;
+server/conn/tcp, server/conn/ws, server/httpguard, server/sessions, web
+< server;
 server, server/console, server/ctl < server/cmd/warren;
 CLIENT, server < server/conformance, server/cmd/warren-bench;
 PURE, EMBED, RUNTIME, OS, NET < server/cmd/warren-suites;
@@ -190,9 +206,10 @@ var linkRules = []struct{ main, links, never string }{
 	// catalogs and lessons stay out.
 	{
 		main: "wasm/worker",
-		links: `engine, engine/amqp, engine/deadline, engine/hub, engine/script,
-			engine/topic, server/addrlimit, server/auth, server/broker,
-			server/conn, server/mgmt, server/sessions, server/store,
+		links: `engine, engine/amqp, engine/amqpconn, engine/deadline,
+			engine/hub, engine/script, engine/topic, server/addrlimit,
+			server/auth, server/broker, server/conn, server/mgmt,
+			server/sessions, server/store, wasm/worker/amqpsocket,
 			wasm/worker/sessionrole, wasm/worker/site, web/i18n/locale`,
 		never: "TEMPLATES",
 	},
