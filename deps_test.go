@@ -106,9 +106,8 @@ engine, engine/amqp < engine/amqpconn;
 # writing Go; it is linked by nothing.
 PURE, OS, GOTOOLS < engine/amqp/internal/gen;
 
-# Whatever is or will be directly under engine/ stays pure (a protocol
-# machine there takes bytes in and gives frames out: transports drive it,
-# it does not import them), and nothing in the engine reaches out.
+# Whatever is or will be directly under engine/ stays pure, and nothing
+# in the engine reaches out: not to a driver, not to a transport.
 RUNTIME, OS, NET, EMBED, JS, WEBSOCKET, TEMPLATES !< engine, engine/*;
 server/..., wasm/..., web/..., lessons !< engine, engine/*;
 
