@@ -76,7 +76,7 @@ NONE
 NONE < github.com/rabbitmq/amqp091-go < CLIENT;
 
 # GOTOOLS read and write Go source: generators and this test.
-NONE < go/build/constraint, go/format, go/parser, go/token < GOTOOLS;
+NONE < go/ast, go/build/constraint, go/format, go/parser, go/token < GOTOOLS;
 
 # TESTING is for _test.go files (see testGroups).
 NONE
