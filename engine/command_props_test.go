@@ -30,7 +30,7 @@ func TestCommandPropsBeforePresence(t *testing.T) {
 	for _, s := range []string{"", "", "app"} {
 		e.str(s)
 	}
-	e.optBytes([]byte("body"))
+	e.bytes([]byte("body"))
 	got, err := DecodeCommand(e.buf)
 	if err != nil {
 		t.Fatal(err)

@@ -181,7 +181,7 @@ func TestCommandDecodeRejects(t *testing.T) {
 		"bad varint":       {CommandFormat, byte(KindAdvanceTo), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01},
 		"unknown type tag": {CommandFormat, byte(KindQueueDeclare), 1, 1, 1, 'q', 0, 0, 0, 0, 2, 1, 'k', 'Z'},
 		"keys out of order": {CommandFormat, byte(KindQueueDeclare), 1, 1, 1, 'q', 0, 0, 0, 0, 3,
-			1, 'b', tagVoid, 1, 'a', tagVoid},
+			1, 'b', 'V', 1, 'a', 'V'},
 	}
 	for name, src := range cases {
 		if c, err := DecodeCommand(src); err == nil {
