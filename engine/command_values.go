@@ -4,6 +4,14 @@ package engine
 // permissions, an AMQP exception — written with the primitives of
 // wire.go, in one fixed order.
 
+// strs writes a list of strings, nil and empty alike.
+func (e *encoder) strs(list []string) {
+	e.uvarint(uint64(len(list)))
+	for _, s := range list {
+		e.str(s)
+	}
+}
+
 func (e *encoder) channel(id ChannelID) {
 	e.uvarint(uint64(id.Conn))
 	e.uvarint(uint64(id.Num))
@@ -55,15 +63,6 @@ func (e *encoder) props(p *Properties) {
 	str(FlagUserID, p.UserID)
 	str(FlagAppID, p.AppID)
 	str(FlagClusterID, p.ClusterID)
-}
-
-func (e *encoder) publish(p BasicPublish) {
-	e.str(p.Exchange)
-	e.str(p.RoutingKey)
-	e.boolean(p.Mandatory)
-	e.boolean(p.Immediate)
-	e.props(p.Props)
-	e.bytes(p.Body)
 }
 
 func (e *encoder) perms(p *Permissions) {

@@ -7,6 +7,19 @@ import "math"
 // present reads the presence byte of an optional value.
 func (d *decoder) present() bool { return d.boolean() }
 
+// strs reads encoder.strs's list; an empty one is nil.
+func (d *decoder) strs() []string {
+	n := d.count("strings") // each takes at least one byte
+	if n == 0 {
+		return nil
+	}
+	list := make([]string, n)
+	for i := range list {
+		list[i] = d.str()
+	}
+	return list
+}
+
 func (d *decoder) channel() ChannelID {
 	c := ConnID(d.unsigned(math.MaxUint32))
 	return ChannelID{Conn: c, Num: uint16(d.unsigned(math.MaxUint16))}
@@ -78,15 +91,6 @@ func (d *decoder) flaggedProps() *Properties {
 	str(FlagUserID, &p.UserID)
 	str(FlagAppID, &p.AppID)
 	str(FlagClusterID, &p.ClusterID)
-	return p
-}
-
-func (d *decoder) publish() BasicPublish {
-	p := BasicPublish{Exchange: d.str(), RoutingKey: d.str()}
-	p.Mandatory = d.boolean()
-	p.Immediate = d.boolean()
-	p.Props = d.props()
-	p.Body = d.bytes()
 	return p
 }
 

@@ -112,7 +112,7 @@ func (e *encoder) fail(problem string) {
 	}
 }
 
-func (e *encoder) byte1(v byte)      { e.buf = append(e.buf, v) }
+func (e *encoder) byte1(v byte)     { e.buf = append(e.buf, v) }
 func (e *encoder) uvarint(v uint64) { e.buf = binary.AppendUvarint(e.buf, v) }
 func (e *encoder) varint(v int64)   { e.buf = binary.AppendVarint(e.buf, v) }
 
