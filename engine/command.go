@@ -20,8 +20,9 @@ import "strconv"
 //
 // The Cmd structs are the one definition of a command. go generate
 // (internal/cmdgen, reading these declarations with go/ast) writes
-// command_gen.go from them: the Kind constants and their names, the kind
-// methods, and each command's case in the record encoder and decoder.
+// command_gen.go from them: the kind constants (unexported: a command is
+// known by its Cmd type, its number is the records' business) and their
+// names, the kind methods, and each command's case in the record encoder and decoder.
 // Generated rather than kept as a table checked by a test, because the
 // codec is the part that must never drift from the fields (a field added
 // to a struct and forgotten in the encoder would vanish from every log);
@@ -49,7 +50,8 @@ type Command interface {
 	kind() CommandKind
 }
 
-// CommandKind is a command's tag in the binary encoding.
+// CommandKind is a command's tag in the binary encoding; its String is
+// the command's name (KindOf(CmdBasicAck{}).String() is "BasicAck").
 type CommandKind uint8
 
 func (k CommandKind) String() string {
@@ -85,7 +87,11 @@ type CmdForceCloseConnection struct {
 //engine:kind 4
 type CmdForceCloseUserConnections struct{ User, Reason string }
 
-// CmdPauseConnection is PauseConnection.
+// CmdPauseConnection stops (Paused) or resumes deliveries to a
+// connection's consumers. It is the engine's side of back-pressure: a
+// driver whose socket writer falls behind pauses the connection rather than
+// buffer without bound, as RabbitMQ's credit flow holds back its queues.
+// Messages wait ready in their queues meanwhile; basic.get still works.
 //
 //engine:kind 5
 type CmdPauseConnection struct {
@@ -243,7 +249,8 @@ type CmdBasicGet struct {
 	Get     BasicGet
 }
 
-// CmdBasicAck is BasicAck.
+// CmdBasicAck is basic.ack: it acknowledges one delivery, or with
+// Multiple every delivery up to and including DeliveryTag (0 meaning all).
 //
 //engine:kind 25
 type CmdBasicAck struct {
@@ -252,7 +259,9 @@ type CmdBasicAck struct {
 	Multiple    bool
 }
 
-// CmdBasicNack is BasicNack.
+// CmdBasicNack is basic.nack: it rejects one or (with Multiple) several
+// deliveries; Requeue puts them back in their queues, otherwise they are
+// dead-lettered or dropped.
 //
 //engine:kind 26
 type CmdBasicNack struct {
@@ -262,7 +271,7 @@ type CmdBasicNack struct {
 	Requeue     bool
 }
 
-// CmdBasicReject is BasicReject.
+// CmdBasicReject is basic.reject: a basic.nack of one delivery.
 //
 //engine:kind 27
 type CmdBasicReject struct {
@@ -271,7 +280,11 @@ type CmdBasicReject struct {
 	Requeue     bool
 }
 
-// CmdBasicRecover is BasicRecover.
+// CmdBasicRecover is basic.recover: it redelivers every unacked message
+// of the channel. RabbitMQ supports only requeue=true semantics: the
+// messages are requeued and may go to any consumer; Requeue false is
+// refused with the connection exception 540 "NOT_IMPLEMENTED -
+// requeue=false" (rabbit_channel).
 //
 //engine:kind 28
 type CmdBasicRecover struct {
@@ -279,7 +292,8 @@ type CmdBasicRecover struct {
 	Requeue bool
 }
 
-// CmdBasicRecoverAsync is BasicRecoverAsync.
+// CmdBasicRecoverAsync is basic.recover-async, the deprecated form of
+// basic.recover without a reply; it behaves the same.
 //
 //engine:kind 29
 type CmdBasicRecoverAsync struct {

@@ -7,163 +7,163 @@ import (
 	"strconv"
 )
 
-// The command kinds, from the //engine:kind directives on the Cmd
+// The command kinds: their numbers, from the //engine:kind directives on the Cmd
 // structs. The numbers are the records': fixed forever.
 const (
-	KindOpenConnection            CommandKind = 1
-	KindCloseConnection           CommandKind = 2
-	KindForceCloseConnection      CommandKind = 3
-	KindForceCloseUserConnections CommandKind = 4
-	KindPauseConnection           CommandKind = 5
-	KindOpenChannel               CommandKind = 6
-	KindCloseChannel              CommandKind = 7
-	KindChannelException          CommandKind = 8
-	KindExchangeDeclare           CommandKind = 9
-	KindExchangeDelete            CommandKind = 10
-	KindExchangeBind              CommandKind = 11
-	KindExchangeUnbind            CommandKind = 12
-	KindQueueDeclare              CommandKind = 13
-	KindQueueDelete               CommandKind = 14
-	KindQueueBind                 CommandKind = 15
-	KindQueueUnbind               CommandKind = 16
-	KindQueuePurge                CommandKind = 17
-	KindBasicQos                  CommandKind = 18
-	KindBasicConsume              CommandKind = 19
-	KindBasicCancel               CommandKind = 20
-	KindBasicPublish              CommandKind = 21
-	KindPublishTarget             CommandKind = 22
-	KindPublishDirect             CommandKind = 23
-	KindBasicGet                  CommandKind = 24
-	KindBasicAck                  CommandKind = 25
-	KindBasicNack                 CommandKind = 26
-	KindBasicReject               CommandKind = 27
-	KindBasicRecover              CommandKind = 28
-	KindBasicRecoverAsync         CommandKind = 29
-	KindConfirmSelect             CommandKind = 30
-	KindTxSelect                  CommandKind = 31
-	KindTxCommit                  CommandKind = 32
-	KindTxRollback                CommandKind = 33
-	KindSetPolicy                 CommandKind = 34
-	KindClearPolicy               CommandKind = 35
-	KindSetPermissions            CommandKind = 36
-	KindAddVhost                  CommandKind = 37
-	KindDeleteVhost               CommandKind = 38
-	KindAdvanceTo                 CommandKind = 39
-	KindSettle                    CommandKind = 40
-	KindStep                      CommandKind = 41
-	KindRestart                   CommandKind = 42
-	KindPutUser                   CommandKind = 43
-	KindDeleteUser                CommandKind = 44
-	KindPutUserPermission         CommandKind = 45
-	KindClearUserPermission       CommandKind = 46
-	KindPutTopicPermission        CommandKind = 47
-	KindClearTopicPermissions     CommandKind = 48
-	KindSetLimits                 CommandKind = 49
+	kindOpenConnection            CommandKind = 1
+	kindCloseConnection           CommandKind = 2
+	kindForceCloseConnection      CommandKind = 3
+	kindForceCloseUserConnections CommandKind = 4
+	kindPauseConnection           CommandKind = 5
+	kindOpenChannel               CommandKind = 6
+	kindCloseChannel              CommandKind = 7
+	kindChannelException          CommandKind = 8
+	kindExchangeDeclare           CommandKind = 9
+	kindExchangeDelete            CommandKind = 10
+	kindExchangeBind              CommandKind = 11
+	kindExchangeUnbind            CommandKind = 12
+	kindQueueDeclare              CommandKind = 13
+	kindQueueDelete               CommandKind = 14
+	kindQueueBind                 CommandKind = 15
+	kindQueueUnbind               CommandKind = 16
+	kindQueuePurge                CommandKind = 17
+	kindBasicQos                  CommandKind = 18
+	kindBasicConsume              CommandKind = 19
+	kindBasicCancel               CommandKind = 20
+	kindBasicPublish              CommandKind = 21
+	kindPublishTarget             CommandKind = 22
+	kindPublishDirect             CommandKind = 23
+	kindBasicGet                  CommandKind = 24
+	kindBasicAck                  CommandKind = 25
+	kindBasicNack                 CommandKind = 26
+	kindBasicReject               CommandKind = 27
+	kindBasicRecover              CommandKind = 28
+	kindBasicRecoverAsync         CommandKind = 29
+	kindConfirmSelect             CommandKind = 30
+	kindTxSelect                  CommandKind = 31
+	kindTxCommit                  CommandKind = 32
+	kindTxRollback                CommandKind = 33
+	kindSetPolicy                 CommandKind = 34
+	kindClearPolicy               CommandKind = 35
+	kindSetPermissions            CommandKind = 36
+	kindAddVhost                  CommandKind = 37
+	kindDeleteVhost               CommandKind = 38
+	kindAdvanceTo                 CommandKind = 39
+	kindSettle                    CommandKind = 40
+	kindStep                      CommandKind = 41
+	kindRestart                   CommandKind = 42
+	kindPutUser                   CommandKind = 43
+	kindDeleteUser                CommandKind = 44
+	kindPutUserPermission         CommandKind = 45
+	kindClearUserPermission       CommandKind = 46
+	kindPutTopicPermission        CommandKind = 47
+	kindClearTopicPermissions     CommandKind = 48
+	kindSetLimits                 CommandKind = 49
 )
 
 // commandNames names the kinds, for errors and tests; its length bounds
 // the kinds the decoder accepts.
 var commandNames = [...]string{
-	KindOpenConnection:            "OpenConnection",
-	KindCloseConnection:           "CloseConnection",
-	KindForceCloseConnection:      "ForceCloseConnection",
-	KindForceCloseUserConnections: "ForceCloseUserConnections",
-	KindPauseConnection:           "PauseConnection",
-	KindOpenChannel:               "OpenChannel",
-	KindCloseChannel:              "CloseChannel",
-	KindChannelException:          "ChannelException",
-	KindExchangeDeclare:           "ExchangeDeclare",
-	KindExchangeDelete:            "ExchangeDelete",
-	KindExchangeBind:              "ExchangeBind",
-	KindExchangeUnbind:            "ExchangeUnbind",
-	KindQueueDeclare:              "QueueDeclare",
-	KindQueueDelete:               "QueueDelete",
-	KindQueueBind:                 "QueueBind",
-	KindQueueUnbind:               "QueueUnbind",
-	KindQueuePurge:                "QueuePurge",
-	KindBasicQos:                  "BasicQos",
-	KindBasicConsume:              "BasicConsume",
-	KindBasicCancel:               "BasicCancel",
-	KindBasicPublish:              "BasicPublish",
-	KindPublishTarget:             "PublishTarget",
-	KindPublishDirect:             "PublishDirect",
-	KindBasicGet:                  "BasicGet",
-	KindBasicAck:                  "BasicAck",
-	KindBasicNack:                 "BasicNack",
-	KindBasicReject:               "BasicReject",
-	KindBasicRecover:              "BasicRecover",
-	KindBasicRecoverAsync:         "BasicRecoverAsync",
-	KindConfirmSelect:             "ConfirmSelect",
-	KindTxSelect:                  "TxSelect",
-	KindTxCommit:                  "TxCommit",
-	KindTxRollback:                "TxRollback",
-	KindSetPolicy:                 "SetPolicy",
-	KindClearPolicy:               "ClearPolicy",
-	KindSetPermissions:            "SetPermissions",
-	KindAddVhost:                  "AddVhost",
-	KindDeleteVhost:               "DeleteVhost",
-	KindAdvanceTo:                 "AdvanceTo",
-	KindSettle:                    "Settle",
-	KindStep:                      "Step",
-	KindRestart:                   "Restart",
-	KindPutUser:                   "PutUser",
-	KindDeleteUser:                "DeleteUser",
-	KindPutUserPermission:         "PutUserPermission",
-	KindClearUserPermission:       "ClearUserPermission",
-	KindPutTopicPermission:        "PutTopicPermission",
-	KindClearTopicPermissions:     "ClearTopicPermissions",
-	KindSetLimits:                 "SetLimits",
+	kindOpenConnection:            "OpenConnection",
+	kindCloseConnection:           "CloseConnection",
+	kindForceCloseConnection:      "ForceCloseConnection",
+	kindForceCloseUserConnections: "ForceCloseUserConnections",
+	kindPauseConnection:           "PauseConnection",
+	kindOpenChannel:               "OpenChannel",
+	kindCloseChannel:              "CloseChannel",
+	kindChannelException:          "ChannelException",
+	kindExchangeDeclare:           "ExchangeDeclare",
+	kindExchangeDelete:            "ExchangeDelete",
+	kindExchangeBind:              "ExchangeBind",
+	kindExchangeUnbind:            "ExchangeUnbind",
+	kindQueueDeclare:              "QueueDeclare",
+	kindQueueDelete:               "QueueDelete",
+	kindQueueBind:                 "QueueBind",
+	kindQueueUnbind:               "QueueUnbind",
+	kindQueuePurge:                "QueuePurge",
+	kindBasicQos:                  "BasicQos",
+	kindBasicConsume:              "BasicConsume",
+	kindBasicCancel:               "BasicCancel",
+	kindBasicPublish:              "BasicPublish",
+	kindPublishTarget:             "PublishTarget",
+	kindPublishDirect:             "PublishDirect",
+	kindBasicGet:                  "BasicGet",
+	kindBasicAck:                  "BasicAck",
+	kindBasicNack:                 "BasicNack",
+	kindBasicReject:               "BasicReject",
+	kindBasicRecover:              "BasicRecover",
+	kindBasicRecoverAsync:         "BasicRecoverAsync",
+	kindConfirmSelect:             "ConfirmSelect",
+	kindTxSelect:                  "TxSelect",
+	kindTxCommit:                  "TxCommit",
+	kindTxRollback:                "TxRollback",
+	kindSetPolicy:                 "SetPolicy",
+	kindClearPolicy:               "ClearPolicy",
+	kindSetPermissions:            "SetPermissions",
+	kindAddVhost:                  "AddVhost",
+	kindDeleteVhost:               "DeleteVhost",
+	kindAdvanceTo:                 "AdvanceTo",
+	kindSettle:                    "Settle",
+	kindStep:                      "Step",
+	kindRestart:                   "Restart",
+	kindPutUser:                   "PutUser",
+	kindDeleteUser:                "DeleteUser",
+	kindPutUserPermission:         "PutUserPermission",
+	kindClearUserPermission:       "ClearUserPermission",
+	kindPutTopicPermission:        "PutTopicPermission",
+	kindClearTopicPermissions:     "ClearTopicPermissions",
+	kindSetLimits:                 "SetLimits",
 }
 
-func (CmdOpenConnection) kind() CommandKind            { return KindOpenConnection }
-func (CmdCloseConnection) kind() CommandKind           { return KindCloseConnection }
-func (CmdForceCloseConnection) kind() CommandKind      { return KindForceCloseConnection }
-func (CmdForceCloseUserConnections) kind() CommandKind { return KindForceCloseUserConnections }
-func (CmdPauseConnection) kind() CommandKind           { return KindPauseConnection }
-func (CmdOpenChannel) kind() CommandKind               { return KindOpenChannel }
-func (CmdCloseChannel) kind() CommandKind              { return KindCloseChannel }
-func (CmdChannelException) kind() CommandKind          { return KindChannelException }
-func (CmdExchangeDeclare) kind() CommandKind           { return KindExchangeDeclare }
-func (CmdExchangeDelete) kind() CommandKind            { return KindExchangeDelete }
-func (CmdExchangeBind) kind() CommandKind              { return KindExchangeBind }
-func (CmdExchangeUnbind) kind() CommandKind            { return KindExchangeUnbind }
-func (CmdQueueDeclare) kind() CommandKind              { return KindQueueDeclare }
-func (CmdQueueDelete) kind() CommandKind               { return KindQueueDelete }
-func (CmdQueueBind) kind() CommandKind                 { return KindQueueBind }
-func (CmdQueueUnbind) kind() CommandKind               { return KindQueueUnbind }
-func (CmdQueuePurge) kind() CommandKind                { return KindQueuePurge }
-func (CmdBasicQos) kind() CommandKind                  { return KindBasicQos }
-func (CmdBasicConsume) kind() CommandKind              { return KindBasicConsume }
-func (CmdBasicCancel) kind() CommandKind               { return KindBasicCancel }
-func (CmdBasicPublish) kind() CommandKind              { return KindBasicPublish }
-func (CmdPublishTarget) kind() CommandKind             { return KindPublishTarget }
-func (CmdPublishDirect) kind() CommandKind             { return KindPublishDirect }
-func (CmdBasicGet) kind() CommandKind                  { return KindBasicGet }
-func (CmdBasicAck) kind() CommandKind                  { return KindBasicAck }
-func (CmdBasicNack) kind() CommandKind                 { return KindBasicNack }
-func (CmdBasicReject) kind() CommandKind               { return KindBasicReject }
-func (CmdBasicRecover) kind() CommandKind              { return KindBasicRecover }
-func (CmdBasicRecoverAsync) kind() CommandKind         { return KindBasicRecoverAsync }
-func (CmdConfirmSelect) kind() CommandKind             { return KindConfirmSelect }
-func (CmdTxSelect) kind() CommandKind                  { return KindTxSelect }
-func (CmdTxCommit) kind() CommandKind                  { return KindTxCommit }
-func (CmdTxRollback) kind() CommandKind                { return KindTxRollback }
-func (CmdSetPolicy) kind() CommandKind                 { return KindSetPolicy }
-func (CmdClearPolicy) kind() CommandKind               { return KindClearPolicy }
-func (CmdSetPermissions) kind() CommandKind            { return KindSetPermissions }
-func (CmdAddVhost) kind() CommandKind                  { return KindAddVhost }
-func (CmdDeleteVhost) kind() CommandKind               { return KindDeleteVhost }
-func (CmdAdvanceTo) kind() CommandKind                 { return KindAdvanceTo }
-func (CmdSettle) kind() CommandKind                    { return KindSettle }
-func (CmdStep) kind() CommandKind                      { return KindStep }
-func (CmdRestart) kind() CommandKind                   { return KindRestart }
-func (CmdPutUser) kind() CommandKind                   { return KindPutUser }
-func (CmdDeleteUser) kind() CommandKind                { return KindDeleteUser }
-func (CmdPutUserPermission) kind() CommandKind         { return KindPutUserPermission }
-func (CmdClearUserPermission) kind() CommandKind       { return KindClearUserPermission }
-func (CmdPutTopicPermission) kind() CommandKind        { return KindPutTopicPermission }
-func (CmdClearTopicPermissions) kind() CommandKind     { return KindClearTopicPermissions }
-func (CmdSetLimits) kind() CommandKind                 { return KindSetLimits }
+func (CmdOpenConnection) kind() CommandKind            { return kindOpenConnection }
+func (CmdCloseConnection) kind() CommandKind           { return kindCloseConnection }
+func (CmdForceCloseConnection) kind() CommandKind      { return kindForceCloseConnection }
+func (CmdForceCloseUserConnections) kind() CommandKind { return kindForceCloseUserConnections }
+func (CmdPauseConnection) kind() CommandKind           { return kindPauseConnection }
+func (CmdOpenChannel) kind() CommandKind               { return kindOpenChannel }
+func (CmdCloseChannel) kind() CommandKind              { return kindCloseChannel }
+func (CmdChannelException) kind() CommandKind          { return kindChannelException }
+func (CmdExchangeDeclare) kind() CommandKind           { return kindExchangeDeclare }
+func (CmdExchangeDelete) kind() CommandKind            { return kindExchangeDelete }
+func (CmdExchangeBind) kind() CommandKind              { return kindExchangeBind }
+func (CmdExchangeUnbind) kind() CommandKind            { return kindExchangeUnbind }
+func (CmdQueueDeclare) kind() CommandKind              { return kindQueueDeclare }
+func (CmdQueueDelete) kind() CommandKind               { return kindQueueDelete }
+func (CmdQueueBind) kind() CommandKind                 { return kindQueueBind }
+func (CmdQueueUnbind) kind() CommandKind               { return kindQueueUnbind }
+func (CmdQueuePurge) kind() CommandKind                { return kindQueuePurge }
+func (CmdBasicQos) kind() CommandKind                  { return kindBasicQos }
+func (CmdBasicConsume) kind() CommandKind              { return kindBasicConsume }
+func (CmdBasicCancel) kind() CommandKind               { return kindBasicCancel }
+func (CmdBasicPublish) kind() CommandKind              { return kindBasicPublish }
+func (CmdPublishTarget) kind() CommandKind             { return kindPublishTarget }
+func (CmdPublishDirect) kind() CommandKind             { return kindPublishDirect }
+func (CmdBasicGet) kind() CommandKind                  { return kindBasicGet }
+func (CmdBasicAck) kind() CommandKind                  { return kindBasicAck }
+func (CmdBasicNack) kind() CommandKind                 { return kindBasicNack }
+func (CmdBasicReject) kind() CommandKind               { return kindBasicReject }
+func (CmdBasicRecover) kind() CommandKind              { return kindBasicRecover }
+func (CmdBasicRecoverAsync) kind() CommandKind         { return kindBasicRecoverAsync }
+func (CmdConfirmSelect) kind() CommandKind             { return kindConfirmSelect }
+func (CmdTxSelect) kind() CommandKind                  { return kindTxSelect }
+func (CmdTxCommit) kind() CommandKind                  { return kindTxCommit }
+func (CmdTxRollback) kind() CommandKind                { return kindTxRollback }
+func (CmdSetPolicy) kind() CommandKind                 { return kindSetPolicy }
+func (CmdClearPolicy) kind() CommandKind               { return kindClearPolicy }
+func (CmdSetPermissions) kind() CommandKind            { return kindSetPermissions }
+func (CmdAddVhost) kind() CommandKind                  { return kindAddVhost }
+func (CmdDeleteVhost) kind() CommandKind               { return kindDeleteVhost }
+func (CmdAdvanceTo) kind() CommandKind                 { return kindAdvanceTo }
+func (CmdSettle) kind() CommandKind                    { return kindSettle }
+func (CmdStep) kind() CommandKind                      { return kindStep }
+func (CmdRestart) kind() CommandKind                   { return kindRestart }
+func (CmdPutUser) kind() CommandKind                   { return kindPutUser }
+func (CmdDeleteUser) kind() CommandKind                { return kindDeleteUser }
+func (CmdPutUserPermission) kind() CommandKind         { return kindPutUserPermission }
+func (CmdClearUserPermission) kind() CommandKind       { return kindClearUserPermission }
+func (CmdPutTopicPermission) kind() CommandKind        { return kindPutTopicPermission }
+func (CmdClearTopicPermissions) kind() CommandKind     { return kindClearTopicPermissions }
+func (CmdSetLimits) kind() CommandKind                 { return kindSetLimits }
 
 // cmd writes c's kind and fields. The kind is written as a constant, not
 // through the Command interface: a call through it would make every
@@ -171,40 +171,40 @@ func (CmdSetLimits) kind() CommandKind                 { return KindSetLimits }
 func (e *encoder) cmd(c Command) {
 	switch c := c.(type) {
 	case CmdOpenConnection:
-		e.tag(KindOpenConnection)
+		e.tag(kindOpenConnection)
 		e.str(c.Open.Vhost)
 		e.str(c.Open.User)
 		e.str(c.Open.Name)
 		e.table(c.Open.ClientProperties, 0)
 		e.perms(c.Open.Perms)
 	case CmdCloseConnection:
-		e.tag(KindCloseConnection)
+		e.tag(kindCloseConnection)
 		e.uvarint(uint64(c.Conn))
 	case CmdForceCloseConnection:
-		e.tag(KindForceCloseConnection)
+		e.tag(kindForceCloseConnection)
 		e.uvarint(uint64(c.Conn))
 		e.str(c.Reason)
 	case CmdForceCloseUserConnections:
-		e.tag(KindForceCloseUserConnections)
+		e.tag(kindForceCloseUserConnections)
 		e.str(c.User)
 		e.str(c.Reason)
 	case CmdPauseConnection:
-		e.tag(KindPauseConnection)
+		e.tag(kindPauseConnection)
 		e.uvarint(uint64(c.Conn))
 		e.boolean(c.Paused)
 	case CmdOpenChannel:
-		e.tag(KindOpenChannel)
+		e.tag(kindOpenChannel)
 		e.uvarint(uint64(c.Conn))
 		e.uvarint(uint64(c.Num))
 	case CmdCloseChannel:
-		e.tag(KindCloseChannel)
+		e.tag(kindCloseChannel)
 		e.channel(c.Channel)
 	case CmdChannelException:
-		e.tag(KindChannelException)
+		e.tag(kindChannelException)
 		e.channel(c.Channel)
 		e.exception(c.Err)
 	case CmdExchangeDeclare:
-		e.tag(KindExchangeDeclare)
+		e.tag(kindExchangeDeclare)
 		e.channel(c.Channel)
 		e.str(c.Declare.Exchange)
 		e.str(c.Declare.Type)
@@ -214,26 +214,26 @@ func (e *encoder) cmd(c Command) {
 		e.boolean(c.Declare.Internal)
 		e.table(c.Declare.Args, 0)
 	case CmdExchangeDelete:
-		e.tag(KindExchangeDelete)
+		e.tag(kindExchangeDelete)
 		e.channel(c.Channel)
 		e.str(c.Delete.Exchange)
 		e.boolean(c.Delete.IfUnused)
 	case CmdExchangeBind:
-		e.tag(KindExchangeBind)
+		e.tag(kindExchangeBind)
 		e.channel(c.Channel)
 		e.str(c.Bind.Destination)
 		e.str(c.Bind.Source)
 		e.str(c.Bind.RoutingKey)
 		e.table(c.Bind.Args, 0)
 	case CmdExchangeUnbind:
-		e.tag(KindExchangeUnbind)
+		e.tag(kindExchangeUnbind)
 		e.channel(c.Channel)
 		e.str(c.Bind.Destination)
 		e.str(c.Bind.Source)
 		e.str(c.Bind.RoutingKey)
 		e.table(c.Bind.Args, 0)
 	case CmdQueueDeclare:
-		e.tag(KindQueueDeclare)
+		e.tag(kindQueueDeclare)
 		e.channel(c.Channel)
 		e.str(c.Declare.Queue)
 		e.boolean(c.Declare.Passive)
@@ -242,37 +242,37 @@ func (e *encoder) cmd(c Command) {
 		e.boolean(c.Declare.AutoDelete)
 		e.table(c.Declare.Args, 0)
 	case CmdQueueDelete:
-		e.tag(KindQueueDelete)
+		e.tag(kindQueueDelete)
 		e.channel(c.Channel)
 		e.str(c.Delete.Queue)
 		e.boolean(c.Delete.IfUnused)
 		e.boolean(c.Delete.IfEmpty)
 	case CmdQueueBind:
-		e.tag(KindQueueBind)
+		e.tag(kindQueueBind)
 		e.channel(c.Channel)
 		e.str(c.Bind.Queue)
 		e.str(c.Bind.Exchange)
 		e.str(c.Bind.RoutingKey)
 		e.table(c.Bind.Args, 0)
 	case CmdQueueUnbind:
-		e.tag(KindQueueUnbind)
+		e.tag(kindQueueUnbind)
 		e.channel(c.Channel)
 		e.str(c.Bind.Queue)
 		e.str(c.Bind.Exchange)
 		e.str(c.Bind.RoutingKey)
 		e.table(c.Bind.Args, 0)
 	case CmdQueuePurge:
-		e.tag(KindQueuePurge)
+		e.tag(kindQueuePurge)
 		e.channel(c.Channel)
 		e.str(c.Queue)
 	case CmdBasicQos:
-		e.tag(KindBasicQos)
+		e.tag(kindBasicQos)
 		e.channel(c.Channel)
 		e.uvarint(uint64(c.Qos.PrefetchSize))
 		e.uvarint(uint64(c.Qos.PrefetchCount))
 		e.boolean(c.Qos.Global)
 	case CmdBasicConsume:
-		e.tag(KindBasicConsume)
+		e.tag(kindBasicConsume)
 		e.channel(c.Channel)
 		e.str(c.Consume.Queue)
 		e.str(c.Consume.ConsumerTag)
@@ -281,11 +281,11 @@ func (e *encoder) cmd(c Command) {
 		e.boolean(c.Consume.Exclusive)
 		e.table(c.Consume.Args, 0)
 	case CmdBasicCancel:
-		e.tag(KindBasicCancel)
+		e.tag(kindBasicCancel)
 		e.channel(c.Channel)
 		e.str(c.ConsumerTag)
 	case CmdBasicPublish:
-		e.tag(KindBasicPublish)
+		e.tag(kindBasicPublish)
 		e.channel(c.Channel)
 		e.str(c.Publish.Exchange)
 		e.str(c.Publish.RoutingKey)
@@ -294,11 +294,11 @@ func (e *encoder) cmd(c Command) {
 		e.props(c.Publish.Props)
 		e.bytes(c.Publish.Body)
 	case CmdPublishTarget:
-		e.tag(KindPublishTarget)
+		e.tag(kindPublishTarget)
 		e.channel(c.Channel)
 		e.str(c.Exchange)
 	case CmdPublishDirect:
-		e.tag(KindPublishDirect)
+		e.tag(kindPublishDirect)
 		e.channel(c.From)
 		e.channel(c.To)
 		e.str(c.ConsumerTag)
@@ -309,48 +309,48 @@ func (e *encoder) cmd(c Command) {
 		e.props(c.Publish.Props)
 		e.bytes(c.Publish.Body)
 	case CmdBasicGet:
-		e.tag(KindBasicGet)
+		e.tag(kindBasicGet)
 		e.channel(c.Channel)
 		e.str(c.Get.Queue)
 		e.boolean(c.Get.NoAck)
 	case CmdBasicAck:
-		e.tag(KindBasicAck)
+		e.tag(kindBasicAck)
 		e.channel(c.Channel)
 		e.uvarint(c.DeliveryTag)
 		e.boolean(c.Multiple)
 	case CmdBasicNack:
-		e.tag(KindBasicNack)
+		e.tag(kindBasicNack)
 		e.channel(c.Channel)
 		e.uvarint(c.DeliveryTag)
 		e.boolean(c.Multiple)
 		e.boolean(c.Requeue)
 	case CmdBasicReject:
-		e.tag(KindBasicReject)
+		e.tag(kindBasicReject)
 		e.channel(c.Channel)
 		e.uvarint(c.DeliveryTag)
 		e.boolean(c.Requeue)
 	case CmdBasicRecover:
-		e.tag(KindBasicRecover)
+		e.tag(kindBasicRecover)
 		e.channel(c.Channel)
 		e.boolean(c.Requeue)
 	case CmdBasicRecoverAsync:
-		e.tag(KindBasicRecoverAsync)
+		e.tag(kindBasicRecoverAsync)
 		e.channel(c.Channel)
 		e.boolean(c.Requeue)
 	case CmdConfirmSelect:
-		e.tag(KindConfirmSelect)
+		e.tag(kindConfirmSelect)
 		e.channel(c.Channel)
 	case CmdTxSelect:
-		e.tag(KindTxSelect)
+		e.tag(kindTxSelect)
 		e.channel(c.Channel)
 	case CmdTxCommit:
-		e.tag(KindTxCommit)
+		e.tag(kindTxCommit)
 		e.channel(c.Channel)
 	case CmdTxRollback:
-		e.tag(KindTxRollback)
+		e.tag(kindTxRollback)
 		e.channel(c.Channel)
 	case CmdSetPolicy:
-		e.tag(KindSetPolicy)
+		e.tag(kindSetPolicy)
 		e.str(c.Policy.Vhost)
 		e.str(c.Policy.Name)
 		e.str(c.Policy.Pattern)
@@ -359,66 +359,66 @@ func (e *encoder) cmd(c Command) {
 		e.table(c.Policy.Definition, 0)
 		e.boolean(c.Operator)
 	case CmdClearPolicy:
-		e.tag(KindClearPolicy)
+		e.tag(kindClearPolicy)
 		e.str(c.Vhost)
 		e.str(c.Name)
 		e.boolean(c.Operator)
 	case CmdSetPermissions:
-		e.tag(KindSetPermissions)
+		e.tag(kindSetPermissions)
 		e.str(c.User)
 		e.str(c.Vhost)
 		e.perms(c.Perms)
 	case CmdAddVhost:
-		e.tag(KindAddVhost)
+		e.tag(kindAddVhost)
 		e.str(c.Name)
 	case CmdDeleteVhost:
-		e.tag(KindDeleteVhost)
+		e.tag(kindDeleteVhost)
 		e.str(c.Name)
 	case CmdAdvanceTo:
-		e.tag(KindAdvanceTo)
+		e.tag(kindAdvanceTo)
 		e.varint(int64(c.Time))
 	case CmdSettle:
-		e.tag(KindSettle)
+		e.tag(kindSettle)
 		e.varint(int64(c.Time))
 	case CmdStep:
-		e.tag(KindStep)
+		e.tag(kindStep)
 	case CmdRestart:
-		e.tag(KindRestart)
+		e.tag(kindRestart)
 		e.varint(int64(c.At))
 	case CmdPutUser:
-		e.tag(KindPutUser)
+		e.tag(kindPutUser)
 		e.str(c.User.Name)
 		e.str(c.User.PasswordHash)
 		e.str(c.User.HashingAlgorithm)
 		e.strs(c.User.Tags)
 	case CmdDeleteUser:
-		e.tag(KindDeleteUser)
+		e.tag(kindDeleteUser)
 		e.str(c.Name)
 	case CmdPutUserPermission:
-		e.tag(KindPutUserPermission)
+		e.tag(kindPutUserPermission)
 		e.str(c.Permission.User)
 		e.str(c.Permission.Vhost)
 		e.str(c.Permission.Configure)
 		e.str(c.Permission.Write)
 		e.str(c.Permission.Read)
 	case CmdClearUserPermission:
-		e.tag(KindClearUserPermission)
+		e.tag(kindClearUserPermission)
 		e.str(c.User)
 		e.str(c.Vhost)
 	case CmdPutTopicPermission:
-		e.tag(KindPutTopicPermission)
+		e.tag(kindPutTopicPermission)
 		e.str(c.Permission.User)
 		e.str(c.Permission.Vhost)
 		e.str(c.Permission.Exchange)
 		e.str(c.Permission.Write)
 		e.str(c.Permission.Read)
 	case CmdClearTopicPermissions:
-		e.tag(KindClearTopicPermissions)
+		e.tag(kindClearTopicPermissions)
 		e.str(c.User)
 		e.str(c.Vhost)
 		e.str(c.Exchange)
 	case CmdSetLimits:
-		e.tag(KindSetLimits)
+		e.tag(kindSetLimits)
 		e.varint(int64(c.Limits.MaxQueuesPerVhost))
 		e.varint(c.Limits.MaxMessagesPerVhost)
 	default:
@@ -435,103 +435,103 @@ func (d *decoder) cmd() Command {
 		return nil
 	}
 	switch k {
-	case KindOpenConnection:
+	case kindOpenConnection:
 		return CmdOpenConnection{Open: ConnectionOpen{Vhost: d.str(), User: d.str(), Name: d.str(), ClientProperties: d.table(0), Perms: d.perms()}}
-	case KindCloseConnection:
+	case kindCloseConnection:
 		return CmdCloseConnection{Conn: ConnID(d.unsigned(math.MaxUint32))}
-	case KindForceCloseConnection:
+	case kindForceCloseConnection:
 		return CmdForceCloseConnection{Conn: ConnID(d.unsigned(math.MaxUint32)), Reason: d.str()}
-	case KindForceCloseUserConnections:
+	case kindForceCloseUserConnections:
 		return CmdForceCloseUserConnections{User: d.str(), Reason: d.str()}
-	case KindPauseConnection:
+	case kindPauseConnection:
 		return CmdPauseConnection{Conn: ConnID(d.unsigned(math.MaxUint32)), Paused: d.boolean()}
-	case KindOpenChannel:
+	case kindOpenChannel:
 		return CmdOpenChannel{Conn: ConnID(d.unsigned(math.MaxUint32)), Num: uint16(d.unsigned(math.MaxUint16))}
-	case KindCloseChannel:
+	case kindCloseChannel:
 		return CmdCloseChannel{Channel: d.channel()}
-	case KindChannelException:
+	case kindChannelException:
 		return CmdChannelException{Channel: d.channel(), Err: d.exception()}
-	case KindExchangeDeclare:
+	case kindExchangeDeclare:
 		return CmdExchangeDeclare{Channel: d.channel(), Declare: ExchangeDeclare{Exchange: d.str(), Type: d.str(), Passive: d.boolean(), Durable: d.boolean(), AutoDelete: d.boolean(), Internal: d.boolean(), Args: d.table(0)}}
-	case KindExchangeDelete:
+	case kindExchangeDelete:
 		return CmdExchangeDelete{Channel: d.channel(), Delete: ExchangeDelete{Exchange: d.str(), IfUnused: d.boolean()}}
-	case KindExchangeBind:
+	case kindExchangeBind:
 		return CmdExchangeBind{Channel: d.channel(), Bind: ExchangeBind{Destination: d.str(), Source: d.str(), RoutingKey: d.str(), Args: d.table(0)}}
-	case KindExchangeUnbind:
+	case kindExchangeUnbind:
 		return CmdExchangeUnbind{Channel: d.channel(), Bind: ExchangeBind{Destination: d.str(), Source: d.str(), RoutingKey: d.str(), Args: d.table(0)}}
-	case KindQueueDeclare:
+	case kindQueueDeclare:
 		return CmdQueueDeclare{Channel: d.channel(), Declare: QueueDeclare{Queue: d.str(), Passive: d.boolean(), Durable: d.boolean(), Exclusive: d.boolean(), AutoDelete: d.boolean(), Args: d.table(0)}}
-	case KindQueueDelete:
+	case kindQueueDelete:
 		return CmdQueueDelete{Channel: d.channel(), Delete: QueueDelete{Queue: d.str(), IfUnused: d.boolean(), IfEmpty: d.boolean()}}
-	case KindQueueBind:
+	case kindQueueBind:
 		return CmdQueueBind{Channel: d.channel(), Bind: QueueBind{Queue: d.str(), Exchange: d.str(), RoutingKey: d.str(), Args: d.table(0)}}
-	case KindQueueUnbind:
+	case kindQueueUnbind:
 		return CmdQueueUnbind{Channel: d.channel(), Bind: QueueBind{Queue: d.str(), Exchange: d.str(), RoutingKey: d.str(), Args: d.table(0)}}
-	case KindQueuePurge:
+	case kindQueuePurge:
 		return CmdQueuePurge{Channel: d.channel(), Queue: d.str()}
-	case KindBasicQos:
+	case kindBasicQos:
 		return CmdBasicQos{Channel: d.channel(), Qos: BasicQos{PrefetchSize: uint32(d.unsigned(math.MaxUint32)), PrefetchCount: uint16(d.unsigned(math.MaxUint16)), Global: d.boolean()}}
-	case KindBasicConsume:
+	case kindBasicConsume:
 		return CmdBasicConsume{Channel: d.channel(), Consume: BasicConsume{Queue: d.str(), ConsumerTag: d.str(), NoLocal: d.boolean(), NoAck: d.boolean(), Exclusive: d.boolean(), Args: d.table(0)}}
-	case KindBasicCancel:
+	case kindBasicCancel:
 		return CmdBasicCancel{Channel: d.channel(), ConsumerTag: d.str()}
-	case KindBasicPublish:
+	case kindBasicPublish:
 		return CmdBasicPublish{Channel: d.channel(), Publish: BasicPublish{Exchange: d.str(), RoutingKey: d.str(), Mandatory: d.boolean(), Immediate: d.boolean(), Props: d.props(), Body: d.bytes()}}
-	case KindPublishTarget:
+	case kindPublishTarget:
 		return CmdPublishTarget{Channel: d.channel(), Exchange: d.str()}
-	case KindPublishDirect:
+	case kindPublishDirect:
 		return CmdPublishDirect{From: d.channel(), To: d.channel(), ConsumerTag: d.str(), Publish: BasicPublish{Exchange: d.str(), RoutingKey: d.str(), Mandatory: d.boolean(), Immediate: d.boolean(), Props: d.props(), Body: d.bytes()}}
-	case KindBasicGet:
+	case kindBasicGet:
 		return CmdBasicGet{Channel: d.channel(), Get: BasicGet{Queue: d.str(), NoAck: d.boolean()}}
-	case KindBasicAck:
+	case kindBasicAck:
 		return CmdBasicAck{Channel: d.channel(), DeliveryTag: d.uvarint(), Multiple: d.boolean()}
-	case KindBasicNack:
+	case kindBasicNack:
 		return CmdBasicNack{Channel: d.channel(), DeliveryTag: d.uvarint(), Multiple: d.boolean(), Requeue: d.boolean()}
-	case KindBasicReject:
+	case kindBasicReject:
 		return CmdBasicReject{Channel: d.channel(), DeliveryTag: d.uvarint(), Requeue: d.boolean()}
-	case KindBasicRecover:
+	case kindBasicRecover:
 		return CmdBasicRecover{Channel: d.channel(), Requeue: d.boolean()}
-	case KindBasicRecoverAsync:
+	case kindBasicRecoverAsync:
 		return CmdBasicRecoverAsync{Channel: d.channel(), Requeue: d.boolean()}
-	case KindConfirmSelect:
+	case kindConfirmSelect:
 		return CmdConfirmSelect{Channel: d.channel()}
-	case KindTxSelect:
+	case kindTxSelect:
 		return CmdTxSelect{Channel: d.channel()}
-	case KindTxCommit:
+	case kindTxCommit:
 		return CmdTxCommit{Channel: d.channel()}
-	case KindTxRollback:
+	case kindTxRollback:
 		return CmdTxRollback{Channel: d.channel()}
-	case KindSetPolicy:
+	case kindSetPolicy:
 		return CmdSetPolicy{Policy: Policy{Vhost: d.str(), Name: d.str(), Pattern: d.str(), ApplyTo: d.str(), Priority: int(d.signed(math.MinInt, math.MaxInt)), Definition: d.table(0)}, Operator: d.boolean()}
-	case KindClearPolicy:
+	case kindClearPolicy:
 		return CmdClearPolicy{Vhost: d.str(), Name: d.str(), Operator: d.boolean()}
-	case KindSetPermissions:
+	case kindSetPermissions:
 		return CmdSetPermissions{User: d.str(), Vhost: d.str(), Perms: d.perms()}
-	case KindAddVhost:
+	case kindAddVhost:
 		return CmdAddVhost{Name: d.str()}
-	case KindDeleteVhost:
+	case kindDeleteVhost:
 		return CmdDeleteVhost{Name: d.str()}
-	case KindAdvanceTo:
+	case kindAdvanceTo:
 		return CmdAdvanceTo{Time: Time(d.varint())}
-	case KindSettle:
+	case kindSettle:
 		return CmdSettle{Time: Time(d.varint())}
-	case KindStep:
+	case kindStep:
 		return CmdStep{}
-	case KindRestart:
+	case kindRestart:
 		return CmdRestart{At: Time(d.varint())}
-	case KindPutUser:
+	case kindPutUser:
 		return CmdPutUser{User: User{Name: d.str(), PasswordHash: d.str(), HashingAlgorithm: d.str(), Tags: d.strs()}}
-	case KindDeleteUser:
+	case kindDeleteUser:
 		return CmdDeleteUser{Name: d.str()}
-	case KindPutUserPermission:
+	case kindPutUserPermission:
 		return CmdPutUserPermission{Permission: UserPermission{User: d.str(), Vhost: d.str(), Configure: d.str(), Write: d.str(), Read: d.str()}}
-	case KindClearUserPermission:
+	case kindClearUserPermission:
 		return CmdClearUserPermission{User: d.str(), Vhost: d.str()}
-	case KindPutTopicPermission:
+	case kindPutTopicPermission:
 		return CmdPutTopicPermission{Permission: UserTopicPermission{User: d.str(), Vhost: d.str(), Exchange: d.str(), Write: d.str(), Read: d.str()}}
-	case KindClearTopicPermissions:
+	case kindClearTopicPermissions:
 		return CmdClearTopicPermissions{User: d.str(), Vhost: d.str(), Exchange: d.str()}
-	case KindSetLimits:
+	case kindSetLimits:
 		return CmdSetLimits{Limits: Limits{MaxQueuesPerVhost: int(d.signed(math.MinInt, math.MaxInt)), MaxMessagesPerVhost: d.varint()}}
 	}
 	d.off--

@@ -41,7 +41,7 @@ func (b *Broker) publishDirect(from, to ChannelID, consumerTag string, p BasicPu
 		b.emit(Event{Kind: EvReturned, Vhost: vh, Channel: from, Exchange: p.Exchange, RoutingKey: p.RoutingKey, MsgID: msg.ID, Msg: msg,
 			Code: NoRoute, Text: "NO_ROUTE"})
 	} else {
-		b.emit(Event{Kind: EvDropped, Vhost: vh, Channel: from, Exchange: p.Exchange, MsgID: msg.ID, Msg: msg, Text: DropUnroutable})
+		b.emit(Event{Kind: EvDropped, Vhost: vh, Channel: from, Exchange: p.Exchange, MsgID: msg.ID, Msg: msg, Cause: DropUnroutable})
 	}
 	if seq != 0 {
 		b.emit(Event{Kind: EvConfirmed, Vhost: vh, Channel: from, DeliveryTag: seq})

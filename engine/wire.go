@@ -279,7 +279,7 @@ func (e *encoder) value(v any, depth int) {
 		e.valueTag(ftArray)
 		e.array(x, depth)
 	default:
-		e.fail("a field value of type " + TypeName(v) + " has no AMQP encoding")
+		e.fail("a field value of type " + typeName(v) + " has no AMQP encoding")
 	}
 }
 

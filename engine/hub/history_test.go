@@ -82,7 +82,7 @@ func TestHistoryReplaysTheSession(t *testing.T) {
 		if err != nil || !ok {
 			t.Fatalf("basic.get: %v %v", ok, err)
 		}
-		if err := b.BasicAck(ch, got.DeliveryTag, false); err != nil {
+		if err := b.Apply(engine.CmdBasicAck{Channel: ch, DeliveryTag: got.DeliveryTag}).Err; err != nil {
 			t.Fatal(err)
 		}
 	})

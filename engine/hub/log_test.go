@@ -177,7 +177,7 @@ func TestAMQPOrigin(t *testing.T) {
 		t.Fatalf("the driver got no delivery for its consumer: %v", r.Events)
 	}
 	if err := h.s.Do(h.nowMs, origin, func(b *engine.Broker) {
-		if err := b.BasicAck(ch, 1, false); err != nil {
+		if err := b.Apply(engine.CmdBasicAck{Channel: ch, DeliveryTag: 1}).Err; err != nil {
 			t.Fatal(err)
 		}
 	}); err != nil {

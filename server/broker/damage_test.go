@@ -106,7 +106,7 @@ func smallWorkload(t *testing.T) func(e *engine.Broker) {
 		if !found {
 			t.Error("basic.get found nothing")
 		}
-		check(e.BasicAck(ch, ok.DeliveryTag, false))
+		check(e.Apply(engine.CmdBasicAck{Channel: ch, DeliveryTag: ok.DeliveryTag}).Err)
 		e.CloseConnection(conn)
 	}
 }

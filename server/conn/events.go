@@ -60,7 +60,7 @@ func (s sink) Events(e *engine.Broker, evs []engine.Event) {
 	if !c.paused && c.out.size() > c.cfg.OutboxHighWater {
 		c.paused = true
 		c.pausedFlag.Store(true)
-		e.PauseConnection(c.id, true)
+		e.Apply(engine.CmdPauseConnection{Conn: c.id, Paused: true})
 	}
 }
 
@@ -70,7 +70,7 @@ func (c *conn) resume() {
 		if c.paused && !c.dead {
 			c.paused = false
 			c.pausedFlag.Store(false)
-			e.PauseConnection(c.id, false)
+			e.Apply(engine.CmdPauseConnection{Conn: c.id})
 		}
 	})
 }

@@ -209,16 +209,16 @@ func (c *conn) call(e *engine.Broker, id engine.ChannelID, cmd command) {
 			c.push(n, &amqp.BasicGetEmpty{})
 		}
 	case *amqp.BasicAck:
-		e.BasicAck(id, m.DeliveryTag, m.Multiple)
+		e.Apply(engine.CmdBasicAck{Channel: id, DeliveryTag: m.DeliveryTag, Multiple: m.Multiple})
 	case *amqp.BasicNack:
-		e.BasicNack(id, m.DeliveryTag, m.Multiple, m.Requeue)
+		e.Apply(engine.CmdBasicNack{Channel: id, DeliveryTag: m.DeliveryTag, Multiple: m.Multiple, Requeue: m.Requeue})
 	case *amqp.BasicReject:
-		e.BasicReject(id, m.DeliveryTag, m.Requeue)
+		e.Apply(engine.CmdBasicReject{Channel: id, DeliveryTag: m.DeliveryTag, Requeue: m.Requeue})
 	case *amqp.BasicRecover:
-		err := e.BasicRecover(id, m.Requeue)
+		err := e.Apply(engine.CmdBasicRecover{Channel: id, Requeue: m.Requeue}).Err
 		c.ok(n, err, false, &amqp.BasicRecoverOk{})
 	case *amqp.BasicRecoverAsync:
-		e.BasicRecoverAsync(id, m.Requeue)
+		e.Apply(engine.CmdBasicRecoverAsync{Channel: id, Requeue: m.Requeue})
 	case *amqp.ConfirmSelect:
 		err := e.ConfirmSelect(id)
 		c.ok(n, err, m.NoWait, &amqp.ConfirmSelectOk{})

@@ -99,5 +99,5 @@ func (c *call) scopeNames(vhosts []string) ([]string, error) {
 // policyViews are a vhost's policies as a VhostView carries them, for the
 // effective_policy_definition of its queues.
 func policyViews(e *engine.Broker, vhost string) *engine.VhostView {
-	return &engine.VhostView{Name: vhost, Policies: e.Policies(vhost, false), OperatorPolicies: e.Policies(vhost, true)}
+	return &engine.VhostView{Name: vhost, Policies: e.Policies(vhost), OperatorPolicies: e.OperatorPolicies(vhost)}
 }

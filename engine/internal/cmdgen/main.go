@@ -4,7 +4,7 @@
 //
 //	//engine:kind <n>
 //
-// is command kind Kind<X> = n. For every command it writes the kind
+// is command kind kind<X> = n. For every command it writes the kind
 // constant, its name, its kind method, and its case in the record encoder
 // and decoder: the fields in declaration order, nested argument structs
 // field by field, each type written by the wire.go or command_values.go
@@ -245,20 +245,20 @@ import (
 	"strconv"
 )
 
-// The command kinds, from the //engine:kind directives on the Cmd
+// The command kinds: their numbers, from the //engine:kind directives on the Cmd
 // structs. The numbers are the records': fixed forever.
 const (
 `)
 	for _, c := range cmds {
-		fmt.Fprintf(&w, "\tKind%s CommandKind = %d\n", c.name, c.kind)
+		fmt.Fprintf(&w, "\tkind%s CommandKind = %d\n", c.name, c.kind)
 	}
 	w.WriteString(")\n\n// commandNames names the kinds, for errors and tests; its length bounds\n// the kinds the decoder accepts.\nvar commandNames = [...]string{\n")
 	for _, c := range cmds {
-		fmt.Fprintf(&w, "\tKind%s: %q,\n", c.name, c.name)
+		fmt.Fprintf(&w, "\tkind%s: %q,\n", c.name, c.name)
 	}
 	w.WriteString("}\n\n")
 	for _, c := range cmds {
-		fmt.Fprintf(&w, "func (Cmd%s) kind() CommandKind { return Kind%s }\n", c.name, c.name)
+		fmt.Fprintf(&w, "func (Cmd%s) kind() CommandKind { return kind%s }\n", c.name, c.name)
 	}
 	w.WriteString(`
 // cmd writes c's kind and fields. The kind is written as a constant, not
@@ -274,7 +274,7 @@ func (e *encoder) cmd(c Command) {
 			return nil, err
 		}
 		decoded[c.name] = fields
-		fmt.Fprintf(&w, "\tcase Cmd%s:\n\t\te.tag(Kind%s)\n", c.name, c.name)
+		fmt.Fprintf(&w, "\tcase Cmd%s:\n\t\te.tag(kind%s)\n", c.name, c.name)
 		encode(&w, fields, "c")
 	}
 	w.WriteString(`	default:
@@ -293,7 +293,7 @@ func (d *decoder) cmd() Command {
 	switch k {
 `)
 	for _, c := range cmds {
-		fmt.Fprintf(&w, "\tcase Kind%s:\n\t\treturn Cmd%s{%s}\n", c.name, c.name, decode(decoded[c.name]))
+		fmt.Fprintf(&w, "\tcase kind%s:\n\t\treturn Cmd%s{%s}\n", c.name, c.name, decode(decoded[c.name]))
 	}
 	w.WriteString(`	}
 	d.off--
