@@ -1,15 +1,20 @@
-# Warren — see README.md. `make run` starts the server; `make test` proves it works.
+# Warren — see README.md and docs/. `make run` starts the server; `make test` proves it works.
 GO ?= go
 GOROOT := $(shell $(GO) env GOROOT)
 WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
 
 .PHONY: run console test generate-check fmt-check vet unit wasm-test node bench build
 
-# The server on its defaults: AMQP on 127.0.0.1:5672, HTTP (AMQP over
-# WebSocket at /amqp, management API at /api/) on 127.0.0.1:8080, state
-# kept in ~/.local/state/warren (printed at start; --data '' for memory).
+# The server: AMQP on AMQP (127.0.0.1:5672), HTTP (the playground, AMQP
+# over WebSocket at /amqp, the management API at /api/) on HTTP
+# (127.0.0.1:8080), state kept in ~/.local/state/warren (printed at start).
+# Other ports, and any other flag of warren serve in ARGS:
+#   make run AMQP=127.0.0.1:5673 HTTP=127.0.0.1:8081 ARGS="--data '' --clock manual"
+AMQP ?= 127.0.0.1:5672
+HTTP ?= 127.0.0.1:8080
+ARGS ?=
 run: web
-	$(GO) run ./server/cmd/warren serve
+	$(GO) run ./server/cmd/warren serve --amqp '$(AMQP)' --http '$(HTTP)' $(ARGS)
 
 # The script console on an in-memory broker (stepped time).
 console:
@@ -19,7 +24,22 @@ build: web
 	$(GO) build ./...
 	GOOS=js GOARCH=wasm $(GO) build ./engine/... ./wasm/...
 
-test: deps web-deps web edge-deps edge generate-check fmt-check vet unit wasm-test
+test: deps web-deps web edge-deps edge commit-check generate-check fmt-check vet unit wasm-test
+
+# Commit subjects say what changed in at most 72 characters, the why in the
+# body after a blank line. Checked from 5fdb86a on (older subjects were
+# longer); a clone without that commit checks what it has.
+COMMITS_FROM := 5fdb86a
+.PHONY: commit-check
+commit-check:
+	@if ! git rev-parse -q --verify HEAD >/dev/null 2>&1; then echo "commit-check: not a git checkout, skipped"; exit 0; fi; \
+	range=HEAD; git cat-file -e $(COMMITS_FROM)^{commit} 2>/dev/null && range=$(COMMITS_FROM)..HEAD; \
+	bad="$$(git log --no-merges --format='%h %s' $$range | awk 'length($$0) - 8 > 72')"; \
+	nobody="$$(git log --no-merges --format='%h %B%x00' $$range | awk 'BEGIN{RS="\0"} NF { n=split($$0, l, "\n"); if (n > 1 && l[2] != "") print l[1] }')"; \
+	if [ -n "$$bad$$nobody" ]; then \
+		[ -z "$$bad" ] || { echo "commit subjects longer than 72 characters:"; echo "$$bad"; }; \
+		[ -z "$$nobody" ] || { echo "commit messages whose body does not follow a blank line:"; echo "$$nobody"; }; \
+		exit 1; fi
 
 # Generated code must match its generator and spec: regenerate, then fail on
 # any difference from the committed tree, new untracked files included.
@@ -82,8 +102,10 @@ bench: node
 
 # AMQP server vs RabbitMQ (not part of `make test`; see BENCHMARKS.md):
 # builds warren and warren-bench, then warren-bench starts warren on free
-# loopback ports (and a second one with --data for the persistent
-# workload) and a RabbitMQ node of its own from RABBIT_SERVER in a
+# loopback ports, in memory (--data '') unless BENCH_WARREN_MODE=default
+# gives it a fresh temporary data directory as `make run` keeps its state
+# on disk (in memory, a second one with --data runs the persistent
+# workload), and a RabbitMQ node of its own from RABBIT_SERVER in a
 # temporary directory (loopback, own epmd, schedulers without
 # busy-waiting), restarts both before each memory run, runs every
 # workload against both, interleaved,
@@ -98,17 +120,19 @@ bench: node
 RABBIT_URL ?=
 RABBIT_SERVER ?= /usr/lib/rabbitmq/bin/rabbitmq-server
 BENCH_REPS ?= 5
+BENCH_WARREN_MODE ?= memory
 bench-amqp:
 	@d="$$(mktemp -d)" && trap 'rm -rf "$$d"' EXIT && \
 	$(GO) build -o "$$d/warren" ./server/cmd/warren && \
 	$(GO) build -o "$$d/warren-bench" ./server/cmd/warren-bench && \
-	"$$d/warren-bench" compare --warren-bin "$$d/warren" \
+	"$$d/warren-bench" compare --warren-bin "$$d/warren" --warren-mode $(BENCH_WARREN_MODE) \
 		$(if $(RABBIT_URL),--rabbit-url '$(RABBIT_URL)',--rabbit-server '$(RABBIT_SERVER)') --reps $(BENCH_REPS) $(BENCH_ARGS)
 
 # Scale with work vs RabbitMQ (issue 13 item 4; not part of `make test`;
 # see BENCHMARKS.md): builds warren and warren-bench; warren-bench starts
-# warren and a RabbitMQ node of its own as bench-amqp does, raises the
-# open-file limit for itself and both, and runs idle-memory (RSS per
+# warren (in BENCH_WARREN_MODE) and a RabbitMQ node of its own as
+# bench-amqp does, raises the open-file limit for itself and both, and
+# runs idle-memory (RSS per
 # 1,000 idle connections and per 1,000 idle queues against LavinMQ's 70
 # and 35 MB, each broker restarted first), scale-queues (10,000 msgs/s
 # over 1, 10, 100, 1,000 queues) and scale-conns (the same over 1, 10,
@@ -125,8 +149,8 @@ bench-amqp:
 # what is left when the broker's work is taken away. The p99 against half
 # of RabbitMQ's is judged on 10-second spans (a 3-second span's p99 is its
 # 300 slowest messages, which come in bursts of up to a dozen;
-# BENCHMARKS.md, run AU), about 5 minutes a repetition with the floor, so
-# with a larger budget:
+# BENCHMARKS.md, "Scale with queues and connections"), about 5 minutes a
+# repetition with the floor, so with a larger budget:
 #   make bench-scale BENCH_SCALE_WORKLOADS=scale-queues,scale-conns BENCH_SCALE_REPS=5 \
 #     BENCH_SCALE_MINUTES=35 BENCH_ARGS='--client pipelined --floor --scale-span 10s'
 # BENCH_SCALE_MINUTES: start no repetition that would end after that many
@@ -139,7 +163,7 @@ bench-scale:
 	@d="$$(mktemp -d)" && trap 'rm -rf "$$d"' EXIT && \
 	$(GO) build -o "$$d/warren" ./server/cmd/warren && \
 	$(GO) build -o "$$d/warren-bench" ./server/cmd/warren-bench && \
-	timeout -s INT -k 1m $$(( $(BENCH_SCALE_MINUTES) + 5 ))m "$$d/warren-bench" compare --warren-bin "$$d/warren" \
+	timeout -s INT -k 1m $$(( $(BENCH_SCALE_MINUTES) + 5 ))m "$$d/warren-bench" compare --warren-bin "$$d/warren" --warren-mode $(BENCH_WARREN_MODE) \
 		$(if $(RABBIT_URL),--rabbit-url '$(RABBIT_URL)',--rabbit-server '$(RABBIT_SERVER)') \
 		--workloads $(BENCH_SCALE_WORKLOADS) --reps $(BENCH_SCALE_REPS) --budget $(BENCH_SCALE_MINUTES)m $(BENCH_ARGS)
 
@@ -197,7 +221,7 @@ conformance:
 	$(GO) run ./server/conformance -rabbit '$(CONFORMANCE_RABBIT_URL)' -rabbit-api '$(CONFORMANCE_RABBIT_API)' -report server/conformance/REPORT.md $(CONFORMANCE_ARGS)
 
 # Real clients' own tests against a fresh Warren (not part of `make test`;
-# the README keeps the last result): amqp091-go's integration suite, from
+# docs/behaviour.md keeps the last result): amqp091-go's integration suite, from
 # the Go module proxy, and the RabbitMQ tutorials amqplib ships (both APIs).
 # warren-suites runs Warren inside a private network namespace (unshare -n,
 # as root) on 127.0.0.1:5672 and :15672, the addresses the suites
@@ -258,7 +282,7 @@ $(E2E_WEB)/node_modules/.package-lock.json: $(E2E_WEB)/package.json $(E2E_WEB)/p
 	touch $@
 
 # Warren at the edge: a Cloudflare worker (wasm/worker, configured by
-# wrangler.toml; see the README). `edge` builds it: the JS glue of
+# wrangler.toml; see docs/edge.md). `edge` builds it: the JS glue of
 # github.com/syumai/workers (workers-assets-gen, pinned in go.mod) and the Go
 # handler into wasm/worker/build, and the static assets (`warren site
 # --edge`: the engine's wasm and scripts, and every page in every language

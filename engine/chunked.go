@@ -191,7 +191,7 @@ func (c *chunked[T]) takeFront(k int) chunked[T] {
 // spare let go so that the new one comes back in its place. (Grown from 4
 // by push instead, a channel acking 25 deliveries at a time made four
 // arrays and three copies of them for every ack: 60 % of what Warren
-// allocated at 10,000 msgs/s, BENCHMARKS.md.)
+// allocated at 10,000 msgs/s, 5bab91e:BENCHMARKS.md.)
 func (c *chunked[T]) loanFor(n int) []T {
 	if cap(c.spare) >= n {
 		chunk := c.spare[:0]

@@ -124,11 +124,11 @@ func Start(opts Options) (*Server, error) {
 	s.broker.Observe(s.opts.Conn.Alarm)
 	s.broker.OnDiskError(s.opts.Conn.Alarm.DiskFailed)
 
-	if s.amqpLn, err = net.Listen("tcp", opts.AMQPAddr); err != nil {
+	if s.amqpLn, err = listen("AMQP", "amqp", "AMQP", opts.AMQPAddr); err != nil {
 		s.broker.Stop()
 		return nil, err
 	}
-	if s.httpLn, err = net.Listen("tcp", opts.HTTPAddr); err != nil {
+	if s.httpLn, err = listen("HTTP", "http", "HTTP", opts.HTTPAddr); err != nil {
 		s.amqpLn.Close()
 		s.broker.Stop()
 		return nil, err

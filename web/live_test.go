@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"warren/server/httpguard"
 	"warren/engine/hub"
+	"warren/server/httpguard"
 	"warren/server/sessions"
 )
 

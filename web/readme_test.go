@@ -2,6 +2,7 @@ package web
 
 import (
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"sort"
@@ -9,14 +10,18 @@ import (
 	"testing"
 )
 
-// The Chinese README is a full translation of the English one, not a
-// summary: these tests keep the two in step. README.md is the source;
-// README.zh-CN.md must have the same headings (level by level, in order),
-// the same fenced code blocks byte for byte, prose that is Chinese, and
-// every code span and figure of the English prose.
+// The Chinese README and every Chinese topic guide in docs/ are full
+// translations of their English twins, not summaries: these tests keep
+// each pair in step. The English file is the source; its Chinese twin
+// (X.zh-CN.md beside X.md) must have the same headings (level by level,
+// in order), the same fenced code blocks byte for byte, prose that is
+// Chinese, and every code span and figure of the English prose. The
+// READMEs are also the front door: short, with the quick start's
+// commands, and linking every guide.
 
-// readmeDoc is a README split into what the tests compare.
+// readmeDoc is a README or guide split into what the tests compare.
 type readmeDoc struct {
+	lines         int      // lines in the file
 	headingLevels []int    // the level of each # heading, in order
 	headings      []string // the heading lines, for failure messages
 	codeBlocks    []string // each fenced block, fences included
@@ -34,7 +39,9 @@ func parseReadme(t *testing.T, path string) readmeDoc {
 	var d readmeDoc
 	var block []string
 	inBlock := false
-	for _, line := range strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n") {
+	text := strings.TrimSuffix(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
+	for _, line := range strings.Split(text, "\n") {
+		d.lines++
 		fence := strings.HasPrefix(strings.TrimLeft(line, " "), "```")
 		switch {
 		case inBlock:
@@ -61,54 +68,105 @@ func parseReadme(t *testing.T, path string) readmeDoc {
 	return d
 }
 
+// docPair is an English document and its Chinese twin, as paths from
+// this package's directory.
+type docPair struct{ en, zh string }
+
+// docPairs returns the READMEs and every guide in docs/, each English
+// file with its Chinese twin. An English guide without a twin, or a
+// Chinese one without its English source, fails the test.
+func docPairs(t *testing.T) []docPair {
+	t.Helper()
+	pairs := []docPair{{"../README.md", "../README.zh-CN.md"}}
+	files, err := filepath.Glob("../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]bool{}
+	for _, f := range files {
+		have[f] = true
+	}
+	for _, f := range files {
+		if en, ok := strings.CutSuffix(f, ".zh-CN.md"); ok {
+			if !have[en+".md"] {
+				t.Errorf("%s has no English source %s.md", f, en)
+			}
+			continue
+		}
+		zh := strings.TrimSuffix(f, ".md") + ".zh-CN.md"
+		if !have[zh] {
+			t.Errorf("%s has no Chinese twin %s", f, zh)
+			continue
+		}
+		pairs = append(pairs, docPair{f, zh})
+	}
+	if len(pairs) == 1 {
+		t.Fatal("docs/ holds no guides")
+	}
+	return pairs
+}
+
+// eachPair runs check on every document pair as a subtest named after
+// the English file.
+func eachPair(t *testing.T, check func(t *testing.T, p docPair)) {
+	for _, p := range docPairs(t) {
+		t.Run(strings.TrimPrefix(p.en, "../"), func(t *testing.T) { check(t, p) })
+	}
+}
+
 func TestReadmeHeadingsMatch(t *testing.T) {
-	en := parseReadme(t, "../README.md")
-	zh := parseReadme(t, "../README.zh-CN.md")
-	if reflect.DeepEqual(en.headingLevels, zh.headingLevels) {
-		return
-	}
-	t.Errorf("README.zh-CN.md has %d headings with levels %v; README.md has %d with levels %v",
-		len(zh.headingLevels), zh.headingLevels, len(en.headingLevels), en.headingLevels)
-	for i := 0; i < len(en.headings) || i < len(zh.headings); i++ {
-		var e, z string
-		if i < len(en.headings) {
-			e = en.headings[i]
+	eachPair(t, func(t *testing.T, p docPair) {
+		en := parseReadme(t, p.en)
+		zh := parseReadme(t, p.zh)
+		if reflect.DeepEqual(en.headingLevels, zh.headingLevels) {
+			return
 		}
-		if i < len(zh.headings) {
-			z = zh.headings[i]
+		t.Errorf("%s has %d headings with levels %v; %s has %d with levels %v",
+			p.zh, len(zh.headingLevels), zh.headingLevels, p.en, len(en.headingLevels), en.headingLevels)
+		for i := 0; i < len(en.headings) || i < len(zh.headings); i++ {
+			var e, z string
+			if i < len(en.headings) {
+				e = en.headings[i]
+			}
+			if i < len(zh.headings) {
+				z = zh.headings[i]
+			}
+			t.Logf("%2d  %-45q %q", i+1, e, z)
 		}
-		t.Logf("%2d  %-45q %q", i+1, e, z)
-	}
+	})
 }
 
 func TestReadmeCodeBlocksMatch(t *testing.T) {
-	en := parseReadme(t, "../README.md")
-	zh := parseReadme(t, "../README.zh-CN.md")
-	if len(en.codeBlocks) != len(zh.codeBlocks) {
-		t.Errorf("README.md has %d fenced code blocks, README.zh-CN.md %d", len(en.codeBlocks), len(zh.codeBlocks))
-	}
-	for i := 0; i < len(en.codeBlocks) && i < len(zh.codeBlocks); i++ {
-		if en.codeBlocks[i] != zh.codeBlocks[i] {
-			t.Errorf("fenced code block %d differs (code is copied, never translated):\nREADME.md:\n%s\nREADME.zh-CN.md:\n%s",
-				i+1, en.codeBlocks[i], zh.codeBlocks[i])
+	eachPair(t, func(t *testing.T, p docPair) {
+		en := parseReadme(t, p.en)
+		zh := parseReadme(t, p.zh)
+		if len(en.codeBlocks) != len(zh.codeBlocks) {
+			t.Errorf("%s has %d fenced code blocks, %s %d", p.en, len(en.codeBlocks), p.zh, len(zh.codeBlocks))
 		}
-	}
+		for i := 0; i < len(en.codeBlocks) && i < len(zh.codeBlocks); i++ {
+			if en.codeBlocks[i] != zh.codeBlocks[i] {
+				t.Errorf("fenced code block %d differs (code is copied, never translated):\n%s:\n%s\n%s:\n%s",
+					i+1, p.en, en.codeBlocks[i], p.zh, zh.codeBlocks[i])
+			}
+		}
+	})
 }
 
-// readmeEnglishRun is the rule for untranslated prose in README.zh-CN.md:
-// three or more English words in a row, separated only by spaces or
-// commas. A word starts with a letter and may go on with letters, digits,
-// '_', '-' and apostrophes, so "AMQP 0-9-1", "2 vCPU" and "UNEXPECTED_FRAME"
-// are not runs, and Chinese punctuation (、，：) between words breaks one.
-// Before matching, what is English by right is blanked out with a
-// character that is no separator (so it breaks a run rather than joining
-// the words on its two sides): inline code spans (which also covers table
-// cells that are code, and cells like `step [N]`（说明）), links (their text
-// and target), bare URLs, and readmeProductNames.
+// readmeEnglishRun is the rule for untranslated prose in a Chinese
+// document: three or more English words in a row, separated only by
+// spaces or commas. A word starts with a letter and may go on with
+// letters, digits, '_', '-' and apostrophes, so "AMQP 0-9-1", "2 vCPU" and
+// "UNEXPECTED_FRAME" are not runs, and Chinese punctuation (、，：)
+// between words breaks one. Before matching, what is English by right is
+// blanked out with a character that is no separator (so it breaks a run
+// rather than joining the words on its two sides): inline code spans
+// (which also covers table cells that are code, and cells like
+// `step [N]`（说明）), links (their text and target), bare URLs, and
+// readmeProductNames.
 var readmeEnglishRun = regexp.MustCompile(`[A-Za-z][A-Za-z0-9_'’-]*(?:[ ,]+[A-Za-z][A-Za-z0-9_'’-]*){2,}`)
 
 // readmeProductNames are names that stay English in any language.
-var readmeProductNames = regexp.MustCompile(`\b(?:RabbitMQ|Warren|Durable Object|amqp091-go)\b`)
+var readmeProductNames = regexp.MustCompile(`\b(?:RabbitMQ|Warren|Durable Object|amqp091-go|Cloudflare Workers)\b`)
 
 var (
 	readmeCodeSpan = regexp.MustCompile("`[^`]*`")
@@ -125,21 +183,23 @@ func blankOut(re *regexp.Regexp, s string) string {
 }
 
 func TestReadmeChineseHasNoEnglishProse(t *testing.T) {
-	zh := parseReadme(t, "../README.zh-CN.md")
-	text := strings.Join(zh.prose, "\n")
-	for _, re := range []*regexp.Regexp{readmeCodeSpan, readmeLink, readmeURL, readmeProductNames} {
-		text = blankOut(re, text)
-	}
-	for i, line := range strings.Split(text, "\n") {
-		for _, run := range readmeEnglishRun.FindAllString(line, -1) {
-			t.Errorf("README.zh-CN.md:%d: English left in the prose: %q", i+1, run)
+	eachPair(t, func(t *testing.T, p docPair) {
+		zh := parseReadme(t, p.zh)
+		text := strings.Join(zh.prose, "\n")
+		for _, re := range []*regexp.Regexp{readmeCodeSpan, readmeLink, readmeURL, readmeProductNames} {
+			text = blankOut(re, text)
 		}
-	}
+		for i, line := range strings.Split(text, "\n") {
+			for _, run := range readmeEnglishRun.FindAllString(line, -1) {
+				t.Errorf("%s:%d: English left in the prose: %q", p.zh, i+1, run)
+			}
+		}
+	})
 }
 
 // TestReadmeEnglishRunRule keeps the rule itself honest: it must catch an
-// untranslated phrase and let through what the Chinese README rightly
-// keeps in English.
+// untranslated phrase and let through what the Chinese documents rightly
+// keep in English.
 func TestReadmeEnglishRunRule(t *testing.T) {
 	caught := []string{
 		"the page explains them",
@@ -171,7 +231,7 @@ var readmeDecimal = regexp.MustCompile(`\d+\.\d+`)
 
 // readmeFacts returns the inline code spans (whitespace made single
 // spaces, as a wrapped line splits them) and decimal figures of a
-// README's prose.
+// document's prose.
 func readmeFacts(d readmeDoc) map[string]bool {
 	text := strings.Join(d.prose, "\n")
 	facts := map[string]bool{}
@@ -184,20 +244,178 @@ func readmeFacts(d readmeDoc) map[string]bool {
 	return facts
 }
 
-// TestReadmeChineseCarriesTheFacts: every command, name and figure the
-// English README gives in its prose is in the Chinese one too, so a
-// sentence added to one README and not the other fails when it says
+// TestReadmeChineseCarriesTheFacts: every command, name and figure an
+// English document gives in its prose is in its Chinese twin too, so a
+// sentence added to one language and not the other fails when it says
 // anything a reader could act on or check.
 func TestReadmeChineseCarriesTheFacts(t *testing.T) {
-	zh := readmeFacts(parseReadme(t, "../README.zh-CN.md"))
-	var missing []string
-	for fact := range readmeFacts(parseReadme(t, "../README.md")) {
-		if !zh[fact] {
-			missing = append(missing, fact)
+	eachPair(t, func(t *testing.T, p docPair) {
+		zh := readmeFacts(parseReadme(t, p.zh))
+		var missing []string
+		for fact := range readmeFacts(parseReadme(t, p.en)) {
+			if !zh[fact] {
+				missing = append(missing, fact)
+			}
+		}
+		sort.Strings(missing)
+		for _, fact := range missing {
+			t.Errorf("%s says %s; %s does not", p.en, fact, p.zh)
+		}
+	})
+}
+
+// readmeMaxLines is the front door's length: a newcomer reads it in
+// minutes (etcd's raft README is 202 lines); the rest is in docs/.
+const readmeMaxLines = 250
+
+// readmeQuickStart is what each README must tell a newcomer in so many
+// words: the two commands, the page to open and the URL a client uses.
+var readmeQuickStart = []string{
+	"make run",
+	"make test",
+	"http://127.0.0.1:8080/playground",
+	"amqp://guest:guest@127.0.0.1:5672/",
+}
+
+// TestReadmeIsAFrontDoor: each README is at most readmeMaxLines long,
+// holds the quick start's commands and URLs, and links every guide in
+// docs/ in its own language.
+func TestReadmeIsAFrontDoor(t *testing.T) {
+	pairs := docPairs(t)
+	for i, readme := range []string{"../README.md", "../README.zh-CN.md"} {
+		d := parseReadme(t, readme)
+		if d.lines > readmeMaxLines {
+			t.Errorf("%s is %d lines; at most %d (move the detail to a guide in docs/)", readme, d.lines, readmeMaxLines)
+		}
+		data, err := os.ReadFile(readme)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(data)
+		for _, want := range readmeQuickStart {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s lacks the quick start's %q", readme, want)
+			}
+		}
+		for _, p := range pairs[1:] {
+			guide := p.en
+			if i == 1 {
+				guide = p.zh
+			}
+			link := "(" + strings.TrimPrefix(guide, "../") + ")"
+			if !strings.Contains(text, link) {
+				t.Errorf("%s does not link %s as %s", readme, guide, link)
+			}
 		}
 	}
-	sort.Strings(missing)
-	for _, fact := range missing {
-		t.Errorf("README.md says %s; README.zh-CN.md does not", fact)
+}
+
+// TestReadmeFrontDoorRule: the length rule counts lines as an editor
+// shows them, so a file of readmeMaxLines lines ending in a newline passes
+// and one more line fails.
+func TestReadmeFrontDoorRule(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []int{readmeMaxLines, readmeMaxLines + 1} {
+		path := filepath.Join(dir, "README.md")
+		if err := os.WriteFile(path, []byte(strings.Repeat("line\n", n)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := parseReadme(t, path).lines; got != n {
+			t.Errorf("a file of %d lines counts as %d", n, got)
+		}
+	}
+}
+
+// docsLink is a relative Markdown link: its target up to any #fragment.
+var docsLink = regexp.MustCompile(`\]\(([^)#:\s]+)(?:#[^)]*)?\)`)
+
+// docsPathSpan is a code span naming a file or folder of the tree: it
+// starts with one of the tree's top-level folders.
+var docsPathSpan = regexp.MustCompile("`((?:engine|server|web|wasm|lessons|docs)/[A-Za-z0-9_./*-]*)`")
+
+// docsPlaceholder marks a file name that stands for many, such as
+// NN-slug.txt or rawsys_*.go.
+var docsPlaceholder = regexp.MustCompile(`\*|^NN-`)
+
+// docsBuildOutputs are paths the documents name that a build writes and
+// git ignores, so a fresh checkout does not have them.
+var docsBuildOutputs = []string{"wasm/worker/build", "wasm/playground/dist", "web/static/warren.wasm", "web/static/wasm_exec.js"}
+
+// TestDocsPathsExist: every relative link and every file or folder a
+// document names in a code span exists in the tree, so that a move (a
+// package going from server/ to engine/, say) that leaves a document
+// behind fails here.
+func TestDocsPathsExist(t *testing.T) {
+	for _, p := range docPairs(t) {
+		for _, doc := range []string{p.en, p.zh} {
+			d := parseReadme(t, doc)
+			for i, line := range d.prose {
+				for _, m := range docsLink.FindAllStringSubmatch(line, -1) {
+					target := filepath.Join(filepath.Dir(doc), m[1])
+					if _, err := os.Stat(target); err != nil {
+						t.Errorf("%s:%d: link to %s: %v", doc, i+1, m[1], err)
+					}
+				}
+				for _, m := range docsPathSpan.FindAllStringSubmatch(line, -1) {
+					path := strings.TrimSuffix(m[1], ".")
+					if isBuildOutput(path) {
+						continue
+					}
+					if docsPlaceholder.MatchString(filepath.Base(path)) {
+						path = filepath.Dir(path) // a pattern: its folder must exist
+					}
+					if _, err := os.Stat(filepath.Join("..", path)); err != nil {
+						t.Errorf("%s:%d: names %s, which is not in the tree", doc, i+1, path)
+					}
+				}
+			}
+		}
+	}
+}
+
+func isBuildOutput(path string) bool {
+	for _, out := range docsBuildOutputs {
+		if path == out || strings.HasPrefix(path, out+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// serveFlag is a flag warren serve defines: fs.String("amqp", ...).
+var serveFlag = regexp.MustCompile(`fs\.[A-Z][a-z0-9]*\("([a-z0-9-]+)"`)
+
+// TestDocsNameEveryServeFlag: every flag of warren serve is described in
+// the guides (as `--flag`), in both languages, so a new flag comes with
+// its documentation.
+func TestDocsNameEveryServeFlag(t *testing.T) {
+	src, err := os.ReadFile("../server/cmd/warren/serve.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := serveFlag.FindAllStringSubmatch(string(src), -1)
+	if len(flags) < 20 {
+		t.Fatalf("found %d flags in serve.go; the pattern %s no longer matches how it defines them", len(flags), serveFlag)
+	}
+	var en, zh strings.Builder
+	for _, p := range docPairs(t) {
+		for _, pair := range [][2]string{{p.en, ""}, {p.zh, "zh"}} {
+			data, err := os.ReadFile(pair[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pair[1] == "" {
+				en.Write(data)
+			} else {
+				zh.Write(data)
+			}
+		}
+	}
+	for _, f := range flags {
+		for lang, text := range map[string]string{"English": en.String(), "Chinese": zh.String()} {
+			if !strings.Contains(text, "--"+f[1]) {
+				t.Errorf("warren serve's --%s is in no %s guide", f[1], lang)
+			}
+		}
 	}
 }

@@ -19,7 +19,7 @@
 // scheduler woke a second OS thread to run it, which cost more than the
 // engine's work for a publish; a request now runs on its caller's
 // goroutine, under the lock, with the same one-at-a-time order, log and
-// events (BENCHMARKS.md, "Fewer wake-ups").
+// events (5bab91e:BENCHMARKS.md, "Fewer wake-ups").
 package broker
 
 import (

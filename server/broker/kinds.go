@@ -39,7 +39,7 @@ func (s *KindSet) add(o KindSet) {
 // published (the publisher's), enqueued (no connection's) and delivered
 // (the consumer's), then reaches the consumer's sink as it is, instead of
 // being sorted and copied connection by connection, and the publisher's
-// sink is not called for it at all (BENCHMARKS.md, "Events only where they
+// sink is not called for it at all (5bab91e:BENCHMARKS.md, "Events only where they
 // are acted on").
 type KindFilter interface {
 	Sink

@@ -10,9 +10,9 @@ type verdictKind string
 
 const (
 	// kind4x: Warren follows RabbitMQ's current (4.x) documentation where
-	// 3.10.8 behaves otherwise (README.md, "Behaviour").
+	// 3.10.8 behaves otherwise (docs/behaviour.md).
 	kind4x verdictKind = "intentional (4.x)"
-	// kindGap: something README.md says is not modelled yet.
+	// kindGap: something docs/behaviour.md says is not modelled yet.
 	kindGap verdictKind = "documented gap"
 	// kindBug: Warren is wrong.
 	kindBug verdictKind = "Warren bug"
@@ -42,7 +42,7 @@ var everywhere = []verdict{
 var known = map[string][]verdict{
 	"queue-args-other": {
 		v(kindGap, `queue.declare "q05"`,
-			"streams are not modelled (README): x-queue-type stream is refused as an unsupported type, where 3.10.8 accepts the type and refuses the non-durable declaration (invalid property 'non-durable')"),
+			"streams are not modelled (docs/behaviour.md): x-queue-type stream is refused as an unsupported type, where 3.10.8 accepts the type and refuses the non-durable declaration (invalid property 'non-durable')"),
 	},
 	"dlx-published-x-death": {
 		v(kind4x, `header x-death\[0\]=|header x-first-death-`,

@@ -118,7 +118,7 @@ func markdown(env environment, results []outcome, s summary) string {
 	p("- RabbitMQ: %s at `%s`\n", env.rabbitVersion, redact(env.rabbitURL))
 	p("- Warren: %s, revision %s, in-process at `%s`\n", env.warrenVersion, warrenRevision(), redact(env.warrenURL))
 	p("- Client: github.com/rabbitmq/amqp091-go %s, %s\n\n", clientVersion(), runtime.Version())
-	p("**%d scenarios, %d identical, %d different**: %d fully explained (Warren follows the 4.x documentation, or a gap README.md documents), %d with Warren bugs, %d with unexplained differences.\n\n",
+	p("**%d scenarios, %d identical, %d different**: %d fully explained (Warren follows the 4.x documentation, or a gap docs/behaviour.md documents), %d with Warren bugs, %d with unexplained differences.\n\n",
 		s.total, s.same, s.total-s.same, s.explained, s.bugs, s.unexplained)
 	for _, st := range s.stale {
 		p("- Stale verdict, no longer observed (update known.go): %s\n", st)

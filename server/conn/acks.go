@@ -12,7 +12,7 @@ import (
 // about five messages. When that client still holds many deliveries, its
 // next acks can wait: it has work in hand, so a read that waits up to
 // readWait for more acks costs it nothing, and one wake-up carries a few
-// dozen acks and the deliveries they release (BENCHMARKS.md, "Acks from a
+// dozen acks and the deliveries they release (5bab91e:BENCHMARKS.md, "Acks from a
 // consumer with deliveries in hand").
 //
 // The ground is the engine's count, not the timing of the reads: after a

@@ -21,7 +21,7 @@ type Alarm struct {
 	// HighWatermark is the limit in bytes; zero disables the alarm.
 	HighWatermark int64
 	// PerMessageBytes is the estimated engine overhead of a held message
-	// beyond its body (see BENCHMARKS.md: about 123 bytes measured for a
+	// beyond its body (BENCHMARKS.md, "Engine, native": 133 bytes measured for a
 	// queued one).
 	PerMessageBytes int64
 

@@ -18,7 +18,7 @@ import (
 // process is idle again. A broker woken every few messages (a consumer's
 // acks with amqp091-go) woke sysmon each time: 11 % of its CPU in
 // warren-bench publish-consume (perf), and two fifths of its context
-// switches (BENCHMARKS.md, "Raw system calls"). The runtime needs to know
+// switches (5bab91e:BENCHMARKS.md, "Raw system calls"). The runtime needs to know
 // of a system call only to give its P to other goroutines while it blocks,
 // and these do not block: the sockets are non-blocking (a full one
 // returns EAGAIN and the caller waits in the netpoller), and pollIn

@@ -14,7 +14,7 @@ import "time"
 // all of it waking again for the next hundred bytes. On the 2-vCPU
 // machines of BENCHMARKS.md that round trip costs more CPU than the
 // messages it brings. Waiting for a few kilobytes while a client streams
-// makes each wake-up carry tens of messages (section "Reads that wait
+// makes each wake-up carry tens of messages (5bab91e:BENCHMARKS.md, "Reads that wait
 // for a streaming client").
 //
 // When: only once hotReads reads in a row found their bytes in less than
@@ -35,7 +35,7 @@ import "time"
 // warren-bench publish-consume (prefetch 500, a 21-byte ack per message)
 // its waits brought about 13 acks in readWait, and stopped as a caller's
 // do. Nor can a wait gather more than a few dozen segments: a loopback
-// sender stopped after 18 to 28 until the reader read (BENCHMARKS.md,
+// sender stopped after 18 to 28 until the reader read (5bab91e:BENCHMARKS.md,
 // the same section), which for acks is a few hundred bytes. Acks are
 // therefore waited for on another ground (acksHeld, acks.go): when the
 // connection goroutine knows the client still holds many deliveries, the

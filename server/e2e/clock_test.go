@@ -33,7 +33,7 @@ func postClock(t *testing.T, srv *server.Server, body string) string {
 	return string(data)
 }
 
-// TestRetryWithBackoffOnAManualClock is the README's worked example: a
+// TestRetryWithBackoffOnAManualClock is docs/clock.md's worked example: a
 // retry-with-backoff chain made of TTL and dead-lettering alone (a job
 // goes work.0 → retry.1m → work.1 → retry.5m → work.2 → retry.30m →
 // work.3: each failure is a reject that dead-letters into the next delay

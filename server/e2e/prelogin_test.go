@@ -15,9 +15,9 @@ import (
 	"github.com/coder/websocket"
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	wire "warren/engine/amqp"
 	"warren/server"
 	"warren/server/addrlimit"
-	wire "warren/engine/amqp"
 	"warren/server/conn"
 )
 

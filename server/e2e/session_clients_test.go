@@ -16,8 +16,8 @@ import (
 	"github.com/coder/websocket"
 	amqp "github.com/rabbitmq/amqp091-go"
 
-	"warren/server"
 	"warren/engine/hub"
+	"warren/server"
 	"warren/server/sessions"
 )
 

@@ -11,8 +11,8 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"warren/engine"
-	"warren/engine/script"
 	"warren/engine/hub"
+	"warren/engine/script"
 	"warren/server/sessions"
 )
 

@@ -12,8 +12,8 @@ import (
 
 	"github.com/coder/websocket"
 
-	"warren/server"
 	"warren/engine/hub"
+	"warren/server"
 	"warren/server/sessions"
 )
 

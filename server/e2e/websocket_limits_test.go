@@ -8,8 +8,8 @@ import (
 	"github.com/coder/websocket"
 	amqp "github.com/rabbitmq/amqp091-go"
 
-	"warren/server"
 	wire "warren/engine/amqp"
+	"warren/server"
 	"warren/server/conn"
 )
 

@@ -7,9 +7,9 @@ import (
 	"strconv"
 
 	"warren/engine"
+	"warren/engine/hub"
 	"warren/server/broker"
 	"warren/server/conn"
-	"warren/engine/hub"
 )
 
 // Real AMQP clients join a session's broker by logging in, over the

@@ -10,8 +10,8 @@ import (
 	"github.com/coder/websocket"
 
 	"warren/engine"
-	"warren/engine/script"
 	"warren/engine/hub"
+	"warren/engine/script"
 )
 
 // replay runs an exported history on a fresh runner, as the offline

@@ -13,8 +13,8 @@ import (
 	"github.com/coder/websocket"
 	amqp "github.com/rabbitmq/amqp091-go"
 
-	"warren/server/conn"
 	"warren/engine/hub"
+	"warren/server/conn"
 )
 
 // memKeeper is a Durable Object's storage in a test: the latest snapshot,

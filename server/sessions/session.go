@@ -9,8 +9,8 @@ import (
 	"github.com/coder/websocket"
 
 	"warren/engine"
-	"warren/server/conn"
 	"warren/engine/hub"
+	"warren/server/conn"
 )
 
 // session is one shared session: its hub.Session, owned by the goroutine

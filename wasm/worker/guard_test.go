@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"warren/server/httpguard"
 	"warren/engine/hub"
+	"warren/server/httpguard"
 )
 
 // TestGuardTemplatesAreTheHubs: the edge's guard (guard.mjs) says its

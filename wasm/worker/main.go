@@ -14,8 +14,7 @@
 // next, so the program keeps nothing but its handler.
 //
 // Build it with `make edge`, run it locally with `make edge-dev`, and
-// deploy it with `make edge-deploy` (see the README's section on the
-// edge).
+// deploy it with `make edge-deploy` (see docs/edge.md).
 package main
 
 import (

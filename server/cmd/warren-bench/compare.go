@@ -20,10 +20,10 @@ type broker struct {
 	label string
 	url   string
 	pid   int
-	proc  *warrenProc // Warren started by this tool; nil otherwise
-	bin   string      // to restart proc
-	node  *rabbitNode // RabbitMQ started by this tool; nil otherwise
-	skip  string      // why this broker is left out, if it is
+	proc  *ownedWarren // Warren started by this tool; nil otherwise
+	bin   string       // to restart proc
+	node  *rabbitNode  // RabbitMQ started by this tool; nil otherwise
+	skip  string       // why this broker is left out, if it is
 	// busyWait says how RabbitMQ's schedulers wait, from its command line.
 	busyWait string
 }
@@ -57,6 +57,8 @@ type compareConfig struct {
 	window    int
 	inflight  int
 	size      int
+	messages  int        // 0: each workload's own count
+	mode      warrenMode // how a Warren this tool starts keeps its state
 	only      []workload
 	jsonPath  string
 	client    string
@@ -99,6 +101,9 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.window, "window", 1000, "publishes left unconfirmed at most")
 	fs.IntVar(&cfg.inflight, "inflight", 1000, "publish-consume: how far the publisher may run ahead")
 	fs.IntVar(&cfg.size, "size", 16, "message body size in bytes")
+	fs.IntVar(&cfg.messages, "messages", 0, "messages (or what each workload counts) per run; 0: each workload's own count")
+	cfg.mode = warrenInMemory
+	fs.Var(&cfg.mode, "warren-mode", "with --warren-bin: how Warren keeps its state, memory (--data '') or default (--data in a fresh temporary directory per process, as make run keeps it on disk)")
 	names := fs.String("workloads", "", "comma-separated workloads (default: all but scale-queues, scale-conns and idle-memory, which run only when named)")
 	fs.StringVar(&cfg.jsonPath, "json", "", "also write every run's result to this file as JSON")
 	fs.BoolVar(&cfg.floor, "floor", false, "also run scale-queues and scale-conns on the floor (this binary's floor subcommand: a relay that does no broker work, with Warren's socket handling), for what is left of the latency with the broker taken out")
@@ -110,6 +115,12 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	if (*warrenBin == "") == (*warrenURL == "") {
 		fmt.Fprintln(stderr, "warren-bench compare: give exactly one of --warren-bin and --warren-url")
+		return 2
+	}
+	modeSet := false
+	fs.Visit(func(f *flag.Flag) { modeSet = modeSet || f.Name == "warren-mode" })
+	if modeSet && *warrenURL != "" {
+		fmt.Fprintln(stderr, "warren-bench compare: --warren-mode is for a Warren this tool starts (--warren-bin); one at --warren-url runs as it was started")
 		return 2
 	}
 	if cfg.reps < 1 || cfg.reps > 50 {
@@ -161,7 +172,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 
 	warren := &broker{label: "Warren", url: *warrenURL, pid: *warrenPID, bin: *warrenBin}
 	if warren.bin != "" {
-		p, err := startWarren(ctx, warren.bin, "--data", "")
+		p, err := startWarrenIn(ctx, warren.bin, cfg.mode)
 		if err != nil {
 			fmt.Fprintf(stderr, "warren-bench compare: %v\n", err)
 			return 1
@@ -172,7 +183,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stderr, "warren-bench compare: %v\n", err)
 			}
 		}()
-		fmt.Fprintf(stderr, "started warren (pid %d) at %s\n", warren.pid, warren.url)
+		fmt.Fprintf(stderr, "started warren (pid %d) at %s, %s\n", warren.pid, warren.url, cfg.mode.describe())
 	}
 	rabbit := &broker{label: "RabbitMQ", url: *rabbitURL, pid: *rabbitPID}
 	if *rabbitScript != "" {
@@ -325,12 +336,13 @@ func freshFirst(ws []workload) []workload {
 }
 
 // runOn runs w once on b, restarting a Warren this tool owns first when w
-// measures memory (and the RabbitMQ node, when this tool runs it). A
-// workload that wants a broker with its state on disk runs on a second
-// Warren this tool starts for it with --data in a new
-// directory, and stops again after it: the other workloads keep running
-// on the in-memory one, since with --data every command the broker applies
-// goes to its log, persistent or not.
+// measures memory (and the RabbitMQ node, when this tool runs it), in its
+// mode and on a fresh data directory. A workload that wants a broker with
+// its state on disk runs, when Warren is in memory, on a second Warren
+// this tool starts for it with --data in a new directory, and stops again
+// after it: the other workloads keep running on the in-memory one, since
+// with --data every command the broker applies goes to its log, persistent
+// or not. In the default mode it runs on Warren itself.
 func runOn(ctx context.Context, cfg compareConfig, w workload, b *broker) (res Result, err error) {
 	if w.fresh {
 		switch {
@@ -338,7 +350,7 @@ func runOn(ctx context.Context, cfg compareConfig, w workload, b *broker) (res R
 			if err := b.proc.stop(); err != nil {
 				return Result{}, err
 			}
-			p, err := startWarren(ctx, b.bin, "--data", "")
+			p, err := startWarrenIn(ctx, b.bin, b.proc.mode)
 			if err != nil {
 				return Result{}, err
 			}
@@ -357,37 +369,21 @@ func runOn(ctx context.Context, cfg compareConfig, w workload, b *broker) (res R
 		}
 	}
 	url, pid := b.url, b.pid
-	if w.durable && b.proc != nil {
-		p, stop, serr := startDataWarren(ctx, b.bin)
+	if w.durable && b.proc != nil && b.proc.mode == warrenInMemory {
+		p, serr := startWarrenIn(ctx, b.bin, warrenDefault)
 		if serr != nil {
 			return Result{}, serr
 		}
-		defer func() { err = errors.Join(err, stop()) }()
+		defer func() { err = errors.Join(err, p.stop()) }()
 		url, pid = p.url, p.pid
 	}
-	e := &env{url: url, sizeBytes: cfg.size, serverPID: pid, window: cfg.window, inflightMax: cfg.inflight, settleMax: cfg.settleMax, pipe: cfg.pipe, scale: cfg.scale}
+	e := &env{url: url, messages: cfg.messages, sizeBytes: cfg.size, serverPID: pid, window: cfg.window, inflightMax: cfg.inflight, settleMax: cfg.settleMax, pipe: cfg.pipe, scale: cfg.scale}
 	if err := checkEnv(w, e); err != nil {
 		return Result{}, err
 	}
 	res, err = runOnce(ctx, w, e, cfg.timeout)
 	res.Server = b.label
 	return res, err
-}
-
-// startDataWarren starts `bin serve --data DIR` in a new temporary
-// directory; stop ends it by its pid and removes the directory.
-func startDataWarren(ctx context.Context, bin string) (*warrenProc, func() error, error) {
-	dir, err := os.MkdirTemp("", "warren-bench-data-")
-	if err != nil {
-		return nil, nil, err
-	}
-	p, err := startWarren(ctx, bin, "--data", dir)
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, nil, err
-	}
-	stop := func() error { return errors.Join(p.stop(), os.RemoveAll(dir)) }
-	return p, stop, nil
 }
 
 func summary(r Result) string {

@@ -27,7 +27,7 @@ import (
 // Why: at 10,000 msgs/s a message's latency is mostly the wake-ups of
 // the threads it passes through (the broker's and the client's), and on a
 // virtual machine a thread woken on an idle virtual CPU waits tens of
-// microseconds for it (BENCHMARKS.md). The floor, run by compare --floor
+// microseconds for it (5bab91e:BENCHMARKS.md). The floor, run by compare --floor
 // with the same client in the same run, measures what is left of the
 // latency when the broker's own work is taken away: how much of its p99
 // a broker could still win by working less, and whether a p99 target is
@@ -43,7 +43,7 @@ import (
 // A relay with a thread blocked in read(2) on every socket, as a C relay
 // would do it, measured about the same p99 as Warren up to 1,000 queues
 // and a higher one from ten connections on, where each message woke a
-// thread of its own (BENCHMARKS.md, run AM).
+// thread of its own (5bab91e:BENCHMARKS.md, run AM).
 
 // floorConsumer is where deliveries for one queue go.
 type floorConsumer struct {

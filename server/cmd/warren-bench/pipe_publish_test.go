@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"warren/server"
 	"warren/engine/amqp"
+	"warren/server"
 )
 
 // TestConfirmAfterTheRun checks that a confirm arriving while a

@@ -41,7 +41,11 @@ func printHeader(out io.Writer, cfg compareConfig, repsDone int, warren, rabbit 
 	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
 		fmt.Fprintf(out, "load average at the end: %s\n", strings.Join(strings.Fields(string(b))[:3], " "))
 	}
-	fmt.Fprintf(out, "Warren at %s; %s at %s\n", redact(warren.url), rabbit.label, redact(rabbit.url))
+	mode := "as it was started (--warren-url)"
+	if warren.proc != nil {
+		mode = warren.proc.mode.describe()
+	}
+	fmt.Fprintf(out, "Warren at %s, %s; %s at %s\n", redact(warren.url), mode, rabbit.label, redact(rabbit.url))
 	fmt.Fprintf(out, "%d of %d repetitions, interleaved; medians, with the range in brackets; %d-byte bodies\n", repsDone, cfg.reps, cfg.size)
 	fmt.Fprintf(out, "load client: %s\n\n", cfg.pipe.describe(cfg.client))
 	if rabbit.skip != "" {

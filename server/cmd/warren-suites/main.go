@@ -1,7 +1,7 @@
 // Command warren-suites runs real AMQP clients' own tests against a broker:
 // amqp091-go's integration suite (its _test.go files, from the Go module
 // proxy) and the RabbitMQ tutorials that amqplib ships in its npm package.
-// It is what `make client-suites` runs; the README keeps its last result.
+// It is what `make client-suites` runs; docs/behaviour.md keeps its last result.
 //
 //	warren-suites --warren-bin PATH [--only amqp091|tutorials] [--run REGEXP]
 //	warren-suites --target rabbitmq [--only ...]

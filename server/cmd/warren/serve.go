@@ -12,11 +12,11 @@ import (
 	"time"
 
 	"warren/engine"
+	"warren/engine/hub"
 	"warren/server"
 	"warren/server/addrlimit"
 	"warren/server/broker"
 	"warren/server/conn"
-	"warren/engine/hub"
 	"warren/server/sessions"
 	"warren/server/store"
 )

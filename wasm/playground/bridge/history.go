@@ -3,8 +3,8 @@ package bridge
 import (
 	"strings"
 
-	"warren/engine/script"
 	"warren/engine/hub"
+	"warren/engine/script"
 )
 
 // A shared session's exported history (engine/hub's History.Script) is a

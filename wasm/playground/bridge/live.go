@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"warren/engine"
-	"warren/engine/script"
 	"warren/engine/hub"
+	"warren/engine/script"
 )
 
 // A page in a shared session (issue 11) is a replica: its broker is the

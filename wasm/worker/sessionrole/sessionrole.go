@@ -48,8 +48,8 @@ import (
 
 	"github.com/coder/websocket"
 
-	"warren/server/conn"
 	"warren/engine/hub"
+	"warren/server/conn"
 	"warren/server/sessions"
 )
 
