@@ -132,7 +132,8 @@ func (b *Broker) bindAction(id ChannelID, src, dst, key string, args Table, m Me
 			b.bindingSerial++
 			bd := &binding{src: x, dst: d, key: key, args: args.Clone(), xmatch: xmatch, serial: b.bindingSerial}
 			x.addBinding(bd)
-			b.emit(Event{Kind: EvBound, Vhost: v.name, Channel: ch.id, Exchange: x.name, Destination: bindDestName(d), RoutingKey: key, Args: argsText(args)})
+			b.emit(Event{Kind: EvBound, Vhost: v.name, Channel: ch.id, Exchange: x.name, RoutingKey: key,
+				Detail: &EventDetail{Destination: bindDestName(d), Args: argsText(args)}})
 		}
 	} else if bd := x.findBinding(d, key, args); bd != nil {
 		v.removeBinding(bd)
@@ -198,7 +199,8 @@ func (v *vhost) removeBinding(bd *binding) {
 		}
 	}
 	x.unindex(bd)
-	v.b.emit(Event{Kind: EvUnbound, Vhost: v.name, Exchange: x.name, Destination: bindDestName(bd.dst), RoutingKey: bd.key, Args: argsText(bd.args)})
+	v.b.emit(Event{Kind: EvUnbound, Vhost: v.name, Exchange: x.name, RoutingKey: bd.key,
+		Detail: &EventDetail{Destination: bindDestName(bd.dst), Args: argsText(bd.args)}})
 	if x.autoDelete && len(x.bindings) == 0 && !x.deleted {
 		x.delete()
 	}

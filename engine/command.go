@@ -22,16 +22,17 @@ import "strconv"
 // (internal/cmdgen, reading these declarations with go/ast) writes
 // command_gen.go from them: the kind constants (unexported: a command is
 // known by its Cmd type, its number is the records' business) and their
-// names, the kind methods, and each command's case in the record encoder and decoder.
-// Generated rather than kept as a table checked by a test, because the
+// names, the kind methods, and each command's case in the record encoder
+// and decoder. Generated rather than kept as a table checked by a test, because the
 // codec is the part that must never drift from the fields (a field added
 // to a struct and forgotten in the encoder would vanish from every log);
 // the generator derives it, and refuses a field type it has no codec for.
 // The per-method wrappers (BasicPublish, QueueDeclare, ...) are not
 // generated: each returns its own part of Result and carries the AMQP
 // semantics in its doc, and a new command needs none, since Apply is the
-// API. Commands whose methods took several booleans (basic.ack, nack,
-// reject, recover) have no wrapper: callers name the fields, as in
+// API. The commands whose wrappers took booleans by position (basic.ack,
+// nack, reject, recover, recover-async; PauseConnection) have none:
+// callers name the fields, as in
 // Apply(CmdBasicNack{Channel: ch, DeliveryTag: tag, Requeue: true}).
 //
 // Adding a kind (for example a new mutating Broker method X):

@@ -103,7 +103,8 @@ func (b *Broker) basicConsume(id ChannelID, c BasicConsume) (string, error) {
 	if c.Exclusive {
 		q.exclusiveC = con
 	}
-	b.emit(Event{Kind: EvConsumerAdded, Vhost: q.vhost.name, Channel: ch.id, Queue: q.name, ConsumerTag: tag, NoAck: c.NoAck, Priority: int(prio)})
+	b.emit(Event{Kind: EvConsumerAdded, Vhost: q.vhost.name, Channel: ch.id, Queue: q.name, ConsumerTag: tag, NoAck: c.NoAck,
+		Detail: &EventDetail{Priority: int(prio)}})
 	q.reviewActive()
 	q.touchLease()
 	q.dispatch()

@@ -174,18 +174,13 @@ type Event struct {
 	At     Time   // the deadline: when an enqueued copy expires, a delayed message is released
 	Name   string // the connection's name (connection.opened), the policy's (policy.set, policy.cleared)
 
-	ExchangeType   string // exchange.declared: direct, fanout, topic, headers, x-delayed-message
-	Features       string // exchange.declared, queue.declared: "durable x-message-ttl=5000 ..."
-	Definition     string // policy.set: the policy's kind, pattern, apply-to, priority and definition
-	Destination    string // bound, unbound: the queue, or "exchange:" and the exchange
-	Args           string // bound, unbound: the binding's arguments, as FormatValue writes them
-	Policy         string // queue.policy: the policy now applying to Queue
-	OperatorPolicy string // queue.policy: the operator policy now applying to Queue
-	Overflow       string // overflowed: the overflow mode that acted
-	Cause          string // dropped: why nothing took the message (DropUnroutable, ...)
-	Priority       int    // consumer.added: the consumer's x-priority
-	Remaining      int    // delivered by basic.get: the messages left (get-ok's message-count)
-	Deliveries     int    // delivery-limited: the deliveries the copy had
+	Overflow   string // overflowed: the overflow mode that acted
+	Cause      string // dropped: why nothing took the message (DropUnroutable, ...)
+	Remaining  int    // delivered by basic.get: the messages left (get-ok's message-count)
+	Deliveries int    // delivery-limited: the deliveries the copy had
+	// Detail describes the object of a declaration, binding, policy or
+	// consumer event; nil for every other kind.
+	Detail *EventDetail
 	// Via is, for Enqueued, the binding that routed the copy to Queue
 	// (shared, read-only).
 	Via *Via
@@ -193,6 +188,21 @@ type Event struct {
 	// restart (queue.keeps): a driver that writes the command log to
 	// disk sends its confirm only once the publish is on disk.
 	Durable bool
+}
+
+// EventDetail is what exchange.declared, queue.declared, bound, unbound,
+// policy.set, queue.policy and consumer.added say about their object.
+// It is kept apart so that the events of the message flow, copied by
+// value into every driver's buffers, stay small; these events are rare.
+type EventDetail struct {
+	ExchangeType   string // exchange.declared: direct, fanout, topic, headers, x-delayed-message
+	Features       string // exchange.declared, queue.declared: "durable x-message-ttl=5000 ..."
+	Definition     string // policy.set: the policy's kind, pattern, apply-to, priority and definition
+	Destination    string // bound, unbound: the queue, or "exchange:" and the exchange
+	Args           string // bound, unbound: the binding's arguments, as FormatValue writes them
+	Policy         string // queue.policy: the policy now applying to the queue
+	OperatorPolicy string // queue.policy: the operator policy now applying to the queue
+	Priority       int    // consumer.added: the consumer's x-priority
 }
 
 // DropUnroutable is the Cause of a Dropped event for a message routed to no
@@ -234,14 +244,18 @@ func (e Event) String() string {
 	if e.Queue != "" {
 		kv("q", e.Queue)
 	}
+	d := e.Detail
+	if d == nil {
+		d = &EventDetail{}
+	}
 	if e.Name != "" {
 		kv("name", e.Name)
 	}
-	if e.Destination != "" {
-		kv("dest", e.Destination)
+	if d.Destination != "" {
+		kv("dest", d.Destination)
 	}
-	if e.Policy != "" {
-		kv("policy", e.Policy)
+	if d.Policy != "" {
+		kv("policy", d.Policy)
 	}
 	if e.RoutingKey != "" || e.Kind == EvPublished || e.Kind == EvBound || e.Kind == EvUnbound || e.Kind == EvReturned {
 		kv("key", e.RoutingKey)
@@ -277,8 +291,8 @@ func (e Event) String() string {
 	if e.Reason != "" {
 		kv("reason", e.Reason)
 	}
-	if e.ExchangeType != "" {
-		kv("type", e.ExchangeType)
+	if d.ExchangeType != "" {
+		kv("type", d.ExchangeType)
 	}
 	if e.Overflow != "" {
 		kv("overflow", e.Overflow)
@@ -286,8 +300,8 @@ func (e Event) String() string {
 	if e.Code != 0 {
 		kv("code", strconv.Itoa(e.Code))
 	}
-	for _, f := range [...]struct{ k, v string }{{"text", e.Text}, {"features", e.Features}, {"text", e.Definition},
-		{"args", e.Args}, {"operator-policy", e.OperatorPolicy}, {"cause", e.Cause}} {
+	for _, f := range [...]struct{ k, v string }{{"text", e.Text}, {"features", d.Features}, {"text", d.Definition},
+		{"args", d.Args}, {"operator-policy", d.OperatorPolicy}, {"cause", e.Cause}} {
 		if f.v != "" {
 			kv(f.k, f.v)
 		}
@@ -295,7 +309,7 @@ func (e Event) String() string {
 	for _, f := range [...]struct {
 		k string
 		v int
-	}{{"count", e.Count}, {"priority", e.Priority}, {"remaining", e.Remaining}, {"deliveries", e.Deliveries}} {
+	}{{"count", e.Count}, {"priority", d.Priority}, {"remaining", e.Remaining}, {"deliveries", e.Deliveries}} {
 		if f.v != 0 {
 			kv(f.k, strconv.Itoa(f.v))
 		}

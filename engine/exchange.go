@@ -214,7 +214,7 @@ func (b *Broker) exchangeDeclare(ch *channel, d ExchangeDeclare) *Error {
 		x = newExchange(v, d.Exchange, d.Type)
 		x.durable, x.autoDelete, x.internal, x.args, x.route = d.Durable, d.AutoDelete, d.Internal, d.Args.Clone(), route
 		v.addExchange(x)
-		b.emit(Event{Kind: EvExchangeDeclared, Vhost: v.name, Channel: ch.id, Exchange: x.name, ExchangeType: x.kind, Features: x.describe()})
+		b.emit(Event{Kind: EvExchangeDeclared, Vhost: v.name, Channel: ch.id, Exchange: x.name, Detail: &EventDetail{ExchangeType: x.kind, Features: x.describe()}})
 		return nil
 	}
 	r := rs("exchange", x.name, v.name)

@@ -140,7 +140,7 @@ func (b *Broker) setPolicy(p Policy, operator bool) error {
 		set = v.opPolicies
 	}
 	set[p.Name] = &p
-	b.emit(Event{Kind: EvPolicySet, Vhost: v.name, Name: p.Name, Definition: p.describe(operator)})
+	b.emit(Event{Kind: EvPolicySet, Vhost: v.name, Name: p.Name, Detail: &EventDetail{Definition: p.describe(operator)}})
 	v.policiesChanged()
 	b.flush()
 	return nil
@@ -399,7 +399,7 @@ func (q *queue) applyPolicy() {
 	q.set = q.resolveSettings()
 	q.set.maxPriority = old.maxPriority
 	if old.policy != q.set.policy || old.opPolicy != q.set.opPolicy {
-		v.b.emit(Event{Kind: EvQueuePolicyChanged, Vhost: v.name, Queue: q.name, Policy: q.set.policy, OperatorPolicy: q.set.opPolicy})
+		v.b.emit(Event{Kind: EvQueuePolicyChanged, Vhost: v.name, Queue: q.name, Detail: &EventDetail{Policy: q.set.policy, OperatorPolicy: q.set.opPolicy}})
 	}
 	// The TTL documentation has a section "Per-message TTL Applied
 	// Retroactively (to an Existing Queue)": queues that got a TTL

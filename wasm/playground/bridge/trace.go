@@ -156,14 +156,18 @@ func named(ev *Event, e engine.Event) {
 		t := int64(e.At)
 		return &t
 	}
-	ev.Type, ev.Features = e.ExchangeType, e.Features
-	ev.ArgsText = e.Args
-	ev.Policy, ev.OperatorPolicy = e.Policy, e.OperatorPolicy
-	ev.Priority, ev.Remaining, ev.Deliveries = e.Priority, e.Remaining, e.Deliveries
+	d := e.Detail
+	if d == nil {
+		d = &engine.EventDetail{}
+	}
+	ev.Type, ev.Features = d.ExchangeType, d.Features
+	ev.ArgsText = d.Args
+	ev.Policy, ev.OperatorPolicy = d.Policy, d.OperatorPolicy
+	ev.Priority, ev.Remaining, ev.Deliveries = d.Priority, e.Remaining, e.Deliveries
 	ev.Overflow, ev.Cause = e.Overflow, e.Cause
-	if e.Destination != "" {
-		ev.Destination, ev.DestinationType = e.Destination, "queue"
-		if d, ok := strings.CutPrefix(e.Destination, "exchange:"); ok {
+	if d.Destination != "" {
+		ev.Destination, ev.DestinationType = d.Destination, "queue"
+		if d, ok := strings.CutPrefix(d.Destination, "exchange:"); ok {
 			ev.Destination, ev.DestinationType = d, "exchange"
 		}
 	}
@@ -173,10 +177,10 @@ func named(ev *Event, e engine.Event) {
 	case engine.EvDelayed:
 		ev.ReleaseAt = at()
 	}
-	ev.Name = first(e.Name, e.Destination, e.Policy)
-	ev.Reason = first(e.Reason, e.ExchangeType, e.Overflow)
-	ev.Text = first(e.Text, e.Features, e.Definition, e.Args, e.OperatorPolicy, e.Cause)
-	for _, n := range [...]int{e.Count, e.Priority, e.Remaining, e.Deliveries} {
+	ev.Name = first(e.Name, d.Destination, d.Policy)
+	ev.Reason = first(e.Reason, d.ExchangeType, e.Overflow)
+	ev.Text = first(e.Text, d.Features, d.Definition, d.Args, d.OperatorPolicy, e.Cause)
+	for _, n := range [...]int{e.Count, d.Priority, e.Remaining, e.Deliveries} {
 		if n != 0 {
 			ev.Count = n
 			break
