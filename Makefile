@@ -3,7 +3,7 @@ GO ?= go
 GOROOT := $(shell $(GO) env GOROOT)
 WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
 
-.PHONY: run console test generate-check fmt-check vet unit wasm-test node bench build
+.PHONY: run console test generate-check fmt-check vet unit wasm-test node node-test bench build
 
 # The server: AMQP on AMQP (127.0.0.1:5672), HTTP (the playground, AMQP
 # over WebSocket at /amqp, the management API at /api/) on HTTP
@@ -24,7 +24,7 @@ build: web
 	$(GO) build ./...
 	GOOS=js GOARCH=wasm $(GO) build ./engine/... ./wasm/...
 
-test: deps web-deps web edge-deps edge commit-check generate-check fmt-check vet unit wasm-test
+test: deps web-deps web edge-deps edge commit-check generate-check fmt-check vet unit wasm-test node-test
 
 # Commit subjects say what changed in at most 72 characters, the why in the
 # body after a blank line. Checked from 5fdb86a on (older subjects were
@@ -74,6 +74,12 @@ wasm-test: node
 # node runs the WebAssembly tests; install it from Debian if it is missing.
 node:
 	@command -v node >/dev/null || { apt-get update -qq && apt-get install -y -qq nodejs; }
+
+# The browser modules' unit tests (web/jstest) under Node's own test
+# runner: no import cycles, and the pure modules (layout, explain, store,
+# definitions, history, i18n) fed what the engine web builds answers.
+node-test: node web
+	node --test web/jstest/*.test.mjs
 
 # deps installs what the real-client tests (server/e2e/clients_test.go)
 # need on a fresh Debian machine: nodejs, npm and python3-pika from Debian

@@ -94,10 +94,8 @@ func (b *Broker) Apply(c Command) Result {
 		return Result{ConsumerTag: tag, Err: err}
 	case CmdBasicCancel:
 		return Result{Err: b.basicCancel(c.Channel, c.ConsumerTag)}
-	case CmdPublishTarget:
-		return Result{Err: b.publishTarget(c.Channel, c.Exchange)}
-	case CmdPublishDirect:
-		return Result{Err: b.publishDirect(c.From, c.To, c.ConsumerTag, c.Publish)}
+	case retiredPublishTarget, retiredPublishDirect:
+		return Result{Err: b.applyRetired(c)} // command_retired.go
 	case CmdBasicGet:
 		g, ok, err := b.basicGet(c.Channel, c.Get)
 		return Result{Get: g, Got: ok, Err: err}

@@ -28,6 +28,9 @@ type channel struct {
 
 	consumers     map[string]*consumer
 	consumerOrder []*consumer
+	// reply is the channel's direct reply-to consumer (replyto.go),
+	// which is not a queue's.
+	reply *replyConsumer
 
 	prefetch       int // per-consumer limit for consumers created from now on (basic.qos global=false)
 	globalPrefetch int // channel-wide limit (basic.qos global=true)
@@ -316,6 +319,7 @@ func (ch *channel) close(code int, text string, m Method) {
 	for _, c := range append([]*consumer(nil), ch.consumerOrder...) {
 		c.q.removeConsumer(c, false)
 	}
+	ch.dropReplyTo("channel-closed")
 	// The deliveries go back a batch at a time (bulkreturn.go); the
 	// close is told after the first batch.
 	end := ch.returnUpTo(0, returnOnClose)

@@ -31,8 +31,8 @@ const (
 	kindBasicConsume              CommandKind = 19
 	kindBasicCancel               CommandKind = 20
 	kindBasicPublish              CommandKind = 21
-	kindPublishTarget             CommandKind = 22
-	kindPublishDirect             CommandKind = 23
+	kindRetiredPublishTarget      CommandKind = 22
+	kindRetiredPublishDirect      CommandKind = 23
 	kindBasicGet                  CommandKind = 24
 	kindBasicAck                  CommandKind = 25
 	kindBasicNack                 CommandKind = 26
@@ -85,8 +85,8 @@ var commandNames = [...]string{
 	kindBasicConsume:              "BasicConsume",
 	kindBasicCancel:               "BasicCancel",
 	kindBasicPublish:              "BasicPublish",
-	kindPublishTarget:             "PublishTarget",
-	kindPublishDirect:             "PublishDirect",
+	kindRetiredPublishTarget:      "PublishTarget",
+	kindRetiredPublishDirect:      "PublishDirect",
 	kindBasicGet:                  "BasicGet",
 	kindBasicAck:                  "BasicAck",
 	kindBasicNack:                 "BasicNack",
@@ -136,8 +136,8 @@ func (CmdBasicQos) kind() CommandKind                  { return kindBasicQos }
 func (CmdBasicConsume) kind() CommandKind              { return kindBasicConsume }
 func (CmdBasicCancel) kind() CommandKind               { return kindBasicCancel }
 func (CmdBasicPublish) kind() CommandKind              { return kindBasicPublish }
-func (CmdPublishTarget) kind() CommandKind             { return kindPublishTarget }
-func (CmdPublishDirect) kind() CommandKind             { return kindPublishDirect }
+func (retiredPublishTarget) kind() CommandKind         { return kindRetiredPublishTarget }
+func (retiredPublishDirect) kind() CommandKind         { return kindRetiredPublishDirect }
 func (CmdBasicGet) kind() CommandKind                  { return kindBasicGet }
 func (CmdBasicAck) kind() CommandKind                  { return kindBasicAck }
 func (CmdBasicNack) kind() CommandKind                 { return kindBasicNack }
@@ -293,12 +293,12 @@ func (e *encoder) cmd(c Command) {
 		e.boolean(c.Publish.Immediate)
 		e.props(c.Publish.Props)
 		e.bytes(c.Publish.Body)
-	case CmdPublishTarget:
-		e.tag(kindPublishTarget)
+	case retiredPublishTarget:
+		e.tag(kindRetiredPublishTarget)
 		e.channel(c.Channel)
 		e.str(c.Exchange)
-	case CmdPublishDirect:
-		e.tag(kindPublishDirect)
+	case retiredPublishDirect:
+		e.tag(kindRetiredPublishDirect)
 		e.channel(c.From)
 		e.channel(c.To)
 		e.str(c.ConsumerTag)
@@ -477,10 +477,10 @@ func (d *decoder) cmd() Command {
 		return CmdBasicCancel{Channel: d.channel(), ConsumerTag: d.str()}
 	case kindBasicPublish:
 		return CmdBasicPublish{Channel: d.channel(), Publish: BasicPublish{Exchange: d.str(), RoutingKey: d.str(), Mandatory: d.boolean(), Immediate: d.boolean(), Props: d.props(), Body: d.bytes()}}
-	case kindPublishTarget:
-		return CmdPublishTarget{Channel: d.channel(), Exchange: d.str()}
-	case kindPublishDirect:
-		return CmdPublishDirect{From: d.channel(), To: d.channel(), ConsumerTag: d.str(), Publish: BasicPublish{Exchange: d.str(), RoutingKey: d.str(), Mandatory: d.boolean(), Immediate: d.boolean(), Props: d.props(), Body: d.bytes()}}
+	case kindRetiredPublishTarget:
+		return retiredPublishTarget{Channel: d.channel(), Exchange: d.str()}
+	case kindRetiredPublishDirect:
+		return retiredPublishDirect{From: d.channel(), To: d.channel(), ConsumerTag: d.str(), Publish: BasicPublish{Exchange: d.str(), RoutingKey: d.str(), Mandatory: d.boolean(), Immediate: d.boolean(), Props: d.props(), Body: d.bytes()}}
 	case kindBasicGet:
 		return CmdBasicGet{Channel: d.channel(), Get: BasicGet{Queue: d.str(), NoAck: d.boolean()}}
 	case kindBasicAck:

@@ -52,6 +52,9 @@ func (b *Broker) basicConsume(id ChannelID, c BasicConsume) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if c.Queue == ReplyToQueue {
+		return b.consumeReplyTo(ch, c) // replyto.go
+	}
 	m := MethodBasicConsume
 	q, e := ch.permittedQueue(accessRead, c.Queue, m)
 	if e != nil {
@@ -123,7 +126,10 @@ func (b *Broker) basicCancel(id ChannelID, tag string) error {
 	if err != nil {
 		return err
 	}
-	if c, ok := ch.consumers[tag]; ok {
+	if ch.reply != nil && ch.reply.tag == tag {
+		// The reply consumer first, as rabbit_channel matches it.
+		ch.dropReplyTo("cancelled")
+	} else if c, ok := ch.consumers[tag]; ok {
 		c.q.removeConsumer(c, true)
 		c.q.maybeAutoDelete()
 	}

@@ -3,7 +3,7 @@ package engine
 import "fmt"
 
 // Load builds a broker from bytes Save wrote (see save.go). Bytes that are
-// not a snapshot of this version are an error, never a panic: a snapshot
+// not a snapshot of a version it reads are an error, never a panic: a snapshot
 // comes from disk or the network, and may be torn or damaged.
 func Load(data []byte) (b *Broker, err error) {
 	defer func() {
@@ -19,11 +19,11 @@ func Load(data []byte) (b *Broker, err error) {
 		return nil, fmt.Errorf("engine: not a broker snapshot")
 	}
 	l.off = len(snapshotMagic)
-	if v := l.uvarint(); v != snapshotVersion {
+	if l.version = l.uvarint(); l.version < 1 || l.version > snapshotVersion {
 		if l.err != nil {
 			return nil, corrupt(l.err, len(data))
 		}
-		return nil, fmt.Errorf("engine: snapshot version %d, this engine reads %d", v, snapshotVersion)
+		return nil, fmt.Errorf("engine: snapshot version %d, this engine reads 1 to %d", l.version, snapshotVersion)
 	}
 	b = l.loadBroker()
 	if l.err == nil && l.off != len(data) {
@@ -39,6 +39,9 @@ func Load(data []byte) (b *Broker, err error) {
 type loader struct {
 	decoder
 	b *Broker
+	// version is the snapshot's; an older one lacks the sections a
+	// later version added (save.go).
+	version uint64
 
 	vhosts    []*vhost
 	exchanges []*exchange

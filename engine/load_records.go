@@ -139,6 +139,7 @@ func (l *loader) loadBroker() *Broker {
 		l.fail("inconsistent")
 	}
 	l.users()
+	l.replyConsumers()
 	b.events = eventLog{}
 	return b
 }

@@ -270,7 +270,7 @@ func TestUserID(t *testing.T) {
 	b := permWorld(t)
 	conn, _ := b.OpenConnection(engine.ConnectionOpen{Vhost: "/", User: "bob", Perms: &all})
 	ch, _ := b.OpenChannel(conn, 1)
-	err := b.PublishDirect(ch, engine.ChannelID{}, "", engine.BasicPublish{RoutingKey: "amq.rabbitmq.reply-to.x", Props: &engine.Properties{UserID: "alice"}})
+	err := b.BasicPublish(ch, engine.BasicPublish{RoutingKey: "amq.rabbitmq.reply-to.x", Props: &engine.Properties{UserID: "alice"}})
 	checkRefusal(t, err, "PRECONDITION_FAILED - user_id property set to 'alice' but authenticated user was 'bob'")
 }
 

@@ -37,6 +37,16 @@ func (b *Broker) basicPublish(id ChannelID, p BasicPublish) error {
 	if e != nil {
 		return b.fail(ch, e)
 	}
+	// Direct reply-to (replyto.go): a request's reply_to is rewritten and
+	// a reply goes straight to its consumer, in rabbit_channel's order.
+	if p.Props != nil && p.Props.ReplyTo == ReplyToQueue {
+		if e := ch.rewriteReplyTo(&p); e != nil {
+			return b.fail(ch, e)
+		}
+	}
+	if p.Exchange == "" && strings.HasPrefix(p.RoutingKey, replyToPrefix) {
+		return b.publishReply(ch, p)
+	}
 	if lim := b.cfg.MaxMessagesPerVhost; lim > 0 && v.ready.msgs >= lim {
 		return b.fail(ch, channelErr(PreconditionFailed, m, "message limit in vhost '%s' (%d) is reached", v.name, lim))
 	}
@@ -71,27 +81,6 @@ func (b *Broker) basicPublish(id ChannelID, p BasicPublish) error {
 	}
 	b.publish(ch, x, msg, p.Mandatory, seq)
 	b.flush()
-	return nil
-}
-
-// PublishTarget runs basic.publish's first checks on channel id — write
-// permission on the exchange, its existence, and that it is not internal —
-// and fails the channel as BasicPublish would when one does not pass. A
-// driver that handles part of a publish itself (direct reply-to) calls it
-// first, so that its own errors come after these, in rabbit_channel's
-// order.
-func (b *Broker) PublishTarget(id ChannelID, exchange string) error {
-	return b.Apply(CmdPublishTarget{Channel: id, Exchange: exchange}).Err
-}
-
-func (b *Broker) publishTarget(id ChannelID, exchange string) error {
-	ch, err := b.channelFor(id, MethodBasicPublish)
-	if err != nil {
-		return err
-	}
-	if _, e := ch.publishTarget(exchange); e != nil {
-		return b.fail(ch, e)
-	}
 	return nil
 }
 

@@ -110,6 +110,9 @@ func (b *Broker) declareQueue(id ChannelID, d QueueDeclare) (QueueDeclareOk, err
 }
 
 func (b *Broker) queueDeclare(ch *channel, d QueueDeclare) (QueueDeclareOk, *Error) {
+	if strings.HasPrefix(d.Queue, ReplyToQueue) {
+		return b.declareReplyTo(ch, d.Queue) // replyto.go
+	}
 	v := ch.conn.vhost
 	m := MethodQueueDeclare
 	if d.Passive {

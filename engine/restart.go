@@ -169,7 +169,7 @@ func (b *Broker) dropConnections() []restartDelivery {
 			for _, con := range ch.consumerOrder {
 				con.q.dropConsumers()
 			}
-			ch.consumers, ch.consumerOrder = nil, nil
+			ch.consumers, ch.consumerOrder, ch.reply = nil, nil, nil
 			delete(b.chans, ch.id)
 			b.dropChannel(ch)
 		}

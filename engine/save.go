@@ -36,15 +36,16 @@ type timerItem = deadline.Timer[timerRef]
 // once and shared again on Load, and unordered things (maps, heaps) in a
 // fixed order, so two brokers in the same state save the same bytes.
 //
-// Layout (snapshotVersion 1): the header; the config and broker counters;
+// Layout (snapshotVersion 2): the header; the config and broker counters;
 // the number of vhosts, exchanges, queues, connections, channels and
 // consumers; then their records in that order, each naming the others by
 // index (so Load makes every object first and links them after); then the
 // timers, the pending work, the dead letters, the last death history, the
-// management listings, and the users with their permissions. Objects no longer live but still referred to
-// (a deleted queue an unacked delivery came from, a closed channel whose
-// returns are under way, a deleted exchange holding delayed messages) are
-// saved like live ones and marked so.
+// management listings, the users with their permissions, and the
+// channels' direct reply-to consumers. Objects no longer live but still
+// referred to (a deleted queue an unacked delivery came from, a closed
+// channel whose returns are under way, a deleted exchange holding delayed
+// messages) are saved like live ones and marked so.
 //
 // Load checks the form of what it reads (lengths, indexes, references,
 // that every live object is listed once) and turns any damage into an
@@ -57,7 +58,8 @@ type timerItem = deadline.Timer[timerRef]
 // (load_records.go); a new field of an object or of Config is one more
 // write at the end of its record and one more read at the same place.
 // Once snapshots are kept anywhere, snapshotVersion goes up with either:
-// Load refuses a version it does not know rather than guess.
+// Load refuses a version it does not know rather than guess, and reads
+// an older one as that version wrote it (loader.version).
 // TestSaveFieldInventory fails on a field no one has decided about, and
 // TestSaveLoadProperty on state a record forgets, as soon as the random
 // commands reach it.
@@ -65,8 +67,10 @@ type timerItem = deadline.Timer[timerRef]
 // snapshotMagic starts every snapshot.
 const snapshotMagic = "WRNS"
 
-// snapshotVersion is the format's version; Load reads only this one.
-const snapshotVersion = 1
+// snapshotVersion is the format's version. Load reads it and the
+// earlier ones, whose snapshots are still on disk: version 2 added the
+// direct reply-to section (save_replyto.go).
+const snapshotVersion = 2
 
 // Save returns the broker's whole state (see the file comment). There
 // must be no undrained events.

@@ -218,6 +218,10 @@ func (w *world) saveExtraCommand() (string, error) {
 		return w.saveUserCommand()
 	}
 	switch w.r.IntN(8) {
+	case 5:
+		if w.chance(0.5) {
+			return w.saveReplyToCommand()
+		}
 	case 6, 7:
 		// Settle everything a channel holds: with more deliveries than
 		// a batch, the rest is work in flight (bulkack.go,
@@ -326,4 +330,45 @@ func (w *world) saveUserCommand() (string, error) {
 		return fmt.Sprintf("put topic permission %+v", tp), w.both(func(b *engine.Broker) error { return b.PutTopicPermission(tp) })
 	}
 	return "clear permission " + user + " " + vhost, w.both(func(b *engine.Broker) error { return b.ClearUserPermission(user, vhost) })
+}
+
+// saveReplyToCommand is a step of direct reply-to (replyto.go), whose
+// consumers a snapshot keeps: a reply consumer, a request asking for a
+// reply, a reply to an address a queued request carries (or to a made-up
+// one), or the consumer's cancel.
+func (w *world) saveReplyToCommand() (string, error) {
+	chans := w.channels()
+	if len(chans) == 0 {
+		return "no channel for direct reply-to", nil
+	}
+	id := chans[w.r.IntN(len(chans))].ID
+	switch w.r.IntN(4) {
+	case 0:
+		noAck := w.chance(0.9)
+		return fmt.Sprintf("ch %s: consume amq.rabbitmq.reply-to no-ack=%t", id, noAck), w.both(func(b *engine.Broker) error {
+			_, err := b.BasicConsume(id, engine.BasicConsume{Queue: engine.ReplyToQueue, ConsumerTag: "reply", NoAck: noAck})
+			return err
+		})
+	case 1:
+		q := w.pick(propQueues...)
+		return "ch " + id.String() + ": publish to " + q + " reply_to amq.rabbitmq.reply-to", w.both(func(b *engine.Broker) error {
+			return b.BasicPublish(id, engine.BasicPublish{RoutingKey: q, Props: &engine.Properties{ReplyTo: engine.ReplyToQueue, CorrelationID: "c"}, Body: []byte("req")})
+		})
+	case 2:
+		to := "amq.rabbitmq.reply-to.1.1.1"
+		for _, v := range w.pre.Vhosts {
+			for _, q := range v.Queues {
+				for _, m := range q.Ready {
+					if m.Msg.Props != nil && strings.HasPrefix(m.Msg.Props.ReplyTo, "amq.rabbitmq.reply-to.") {
+						to = m.Msg.Props.ReplyTo
+					}
+				}
+			}
+		}
+		mandatory := w.chance(0.5)
+		return fmt.Sprintf("ch %s: reply to %s mandatory=%t", id, to, mandatory), w.both(func(b *engine.Broker) error {
+			return b.BasicPublish(id, engine.BasicPublish{RoutingKey: to, Mandatory: mandatory, Body: []byte("reply")})
+		})
+	}
+	return "ch " + id.String() + ": cancel reply", w.both(func(b *engine.Broker) error { return b.BasicCancel(id, "reply") })
 }

@@ -80,6 +80,7 @@ func (s *saver) saveBroker() {
 	s.uvarint(uint64(b.chanRefs.n))
 	eachListed(&b.chanRefs, func(r ChannelRef) { s.uvarint(uint64(s.chanIx[b.chans[r.ID]])) })
 	s.users()
+	s.replyConsumers()
 }
 
 func (s *saver) vhost(v *vhost) {

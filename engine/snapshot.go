@@ -136,9 +136,15 @@ type ChannelView struct {
 	Prefetch       int
 	GlobalPrefetch int
 	Consumers      []string
-	Unacked        []UnackedView // oldest first (the first n of SnapshotLimit)
-	UnackedCount   int           // all of them
-	PendingTx      int
+	// ReplyTo is the address of the channel's direct reply-to consumer
+	// (amq.rabbitmq.reply-to.TOKEN, replyto.go) and ReplyConsumer its
+	// tag; both are empty without one. It is no queue's consumer, so
+	// Consumers leaves it out, as RabbitMQ's consumer count does.
+	ReplyTo       string
+	ReplyConsumer string
+	Unacked       []UnackedView // oldest first (the first n of SnapshotLimit)
+	UnackedCount  int           // all of them
+	PendingTx     int
 }
 
 // UnackedView is one delivery awaiting acknowledgement, at its owner.
@@ -273,6 +279,9 @@ func (ch *channel) summary() ChannelView {
 		UnackedCount: ch.unackedLive, PendingTx: len(ch.txPubs) + len(ch.txAcks)}
 	for _, c := range ch.consumerOrder {
 		cv.Consumers = append(cv.Consumers, c.tag)
+	}
+	if r := ch.reply; r != nil {
+		cv.ReplyTo, cv.ReplyConsumer = replyToPrefix+r.token, r.tag
 	}
 	return cv
 }

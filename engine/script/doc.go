@@ -163,6 +163,15 @@
 // unless requeue=false. recover is basic.recover, with requeue unless
 // requeue=false (which RabbitMQ refuses with 540).
 //
+// Direct reply-to is RabbitMQ's RPC without a reply queue: consume
+// amq.rabbitmq.reply-to no-ack gives the channel a reply consumer; a
+// publish from it with reply-to=amq.rabbitmq.reply-to carries the
+// channel's own address instead, amq.rabbitmq.reply-to.TOKEN (show msg,
+// expect msg, show channels and expect channel CHANNEL reply-to=... show
+// it); and publish amq.rabbitmq.reply-to.TOKEN BODY from any channel goes
+// straight to that consumer, through no queue (engine/testdata/
+// direct_reply_to.txt).
+//
 // Confirms and transactions:
 //
 //	confirm                     confirm.select: later publishes are confirmed (or nacked)
@@ -232,7 +241,7 @@
 //	show queue NAME             its ready messages, head first
 //	show msg QUEUE INDEX        properties, headers and x-death of a ready message
 //	show exchanges | show bindings | show consumers | show policies
-//	show channels               modes, prefetch and unacknowledged deliveries
+//	show channels               modes, prefetch, reply-to and unacknowledged deliveries
 //	show timers                 everything scheduled, soonest first
 //	show next                   what the next step will do, and when
 //	show time                   the virtual time
@@ -275,8 +284,9 @@
 // between changes their answer; every other expect verb judges state, and
 // gives the same answer until the state changes, which is what a lesson's
 // check needs. expect channel judges an open channel's confirm, tx,
-// prefetch, global-prefetch, consumers (a count), unacked and pending-tx
-// (publishes and acks a transaction holds); a closed or never opened
+// prefetch, global-prefetch, consumers (a count), unacked, pending-tx
+// (publishes and acks a transaction holds) and reply-to (its direct
+// reply-to address, empty without a reply consumer); a closed or never opened
 // channel has only open=false. expect unacked finds the delivery with
 // delivery tag TAG awaiting its acknowledgement on CHANNEL and knows queue,
 // consumer, redelivered, delivered-at and expect msg's message fields.

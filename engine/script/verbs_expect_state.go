@@ -59,6 +59,7 @@ func runExpectChannel(r *Runner, c *Command) error {
 		"consumers":       strconv.Itoa(len(cv.Consumers)),
 		"unacked":         strconv.Itoa(cv.UnackedCount),
 		"pending-tx":      strconv.Itoa(cv.PendingTx),
+		"reply-to":        cv.ReplyTo,
 	}, c.Opts, KeyChannelDiffers, "channel", name)
 }
 

@@ -191,6 +191,9 @@ func runShowChannels(r *Runner, c *Command) error {
 				if ch.Tx {
 					modes = append(modes, fmt.Sprintf("tx(pending=%d)", ch.PendingTx))
 				}
+				if ch.ReplyTo != "" {
+					modes = append(modes, "reply-to="+ch.ReplyTo+" reply-consumer="+ch.ReplyConsumer)
+				}
 				r.print("%s%s prefetch=%d global-prefetch=%d unacked=%d %s\n", vhostPrefix(v.Name), r.channelName(ch.ID), ch.Prefetch, ch.GlobalPrefetch, ch.UnackedCount, strings.Join(modes, " "))
 				for _, u := range ch.Unacked {
 					r.print("  tag=%d msg=%d q=%s consumer=%s delivered-at=%s\n", u.DeliveryTag, u.Msg.ID, u.Queue, quoteEmpty(u.ConsumerTag), engine.FormatDuration(int64(u.DeliveredAt)))

@@ -105,77 +105,107 @@ func (s *Store) Import(d Definitions) error {
 	for _, u := range users {
 		adding[u.name] = true
 	}
-	err := s.do(func(e *engine.Broker) error {
-		known := func(name string) bool {
-			_, existing := e.User(name)
-			return existing || adding[name]
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	r := s.b.Reader(nil)
+	checked := map[string]bool{}
+	known := func(name string) bool {
+		if adding[name] {
+			return true
 		}
-		for _, pm := range d.Permissions {
-			if !known(pm.User) {
-				return fmt.Errorf("permissions for unknown user %q", pm.User)
-			}
+		if ok, seen := checked[name]; seen {
+			return ok
 		}
-		for _, tp := range d.TopicPermissions {
-			if !known(tp.User) {
-				return fmt.Errorf("topic permissions for unknown user %q", tp.User)
-			}
+		_, ok := r.User(name)
+		checked[name] = ok
+		return ok
+	}
+	for _, pm := range d.Permissions {
+		if !known(pm.User) {
+			return orReadErr(r, fmt.Errorf("permissions for unknown user %q", pm.User))
 		}
-		return nil
-	})
-	if err != nil {
+	}
+	for _, tp := range d.TopicPermissions {
+		if !known(tp.User) {
+			return orReadErr(r, fmt.Errorf("topic permissions for unknown user %q", tp.User))
+		}
+	}
+	if err := r.Err(); err != nil {
 		return err
 	}
-	// The engine checks what was checked above, so nothing below fails
-	// unless a user is deleted meanwhile; then what was applied stays, as
-	// in a definitions import.
-	err = inTurns(s, len(users), func(e *engine.Broker, i int) error {
-		if err := e.PutUser(users[i].record()); err != nil {
-			return err
-		}
-		s.copyUser(e, users[i].name)
-		return nil
-	})
+	// The engine checks what was checked above, and the writers' lock
+	// keeps the Store's other writers (the only ones to delete a user)
+	// out, so nothing below fails; if it did, what was applied would
+	// stay, as in a definitions import.
+	err := inTurns(s, len(users), func(i int) engine.Command { return engine.CmdPutUser{User: users[i].record()} },
+		func(_ int, err error) error { return err },
+		func(r reads, i int) { s.copyUser(r, users[i].name) })
 	if err == nil {
-		err = inTurns(s, len(d.Permissions), func(e *engine.Broker, i int) error {
+		err = inTurns(s, len(d.Permissions), func(i int) engine.Command {
+			return engine.CmdPutUserPermission{Permission: d.Permissions[i].record()}
+		}, func(i int, err error) error {
 			pm := d.Permissions[i]
-			if err := e.PutUserPermission(pm.record()); err != nil {
-				return fmt.Errorf("permissions of %q on %q: %v", pm.User, pm.Vhost, err)
-			}
-			s.copyPerm(e, permKey{pm.User, pm.Vhost})
-			return nil
-		})
+			return fmt.Errorf("permissions of %q on %q: %v", pm.User, pm.Vhost, err)
+		}, func(r reads, i int) { s.copyPerm(r, permKey{d.Permissions[i].User, d.Permissions[i].Vhost}) })
 	}
 	if err == nil {
-		err = inTurns(s, len(d.TopicPermissions), func(e *engine.Broker, i int) error {
+		err = inTurns(s, len(d.TopicPermissions), func(i int) engine.Command {
+			return engine.CmdPutTopicPermission{Permission: d.TopicPermissions[i].record()}
+		}, func(i int, err error) error {
 			tp := d.TopicPermissions[i]
-			if err := e.PutTopicPermission(tp.record()); err != nil {
-				return fmt.Errorf("topic permissions of %q on %q in %q: %v", tp.User, tp.Exchange, tp.Vhost, err)
-			}
-			s.copyTopics(e, tp.User, tp.Vhost)
-			return nil
-		})
+			return fmt.Errorf("topic permissions of %q on %q in %q: %v", tp.User, tp.Exchange, tp.Vhost, err)
+		}, func(r reads, i int) { s.copyTopics(r, d.TopicPermissions[i].User, d.TopicPermissions[i].Vhost) })
+	}
+	return err
+}
+
+// orReadErr is err, or the Reader's error (the broker stopped) if it has one:
+// a user the Reader could not read is not unknown.
+func orReadErr(r reads, err error) error {
+	if rerr := r.Err(); rerr != nil {
+		return rerr
 	}
 	return err
 }
 
 // importPerTurn bounds how many items an import applies in one turn of
-// the broker goroutine (a few microseconds each), so that a file of
-// 100,000 users never holds the broker for long.
+// the engine (a few microseconds each), so that a file of 100,000 users
+// never holds the broker for long.
 const importPerTurn = 1000
 
-// inTurns applies items 0..n-1 with apply, importPerTurn of them per turn
-// of the broker goroutine, and stops at the first error.
-func inTurns(s *Store, n int, apply func(e *engine.Broker, i int) error) error {
+// inTurns applies the commands of items 0..n-1, importPerTurn of them per
+// Apply (a turn), copying each applied item into the Store after its
+// turn, and stops at the first failure, which fail words. The items after
+// the failing one in its turn were applied too (the engine applies a
+// batch whole); they are copied, so the Store follows the engine.
+func inTurns(s *Store, n int, cmd func(i int) engine.Command, fail func(i int, err error) error, copyItem func(r reads, i int)) error {
+	cmds := make([]engine.Command, 0, min(n, importPerTurn))
+	var res []engine.Result
 	for start := 0; start < n; start += importPerTurn {
-		err := s.do(func(e *engine.Broker) error {
-			for i := start; i < min(n, start+importPerTurn); i++ {
-				if err := apply(e, i); err != nil {
-					return err
+		end := min(n, start+importPerTurn)
+		cmds = cmds[:0]
+		for i := start; i < end; i++ {
+			cmds = append(cmds, cmd(i))
+		}
+		var err error
+		if res, err = s.b.Apply(cmds, res[:0]); err != nil {
+			return err
+		}
+		r := s.b.Reader(nil)
+		var failed error
+		for i := start; i < end; i++ {
+			if e := res[i-start].Err; e != nil {
+				if failed == nil {
+					failed = fail(i, e)
 				}
+				continue
 			}
-			return nil
-		})
-		if err != nil {
+			copyItem(r, i)
+		}
+		if failed != nil {
+			return failed
+		}
+		if err := r.Err(); err != nil {
 			return err
 		}
 	}

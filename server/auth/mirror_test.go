@@ -24,10 +24,8 @@ func TestImportInTurns(t *testing.T) {
 	if err := s.Import(d); err != nil {
 		t.Fatal(err)
 	}
-	var users, perms, topics int
-	s.b.Do(func(e *engine.Broker) {
-		users, perms, topics = len(e.Users()), len(e.UserPermissions()), len(e.TopicPermissions())
-	})
+	r := s.b.Reader(nil)
+	users, perms, topics := len(r.Users()), len(r.UserPermissions()), len(r.TopicPermissions())
 	if users != n+1 || perms != n+1 || topics != n {
 		t.Errorf("engine: %d users %d permissions %d topic permissions, want %d, %d, %d", users, perms, topics, n+1, n+1, n)
 	}
@@ -52,11 +50,11 @@ func TestRebuildFollowsTheEngine(t *testing.T) {
 	if err := s.AddUser("old", "pw", nil); err != nil {
 		t.Fatal(err)
 	}
-	s.b.Do(func(e *engine.Broker) {
-		e.DeleteUser("old")
-		e.PutUser(engine.User{Name: "new", PasswordHash: "a5EspB5+nrwsdaejuc54kehJSh8AP4012RqdSB4NHsGpyIBi", HashingAlgorithm: SHA256})
-		e.PutUserPermission(engine.UserPermission{User: "new", Vhost: "/", Configure: ".*"})
-	})
+	s.b.Apply([]engine.Command{
+		engine.CmdDeleteUser{Name: "old"},
+		engine.CmdPutUser{User: engine.User{Name: "new", PasswordHash: "a5EspB5+nrwsdaejuc54kehJSh8AP4012RqdSB4NHsGpyIBi", HashingAlgorithm: SHA256}},
+		engine.CmdPutUserPermission{Permission: engine.UserPermission{User: "new", Vhost: "/", Configure: ".*"}},
+	}, nil)
 	if _, ok := s.User("new"); ok {
 		t.Fatal("the Store saw an engine change before Rebuild")
 	}

@@ -8,16 +8,18 @@
 // them and a restarted broker has them back. A Store is the engine's
 // records' mirror for the goroutines that cannot read the engine: every
 // AMQP connection authenticates against it from its own goroutine, and
-// the management API lists from it. It has one writer, the broker
-// goroutine:
+// the management API lists from it. Its writers take turns (one at a
+// time, under the Store's writers' lock):
 //
 //  1. A change (AddUser, SetPermissions, Import ...) is checked and its
-//     password hashed here, off the broker goroutine (the salt is random,
-//     and the engine draws no unseeded randomness).
-//  2. On the broker goroutine, in one broker.Do, the engine applies it
-//     (the engine decides: the user must exist ...), and the Store copies
-//     the engine's resulting records for what the change touched.
-//  3. Readers see the copy under a read lock.
+//     password hashed here, off the engine (the salt is random, and the
+//     engine draws no unseeded randomness).
+//  2. The change goes to the broker as engine commands (broker.Apply);
+//     the engine decides (the user must exist ...) and answers with the
+//     commands' results. No Store code runs while it owns the engine.
+//  3. The Store then reads the engine's resulting records for what the
+//     change touched (a broker.Reader) and copies them.
+//  4. Readers see the copy under a read lock.
 //
 // So the Store never holds anything the engine does not, and Mirror
 // rebuilds one from the engine alone (after crash recovery, say).
@@ -96,10 +98,12 @@ type perm struct {
 }
 
 // Store is the mirror of one broker's users and permissions (see the
-// package comment). Its writers go through the broker goroutine; its
-// readers are safe for concurrent use.
+// package comment). Its writers take turns and hand the broker
+// commands; its readers are safe for concurrent use.
 type Store struct {
 	b *broker.Broker
+	// wmu is held by a writer throughout (writes.go): one at a time.
+	wmu sync.Mutex
 
 	mu    sync.RWMutex
 	users map[string]*user

@@ -29,13 +29,10 @@ func newStore(t *testing.T) *Store {
 // management API does.
 func deleteVhost(t *testing.T, s *Store, name string) {
 	t.Helper()
-	var err error
-	s.b.Do(func(e *engine.Broker) {
-		if err = e.DeleteVhost(name); err == nil {
-			s.VhostDeleted(e, name)
-		}
-	})
-	if err != nil {
+	if _, err := s.b.ApplyOne(engine.CmdDeleteVhost{Name: name}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.VhostDeleted(name); err != nil {
 		t.Fatal(err)
 	}
 }

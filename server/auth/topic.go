@@ -41,32 +41,15 @@ func (s *Store) SetTopicPermissions(tp TopicPermission) error {
 	if err := checkTopic(tp); err != nil {
 		return err
 	}
-	return s.do(func(e *engine.Broker) error {
-		if err := e.PutTopicPermission(tp.record()); err != nil {
-			if isNotFound(err) {
-				return ErrNoUser
-			}
-			return err
-		}
-		s.copyTopics(e, tp.User, tp.Vhost)
-		return nil
-	})
+	return s.write(engine.CmdPutTopicPermission{Permission: tp.record()}, ErrNoUser, func(r reads) { s.copyTopics(r, tp.User, tp.Vhost) })
 }
 
 // ClearTopicPermissions removes a user's topic permissions in vhost: the
 // one on exchange, or with exchange "" all of them. It is ErrNoPermission
 // when the user has none in vhost.
 func (s *Store) ClearTopicPermissions(user, vhost, exchange string) error {
-	return s.do(func(e *engine.Broker) error {
-		if err := e.ClearTopicPermissions(user, vhost, exchange); err != nil {
-			if isNotFound(err) {
-				return ErrNoPermission
-			}
-			return err
-		}
-		s.copyTopics(e, user, vhost)
-		return nil
-	})
+	return s.write(engine.CmdClearTopicPermissions{User: user, Vhost: vhost, Exchange: exchange}, ErrNoPermission,
+		func(r reads) { s.copyTopics(r, user, vhost) })
 }
 
 // TopicPermissions lists every topic permission, by vhost, user and

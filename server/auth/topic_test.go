@@ -10,7 +10,7 @@ import (
 
 func TestTopicPermissions(t *testing.T) {
 	s := newStore(t)
-	s.b.Do(func(e *engine.Broker) { e.AddVhost("v1") })
+	s.b.ApplyOne(engine.CmdAddVhost{Name: "v1"})
 	if err := s.AddUser("app", "pw", nil); err != nil {
 		t.Fatal(err)
 	}
@@ -68,9 +68,7 @@ func TestTopicPermissions(t *testing.T) {
 // grantsOf is what a connection of user's to vhost gets: the engine's
 // grants, from the records the Store mirrors.
 func grantsOf(s *Store, user, vhost string) *engine.Permissions {
-	var g *engine.Permissions
-	s.b.Do(func(e *engine.Broker) { g = e.UserGrants(user, vhost) })
-	return g
+	return s.b.Reader(nil).UserGrants(user, vhost)
 }
 
 // TestGrantsForStrangers: a user without permissions in the vhost gets

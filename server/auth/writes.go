@@ -6,20 +6,36 @@ import (
 	"warren/engine"
 )
 
-// The Store's writers. Each checks what it is given off the broker
-// goroutine, with the Store's own error texts (which the management API
-// and warren ctl reply with), then applies the change to the engine and
-// copies the engine's result into the Store in one broker.Do (see the
-// package comment). None may be called on the broker goroutine itself.
+// The Store's writers. Each checks what it is given here, with the
+// Store's own error texts (which the management API and warren ctl reply
+// with), then hands the change to the broker as an engine command and
+// copies the engine's resulting records into the Store (see the package
+// comment). A writer holds wmu throughout, so the Store's writers run one
+// at a time: the Store is the only driver that changes the engine's users
+// and permissions, so a writer's check (AddUser's "already exists") and
+// its copy see no other writer's change between them, as when the whole
+// writer ran in one turn of the engine.
 
-// do runs f on the broker goroutine; it returns f's error, or
-// broker.ErrStopped.
-func (s *Store) do(f func(e *engine.Broker) error) error {
-	var err error
-	if derr := s.b.Do(func(e *engine.Broker) { err = f(e) }); derr != nil {
-		return derr
+// write applies c and then copies what it touched, holding the writers'
+// lock throughout. The engine's NOT_FOUND becomes notFound (ErrNoUser,
+// ErrNoPermission); other errors, broker.ErrStopped included, are
+// returned as they are.
+func (s *Store) write(c engine.Command, notFound error, copyTouched func(r reads)) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	return s.writeLocked(c, notFound, copyTouched)
+}
+
+func (s *Store) writeLocked(c engine.Command, notFound error, copyTouched func(r reads)) error {
+	if _, err := s.b.ApplyOne(c); err != nil {
+		if isNotFound(err) && notFound != nil {
+			return notFound
+		}
+		return err
 	}
-	return err
+	r := s.b.Reader(nil)
+	copyTouched(r)
+	return r.Err()
 }
 
 // isNotFound reports whether err is the engine's NOT_FOUND.
@@ -39,16 +55,15 @@ func (s *Store) AddUser(name, password string, tags []string) error {
 	if password != "" {
 		rec.PasswordHash = HashPassword(password)
 	}
-	return s.do(func(e *engine.Broker) error {
-		if _, ok := e.User(name); ok {
-			return ErrUserExists
-		}
-		if err := e.PutUser(rec); err != nil {
-			return err
-		}
-		s.copyUser(e, name)
-		return nil
-	})
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	r := s.b.Reader(nil)
+	if _, ok := r.User(name); ok {
+		return ErrUserExists
+	} else if err := r.Err(); err != nil {
+		return err
+	}
+	return s.writeLocked(engine.CmdPutUser{User: rec}, nil, func(r reads) { s.copyUser(r, name) })
 }
 
 // PutUser creates or replaces a user from its listed form, as the
@@ -61,27 +76,12 @@ func (s *Store) PutUser(u User) error {
 	if err != nil {
 		return err
 	}
-	return s.do(func(e *engine.Broker) error {
-		if err := e.PutUser(nu.record()); err != nil {
-			return err
-		}
-		s.copyUser(e, u.Name)
-		return nil
-	})
+	return s.write(engine.CmdPutUser{User: nu.record()}, nil, func(r reads) { s.copyUser(r, u.Name) })
 }
 
 // DeleteUser removes a user and all its permissions and topic permissions.
 func (s *Store) DeleteUser(name string) error {
-	return s.do(func(e *engine.Broker) error {
-		if err := e.DeleteUser(name); err != nil {
-			if isNotFound(err) {
-				return ErrNoUser
-			}
-			return err
-		}
-		s.copyUser(e, name)
-		return nil
-	})
+	return s.write(engine.CmdDeleteUser{Name: name}, ErrNoUser, func(r reads) { s.copyUser(r, name) })
 }
 
 // SetPermissions sets a user's permissions on a vhost. The user must exist
@@ -93,49 +93,44 @@ func (s *Store) SetPermissions(name, vhost, configure, write, read string) error
 	if _, err := buildPerm(pm); err != nil {
 		return err
 	}
-	return s.do(func(e *engine.Broker) error {
-		if err := e.PutUserPermission(pm.record()); err != nil {
-			if isNotFound(err) {
-				return ErrNoUser
-			}
-			return err
-		}
-		s.copyPerm(e, permKey{name, vhost})
-		return nil
-	})
+	return s.write(engine.CmdPutUserPermission{Permission: pm.record()}, ErrNoUser, func(r reads) { s.copyPerm(r, permKey{name, vhost}) })
 }
 
 // ClearPermissions removes a user's permissions on a vhost.
 func (s *Store) ClearPermissions(name, vhost string) error {
-	return s.do(func(e *engine.Broker) error {
-		if err := e.ClearUserPermission(name, vhost); err != nil {
-			if isNotFound(err) {
-				return ErrNoPermission
-			}
-			return err
-		}
-		s.copyPerm(e, permKey{name, vhost})
-		return nil
-	})
+	return s.write(engine.CmdClearUserPermission{User: name, Vhost: vhost}, ErrNoPermission, func(r reads) { s.copyPerm(r, permKey{name, vhost}) })
 }
 
 // VhostDeleted updates the Store after the engine deleted vhost, which
-// deletes every permission and topic permission on it. It runs on the
-// broker goroutine, in the broker.Do that deleted the vhost, so that no
-// reader sees permissions on a vhost that is gone.
-func (s *Store) VhostDeleted(e *engine.Broker, vhost string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// deletes every permission and topic permission on it. The deletion and
+// this copy are two turns: in between, the Store still lists permissions
+// on a vhost the engine no longer has, which grant nothing (a connection
+// to it is refused by the engine: 530, vhost not found), and a vhost of
+// the same name created meanwhile starts without them, as the copy finds.
+func (s *Store) VhostDeleted(vhost string) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	s.mu.RLock()
+	var perms, topics []permKey
 	for k := range s.perms {
 		if k.vhost == vhost {
-			s.copyPermLocked(e, k)
+			perms = append(perms, k)
 		}
 	}
 	for k := range s.topics {
 		if k.vhost == vhost {
-			s.copyTopicsLocked(e, k.user, vhost)
+			topics = append(topics, k)
 		}
 	}
+	s.mu.RUnlock()
+	r := s.b.Reader(nil)
+	for _, k := range perms {
+		s.copyPerm(r, k)
+	}
+	for _, k := range topics {
+		s.copyTopics(r, k.user, k.vhost)
+	}
+	return r.Err()
 }
 
 // record is the engine's form of a checked user.

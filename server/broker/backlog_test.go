@@ -8,13 +8,19 @@ import (
 	"warren/engine"
 )
 
-// deliveries counts the Delivered events the broker hands out.
-type deliveries struct{ n atomic.Int64 }
+// deliveries counts the Delivered events the broker hands out, and notes
+// how many preceded the declaration of queue "elsewhere".
+type deliveries struct {
+	n, beforeElsewhere atomic.Int64
+}
 
 func (d *deliveries) Events(_ *engine.Broker, evs []engine.Event) {
 	for i := range evs {
-		if evs[i].Kind == engine.EvDelivered {
+		switch {
+		case evs[i].Kind == engine.EvDelivered:
 			d.n.Add(1)
+		case evs[i].Kind == engine.EvQueueDeclared && evs[i].Queue == "elsewhere":
+			d.beforeElsewhere.Store(d.n.Load())
 		}
 	}
 }
@@ -29,49 +35,33 @@ func TestOtherCommandsRunBetweenBatches(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := Start(engine.Config{}, nil)
 		defer b.Stop()
-		var busy, other engine.ChannelID
-		err := b.Do(func(e *engine.Broker) {
-			conn, _ := e.OpenConnection(engine.ConnectionOpen{Vhost: "/"})
-			busy, _ = e.OpenChannel(conn, 1)
-			e.QueueDeclare(busy, engine.QueueDeclare{Queue: "backlog"})
-			for i := 0; i < n; i++ {
-				e.BasicPublish(busy, engine.BasicPublish{RoutingKey: "backlog", Body: []byte{'m'}})
-				if i%4096 == 0 {
-					e.DrainEvents(nil)
-				}
+		busy, other := openChannel(t, b), openChannel(t, b)
+		mustApply(t, b, engine.CmdQueueDeclare{Channel: busy, Declare: engine.QueueDeclare{Queue: "backlog"}})
+		publishes := make([]engine.Command, 0, 4096)
+		for i := 0; i < n; i += len(publishes) {
+			publishes = publishes[:0]
+			for j := i; j < min(n, i+cap(publishes)); j++ {
+				publishes = append(publishes, engine.CmdBasicPublish{Channel: busy, Publish: engine.BasicPublish{RoutingKey: "backlog", Body: []byte{'m'}}})
 			}
-			conn2, _ := e.OpenConnection(engine.ConnectionOpen{Vhost: "/"})
-			other, _ = e.OpenChannel(conn2, 1)
-		})
-		if err != nil {
-			t.Fatal(err)
+			mustApply(t, b, publishes...)
 		}
 		delivered := &deliveries{}
+		delivered.beforeElsewhere.Store(-1) // not seen yet
 		b.Observe(delivered)
-		if err := b.Do(func(e *engine.Broker) {
-			e.BasicConsume(busy, engine.BasicConsume{Queue: "backlog", ConsumerTag: "c"})
-		}); err != nil {
-			t.Fatal(err)
-		}
-		// The reply is made under the broker's lock, as the observer
-		// counts the deliveries: got is how many preceded it.
-		var ok engine.QueueDeclareOk
-		var got int64
-		if err := b.Do(func(e *engine.Broker) {
-			ok, _ = e.QueueDeclare(other, engine.QueueDeclare{Queue: "elsewhere"})
-			got = delivered.n.Load()
-		}); err != nil {
-			t.Fatal(err)
-		}
-		if ok.Queue != "elsewhere" || got >= n/2 {
+		mustApply(t, b, engine.CmdBasicConsume{Channel: busy, Consume: engine.BasicConsume{Queue: "backlog", ConsumerTag: "c"}})
+		// The observer sees the declaration's event in order with the
+		// deliveries: got is how many preceded it.
+		ok := mustApply(t, b, engine.CmdQueueDeclare{Channel: other, Declare: engine.QueueDeclare{Queue: "elsewhere"}})[0].Declared
+		got := delivered.beforeElsewhere.Load()
+		if ok.Queue != "elsewhere" || got < 0 || got >= n/2 {
 			t.Fatalf("the other connection's declare (%+v) was answered after %d of %d deliveries, want before half", ok, got, n)
 		}
-		// Each Do is served between two batches; the backlog finishes.
+		// Each turn is served between two batches; the backlog finishes.
 		for turns := 0; delivered.n.Load() < n; turns++ {
 			if turns > 2*n/engine.DefaultMaxBatch {
 				t.Fatalf("%d of %d delivered after %d more turns", delivered.n.Load(), n, turns)
 			}
-			b.Do(func(*engine.Broker) {})
+			b.Reader(nil).Now() // a turn that does nothing
 		}
 	})
 }

@@ -1,25 +1,3 @@
-// Package broker is the wall-clock driver of the engine: one lock owns an
-// engine.Broker, and whoever holds it runs one request at a time, in the
-// order they took the lock (etcd raft's Node around its RawNode, with a
-// lock for a goroutine; see "Owner" below).
-//
-// On every request, and whenever the engine's next deadline arrives (a
-// timer goroutine of the broker's own takes the lock then), the owner
-// advances the engine to the current wall time (or, on a paused or manual
-// clock, towards where the clock was told to go: see clock.go), runs the
-// request, drains the engine's events and hands each to the sink attached
-// for its connection (and to observers). Sinks run under the lock and must
-// not block: a connection's sink appends to the connection's own outbox,
-// and pauses the connection in the engine when the outbox grows past its
-// limit (back-pressure), so one slow consumer never holds up the broker or
-// any other connection.
-//
-// Owner: the engine was first owned by a goroutine of its own that every
-// request was handed to. Each hand-off woke that goroutine, and Go's
-// scheduler woke a second OS thread to run it, which cost more than the
-// engine's work for a publish; a request now runs on its caller's
-// goroutine, under the lock, with the same one-at-a-time order, log and
-// events (5bab91e:BENCHMARKS.md, "Fewer wake-ups").
 package broker
 
 import (
@@ -208,7 +186,7 @@ func (b *Broker) kickIfDue() {
 
 // Attach routes the events of connection id to s (replacing any sink).
 func (b *Broker) Attach(id engine.ConnID, s Sink) {
-	b.Do(func(*engine.Broker) {
+	b.locked(func() {
 		b.sinks[id] = attach(s)
 		b.wanted = b.wantedKinds()
 	})
@@ -216,7 +194,7 @@ func (b *Broker) Attach(id engine.ConnID, s Sink) {
 
 // Detach stops routing connection id's events.
 func (b *Broker) Detach(id engine.ConnID) {
-	b.Do(func(*engine.Broker) {
+	b.locked(func() {
 		delete(b.sinks, id)
 		delete(b.byConn, id)
 		b.wanted = b.wantedKinds()
@@ -226,12 +204,12 @@ func (b *Broker) Detach(id engine.ConnID) {
 // Observe sends every event to s until the returned cancel is called.
 func (b *Broker) Observe(s Sink) (cancel func()) {
 	var id int
-	b.Do(func(*engine.Broker) {
+	b.locked(func() {
 		b.nextObs++
 		id = b.nextObs
 		b.observers[id] = s
 	})
-	return func() { b.Do(func(*engine.Broker) { delete(b.observers, id) }) }
+	return func() { b.locked(func() { delete(b.observers, id) }) }
 }
 
 // Stop stops the broker: the timer goroutine ends, and Do calls from now

@@ -42,19 +42,11 @@ func TestTimersFireOnWallClock(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := Start(engine.Config{}, nil)
 		defer b.Stop()
-		var conn engine.ConnID
-		var ch engine.ChannelID
 		rec := &recorder{}
 		b.Observe(rec)
-		err := b.Do(func(e *engine.Broker) {
-			conn, _ = e.OpenConnection(engine.ConnectionOpen{Vhost: "/"})
-			ch, _ = e.OpenChannel(conn, 1)
-			e.QueueDeclare(ch, engine.QueueDeclare{Queue: "q", Args: engine.Table{"x-message-ttl": int64(5000)}})
-			e.BasicPublish(ch, engine.BasicPublish{RoutingKey: "q", Body: []byte("hi")})
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		ch := openChannel(t, b)
+		mustApply(t, b, engine.CmdQueueDeclare{Channel: ch, Declare: engine.QueueDeclare{Queue: "q", Args: engine.Table{"x-message-ttl": int64(5000)}}},
+			engine.CmdBasicPublish{Channel: ch, Publish: engine.BasicPublish{RoutingKey: "q", Body: []byte("hi")}})
 		time.Sleep(4999 * time.Millisecond)
 		synctest.Wait()
 		for _, k := range rec.kinds() {
@@ -81,20 +73,16 @@ func TestEventsGoToTheirConnection(t *testing.T) {
 		b := Start(engine.Config{}, nil)
 		defer b.Stop()
 		a, c := &recorder{}, &recorder{}
-		var connA, connC engine.ConnID
-		b.Do(func(e *engine.Broker) {
-			connA, _ = e.OpenConnection(engine.ConnectionOpen{Vhost: "/"})
-			connC, _ = e.OpenConnection(engine.ConnectionOpen{Vhost: "/"})
-		})
+		open := engine.CmdOpenConnection{Open: engine.ConnectionOpen{Vhost: "/"}}
+		res := mustApply(t, b, open, open)
+		connA, connC := res[0].Conn, res[1].Conn
 		b.Attach(connA, a)
 		b.Attach(connC, c)
-		b.Do(func(e *engine.Broker) {
-			chA, _ := e.OpenChannel(connA, 1)
-			chC, _ := e.OpenChannel(connC, 1)
-			e.QueueDeclare(chA, engine.QueueDeclare{Queue: "q"})
-			e.BasicConsume(chA, engine.BasicConsume{Queue: "q", NoAck: true})
-			e.BasicPublish(chC, engine.BasicPublish{RoutingKey: "q", Body: []byte("x")})
-		})
+		chA, chC := engine.ChannelID{Conn: connA, Num: 1}, engine.ChannelID{Conn: connC, Num: 1}
+		mustApply(t, b, engine.CmdOpenChannel{Conn: connA, Num: 1}, engine.CmdOpenChannel{Conn: connC, Num: 1},
+			engine.CmdQueueDeclare{Channel: chA, Declare: engine.QueueDeclare{Queue: "q"}},
+			engine.CmdBasicConsume{Channel: chA, Consume: engine.BasicConsume{Queue: "q", NoAck: true}},
+			engine.CmdBasicPublish{Channel: chC, Publish: engine.BasicPublish{RoutingKey: "q", Body: []byte("x")}})
 		has := func(r *recorder, k engine.EventKind) bool {
 			for _, got := range r.kinds() {
 				if got == k {
@@ -146,25 +134,19 @@ func TestFilteringSinksGetWholeBatches(t *testing.T) {
 		defer b.Stop()
 		a := &filtering{want: KindsOf(engine.EvDelivered)}
 		c := &filtering{want: KindsOf(engine.EvDelivered)}
-		var connA, connC engine.ConnID
-		var chA, chC engine.ChannelID
-		b.Do(func(e *engine.Broker) {
-			connA, _ = e.OpenConnection(engine.ConnectionOpen{Vhost: "/"})
-			connC, _ = e.OpenConnection(engine.ConnectionOpen{Vhost: "/"})
-			chA, _ = e.OpenChannel(connA, 1)
-			chC, _ = e.OpenChannel(connC, 1)
-			e.QueueDeclare(chA, engine.QueueDeclare{Queue: "qa"})
-			e.QueueDeclare(chA, engine.QueueDeclare{Queue: "qc"})
-			e.ExchangeDeclare(chA, engine.ExchangeDeclare{Exchange: "both", Type: "fanout"})
-			e.QueueBind(chA, engine.QueueBind{Queue: "qa", Exchange: "both"})
-			e.QueueBind(chA, engine.QueueBind{Queue: "qc", Exchange: "both"})
-			e.BasicConsume(chA, engine.BasicConsume{Queue: "qa", NoAck: true})
-			e.BasicConsume(chC, engine.BasicConsume{Queue: "qc", NoAck: true})
-		})
+		chA, chC := openChannel(t, b), openChannel(t, b)
+		connA, connC := chA.Conn, chC.Conn
+		mustApply(t, b, engine.CmdQueueDeclare{Channel: chA, Declare: engine.QueueDeclare{Queue: "qa"}},
+			engine.CmdQueueDeclare{Channel: chA, Declare: engine.QueueDeclare{Queue: "qc"}},
+			engine.CmdExchangeDeclare{Channel: chA, Declare: engine.ExchangeDeclare{Exchange: "both", Type: "fanout"}},
+			engine.CmdQueueBind{Channel: chA, Bind: engine.QueueBind{Queue: "qa", Exchange: "both"}},
+			engine.CmdQueueBind{Channel: chA, Bind: engine.QueueBind{Queue: "qc", Exchange: "both"}},
+			engine.CmdBasicConsume{Channel: chA, Consume: engine.BasicConsume{Queue: "qa", NoAck: true}},
+			engine.CmdBasicConsume{Channel: chC, Consume: engine.BasicConsume{Queue: "qc", NoAck: true}})
 		b.Attach(connA, a)
 		b.Attach(connC, c)
 
-		b.Do(func(e *engine.Broker) { e.BasicPublish(chC, engine.BasicPublish{RoutingKey: "qa", Body: []byte("x")}) })
+		mustApply(t, b, engine.CmdBasicPublish{Channel: chC, Publish: engine.BasicPublish{RoutingKey: "qa", Body: []byte("x")}})
 		if a.batches != 1 || c.batches != 0 || len(a.own(connA)) != 1 {
 			t.Fatalf("to qa: a got %d batches %v, c %d batches %v", a.batches, a.kinds(), c.batches, c.kinds())
 		}
@@ -173,7 +155,7 @@ func TestFilteringSinksGetWholeBatches(t *testing.T) {
 		}
 
 		a.evs, a.batches = nil, 0
-		b.Do(func(e *engine.Broker) { e.BasicPublish(chC, engine.BasicPublish{Exchange: "both", Body: []byte("y")}) })
+		mustApply(t, b, engine.CmdBasicPublish{Channel: chC, Publish: engine.BasicPublish{Exchange: "both", Body: []byte("y")}})
 		for _, s := range []struct {
 			name string
 			f    *filtering

@@ -164,7 +164,7 @@ func (b *Broker) clockState() ClockState {
 // Clock reports the clock's state.
 func (b *Broker) Clock() (ClockState, error) {
 	var st ClockState
-	err := b.Do(func(*engine.Broker) { st = b.clockState() })
+	err := b.own(func() { st = b.clockState() })
 	return st, err
 }
 
@@ -176,7 +176,7 @@ func (b *Broker) Clock() (ClockState, error) {
 func (b *Broker) clockRequest(f func() (engine.Time, error)) (ClockState, error) {
 	done := make(chan ClockState, 1)
 	var ferr error
-	err := b.Do(func(*engine.Broker) {
+	err := b.own(func() {
 		var target engine.Time
 		if target, ferr = f(); ferr == nil {
 			b.clk.waiters = append(b.clk.waiters, clockWaiter{target: target, done: done})

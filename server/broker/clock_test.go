@@ -26,20 +26,10 @@ func (r *recorder) count(k engine.EventKind) int {
 // message to it.
 func publishWithTTL(t *testing.T, b *Broker, q string, ttlMs int64) {
 	t.Helper()
-	err := b.Do(func(e *engine.Broker) {
-		conn, _ := e.OpenConnection(engine.ConnectionOpen{Vhost: "/"})
-		ch, _ := e.OpenChannel(conn, 1)
-		if _, err := e.QueueDeclare(ch, engine.QueueDeclare{Queue: q, Durable: true, Args: engine.Table{"x-message-ttl": ttlMs}}); err != nil {
-			t.Error(err)
-		}
-		if err := e.BasicPublish(ch, engine.BasicPublish{RoutingKey: q, Body: []byte("hi"), Props: &engine.Properties{DeliveryMode: 2}}); err != nil {
-			t.Error(err)
-		}
-		e.CloseConnection(conn)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ch := openChannel(t, b)
+	mustApply(t, b, engine.CmdQueueDeclare{Channel: ch, Declare: engine.QueueDeclare{Queue: q, Durable: true, Args: engine.Table{"x-message-ttl": ttlMs}}},
+		engine.CmdBasicPublish{Channel: ch, Publish: engine.BasicPublish{RoutingKey: q, Body: []byte("hi"), Props: &engine.Properties{DeliveryMode: 2}}},
+		engine.CmdCloseConnection{Conn: ch.Conn})
 }
 
 // TestManualClockWaitsToBeMoved: on a manual clock an hour of wall time
@@ -156,13 +146,12 @@ func TestLongAdvanceFiresEveryDeadline(t *testing.T) {
 		for i := range 1000 {
 			publishWithTTL(t, b, fmt.Sprintf("q%d", i), int64(i+1)*1000)
 		}
-		b.Do(func(e *engine.Broker) {
-			conn, _ := e.OpenConnection(engine.ConnectionOpen{Vhost: "/"})
-			ch, _ := e.OpenChannel(conn, 1)
-			for range 100 {
-				e.BasicPublish(ch, engine.BasicPublish{RoutingKey: "q0", Body: []byte("x")})
-			}
-		})
+		ch := openChannel(t, b)
+		var publishes []engine.Command
+		for range 100 {
+			publishes = append(publishes, engine.CmdBasicPublish{Channel: ch, Publish: engine.BasicPublish{RoutingKey: "q0", Body: []byte("x")}})
+		}
+		mustApply(t, b, publishes...)
 		st, err := b.Advance(2 * 3600_000)
 		if err != nil || st.Now != 2*3600_000 || st.PendingTimers != 0 {
 			t.Fatalf("advance 2h: %+v, %v", st, err)

@@ -26,9 +26,7 @@ import (
 func TestEveryLogByteFlipped(t *testing.T) {
 	src := t.TempDir()
 	b := startStored(t, src)
-	if err := b.Do(smallWorkload(t)); err != nil {
-		t.Fatal(err)
-	}
+	smallWorkload(t, b)
 	b.Stop()
 	if err := b.CloseStore(); err != nil {
 		t.Fatal(err)
@@ -83,32 +81,23 @@ func TestEveryLogByteFlipped(t *testing.T) {
 
 // smallWorkload declares an exchange and two queues, binds them, publishes
 // persistent messages, gets one and acks it.
-func smallWorkload(t *testing.T) func(e *engine.Broker) {
-	return func(e *engine.Broker) {
-		conn, _ := e.OpenConnection(engine.ConnectionOpen{Vhost: "/"})
-		ch, _ := e.OpenChannel(conn, 1)
-		check := func(err error) {
-			if err != nil {
-				t.Error(err)
-			}
-		}
-		check(e.ExchangeDeclare(ch, engine.ExchangeDeclare{Exchange: "x", Type: "direct", Durable: true}))
-		for _, q := range []string{"q1", "q2"} {
-			_, err := e.QueueDeclare(ch, engine.QueueDeclare{Queue: q, Durable: true})
-			check(err)
-			check(e.QueueBind(ch, engine.QueueBind{Queue: q, Exchange: "x", RoutingKey: q}))
-		}
-		for i, q := range []string{"q1", "q1", "q2"} {
-			check(e.BasicPublish(ch, engine.BasicPublish{Exchange: "x", RoutingKey: q, Body: []byte{'m', byte('0' + i)}, Props: &engine.Properties{DeliveryMode: 2}}))
-		}
-		ok, found, err := e.BasicGet(ch, engine.BasicGet{Queue: "q1"})
-		check(err)
-		if !found {
-			t.Error("basic.get found nothing")
-		}
-		check(e.Apply(engine.CmdBasicAck{Channel: ch, DeliveryTag: ok.DeliveryTag}).Err)
-		e.CloseConnection(conn)
+func smallWorkload(t *testing.T, b *Broker) {
+	t.Helper()
+	ch := openChannel(t, b)
+	cmds := []engine.Command{engine.CmdExchangeDeclare{Channel: ch, Declare: engine.ExchangeDeclare{Exchange: "x", Type: "direct", Durable: true}}}
+	for _, q := range []string{"q1", "q2"} {
+		cmds = append(cmds, engine.CmdQueueDeclare{Channel: ch, Declare: engine.QueueDeclare{Queue: q, Durable: true}},
+			engine.CmdQueueBind{Channel: ch, Bind: engine.QueueBind{Queue: q, Exchange: "x", RoutingKey: q}})
 	}
+	for i, q := range []string{"q1", "q1", "q2"} {
+		cmds = append(cmds, engine.CmdBasicPublish{Channel: ch, Publish: engine.BasicPublish{Exchange: "x", RoutingKey: q, Body: []byte{'m', byte('0' + i)}, Props: &engine.Properties{DeliveryMode: 2}}})
+	}
+	res := mustApply(t, b, append(cmds, engine.CmdBasicGet{Channel: ch, Get: engine.BasicGet{Queue: "q1"}})...)
+	got := res[len(res)-1]
+	if !got.Got {
+		t.Error("basic.get found nothing")
+	}
+	mustApply(t, b, engine.CmdBasicAck{Channel: ch, DeliveryTag: got.Get.DeliveryTag}, engine.CmdCloseConnection{Conn: ch.Conn})
 }
 
 func startStored(t *testing.T, dir string) *Broker {

@@ -232,7 +232,7 @@ func (b *Broker) forwardSyncs() {
 		b.dur.setSynced(uint64(b.st.Durable()), err)
 		if (err == nil) != (last == nil) {
 			last = err
-			b.DoAsync(func(*engine.Broker) { b.diskState(err) })
+			b.own(func() { b.diskState(err) })
 		}
 	}
 }
@@ -241,7 +241,7 @@ func (b *Broker) forwardSyncs() {
 // store starts failing to write (err) and when it recovers (nil): the
 // memory-and-disk alarm blocks publishers meanwhile.
 func (b *Broker) OnDiskError(f func(err error)) {
-	b.Do(func(*engine.Broker) { b.diskHooks = append(b.diskHooks, f) })
+	b.locked(func() { b.diskHooks = append(b.diskHooks, f) })
 }
 
 func (b *Broker) diskState(err error) {

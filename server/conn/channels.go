@@ -79,7 +79,6 @@ func (c *conn) apply(e *engine.Broker, cmd command) {
 		if _, ok := cmd.method.(*amqp.ChannelClose); ok {
 			e.CloseChannel(id)
 			c.chans.forget(n)
-			c.dropReplyTo(id)
 			c.push(n, &amqp.ChannelCloseOk{})
 			return
 		}

@@ -150,11 +150,9 @@ type conn struct {
 	opened bool
 	// chans holds the open channels and those awaiting the client's
 	// close-ok; their number is what channel_max limits.
-	chans channelTable
-	// replyChans are the channels with a direct reply-to consumer.
-	replyChans map[uint16]bool
-	paused     bool
-	dead       bool // the connection is closing (see closing.go)
+	chans  channelTable
+	paused bool
+	dead   bool // the connection is closing (see closing.go)
 
 	pausedFlag atomic.Bool // paused, readable by the writer
 	// heldConfirms counts the connection's confirms waiting for the
@@ -221,7 +219,7 @@ type Admission interface{ Release() }
 // which it gives back when connection.open succeeds or the connection
 // ends before that.
 func ServeAdmitted(ctx context.Context, t Transport, cfg *Config, admission Admission) {
-	c := &conn{cfg: cfg, t: t, home: cfg.shared.home, b: cfg.Broker, out: newOutbox(), replyChans: map[uint16]bool{}, done: make(chan struct{}), hbStart: make(chan uint16, 1),
+	c := &conn{cfg: cfg, t: t, home: cfg.shared.home, b: cfg.Broker, out: newOutbox(), done: make(chan struct{}), hbStart: make(chan uint16, 1),
 		frameMax: cfg.FrameMax, channelMax: cfg.ChannelMax, closeWait: closeWaitBeforeTune, admission: admission}
 	c.releaseHeld = c.releaseHeldItem
 	c.ackPace, _ = t.(ackPacer)
@@ -316,9 +314,6 @@ func (c *conn) shutdown() {
 			if c.opened && !c.dead {
 				c.dead = true
 				e.CloseConnection(c.id)
-			}
-			for n := range c.replyChans {
-				c.dropReplyTo(engine.ChannelID{Conn: c.id, Num: n})
 			}
 			delete(c.home.Alarm.conns, c)
 		})

@@ -46,7 +46,6 @@ func (s sink) Events(e *engine.Broker, evs []engine.Event) {
 			// sent": it waits for the log like a durable confirm.
 			c.pushConfirm(outItem{channel: ev.Channel.Num, method: &amqp.TxCommitOk{}}, true)
 		case engine.EvChannelClosed:
-			c.dropReplyTo(ev.Channel)
 			if ev.Code != engine.ReplySuccess && ev.Channel.Num != 0 {
 				c.serverClosedChannel(ev)
 			}

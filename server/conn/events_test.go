@@ -10,7 +10,7 @@ import (
 )
 
 // TestSinkActsOnItsKindsOnly: a connection's sink does something (queues
-// a frame, closes a channel or the connection, drops a reply-to) for an
+// a frame, closes a channel or the connection) for an
 // event of its own connection exactly when the event's kind is one of
 // sinkKinds, and nothing for another connection's event of any kind. The
 // broker hands it other kinds, and other connections' events, only in a
@@ -22,13 +22,13 @@ func TestSinkActsOnItsKindsOnly(t *testing.T) {
 		cfg := &Config{}
 		cfg.Defaults()
 		c := &conn{cfg: cfg, b: cfg.Broker, home: cfg.shared.home, out: newOutbox(), id: own, closeWait: time.Hour,
-			replyChans: map[uint16]bool{1: true}, caps: amqp.Table{"consumer_cancel_notify": true}}
+			caps: amqp.Table{"consumer_cancel_notify": true}}
 		c.chans.set(1, chanOpen)
 		defer c.stopClosingTimer()
 		ev := engine.Event{Kind: k, Channel: engine.ChannelID{Conn: of, Num: 1}, Code: engine.PreconditionFailed,
 			Text: "PRECONDITION_FAILED", Reason: "queue-deleted", ConsumerTag: "ctag", Msg: &engine.Message{}}
 		sink{c}.Events(nil, []engine.Event{ev})
-		return c.out.size() > 0 || c.dead || c.closeSent.Load() || !c.replyChans[1] || c.chans.get(1) != chanOpen
+		return c.out.size() > 0 || c.dead || c.closeSent.Load() || c.chans.get(1) != chanOpen
 	}
 	for k := engine.EvNone; !strings.HasPrefix(k.String(), "event("); k++ {
 		if got, want := acted(k, own), sinkKinds.Has(k); got != want {

@@ -42,10 +42,6 @@ type Home struct {
 	Ended   <-chan struct{}
 	EndText func() string
 
-	// replies are the direct reply-to consumers of the home's broker,
-	// touched inside its Do only: connection ids mean nothing in another
-	// broker.
-	replies *replyTargets
 	// inline says which connections' frames a request's goroutine writes
 	// after it (inline.go).
 	inline inlineWrites
@@ -58,7 +54,7 @@ func NewHome(alarm *Alarm) *Home {
 		alarm = &Alarm{}
 	}
 	alarm.init()
-	return &Home{Alarm: alarm, replies: newReplyTargets()}
+	return &Home{Alarm: alarm}
 }
 
 // Router sends a login that is not one of the server's users to the

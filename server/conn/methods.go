@@ -2,7 +2,6 @@ package conn
 
 import (
 	"errors"
-	"strings"
 
 	"warren/engine"
 	"warren/engine/amqp"
@@ -136,10 +135,6 @@ func (c *conn) call(e *engine.Broker, id engine.ChannelID, cmd command) {
 		err := e.ExchangeUnbind(id, engine.ExchangeBind{Destination: m.Destination, Source: m.Source, RoutingKey: m.RoutingKey, Args: toEngineTable(m.Arguments)})
 		c.ok(n, err, m.NoWait, &amqp.ExchangeUnbindOk{})
 	case *amqp.QueueDeclare:
-		if strings.HasPrefix(m.Queue, replyTo) {
-			c.declareReplyTo(e, id, m)
-			return
-		}
 		ok, err := e.QueueDeclare(id, engine.QueueDeclare{Queue: m.Queue, Passive: m.Passive, Durable: m.Durable, Exclusive: m.Exclusive,
 			AutoDelete: m.AutoDelete, Args: toEngineTable(m.Arguments)})
 		c.ok(n, err, m.NoWait, &amqp.QueueDeclareOk{Queue: ok.Queue, MessageCount: uint32(ok.MessageCount), ConsumerCount: uint32(ok.ConsumerCount)})
@@ -159,49 +154,15 @@ func (c *conn) call(e *engine.Broker, id engine.ChannelID, cmd command) {
 		err := e.BasicQos(id, engine.BasicQos{PrefetchSize: m.PrefetchSize, PrefetchCount: m.PrefetchCount, Global: m.Global})
 		c.ok(n, err, false, &amqp.BasicQosOk{})
 	case *amqp.BasicConsume:
-		if m.Queue == replyTo {
-			c.consumeReplyTo(e, id, m)
-			return
-		}
 		tag, err := e.BasicConsume(id, engine.BasicConsume{Queue: m.Queue, ConsumerTag: m.ConsumerTag, NoLocal: m.NoLocal, NoAck: m.NoAck,
 			Exclusive: m.Exclusive, Args: toEngineTable(m.Arguments)})
 		c.ok(n, err, m.NoWait, &amqp.BasicConsumeOk{ConsumerTag: tag})
 	case *amqp.BasicCancel:
-		if t, ok := c.home.replies.byChan[id]; ok && c.home.replies.byToken[t].tag == m.ConsumerTag {
-			c.dropReplyTo(id)
-			c.ok(n, nil, m.NoWait, &amqp.BasicCancelOk{ConsumerTag: m.ConsumerTag})
-			return
-		}
 		err := e.BasicCancel(id, m.ConsumerTag)
 		c.ok(n, err, m.NoWait, &amqp.BasicCancelOk{ConsumerTag: m.ConsumerTag})
 	case *amqp.BasicPublish:
-		// The checks made here come after the engine's permission,
-		// existence and internal checks in rabbit_channel's order, so
-		// those run first (a publish with reply_to set but no write
-		// permission is 403, not 406).
-		asksReply := cmd.props != nil && cmd.props.ReplyTo == replyTo
-		if asksReply && e.PublishTarget(id, m.Exchange) != nil {
-			return
-		}
-		if asksReply && cmd.props.Has(amqp.FlagExpiration) && cmd.props.Expiration == "" {
-			// An expiration property present but empty (observed,
-			// RabbitMQ 3.10.8: 406 "invalid expiration '': no_integer").
-			// The engine refuses it, after the user-id check as
-			// RabbitMQ does; for direct reply-to it is refused here, so
-			// that the 406 comes before direct reply-to's own checks.
-			e.ChannelException(id, &engine.Error{Code: engine.PreconditionFailed, Method: engine.MethodBasicPublish,
-				Text: "PRECONDITION_FAILED - invalid expiration '': no_integer"})
-			return
-		}
 		p := engine.BasicPublish{Exchange: m.Exchange, RoutingKey: m.RoutingKey, Mandatory: m.Mandatory, Immediate: m.Immediate,
 			Props: toEngineProps(cmd.props), Body: cmd.body}
-		if p.Props != nil && p.Props.ReplyTo == replyTo && !c.rewriteReplyTo(e, id, p.Props) {
-			return
-		}
-		if m.Exchange == "" && strings.HasPrefix(m.RoutingKey, replyTo+".") {
-			c.publishReply(e, id, p)
-			return
-		}
 		e.BasicPublish(id, p)
 	case *amqp.BasicGet:
 		_, ok, err := e.BasicGet(id, engine.BasicGet{Queue: m.Queue, NoAck: m.NoAck})

@@ -138,6 +138,11 @@ func TestPropertiesRefused(t *testing.T) {
 		// user-id first (observed, RabbitMQ 3.10.8, both cases).
 		{props().octet(amqp.FlagDeliveryMode, 0).shortstr(amqp.FlagUserID, "bob"), "PRECONDITION_FAILED - user_id property set to 'bob' but authenticated user was 'guest'"},
 		{props().shortstr(amqp.FlagExpiration, "").shortstr(amqp.FlagUserID, "bob"), "PRECONDITION_FAILED - user_id property set to 'bob' but authenticated user was 'guest'"},
+		// Asking for a direct reply with no reply consumer: the empty
+		// expiration first, then the missing consumer (the engine's
+		// replyto.go).
+		{props().shortstr(amqp.FlagReplyTo, "amq.rabbitmq.reply-to").shortstr(amqp.FlagExpiration, ""), "PRECONDITION_FAILED - invalid expiration '': no_integer"},
+		{props().shortstr(amqp.FlagReplyTo, "amq.rabbitmq.reply-to"), "PRECONDITION_FAILED - fast reply consumer does not exist"},
 	}
 	synctest(t, func(t *testing.T, b *broker.Broker) {
 		c := startPipe(t, b, Config{})

@@ -50,9 +50,7 @@ func serve(t *testing.T, b *broker.Broker, users *auth.Store) *server {
 // grants is what a connection of user's to vhost is checked against: the
 // engine's grants from its user records.
 func (s *server) grants(user, vhost string) *engine.Permissions {
-	var g *engine.Permissions
-	s.b.Do(func(e *engine.Broker) { g = e.UserGrants(user, vhost) })
-	return g
+	return s.b.Reader(nil).UserGrants(user, vhost)
 }
 
 type result struct {
@@ -81,40 +79,50 @@ func (s *server) expect(r result, code int, stdout, stderr string) {
 	}
 }
 
-// engine runs f on the broker goroutine.
-func (s *server) engine(f func(e *engine.Broker)) {
+// client opens a connection of guest's and its channel 1, as a client
+// would.
+func (s *server) client(vhost, name string) engine.ChannelID {
 	s.t.Helper()
-	if err := s.b.Do(f); err != nil {
+	r, err := s.b.ApplyOne(engine.CmdOpenConnection{Open: engine.ConnectionOpen{Vhost: vhost, User: "guest", Name: name}})
+	if err != nil {
 		s.t.Fatal(err)
+	}
+	if r, err = s.b.ApplyOne(engine.CmdOpenChannel{Conn: r.Conn, Num: 1}); err != nil {
+		s.t.Fatal(err)
+	}
+	return r.Channel
+}
+
+// apply applies cmds, each of which must succeed.
+func (s *server) apply(cmds ...engine.Command) {
+	s.t.Helper()
+	res, err := s.b.Apply(cmds, nil)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	for i, r := range res {
+		if r.Err != nil {
+			s.t.Fatalf("%s: %v", engine.KindOf(cmds[i]), r.Err)
+		}
 	}
 }
 
 // publish sends bodies to a queue through the default exchange.
 func (s *server) publish(vhost, queue string, bodies ...string) {
 	s.t.Helper()
-	s.engine(func(e *engine.Broker) {
-		conn, _ := e.OpenConnection(engine.ConnectionOpen{Vhost: vhost, User: "guest", Name: "publisher"})
-		ch, _ := e.OpenChannel(conn, 1)
-		for _, b := range bodies {
-			if err := e.BasicPublish(ch, engine.BasicPublish{RoutingKey: queue, Body: []byte(b)}); err != nil {
-				s.t.Fatal(err)
-			}
-		}
-		e.CloseConnection(conn)
-	})
+	ch := s.client(vhost, "publisher")
+	var cmds []engine.Command
+	for _, b := range bodies {
+		cmds = append(cmds, engine.CmdBasicPublish{Channel: ch, Publish: engine.BasicPublish{RoutingKey: queue, Body: []byte(b)}})
+	}
+	s.apply(append(cmds, engine.CmdCloseConnection{Conn: ch.Conn})...)
 }
 
 // declare declares a queue the way a client would.
 func (s *server) declare(vhost string, d engine.QueueDeclare) {
 	s.t.Helper()
-	s.engine(func(e *engine.Broker) {
-		conn, _ := e.OpenConnection(engine.ConnectionOpen{Vhost: vhost, User: "guest", Name: "declarer"})
-		ch, _ := e.OpenChannel(conn, 1)
-		if _, err := e.QueueDeclare(ch, d); err != nil {
-			s.t.Fatal(err)
-		}
-		e.CloseConnection(conn)
-	})
+	ch := s.client(vhost, "declarer")
+	s.apply(engine.CmdQueueDeclare{Channel: ch, Declare: d}, engine.CmdCloseConnection{Conn: ch.Conn})
 }
 
 // The expected outputs below follow rabbitmqctl 3.10.8's, captured on the
@@ -190,15 +198,12 @@ q2	0	0	[{"x-dead-letter-exchange","dlx"},{"x-message-ttl",5000},{"x-single-activ
 func TestListTopologyAndClients(t *testing.T) {
 	s := newServer(t)
 	s.declare("/", engine.QueueDeclare{Queue: "q1"})
-	s.engine(func(e *engine.Broker) {
-		conn, _ := e.OpenConnection(engine.ConnectionOpen{Vhost: "/", User: "guest", Name: "127.0.0.1:39666 -> 127.0.0.1:5672"})
-		ch, _ := e.OpenChannel(conn, 1)
-		e.ExchangeDeclare(ch, engine.ExchangeDeclare{Exchange: "x1", Type: "topic", Durable: true})
-		e.QueueBind(ch, engine.QueueBind{Exchange: "x1", Queue: "q1", RoutingKey: "a.#"})
-		e.ExchangeBind(ch, engine.ExchangeBind{Source: "x1", Destination: "amq.fanout", RoutingKey: "k", Args: engine.Table{"a": "b", "n": int64(1)}})
-		e.BasicQos(ch, engine.BasicQos{PrefetchCount: 7})
-		e.BasicConsume(ch, engine.BasicConsume{Queue: "q1", ConsumerTag: "ctag1", Args: engine.Table{"x-priority": int64(3)}})
-	})
+	ch := s.client("/", "127.0.0.1:39666 -> 127.0.0.1:5672")
+	s.apply(engine.CmdExchangeDeclare{Channel: ch, Declare: engine.ExchangeDeclare{Exchange: "x1", Type: "topic", Durable: true}},
+		engine.CmdQueueBind{Channel: ch, Bind: engine.QueueBind{Exchange: "x1", Queue: "q1", RoutingKey: "a.#"}},
+		engine.CmdExchangeBind{Channel: ch, Bind: engine.ExchangeBind{Source: "x1", Destination: "amq.fanout", RoutingKey: "k", Args: engine.Table{"a": "b", "n": int64(1)}}},
+		engine.CmdBasicQos{Channel: ch, Qos: engine.BasicQos{PrefetchCount: 7}},
+		engine.CmdBasicConsume{Channel: ch, Consume: engine.BasicConsume{Queue: "q1", ConsumerTag: "ctag1", Args: engine.Table{"x-priority": int64(3)}}})
 	s.publish("/", "q1", "m")
 	s.expect(s.ctl("list_exchanges"), 0, "Listing exchanges for vhost / ...\nname\ttype\n\tdirect\namq.direct\tdirect\namq.fanout\tfanout\n"+
 		"amq.headers\theaders\namq.match\theaders\namq.rabbitmq.trace\ttopic\namq.topic\ttopic\nx1\ttopic\n", "")

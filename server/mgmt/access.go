@@ -85,7 +85,7 @@ func (c *call) requireWrite(vhost string) error {
 	return nil
 }
 
-// writeTo checks, on the broker goroutine, that vhost exists (404) and
+// writeTo checks that vhost exists (404) and
 // that the user may change things in it (401). A missing vhost is 404
 // before any access check, as rabbit_mgmt_util:is_authorized_vhost lets a
 // request for a vhost that does not exist through to resource_exists.

@@ -29,7 +29,7 @@ func startProbe(f *fixture) *stallProbe {
 		defer p.wg.Done()
 		for !p.stop.Load() {
 			start := time.Now()
-			f.b.Do(func(*engine.Broker) {})
+			f.b.Reader(nil).Now() // a turn that does nothing
 			if d := int64(time.Since(start)); d > p.longest.Load() {
 				p.longest.Store(d)
 			}
@@ -78,27 +78,13 @@ func BenchmarkManagementRead(b *testing.B) {
 	f := newFixture(&testing.T{})
 	defer f.b.Stop()
 	ch := f.client("/", "bench")
-	f.engine(func(e *engine.Broker) {
-		for i := 0; i < queues; i++ {
-			if _, err := e.QueueDeclare(ch, engine.QueueDeclare{Queue: "q" + strconv.Itoa(i)}); err != nil {
-				b.Fatal(err)
-			}
-			if i%1024 == 0 {
-				e.DrainEvents(nil)
-			}
-		}
-		e.DrainEvents(nil)
-		body := []byte("0123456789abcdef")
-		for i := 0; i < messages; i++ {
-			if err := e.BasicPublish(ch, engine.BasicPublish{RoutingKey: "q0", Body: body}); err != nil {
-				b.Fatal(err)
-			}
-			if i%1024 == 0 {
-				e.DrainEvents(nil)
-			}
-		}
-		e.DrainEvents(nil)
-	})
+	f.declareQueues(ch, 0, queues)
+	body := []byte("0123456789abcdef")
+	publishes := make([]engine.Command, 0, messages)
+	for i := 0; i < messages; i++ {
+		publishes = append(publishes, engine.CmdBasicPublish{Channel: ch, Publish: engine.BasicPublish{RoutingKey: "q0", Body: body}})
+	}
+	f.apply(publishes...)
 	for _, path := range []string{
 		"/api/overview",
 		"/api/queues?page=1&page_size=100",
@@ -162,25 +148,13 @@ func serveDiscarding(f *fixture, method, path, body string) *discardWriter {
 // bindings on one exchange, and n implicit ones on the default exchange.
 func boundQueues(tb testing.TB, f *fixture, n int) {
 	ch := f.client("/", "bench")
-	f.engine(func(e *engine.Broker) {
-		if err := e.ExchangeDeclare(ch, engine.ExchangeDeclare{Exchange: "fan", Type: "fanout", Durable: true}); err != nil {
-			tb.Fatal(err)
-		}
-		for i := 0; i < n; i++ {
-			q := "q" + strconv.Itoa(i)
-			if _, err := e.QueueDeclare(ch, engine.QueueDeclare{Queue: q, Durable: true}); err != nil {
-				tb.Fatal(err)
-			}
-			if err := e.QueueBind(ch, engine.QueueBind{Exchange: "fan", Queue: q, RoutingKey: q}); err != nil {
-				tb.Fatal(err)
-			}
-			if i%1024 == 0 {
-				e.DrainEvents(nil)
-			}
-		}
-		e.DrainEvents(nil)
-		e.CloseConnection(ch.Conn)
-	})
+	cmds := []engine.Command{engine.CmdExchangeDeclare{Channel: ch, Declare: engine.ExchangeDeclare{Exchange: "fan", Type: "fanout", Durable: true}}}
+	for i := 0; i < n; i++ {
+		q := "q" + strconv.Itoa(i)
+		cmds = append(cmds, engine.CmdQueueDeclare{Channel: ch, Declare: engine.QueueDeclare{Queue: q, Durable: true}},
+			engine.CmdQueueBind{Channel: ch, Bind: engine.QueueBind{Exchange: "fan", Queue: q, RoutingKey: q}})
+	}
+	f.apply(append(cmds, engine.CmdCloseConnection{Conn: ch.Conn})...)
 }
 
 // BenchmarkBoundedTurns measures the requests whose work grows with the

@@ -99,7 +99,7 @@ func (a *api) bindings(c *call, q bindingQuery) ([]bindingJSON, error) {
 	var vhosts []string
 	var queues, exchanges [][][]string
 	var err error
-	if rerr := a.read(func(e *engine.Broker) {
+	if rerr := a.read(func(e engineReads) {
 		if vhosts, err = c.scopeNames(e.Vhosts()); err != nil {
 			return
 		}
@@ -143,17 +143,20 @@ func (a *api) bindings(c *call, q bindingQuery) ([]bindingJSON, error) {
 	return out, nil
 }
 
-// walkBindings runs the cursors to their ends, in turns of the broker
-// goroutine of at most readBatch units of work each (a unit is a binding
+// walkBindings runs the cursors to their ends, in reads of at most
+// readBatch units of work each (a unit is a binding
 // copied or an exchange passed), and returns each cursor's bindings.
 func (a *api) walkBindings(cursors []*engine.BindingCursor) ([][]engine.BindingView, error) {
 	out := make([][]engine.BindingView, len(cursors))
 	i := 0
 	for i < len(cursors) {
 		copied := 0
-		err := a.read(func(e *engine.Broker) {
+		err := a.read(func(e engineReads) {
 			for budget := readBatch; budget > 0 && i < len(cursors); {
 				bs, work := e.CopyBindings(cursors[i], budget)
+				if work == 0 && !cursors[i].Done() {
+					return // the broker stopped: read reports it
+				}
 				out[i] = append(out[i], bs...)
 				copied += len(bs)
 				budget -= work
@@ -260,12 +263,12 @@ func (a *api) postBinding(kind string) endpoint {
 			if err := c.writeTo(s, vhost); err != nil {
 				return err
 			}
-			return s.run(vhost, func(ch engine.ChannelID) error {
-				if kind == "e" {
-					return s.e.ExchangeBind(ch, engine.ExchangeBind{Source: src, Destination: dst, RoutingKey: key, Args: args})
-				}
-				return s.e.QueueBind(ch, engine.QueueBind{Exchange: src, Queue: dst, RoutingKey: key, Args: args})
-			})
+			var cmd engine.Command = engine.CmdQueueBind{Bind: engine.QueueBind{Exchange: src, Queue: dst, RoutingKey: key, Args: args}}
+			if kind == "e" {
+				cmd = engine.CmdExchangeBind{Bind: engine.ExchangeBind{Source: src, Destination: dst, RoutingKey: key, Args: args}}
+			}
+			_, err := s.run(vhost, cmd)
+			return err
 		})
 		if err != nil {
 			return 0, nil, err
@@ -285,16 +288,16 @@ func (a *api) deleteBinding(kind string) endpoint {
 			if err := c.writeTo(s, vhost); err != nil {
 				return err
 			}
-			for _, b := range s.e.BindingsBetween(vhost, ends) {
+			for _, b := range s.r.BindingsBetween(vhost, ends) {
 				if propertiesKey(b.RoutingKey, b.Args) != props {
 					continue
 				}
-				return s.run(vhost, func(ch engine.ChannelID) error {
-					if b.DestinationIsExchange {
-						return s.e.ExchangeUnbind(ch, engine.ExchangeBind{Source: b.Source, Destination: b.Destination, RoutingKey: b.RoutingKey, Args: b.Args})
-					}
-					return s.e.QueueUnbind(ch, engine.QueueBind{Exchange: b.Source, Queue: b.Destination, RoutingKey: b.RoutingKey, Args: b.Args})
-				})
+				var cmd engine.Command = engine.CmdQueueUnbind{Bind: engine.QueueBind{Exchange: b.Source, Queue: b.Destination, RoutingKey: b.RoutingKey, Args: b.Args}}
+				if b.DestinationIsExchange {
+					cmd = engine.CmdExchangeUnbind{Bind: engine.ExchangeBind{Source: b.Source, Destination: b.Destination, RoutingKey: b.RoutingKey, Args: b.Args}}
+				}
+				_, err := s.run(vhost, cmd)
+				return err
 			}
 			return errNotFound
 		})

@@ -28,64 +28,46 @@ const bigQueues = 1300
 func bigWorld(t *testing.T, f *fixture) {
 	populate(f)
 	ch := f.client("/", "big")
-	f.engine(func(e *engine.Broker) {
-		for _, x := range []engine.ExchangeDeclare{{Exchange: "fan", Type: "fanout", Durable: true},
-			{Exchange: "hdr", Type: "headers"}, {Exchange: "dst.x", Type: "direct", AutoDelete: true}} {
-			if err := e.ExchangeDeclare(ch, x); err != nil {
-				t.Fatal(err)
+	var cmds []engine.Command
+	for _, x := range []engine.ExchangeDeclare{{Exchange: "fan", Type: "fanout", Durable: true},
+		{Exchange: "hdr", Type: "headers"}, {Exchange: "dst.x", Type: "direct", AutoDelete: true}} {
+		cmds = append(cmds, engine.CmdExchangeDeclare{Channel: ch, Declare: x})
+	}
+	for j := 0; j < bigQueues; j++ {
+		i := j * 7 % bigQueues // 7 and bigQueues are coprime
+		q := "q" + strconv.Itoa(i)
+		cmds = append(cmds, engine.CmdQueueDeclare{Channel: ch, Declare: engine.QueueDeclare{Queue: q, Durable: i%2 == 0, Args: engine.Table{"x-max-length": int64(i)}}},
+			engine.CmdQueueBind{Channel: ch, Bind: engine.QueueBind{Exchange: "fan", Queue: q, RoutingKey: q}})
+		if i%7 == 0 {
+			for _, m := range []string{"any", "all"} {
+				cmds = append(cmds, engine.CmdQueueBind{Channel: ch, Bind: engine.QueueBind{Exchange: "hdr", Queue: q, Args: engine.Table{"x-match": m, "n": int64(i)}}})
 			}
 		}
-		for j := 0; j < bigQueues; j++ {
-			i := j * 7 % bigQueues // 7 and bigQueues are coprime
-			q := "q" + strconv.Itoa(i)
-			if _, err := e.QueueDeclare(ch, engine.QueueDeclare{Queue: q, Durable: i%2 == 0, Args: engine.Table{"x-max-length": int64(i)}}); err != nil {
-				t.Fatal(err)
-			}
-			if err := e.QueueBind(ch, engine.QueueBind{Exchange: "fan", Queue: q, RoutingKey: q}); err != nil {
-				t.Fatal(err)
-			}
-			if i%7 == 0 {
-				for _, m := range []string{"any", "all"} {
-					if err := e.QueueBind(ch, engine.QueueBind{Exchange: "hdr", Queue: q, Args: engine.Table{"x-match": m, "n": int64(i)}}); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			e.DrainEvents(nil)
+	}
+	for i := 599; i >= 0; i-- {
+		x := "x" + strconv.Itoa(i)
+		cmds = append(cmds, engine.CmdExchangeDeclare{Channel: ch, Declare: engine.ExchangeDeclare{Exchange: x, Type: "topic"}})
+		if i%2 == 0 {
+			cmds = append(cmds, engine.CmdExchangeBind{Channel: ch, Bind: engine.ExchangeBind{Source: x, Destination: "dst.x", RoutingKey: "k." + strconv.Itoa(i)}})
 		}
-		for i := 599; i >= 0; i-- {
-			x := "x" + strconv.Itoa(i)
-			if err := e.ExchangeDeclare(ch, engine.ExchangeDeclare{Exchange: x, Type: "topic"}); err != nil {
-				t.Fatal(err)
-			}
-			if i%2 == 0 {
-				if err := e.ExchangeBind(ch, engine.ExchangeBind{Source: x, Destination: "dst.x", RoutingKey: "k." + strconv.Itoa(i)}); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-		if _, err := e.QueueDeclare(ch, engine.QueueDeclare{Queue: "excl", Exclusive: true}); err != nil {
-			t.Fatal(err)
-		}
-		e.DrainEvents(nil)
-	})
+	}
+	f.apply(append(cmds, engine.CmdQueueDeclare{Channel: ch, Declare: engine.QueueDeclare{Queue: "excl", Exclusive: true}})...)
 }
 
 // oneTurnBindings is the binding list as it was read before it took many
 // turns: every binding of the vhosts at once.
 func oneTurnBindings(t *testing.T, f *fixture, vhosts []string, keep func(engine.BindingView) bool) string {
 	out := []bindingJSON{}
-	f.engine(func(e *engine.Broker) {
-		for _, v := range vhosts {
-			names := concat(e.QueueNames(v))
-			slices.Sort(names)
-			for _, b := range vhostBindings(names, e.Bindings(v)) {
-				if keep(b) {
-					out = append(out, toBindingJSON(v, b))
-				}
+	r := f.reads()
+	for _, v := range vhosts {
+		names := concat(r.QueueNames(v))
+		slices.Sort(names)
+		for _, b := range vhostBindings(names, r.Bindings(v)) {
+			if keep(b) {
+				out = append(out, toBindingJSON(v, b))
 			}
 		}
-	})
+	}
 	data, err := marshal(out)
 	if err != nil {
 		t.Fatal(err)
@@ -172,7 +154,7 @@ func TestBindingListsInBoundedTurns(t *testing.T) {
 // took many turns: from one snapshot (vhost "" for the whole broker).
 func oneTurnDefinitions(t *testing.T, f *fixture, vhost string) string {
 	var snap engine.Snapshot
-	f.engine(func(e *engine.Broker) { snap = e.SnapshotLimit(1) })
+	snap = f.reads().SnapshotLimit(1)
 	var d any
 	if vhost != "" {
 		v, _ := vhostView(&snap, vhost)
@@ -251,7 +233,8 @@ func TestDefinitionsImportInBoundedTurns(t *testing.T) {
 	// A policy over the 1,301 queues of "/" recomputes a batch of 1,024
 	// of them in its command, and weighs 1,025: alone in its turn.
 	var queues int
-	b.engine(func(e *engine.Broker) { tot, _ := e.VhostTotals("/"); queues = tot.Queues })
+	tot, _ := b.reads().VhostTotals("/")
+	queues = tot.Queues
 	r.most.Store(0)
 	b.must(204, "POST", "/api/definitions/%2F", `{"queues":[{"name":"a1","durable":true,"auto_delete":false,"arguments":{}}],
 		"policies":[{"name":"all","pattern":".*","definition":{"max-length":9},"priority":0,"apply-to":"queues"}]}`)
@@ -325,10 +308,8 @@ func TestDefinitionsImportFailures(t *testing.T) {
 	f.wantError(f.do("POST", "/api/definitions", doc.String()), 400,
 		`{"error":"bad_request","reason":"invalid arg 'x-max-length' for queue 'q1100' in vhost '/': \"expected integer, got longstr\""}`)
 	var queues, exchanges int
-	f.engine(func(e *engine.Broker) {
-		tot, _ := e.VhostTotals("/")
-		queues, exchanges = tot.Queues, tot.Exchanges
-	})
+	tot, _ := f.reads().VhostTotals("/")
+	queues, exchanges = tot.Queues, tot.Exchanges
 	if queues != 1198 || exchanges != 8 {
 		t.Errorf("%d queues and %d exchanges after the failed import, want 1,198 and 8", queues, exchanges)
 	}

@@ -183,8 +183,8 @@ func (a *api) deleteConnection(c *call) (int, any, error) {
 		reason = "Closed via management plugin"
 	}
 	if err := a.do(c.user.Name, func(s *session) error {
-		s.e.ForceCloseConnection(id, reason)
-		return nil
+		_, err := s.apply(engine.CmdForceCloseConnection{Conn: id, Reason: reason})
+		return err
 	}); err != nil {
 		return 0, nil, err
 	}

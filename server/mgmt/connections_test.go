@@ -12,14 +12,8 @@ func TestConnectionsChannelsConsumers(t *testing.T) {
 	f.must(201, "PUT", "/api/queues/%2F/q1", `{}`)
 	f.publish("/", "q1", "hello")
 	ch := f.client("/", "127.0.0.1:39666 -> 127.0.0.1:5672")
-	f.engine(func(e *engine.Broker) {
-		if err := e.BasicQos(ch, engine.BasicQos{PrefetchCount: 7}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := e.BasicConsume(ch, engine.BasicConsume{Queue: "q1", ConsumerTag: "ctag1", Args: engine.Table{"x-priority": int64(3)}}); err != nil {
-			t.Fatal(err)
-		}
-	})
+	f.apply(engine.CmdBasicQos{Channel: ch, Qos: engine.BasicQos{PrefetchCount: 7}},
+		engine.CmdBasicConsume{Channel: ch, Consume: engine.BasicConsume{Queue: "q1", ConsumerTag: "ctag1", Args: engine.Table{"x-priority": int64(3)}}})
 
 	conns := f.must(200, "GET", "/api/connections", "").list(t)
 	if len(conns) != 1 {
@@ -85,14 +79,8 @@ func TestConnectionClientProperties(t *testing.T) {
 		"capabilities":    engine.Table{"connection.blocked": true, "consumer_cancel_notify": true},
 		"connection_name": "orders-worker",
 	}
-	f.engine(func(e *engine.Broker) {
-		if _, err := e.OpenConnection(engine.ConnectionOpen{Vhost: "/", User: "guest", Name: "127.0.0.1:1 -> 127.0.0.1:5672", ClientProperties: props}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := e.OpenConnection(engine.ConnectionOpen{Vhost: "/", User: "guest", Name: "127.0.0.1:2 -> 127.0.0.1:5672"}); err != nil {
-			t.Fatal(err)
-		}
-	})
+	f.apply(engine.CmdOpenConnection{Open: engine.ConnectionOpen{Vhost: "/", User: "guest", Name: "127.0.0.1:1 -> 127.0.0.1:5672", ClientProperties: props}},
+		engine.CmdOpenConnection{Open: engine.ConnectionOpen{Vhost: "/", User: "guest", Name: "127.0.0.1:2 -> 127.0.0.1:5672"}})
 	props["product"] = "changed after the open" // the engine keeps its own copy
 	wantProps := `"client_properties":{"capabilities":{"connection.blocked":true,"consumer_cancel_notify":true},` +
 		`"connection_name":"orders-worker","platform":"golang","product":"amqp091-go","version":"β"}`

@@ -12,7 +12,7 @@ func (c *call) seesUser(user string) bool { return c.seesAll() || user == c.user
 
 // connScope returns the vhost a connection or channel list is limited to
 // ("" for all), checking that it exists and is visible.
-func (c *call) connScope(e *engine.Broker) (string, error) {
+func (c *call) connScope(e engineReads) (string, error) {
 	name, one := c.pathVhost()
 	if !one {
 		return "", nil
@@ -42,7 +42,7 @@ type connItem struct {
 }
 
 var connectionLister = lister[engine.ConnRef, connItem]{
-	index: func(c *call, e *engine.Broker) (func() []engine.ConnRef, error) {
+	index: func(c *call, e engineReads) (func() []engine.ConnRef, error) {
 		vhost, err := c.connScope(e)
 		if err != nil {
 			return nil, err
@@ -57,7 +57,7 @@ var connectionLister = lister[engine.ConnRef, connItem]{
 	ref: func(it connItem) engine.ConnRef {
 		return engine.ConnRef{ID: it.cv.ID, Name: it.cv.Name, User: it.cv.User, Vhost: it.vhost}
 	},
-	views: func(_ *call, e *engine.Broker, rs []engine.ConnRef) []connItem {
+	views: func(_ *call, e engineReads, rs []engine.ConnRef) []connItem {
 		ids := make([]engine.ConnID, len(rs))
 		vhosts := make(map[engine.ConnID]string, len(rs))
 		for i, r := range rs {
@@ -80,7 +80,7 @@ type chanItem struct {
 }
 
 var channelLister = lister[engine.ChannelRef, chanItem]{
-	index: func(c *call, e *engine.Broker) (func() []engine.ChannelRef, error) {
+	index: func(c *call, e engineReads) (func() []engine.ChannelRef, error) {
 		vhost, err := c.connScope(e)
 		if err != nil {
 			return nil, err
@@ -95,7 +95,7 @@ var channelLister = lister[engine.ChannelRef, chanItem]{
 		return vhostNameKey(r.Vhost, channelName(r.Connection, r.ID.Num), k)
 	},
 	ref: func(it chanItem) engine.ChannelRef { return it.r },
-	views: func(_ *call, e *engine.Broker, rs []engine.ChannelRef) []chanItem {
+	views: func(_ *call, e engineReads, rs []engine.ChannelRef) []chanItem {
 		ids := make([]engine.ChannelID, len(rs))
 		refs := make(map[engine.ChannelID]engine.ChannelRef, len(rs))
 		for i, r := range rs {
@@ -116,7 +116,7 @@ var channelLister = lister[engine.ChannelRef, chanItem]{
 func (a *api) connections(c *call, name string, f func(vhost string, cv *engine.ConnectionView)) error {
 	var unpack func() []engine.ConnRef
 	var err error
-	if rerr := a.read(func(e *engine.Broker) { unpack, err = connectionLister.index(c, e) }); rerr != nil {
+	if rerr := a.read(func(e engineReads) { unpack, err = connectionLister.index(c, e) }); rerr != nil {
 		return rerr
 	}
 	if err != nil {
@@ -129,7 +129,7 @@ func (a *api) connections(c *call, name string, f func(vhost string, cv *engine.
 		}
 	}
 	var items []connItem
-	if err := a.read(func(e *engine.Broker) { items = connectionLister.views(c, e, named) }); err != nil {
+	if err := a.read(func(e engineReads) { items = connectionLister.views(c, e, named) }); err != nil {
 		return err
 	}
 	a.reads.views.Add(int64(len(items)))

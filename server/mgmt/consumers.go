@@ -9,13 +9,13 @@ import (
 
 // listConsumers is GET /api/consumers[/{vhost}]: every consumer of the
 // queues in scope, by vhost, queue and tag. It visits every queue, so it
-// reads their views readBatch at a time, letting the broker goroutine
-// serve others between turns.
+// reads their views readBatch at a time, letting the engine serve others
+// between reads.
 func (a *api) listConsumers(c *call) (int, any, error) {
 	var unpack func() []inVhost
 	var conns [][]engine.ConnRef
 	var err error
-	if rerr := a.read(func(e *engine.Broker) {
+	if rerr := a.read(func(e engineReads) {
 		if unpack, err = queueLister.index(c, e); err == nil {
 			conns = e.ConnectionRefs()
 		}
@@ -46,7 +46,7 @@ func (a *api) listConsumers(c *call) (int, any, error) {
 		refs = refs[len(batch):]
 		var views []engine.QueueView
 		var vhosts []string
-		if err := a.read(func(e *engine.Broker) {
+		if err := a.read(func(e engineReads) {
 			for rs := batch; len(rs) > 0; {
 				n := sameVhost(rs, func(r inVhost) string { return r.vhost })
 				for _, q := range e.QueueSummaries(rs[0].vhost, names(rs[:n])) {

@@ -159,16 +159,16 @@ func (a *api) exportDefinitions(c *call) (int, any, error) {
 
 // definitionViews reads what definitions carry of every vhost (only of
 // vhost name when one is set: 404 if it does not exist), as VhostViews
-// without messages or connections. The first turn of the broker goroutine
-// copies the vhosts' policies and lends their queue and exchange name
-// indexes; the names are sorted here; the queues' and exchanges' views
-// are then built readBatch per turn, and the declared bindings copied
-// readBatch units per turn (walkBindings).
+// without messages or connections. The first read copies the vhosts'
+// policies and borrows their queue and exchange name indexes; the names
+// are sorted here; the queues' and exchanges' views are then built
+// readBatch per read, and the declared bindings copied readBatch units per
+// read (walkBindings).
 func (a *api) definitionViews(name string, one bool) ([]engine.VhostView, error) {
 	var views []engine.VhostView
 	var queues, exchanges [][][]string
 	found := true
-	if err := a.read(func(e *engine.Broker) {
+	if err := a.read(func(e engineReads) {
 		for _, v := range e.Vhosts() {
 			if one && v != name {
 				continue
@@ -196,11 +196,11 @@ func (a *api) definitionViews(name string, one bool) ([]engine.VhostView, error)
 		slices.Sort(exchangeNames[i])
 		cursors[i] = engine.NewBindingCursor(vhosts[i], exchangeNames[i])
 	}
-	qs, err := batchedViews(a, vhosts, queueNames, (*engine.Broker).QueueSummaries)
+	qs, err := batchedViews(a, vhosts, queueNames, engineReads.QueueSummaries)
 	if err != nil {
 		return nil, err
 	}
-	xs, err := batchedViews(a, vhosts, exchangeNames, (*engine.Broker).ExchangeSummaries)
+	xs, err := batchedViews(a, vhosts, exchangeNames, engineReads.ExchangeSummaries)
 	if err != nil {
 		return nil, err
 	}
@@ -215,14 +215,14 @@ func (a *api) definitionViews(name string, one bool) ([]engine.VhostView, error)
 }
 
 // batchedViews builds the views of the named objects of each vhost (names
-// sorted within each), readBatch names per turn of the broker goroutine;
-// a vhost without any counts as one. Objects gone meanwhile are left out.
-func batchedViews[V any](a *api, vhosts []string, names [][]string, get func(e *engine.Broker, vhost string, names []string) []V) ([][]V, error) {
+// sorted within each), readBatch names per read; a vhost without any
+// counts as one. Objects gone meanwhile are left out.
+func batchedViews[V any](a *api, vhosts []string, names [][]string, get func(e engineReads, vhost string, names []string) []V) ([][]V, error) {
 	out := make([][]V, len(vhosts))
 	vi, at := 0, 0
 	for vi < len(vhosts) {
 		built := 0
-		err := a.read(func(e *engine.Broker) {
+		err := a.read(func(e engineReads) {
 			for budget := readBatch; budget > 0 && vi < len(vhosts); {
 				batch := names[vi][at:min(at+budget, len(names[vi]))]
 				if len(batch) > 0 {

@@ -3,6 +3,7 @@ package mgmt
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 
 	"warren/engine"
 	"warren/server/auth"
+	"warren/server/broker"
 )
 
 // importDoc is a definitions document as read: numbers stay json.Number
@@ -38,12 +40,13 @@ type importDoc struct {
 	Bindings  []bindingDef  `json:"bindings"`
 }
 
-// An import is applied in steps, a turn of the broker goroutine taking
-// steps until their weights reach importBatch, so that a document of
-// 100,000 queues never holds the broker for more than a bounded time; what
-// an earlier turn applied stays, whatever happens later, as in RabbitMQ,
-// whose import does not roll back either. The unit of weight is one queue
-// imported (a passive declare, then a declare: a few microseconds).
+// An import is applied in steps, a turn of the engine's owner (one
+// broker.Visit) taking steps until their weights reach importBatch, so
+// that a document of 100,000 queues never holds the broker for more than
+// a bounded time; what an earlier turn applied stays, whatever happens
+// later, as in RabbitMQ, whose import does not roll back either. The unit
+// of weight is one queue imported (a passive declare, then a declare: a
+// few microseconds).
 const importBatch = 500
 
 // Weights of the steps whose cost grows with the broker: binding walks
@@ -57,48 +60,88 @@ const (
 	queuesPerUnit   = 1
 )
 
-// importStep is one step of an import. A step with apply runs on the
-// broker goroutine, in a turn with the steps around it; its weight is
-// looked up there just before it runs (nil weighs 1), and a step heavier
-// than importBatch runs in a turn of its own. A step with here runs off
-// the broker goroutine, between two turns.
+// importStep is one step of an import: a command for the owner (st, with
+// done reading its result), or work done here between two turns (here).
+//
+// A step's weight is read before its turn (nil weighs 1); a binding's is
+// its source's bindings then, plus those the turn binds to it before it
+// (source). A step heavier than importBatch runs in a turn of its own.
+// A step that can stop the import (stops: a policy, whose failure ends
+// it) is the last of its turn, so that nothing after it is applied when
+// it fails; the other steps' failures are recorded by their category
+// (stepList.concurrent) and reported by a here step after it.
 type importStep struct {
-	weight func(e *engine.Broker) int
-	apply  func(s *session) error
-	here   func() error
+	weight func(r engineReads) int
+	source *bindingSource
+	st     broker.Step
+	done   func(res broker.StepResult) error
+	stops  bool
+	here   func(r engineReads) error
 }
+
+// bindingSource is the exchange a binding step binds from.
+type bindingSource struct{ vhost, exchange string }
 
 // runImport runs the steps in order, and stops at the first that fails.
 func (a *api) runImport(user string, steps []importStep) error {
+	var batch []broker.Step
+	var res []broker.StepResult
 	for i := 0; i < len(steps); {
+		r := a.b.Reader(a.reads.took)
 		if steps[i].here != nil {
-			if err := steps[i].here(); err != nil {
+			err := steps[i].here(r)
+			if errors.Is(r.Err(), broker.ErrStopped) {
+				return errUnavailable
+			}
+			if err != nil {
 				return err
 			}
 			i++
 			continue
 		}
-		used := 0
-		err := a.doUnchecked(user, func(s *session) error {
-			for ; i < len(steps) && steps[i].apply != nil; i++ {
-				w := 1
-				if steps[i].weight != nil {
-					w = max(steps[i].weight(s.e), 1)
+		used, j := 0, i
+		counts := map[bindingSource]int{}
+		batch = batch[:0]
+		for ; j < len(steps) && steps[j].here == nil; j++ {
+			st := &steps[j]
+			w := 1
+			switch {
+			case st.weight != nil:
+				w = max(st.weight(r), 1)
+			case st.source != nil:
+				n, ok := counts[*st.source]
+				if !ok {
+					n = r.BindingCount(st.source.vhost, st.source.exchange)
 				}
-				if used > 0 && used+w > importBatch {
-					return nil
-				}
-				used += w
-				if err := steps[i].apply(s); err != nil {
-					return err
-				}
+				counts[*st.source] = n + 1
+				w = 1 + n/bindingsPerUnit
 			}
-			return nil
-		})
-		a.reads.note(used)
-		if err != nil {
-			return err
+			if used > 0 && used+w > importBatch {
+				break
+			}
+			used += w
+			batch = append(batch, st.st)
+			if st.stops {
+				j++
+				break
+			}
 		}
+		if errors.Is(r.Err(), broker.ErrStopped) {
+			return errUnavailable
+		}
+		var err error
+		a.reads.turns.Add(1)
+		res, err = a.b.Visit(broker.Visit{User: user, Name: internalConnName, Turn: a.reads.took}, batch, res[:0])
+		if err != nil {
+			return errUnavailable
+		}
+		a.reads.note(used)
+		for k := i; k < j; k++ {
+			if err := steps[k].done(res[k-i]); err != nil {
+				return err
+			}
+		}
+		i = j
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package mgmt
 import (
 	"warren/engine"
 	"warren/server/auth"
+	"warren/server/broker"
 )
 
 // importSteps lists what importing doc does after its users, category by
@@ -35,8 +36,8 @@ func (a *api) importSteps(doc *importDoc, pathVhost string, one bool) []importSt
 		return v
 	}
 	if one {
-		l.on(nil, func(s *session) error {
-			if !s.hasVhost(pathVhost) {
+		l.here(func(r engineReads) error {
+			if _, ok := r.VhostTotals(pathVhost); !ok {
 				return errNotFound
 			}
 			return nil
@@ -46,7 +47,8 @@ func (a *api) importSteps(doc *importDoc, pathVhost string, one bool) []importSt
 		l.policies(doc, vhostOf)
 	} else {
 		l.concurrent(len(doc.Vhosts), func(i int) importStep {
-			return importStep{apply: func(s *session) error { return s.e.AddVhost(doc.Vhosts[i].Name) }}
+			return importStep{st: broker.Step{Cmd: engine.CmdAddVhost{Name: doc.Vhosts[i].Name}},
+				done: func(res broker.StepResult) error { return res.Err }}
 		})
 		a.grants(&l, len(doc.Permissions), func(i int) (string, string) { return doc.Permissions[i].User, doc.Permissions[i].Vhost },
 			func(i int) error { return a.users.Import(auth.Definitions{Permissions: doc.Permissions[i : i+1]}) })
@@ -66,9 +68,12 @@ func (a *api) importSteps(doc *importDoc, pathVhost string, one bool) []importSt
 // stepList builds an import's steps.
 type stepList struct{ steps []importStep }
 
-// on adds a step on the broker goroutine (weight nil weighs 1).
-func (l *stepList) on(weight func(e *engine.Broker) int, apply func(s *session) error) {
-	l.steps = append(l.steps, importStep{weight: weight, apply: apply})
+// add adds a step for the owner.
+func (l *stepList) add(st importStep) { l.steps = append(l.steps, st) }
+
+// here adds a step run here, between two turns.
+func (l *stepList) here(f func(r engineReads) error) {
+	l.steps = append(l.steps, importStep{here: f})
 }
 
 // concurrent adds a category of n items imported each on its own, as
@@ -81,38 +86,34 @@ func (l *stepList) concurrent(n int, item func(i int) importStep) {
 	var first error
 	for i := 0; i < n; i++ {
 		st := item(i)
-		apply := st.apply
-		st.apply = func(s *session) error {
-			if err := apply(s); err != nil && first == nil {
+		done := st.done
+		st.done = func(res broker.StepResult) error {
+			if err := done(res); err != nil && first == nil {
 				first = err
 			}
 			return nil
 		}
-		l.steps = append(l.steps, st)
+		l.add(st)
 	}
-	l.on(nil, func(*session) error { return first })
+	l.here(func(engineReads) error { return first })
 }
 
 // grants adds a category of n permissions (or topic permissions), item i
 // being user's in vhost, which imp imports through the auth.Store. The
-// vhosts are checked on the broker goroutine, then the Store applies each
-// item to the engine between the import's turns (as a PUT of a permission
-// does: its writers take their own turn), and the engine hands open
-// connections their new permissions as it takes them. The category fails
-// with its first failure in document order.
+// vhosts are read first, then the Store applies each item to the engine
+// (as a PUT of a permission does), and the engine hands open connections
+// their new permissions as it takes them. The category fails with its
+// first failure in document order.
 func (a *api) grants(l *stepList, n int, userVhost func(i int) (user, vhost string), imp func(i int) error) {
 	if n == 0 {
 		return
 	}
-	failed := make([]error, n)
-	for i := 0; i < n; i++ {
-		l.on(nil, func(s *session) error {
+	l.here(func(r engineReads) error {
+		failed := make([]error, n)
+		for i := 0; i < n; i++ {
 			_, vhost := userVhost(i)
-			failed[i] = noVhost(s, vhost)
-			return nil
-		})
-	}
-	l.steps = append(l.steps, importStep{here: func() error {
+			failed[i] = noVhost(r, vhost)
+		}
 		for i := 0; i < n; i++ {
 			if failed[i] != nil {
 				continue
@@ -121,9 +122,6 @@ func (a *api) grants(l *stepList, n int, userVhost func(i int) (user, vhost stri
 				failed[i] = usersErr(err, badRequest(err.Error()))
 			}
 		}
-		return nil
-	}})
-	l.on(nil, func(*session) error {
 		for _, err := range failed {
 			if err != nil {
 				return err
@@ -133,22 +131,28 @@ func (a *api) grants(l *stepList, n int, userVhost func(i int) (user, vhost stri
 	})
 }
 
+// declared reads the result of a declare unless it exists: a vhost that
+// does not exist is the import's error, an existing object is left as it
+// is.
+func declared(vhost string) func(res broker.StepResult) error {
+	return func(res broker.StepResult) error {
+		switch {
+		case res.Err == broker.ErrNoVhost:
+			return badRequest("no_such_vhost: " + vhost)
+		case res.Skipped:
+			return nil
+		}
+		return res.Err
+	}
+}
+
 func (l *stepList) exchanges(doc *importDoc, vhostOf func(string) string) {
 	l.concurrent(len(doc.Exchanges), func(i int) importStep {
 		x := doc.Exchanges[i]
 		vh := vhostOf(x.Vhost)
-		return importStep{apply: func(s *session) error {
-			if err := noVhost(s, vh); err != nil {
-				return err
-			}
-			if ok, err := s.exchangeExists(vh, x.Name); ok || err != nil {
-				return nil
-			}
-			return s.run(vh, func(ch engine.ChannelID) error {
-				return s.e.ExchangeDeclare(ch, engine.ExchangeDeclare{Exchange: x.Name, Type: x.Type, Durable: x.Durable,
-					AutoDelete: x.AutoDelete, Internal: x.Internal, Args: toTable(x.Arguments)})
-			})
-		}}
+		return importStep{st: broker.Step{Vhost: vh, Unless: exchangeProbe(x.Name), Cmd: engine.CmdExchangeDeclare{Declare: engine.ExchangeDeclare{
+			Exchange: x.Name, Type: x.Type, Durable: x.Durable, AutoDelete: x.AutoDelete, Internal: x.Internal, Args: toTable(x.Arguments)}}},
+			done: declared(vh)}
 	})
 }
 
@@ -164,16 +168,9 @@ func (l *stepList) operatorPolicies(doc *importDoc, vhostOf func(string) string)
 		pol.Pattern, _ = b.str("pattern", "")
 		pol.ApplyTo, _ = b.str("apply-to", "all")
 		pol.Definition, _ = b.table("definition")
-		l.on(policyWeight(pol.Vhost), func(s *session) error {
-			var err error
-			if pol.Priority, err = priority(b["priority"]); err == nil {
-				err = s.e.SetOperatorPolicy(pol)
-			}
-			if err != nil {
-				return policyImportError(err, pol)
-			}
-			return nil
-		})
+		var err error
+		pol.Priority, err = priority(b["priority"])
+		l.policy(pol, true, err)
 	}
 }
 
@@ -181,64 +178,58 @@ func (l *stepList) operatorPolicies(doc *importDoc, vhostOf func(string) string)
 func (l *stepList) policies(doc *importDoc, vhostOf func(string) string) {
 	for _, p := range doc.Policies {
 		pol := engine.Policy{Vhost: vhostOf(p.Vhost), Name: p.Name, Pattern: p.Pattern, ApplyTo: p.ApplyTo, Definition: toTable(p.Definition)}
-		l.on(policyWeight(pol.Vhost), func(s *session) error {
-			var err error
-			if pol.Priority, err = priority(p.Priority); err == nil {
-				err = s.e.SetPolicy(pol)
-			}
-			if err != nil {
-				return policyImportError(err, pol)
+		var err error
+		pol.Priority, err = priority(p.Priority)
+		l.policy(pol, false, err)
+	}
+}
+
+// policy adds the step that sets pol, whose priority failed to read when
+// err is set: the import stops at a policy that fails.
+func (l *stepList) policy(pol engine.Policy, operator bool, err error) {
+	if err != nil {
+		l.here(func(engineReads) error { return policyImportError(err, pol) })
+		return
+	}
+	l.add(importStep{weight: policyWeight(pol.Vhost), stops: true,
+		st: broker.Step{Cmd: engine.CmdSetPolicy{Policy: pol, Operator: operator}},
+		done: func(res broker.StepResult) error {
+			if res.Err != nil {
+				return policyImportError(res.Err, pol)
 			}
 			return nil
-		})
-	}
+		}})
 }
 
 func (l *stepList) queues(doc *importDoc, vhostOf func(string) string) {
 	l.concurrent(len(doc.Queues), func(i int) importStep {
 		q := doc.Queues[i]
 		vh := vhostOf(q.Vhost)
-		return importStep{apply: func(s *session) error {
-			if err := noVhost(s, vh); err != nil {
-				return err
-			}
-			if ok, err := s.queueExists(vh, q.Name); ok || err != nil {
-				return nil
-			}
-			return s.run(vh, func(ch engine.ChannelID) error {
-				_, err := s.e.QueueDeclare(ch, engine.QueueDeclare{Queue: q.Name, Durable: q.Durable, AutoDelete: q.AutoDelete, Args: toTable(q.Arguments)})
-				return err
-			})
-		}}
+		return importStep{st: broker.Step{Vhost: vh, Unless: queueProbe(q.Name), Cmd: engine.CmdQueueDeclare{Declare: engine.QueueDeclare{
+			Queue: q.Name, Durable: q.Durable, AutoDelete: q.AutoDelete, Args: toTable(q.Arguments)}}},
+			done: declared(vh)}
 	})
 }
 
-// bindings imports the bindings, ignoring those that cannot be made. A
-// binding walks its source's bindings for a duplicate, so it weighs more
-// the more its source has.
+// bindings imports the bindings, ignoring those that cannot be made (a
+// vhost missing included). A binding walks its source's bindings for a
+// duplicate, so it weighs more the more its source has.
 func (l *stepList) bindings(doc *importDoc, vhostOf func(string) string) {
 	for _, b := range doc.Bindings {
 		vh := vhostOf(b.Vhost)
-		weight := func(e *engine.Broker) int { return 1 + e.BindingCount(vh, b.Source)/bindingsPerUnit }
-		l.on(weight, func(s *session) error {
-			if !s.hasVhost(vh) {
-				return nil
-			}
-			s.run(vh, func(ch engine.ChannelID) error {
-				if b.DestinationType == "exchange" {
-					return s.e.ExchangeBind(ch, engine.ExchangeBind{Source: b.Source, Destination: b.Destination, RoutingKey: b.RoutingKey, Args: toTable(b.Arguments)})
-				}
-				return s.e.QueueBind(ch, engine.QueueBind{Exchange: b.Source, Queue: b.Destination, RoutingKey: b.RoutingKey, Args: toTable(b.Arguments)})
-			})
-			return nil
-		})
+		var cmd engine.Command = engine.CmdQueueBind{Bind: engine.QueueBind{Exchange: b.Source, Queue: b.Destination, RoutingKey: b.RoutingKey, Args: toTable(b.Arguments)}}
+		if b.DestinationType == "exchange" {
+			cmd = engine.CmdExchangeBind{Bind: engine.ExchangeBind{Source: b.Source, Destination: b.Destination, RoutingKey: b.RoutingKey, Args: toTable(b.Arguments)}}
+		}
+		l.add(importStep{source: &bindingSource{vh, b.Source}, st: broker.Step{Vhost: vh, Cmd: cmd},
+			done: func(broker.StepResult) error { return nil }})
 	}
 }
 
 // noVhost is the import's error for an item in a vhost that does not
 // exist.
-func noVhost(s *session, v string) error {
-	if !s.hasVhost(v) {
+func noVhost(r engineReads, v string) error {
+	if _, ok := r.VhostTotals(v); !ok {
 		return badRequest("no_such_vhost: " + v)
 	}
 	return nil
@@ -247,11 +238,11 @@ func noVhost(s *session, v string) error {
 // policyWeight weighs setting a policy in vhost: the command recomputes
 // the settings of the vhost's queues up to a batch of them
 // (engine.DefaultMaxBatch, which the server's broker keeps), and leaves
-// the rest to the engine's continuation, which the broker goroutine runs
+// the rest to the engine's continuation, which the broker's owner runs
 // between turns.
-func policyWeight(vhost string) func(e *engine.Broker) int {
-	return func(e *engine.Broker) int {
-		t, _ := e.VhostTotals(vhost)
+func policyWeight(vhost string) func(r engineReads) int {
+	return func(r engineReads) int {
+		t, _ := r.VhostTotals(vhost)
 		return 1 + min(t.Queues, engine.DefaultMaxBatch)/queuesPerUnit
 	}
 }

@@ -25,11 +25,7 @@ func populate(f *fixture) {
 	f.must(201, "POST", "/api/bindings/v1/e/app.events/e/app.unrouted", `{"routing_key":"#"}`)
 	f.publish("v1", "app.orders", "not a definition")
 	ch := f.client("v1", "127.0.0.1:1 -> 127.0.0.1:5672")
-	f.engine(func(e *engine.Broker) {
-		if _, err := e.QueueDeclare(ch, engine.QueueDeclare{Queue: "app.exclusive", Exclusive: true}); err != nil {
-			f.t.Fatal(err)
-		}
-	})
+	f.apply(engine.CmdQueueDeclare{Channel: ch, Declare: engine.QueueDeclare{Queue: "app.exclusive", Exclusive: true}})
 }
 
 func TestDefinitionsRoundTrip(t *testing.T) {

@@ -40,11 +40,11 @@ type exchangeItem struct {
 }
 
 var exchangeLister = lister[inVhost, exchangeItem]{
-	index: namesIndex((*engine.Broker).ExchangeNames),
+	index: namesIndex(engineReads.ExchangeNames),
 	name:  func(r inVhost) string { return r.name },
 	key:   func(r inVhost, k string) (term, bool) { return vhostNameKey(r.vhost, r.name, k) },
 	ref:   func(it exchangeItem) inVhost { return inVhost{it.vhost, it.x.Name} },
-	views: func(_ *call, e *engine.Broker, rs []inVhost) []exchangeItem {
+	views: func(_ *call, e engineReads, rs []inVhost) []exchangeItem {
 		var out []exchangeItem
 		for len(rs) > 0 {
 			n := sameVhost(rs, func(r inVhost) string { return r.vhost })
@@ -62,7 +62,7 @@ func (a *api) getExchange(c *call) (int, any, error) {
 	vhost, name := c.r.PathValue("vhost"), exchangeName(c)
 	var xs []engine.ExchangeView
 	var err error
-	rerr := a.read(func(e *engine.Broker) {
+	rerr := a.read(func(e engineReads) {
 		if _, err = c.scopeNames(e.Vhosts()); err == nil {
 			xs = e.ExchangeSummaries(vhost, []string{name})
 		}
@@ -84,16 +84,10 @@ func (a *api) getExchange(c *call) (int, any, error) {
 	}{toExchangeJSON(vhost, &xs[0]), []any{}, []any{}}, nil
 }
 
-// exchangeExists probes with a passive declare, which changes nothing and
-// needs no permission.
-func (s *session) exchangeExists(vhost, name string) (bool, error) {
-	err := s.probe(vhost, func(ch engine.ChannelID) error {
-		return s.e.ExchangeDeclare(ch, engine.ExchangeDeclare{Exchange: name, Passive: true})
-	})
-	if isEngineCode(err, engine.NotFound) {
-		return false, nil
-	}
-	return err == nil, err
+// exchangeProbe is a passive declare, which changes nothing and needs no
+// permission: it finds whether the exchange exists.
+func exchangeProbe(name string) engine.Command {
+	return engine.CmdExchangeDeclare{Declare: engine.ExchangeDeclare{Exchange: name, Passive: true}}
 }
 
 // putExchange is PUT /api/exchanges/{vhost}/{name} with {"type": ..,
@@ -129,10 +123,11 @@ func (a *api) putExchange(c *call) (int, any, error) {
 		if err := c.writeTo(s, vhost); err != nil {
 			return err
 		}
-		if existed, err = s.exchangeExists(vhost, d.Exchange); err != nil {
+		var r engine.Result
+		if existed, r, err = s.probed(vhost, exchangeProbe(d.Exchange), engine.CmdExchangeDeclare{Declare: d}); err != nil {
 			return err
 		}
-		return s.run(vhost, func(ch engine.ChannelID) error { return s.e.ExchangeDeclare(ch, d) })
+		return r.Err
 	})
 	if err != nil {
 		return 0, nil, err
@@ -151,13 +146,7 @@ func (a *api) deleteExchange(c *call) (int, any, error) {
 		if err := c.writeTo(s, vhost); err != nil {
 			return err
 		}
-		if ok, err := s.exchangeExists(vhost, d.Exchange); !ok {
-			if err == nil {
-				err = errNotFound
-			}
-			return err
-		}
-		return s.run(vhost, func(ch engine.ChannelID) error { return s.e.ExchangeDelete(ch, d) })
+		return s.probedDelete(vhost, exchangeProbe(d.Exchange), engine.CmdExchangeDelete{Delete: d})
 	})
 	if err != nil {
 		return 0, nil, err

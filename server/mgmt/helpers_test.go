@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -121,59 +122,76 @@ func (f *fixture) wantError(r response, status int, body string) {
 	}
 }
 
-// engine runs f on the broker goroutine.
-func (f *fixture) engine(fn func(e *engine.Broker)) {
+// apply applies cmds as a client would, each of which must succeed, and
+// returns their results. It applies at most applyBatch per turn, so that
+// a big set-up's events are dispatched as it goes.
+func (f *fixture) apply(cmds ...engine.Command) []engine.Result {
 	f.t.Helper()
-	if err := f.b.Do(fn); err != nil {
-		f.t.Fatal(err)
+	var res []engine.Result
+	for len(cmds) > 0 {
+		batch := cmds[:min(applyBatch, len(cmds))]
+		cmds = cmds[len(batch):]
+		from := len(res)
+		var err error
+		if res, err = f.b.Apply(batch, res); err != nil {
+			f.t.Fatal(err)
+		}
+		for i, r := range res[from:] {
+			if r.Err != nil {
+				f.t.Fatalf("%s: %v", engine.KindOf(batch[i]), r.Err)
+			}
+		}
 	}
+	return res
 }
+
+// applyBatch is the most commands fixture.apply applies in one turn.
+const applyBatch = 1024
+
+// reads reads the engine, as the API does.
+func (f *fixture) reads() *broker.Reader { return f.b.Reader(nil) }
 
 // client opens a connection and channel 1 as an AMQP client would.
 func (f *fixture) client(vhost, name string) engine.ChannelID {
 	f.t.Helper()
-	var ch engine.ChannelID
-	f.engine(func(e *engine.Broker) {
-		conn, err := e.OpenConnection(engine.ConnectionOpen{Vhost: vhost, User: "guest", Name: name})
-		if err != nil {
-			f.t.Fatal(err)
-		}
-		if ch, err = e.OpenChannel(conn, 1); err != nil {
-			f.t.Fatal(err)
-		}
-	})
-	return ch
+	conn := f.apply(engine.CmdOpenConnection{Open: engine.ConnectionOpen{Vhost: vhost, User: "guest", Name: name}})[0].Conn
+	return f.apply(engine.CmdOpenChannel{Conn: conn, Num: 1})[0].Channel
 }
 
 // publish sends bodies to a queue through the default exchange.
 func (f *fixture) publish(vhost, queue string, bodies ...string) {
 	f.t.Helper()
 	ch := f.client(vhost, "publisher")
-	f.engine(func(e *engine.Broker) {
-		for _, b := range bodies {
-			if err := e.BasicPublish(ch, engine.BasicPublish{RoutingKey: queue, Body: []byte(b)}); err != nil {
-				f.t.Fatal(err)
-			}
-		}
-		e.CloseConnection(ch.Conn)
-	})
+	var cmds []engine.Command
+	for _, b := range bodies {
+		cmds = append(cmds, engine.CmdBasicPublish{Channel: ch, Publish: engine.BasicPublish{RoutingKey: queue, Body: []byte(b)}})
+	}
+	f.apply(append(cmds, engine.CmdCloseConnection{Conn: ch.Conn})...)
+}
+
+// declareQueues declares queues q<from> ... q<from+n-1> on ch.
+func (f *fixture) declareQueues(ch engine.ChannelID, from, n int) {
+	f.t.Helper()
+	cmds := make([]engine.Command, n)
+	for i := range cmds {
+		cmds[i] = engine.CmdQueueDeclare{Channel: ch, Declare: engine.QueueDeclare{Queue: "q" + strconv.Itoa(from+i)}}
+	}
+	f.apply(cmds...)
 }
 
 // readyBodies returns a queue's ready messages, head first.
 func (f *fixture) readyBodies(vhost, queue string) []string {
 	f.t.Helper()
 	var out []string
-	f.engine(func(e *engine.Broker) {
-		snap := e.Snapshot()
-		v, _ := vhostView(&snap, vhost)
-		for _, q := range v.Queues {
-			if q.Name == queue {
-				for _, r := range q.Ready {
-					out = append(out, string(r.Msg.Body))
-				}
+	snap := f.reads().SnapshotLimit(0)
+	v, _ := vhostView(&snap, vhost)
+	for _, q := range v.Queues {
+		if q.Name == queue {
+			for _, r := range q.Ready {
+				out = append(out, string(r.Msg.Body))
 			}
 		}
-	})
+	}
 	return out
 }
 

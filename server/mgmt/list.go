@@ -5,41 +5,39 @@ import (
 	"io"
 	"net/http"
 	"slices"
-
-	"warren/engine"
 )
 
 // A list request (GET /api/queues and the like) runs in steps, so that the
-// broker goroutine does work in proportion to what the reply shows, never
-// to what the broker holds:
+// engine does work in proportion to what the reply shows, never to what
+// the broker holds:
 //
-//  1. on the broker goroutine, copy the index of the objects in scope
-//     (names or references, one memmove per vhost);
+//  1. read the index of the objects in scope (names or references the
+//     engine lends, one memmove per vhost);
 //  2. here, filter by name, sort and cut out the page;
-//  3. on the broker goroutine, build the views of the page's objects, at
-//     most readBatch per turn, and render them here.
+//  3. read the views of the page's objects, at most readBatch per read,
+//     and render them here.
 //
 // Sorting by a field the index does not hold (sort=messages) needs every
 // object's view for its sort key: a first pass over the whole list, still
 // readBatch per turn, computes the keys (RabbitMQ calls this its slow query
 // mode). A request without page wants the whole list, readBatch per turn.
 
-// readBatch bounds the views built in one turn of the broker goroutine.
+// readBatch bounds the views built in one read (api.read).
 const readBatch = 500
 
 // lister is one kind of listed object, with R its index entry and V the
 // view the broker builds of one.
 type lister[R, V any] struct {
-	// index copies the index of the objects in the request's scope on the
-	// broker goroutine and returns how to unpack the copy elsewhere.
-	index func(c *call, e *engine.Broker) (func() []R, error)
+	// index reads the index of the objects in the request's scope and
+	// returns how to unpack it.
+	index func(c *call, e engineReads) (func() []R, error)
 	name  func(R) string
 	// key returns an index entry's sort key k, ok false when only the
 	// rendered item has it.
 	key func(r R, k string) (t term, ok bool)
 	// views builds the views of the entries whose objects still exist, in
-	// order, on the broker goroutine; ref names a view's entry.
-	views  func(c *call, e *engine.Broker, rs []R) []V
+	// order; ref names a view's entry.
+	views  func(c *call, e engineReads, rs []R) []V
 	ref    func(V) R
 	render func(c *call, v V) any
 }
@@ -52,7 +50,7 @@ func list[R, V any](c *call, l lister[R, V], paginates bool) (int, any, error) {
 		return 0, nil, err
 	}
 	var unpack func() []R
-	if rerr := c.api.read(func(e *engine.Broker) { unpack, err = l.index(c, e) }); rerr != nil {
+	if rerr := c.api.read(func(e engineReads) { unpack, err = l.index(c, e) }); rerr != nil {
 		return 0, nil, rerr
 	}
 	if err != nil {
@@ -166,7 +164,7 @@ func sortByViews[R, V any](c *call, l lister[R, V], lq listQuery, refs []R) ([]R
 }
 
 // streamedList is a whole list written item by item as its views are
-// built, readBatch per turn of the broker goroutine, so that neither the
+// built, readBatch per read, so that neither the
 // views nor the encoded reply of 100,000 queues (44 MB) sit in memory at
 // once; writeJSON recognises it.
 type streamedList struct {
@@ -234,7 +232,7 @@ func eachView[R, V any](c *call, l lister[R, V], refs []R, f func(V)) error {
 		batch := refs[:min(readBatch, len(refs))]
 		refs = refs[len(batch):]
 		var views []V
-		if err := a.read(func(e *engine.Broker) { views = l.views(c, e, batch) }); err != nil {
+		if err := a.read(func(e engineReads) { views = l.views(c, e, batch) }); err != nil {
 			return err
 		}
 		a.reads.views.Add(int64(len(views)))
@@ -251,10 +249,10 @@ func eachView[R, V any](c *call, l lister[R, V], refs []R, f func(V)) error {
 type inVhost struct{ vhost, name string }
 
 // namesIndex is the index of a list of named objects in vhosts (queues,
-// exchanges): on the broker goroutine it borrows each visible vhost's
-// chunked names with namesOf, and flattens them off it.
-func namesIndex(namesOf func(e *engine.Broker, vhost string) [][]string) func(*call, *engine.Broker) (func() []inVhost, error) {
-	return func(c *call, e *engine.Broker) (func() []inVhost, error) {
+// exchanges): it borrows each visible vhost's chunked names with
+// namesOf, and flattens them afterwards.
+func namesIndex(namesOf func(e engineReads, vhost string) [][]string) func(*call, engineReads) (func() []inVhost, error) {
+	return func(c *call, e engineReads) (func() []inVhost, error) {
 		vhosts, err := c.scopeNames(e.Vhosts())
 		if err != nil {
 			return nil, err

@@ -4,17 +4,20 @@
 // against it.
 //
 // Every handler is thin: it authorises the caller against the auth.Store,
-// then runs its changes on the broker goroutine with one broker.Do (never
-// touching the engine anywhere else), then writes JSON. Reads cost the
-// broker goroutine what they show, not what the broker holds: totals the
+// hands its changes to the broker as engine commands (broker.Visit, with
+// the results back), reads the engine through the engine's own read
+// methods (a broker.Reader: one short turn each, returning copies), and
+// writes JSON. None of its code runs while it holds the engine. Reads
+// cost the engine what they show, not what the broker holds: totals the
 // engine keeps, an index it lends, and views of at most readBatch objects
-// per turn (see list.go); what must see everything (binding lists, the
-// definitions export) copies readBatch items per turn, and the definitions
-// import applies importBatch units of weighted work per turn, so no
-// request holds the broker for long.
+// per read (see list.go); what must see everything (binding lists, the
+// definitions export) copies readBatch items per read, and the
+// definitions import applies importBatch units of weighted work per
+// visit, so no request holds the broker for long.
 // Queue, exchange and binding actions need an AMQP channel in the engine,
-// so they run on an internal connection opened and closed inside that same
-// Do, as RabbitMQ's management plugin uses an internal direct connection.
+// so the broker runs them on an internal connection it opens and closes
+// within the same turn (broker.Visit), as RabbitMQ's management plugin
+// uses an internal direct connection.
 package mgmt
 
 import (

@@ -101,7 +101,7 @@ func (a *api) overview(c *call) (int, any, error) {
 	o := overview{ManagementVersion: rabbitVersion, RatesMode: "none", ExchangeTypes: exchangeTypes,
 		ProductVersion: productVersion, ProductName: productName, RabbitMQVersion: rabbitVersion,
 		ClusterName: a.node, Node: a.node, Storage: a.storage()}
-	err := a.read(func(e *engine.Broker) {
+	err := a.read(func(e engineReads) {
 		for _, v := range e.Vhosts() {
 			if !c.canSee(v) {
 				continue

@@ -12,7 +12,7 @@ import (
 // Q6 (upper case) holding none, and queue "a" in vhost v2.
 func pageFixture(t *testing.T) *fixture {
 	f := newFixture(t)
-	f.engine(func(e *engine.Broker) { e.AddVhost("v2") })
+	f.apply(engine.CmdAddVhost{Name: "v2"})
 	f.users.SetPermissions("guest", "v2", ".*", ".*", ".*")
 	for i, n := range []int{3, 1, 4, 1, 5} {
 		q := "q" + strconv.Itoa(i+1)
@@ -126,7 +126,7 @@ func TestPaginationErrors(t *testing.T) {
 	}
 	// An invalid expression fails only when there is a name to match it
 	// against.
-	f.engine(func(e *engine.Broker) { e.AddVhost("empty") })
+	f.apply(engine.CmdAddVhost{Name: "empty"})
 	f.users.SetPermissions("guest", "empty", ".*", ".*", ".*")
 	f.must(200, "GET", "/api/queues/empty?page=1&name=(&use_regex=true", "")
 }
@@ -210,13 +210,7 @@ func TestListReadsOnlyThePage(t *testing.T) {
 	f := newFixture(t)
 	const n = 3_000
 	ch := f.client("/", "declarer")
-	f.engine(func(e *engine.Broker) {
-		for i := 0; i < n; i++ {
-			if _, err := e.QueueDeclare(ch, engine.QueueDeclare{Queue: "q" + strconv.Itoa(100000+i)}); err != nil {
-				t.Fatal(err)
-			}
-		}
-	})
+	f.declareQueues(ch, 100000, n)
 	for _, tc := range []struct {
 		path      string
 		views     int64
@@ -257,19 +251,13 @@ func TestListReadsOnlyThePage(t *testing.T) {
 func TestListWhileQueuesChange(t *testing.T) {
 	f := newFixture(t)
 	ch := f.client("/", "churn")
-	f.engine(func(e *engine.Broker) {
-		for i := 0; i < 3000; i++ {
-			e.QueueDeclare(ch, engine.QueueDeclare{Queue: "q" + strconv.Itoa(i)})
-		}
-	})
+	f.declareQueues(ch, 0, 3000)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for i := 0; i < 300; i++ {
-			f.b.Do(func(e *engine.Broker) {
-				e.QueueDelete(ch, engine.QueueDelete{Queue: "q" + strconv.Itoa(i)})
-				e.QueueDeclare(ch, engine.QueueDeclare{Queue: "new" + strconv.Itoa(i)})
-			})
+			f.b.Apply([]engine.Command{engine.CmdQueueDelete{Channel: ch, Delete: engine.QueueDelete{Queue: "q" + strconv.Itoa(i)}},
+				engine.CmdQueueDeclare{Channel: ch, Declare: engine.QueueDeclare{Queue: "new" + strconv.Itoa(i)}}}, nil)
 		}
 	}()
 	for i := 0; i < 30; i++ {

@@ -31,7 +31,7 @@ func toPolicyJSON(p engine.Policy) policyJSON {
 func (p *policies) list(c *call) (int, any, error) {
 	var pols []engine.Policy
 	var err error
-	if rerr := p.a.read(func(e *engine.Broker) {
+	if rerr := p.a.read(func(e engineReads) {
 		var vhosts []string
 		if vhosts, err = c.scopeNames(e.Vhosts()); err != nil {
 			return
@@ -53,16 +53,16 @@ func (p *policies) list(c *call) (int, any, error) {
 }
 
 // listIn lists vhost's policies of p's kind.
-func (p *policies) listIn(e *engine.Broker, vhost string) []engine.Policy {
+func (p *policies) listIn(e engineReads, vhost string) []engine.Policy {
 	if p.operator {
 		return e.OperatorPolicies(vhost)
 	}
 	return e.Policies(vhost)
 }
 
-// find looks a policy up on the broker goroutine.
+// find looks a policy up.
 func (p *policies) find(s *session, vhost, name string) (engine.Policy, bool) {
-	for _, pol := range p.listIn(s.e, vhost) {
+	for _, pol := range p.listIn(s.r, vhost) {
 		if pol.Name == name {
 			return pol, true
 		}
@@ -130,10 +130,8 @@ func (p *policies) put(c *call) (int, any, error) {
 			return err
 		}
 		_, existed = p.find(s, vhost, name)
-		if p.operator {
-			return s.e.SetOperatorPolicy(pol)
-		}
-		return s.e.SetPolicy(pol)
+		_, err := s.apply(engine.CmdSetPolicy{Policy: pol, Operator: p.operator})
+		return err
 	})
 	if err != nil {
 		return 0, nil, err
@@ -178,10 +176,8 @@ func (p *policies) delete(c *call) (int, any, error) {
 		if _, ok := p.find(s, vhost, name); !ok {
 			return errNotFound
 		}
-		if p.operator {
-			return s.e.ClearOperatorPolicy(vhost, name)
-		}
-		return s.e.ClearPolicy(vhost, name)
+		_, err := s.apply(engine.CmdClearPolicy{Vhost: vhost, Name: name, Operator: p.operator})
+		return err
 	})
 	if err != nil {
 		return 0, nil, err

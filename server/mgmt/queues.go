@@ -97,11 +97,11 @@ type queueItem struct {
 }
 
 var queueLister = lister[inVhost, queueItem]{
-	index: namesIndex((*engine.Broker).QueueNames),
+	index: namesIndex(engineReads.QueueNames),
 	name:  func(r inVhost) string { return r.name },
 	key:   func(r inVhost, k string) (term, bool) { return vhostNameKey(r.vhost, r.name, k) },
 	ref:   func(it queueItem) inVhost { return inVhost{it.ix.v.Name, it.q.Name} },
-	views: func(c *call, e *engine.Broker, rs []inVhost) []queueItem {
+	views: func(c *call, e engineReads, rs []inVhost) []queueItem {
 		var out []queueItem
 		for len(rs) > 0 {
 			n := sameVhost(rs, func(r inVhost) string { return r.vhost })
@@ -121,7 +121,7 @@ func (a *api) getQueue(c *call) (int, any, error) {
 	var qs []engine.QueueView
 	var ix *vhostIndex
 	var err error
-	rerr := a.read(func(e *engine.Broker) {
+	rerr := a.read(func(e engineReads) {
 		if _, err = c.scopeNames(e.Vhosts()); err != nil {
 			return
 		}
@@ -154,18 +154,11 @@ func (a *api) getQueue(c *call) (int, any, error) {
 	}{ix.consumers(&qs[0]), ix.queueJSON(&qs[0]), []any{}, []any{}}, nil
 }
 
-// queueExists probes with a passive declare, needing no permission. That
-// renews an x-expires lease, as any declare does; the callers are about to
-// act on the queue.
-func (s *session) queueExists(vhost, name string) (bool, error) {
-	err := s.probe(vhost, func(ch engine.ChannelID) error {
-		_, err := s.e.QueueDeclare(ch, engine.QueueDeclare{Queue: name, Passive: true})
-		return err
-	})
-	if isEngineCode(err, engine.NotFound) {
-		return false, nil
-	}
-	return err == nil, err
+// queueProbe is a passive declare, needing no permission: it finds
+// whether the queue exists. That renews an x-expires lease, as any
+// declare does; the callers act on the queue in the same turn.
+func queueProbe(name string) engine.Command {
+	return engine.CmdQueueDeclare{Declare: engine.QueueDeclare{Queue: name, Passive: true}}
 }
 
 // putQueue is PUT /api/queues/{vhost}/{name} with {"durable": ..,
@@ -196,13 +189,11 @@ func (a *api) putQueue(c *call) (int, any, error) {
 		if err := c.writeTo(s, vhost); err != nil {
 			return err
 		}
-		if existed, err = s.queueExists(vhost, d.Queue); err != nil {
+		var r engine.Result
+		if existed, r, err = s.probed(vhost, queueProbe(d.Queue), engine.CmdQueueDeclare{Declare: d}); err != nil {
 			return err
 		}
-		return s.run(vhost, func(ch engine.ChannelID) error {
-			_, err := s.e.QueueDeclare(ch, d)
-			return err
-		})
+		return r.Err
 	})
 	if err != nil {
 		return 0, nil, err
@@ -224,16 +215,7 @@ func (a *api) deleteQueue(c *call) (int, any, error) {
 		if err := c.writeTo(s, vhost); err != nil {
 			return err
 		}
-		if ok, err := s.queueExists(vhost, d.Queue); !ok {
-			if err == nil {
-				err = errNotFound
-			}
-			return err
-		}
-		return s.run(vhost, func(ch engine.ChannelID) error {
-			_, err := s.e.QueueDelete(ch, d)
-			return err
-		})
+		return s.probedDelete(vhost, queueProbe(d.Queue), engine.CmdQueueDelete{Delete: d})
 	})
 	if err != nil {
 		return 0, nil, err
@@ -249,16 +231,7 @@ func (a *api) purgeQueue(c *call) (int, any, error) {
 		if err := c.writeTo(s, vhost); err != nil {
 			return err
 		}
-		if ok, err := s.queueExists(vhost, name); !ok {
-			if err == nil {
-				err = errNotFound
-			}
-			return err
-		}
-		return s.run(vhost, func(ch engine.ChannelID) error {
-			_, err := s.e.QueuePurge(ch, name)
-			return err
-		})
+		return s.probedDelete(vhost, queueProbe(name), engine.CmdQueuePurge{Queue: name})
 	})
 	if isEngineCode(err, engine.NotFound) {
 		err = errNotFound

@@ -132,11 +132,7 @@ func TestBindings(t *testing.T) {
 
 	// A binding routes: publish through x1.
 	ch := f.client("/", "pub")
-	f.engine(func(e *engine.Broker) {
-		if err := e.BasicPublish(ch, engine.BasicPublish{Exchange: "x1", RoutingKey: "a.b", Body: []byte("m")}); err != nil {
-			t.Error(err)
-		}
-	})
+	f.apply(engine.CmdBasicPublish{Channel: ch, Publish: engine.BasicPublish{Exchange: "x1", RoutingKey: "a.b", Body: []byte("m")}})
 	if got := f.readyBodies("/", "q1"); len(got) != 1 {
 		t.Errorf("routed %v", got)
 	}

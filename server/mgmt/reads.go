@@ -9,16 +9,18 @@ import (
 	"warren/server/broker"
 )
 
-// readStats count what the API's turns cost the broker goroutine, which
-// every AMQP connection waits on while a turn runs: tests hold requests to
-// a bounded amount of work per turn, and benchmarks report the time. Reads
-// and changes (sessions) are both counted.
+// readStats count what the API's work costs the engine's owner, which
+// every AMQP connection waits on while the API holds it: tests hold
+// requests to a bounded amount of work per turn, and benchmarks report
+// the time. A turn here is one of the API's reads (api.read: a batch,
+// which takes the engine for a few short turns, one per read method it
+// calls) or one change (a broker.Visit); the times are the engine's turns.
 type readStats struct {
-	turns atomic.Int64 // broker.Do calls made
-	nanos atomic.Int64 // time spent in them on the broker goroutine
-	// longest is the longest single turn, in nanoseconds.
+	turns atomic.Int64 // reads and visits made
+	nanos atomic.Int64 // time spent holding the engine
+	// longest is the longest single hold of the engine, in nanoseconds.
 	longest atomic.Int64
-	// slow counts the turns longer than slowTurn.
+	// slow counts the holds longer than slowTurn.
 	slow  atomic.Int64
 	views atomic.Int64 // queue, exchange, connection and channel views built
 	// most is the most items one turn handled: views built, bindings or
@@ -26,8 +28,8 @@ type readStats struct {
 	most atomic.Int64
 }
 
-// slowTurn is issue 8's bound: a pause of the broker goroutine longer
-// than this is a bug.
+// slowTurn is issue 8's bound: a pause of the engine's owner longer than
+// this is a bug.
 const slowTurn = 10 * time.Millisecond
 
 // note records that a turn handled n items.
@@ -40,38 +42,60 @@ func (r *readStats) note(n int) {
 	}
 }
 
-// turn runs f on the broker goroutine and records the time it took there.
-func (a *api) turn(f func(e *engine.Broker)) error {
-	return a.b.Do(func(e *engine.Broker) {
-		start := time.Now()
-		f(e)
-		d := int64(time.Since(start))
-		a.reads.turns.Add(1)
-		a.reads.nanos.Add(d)
-		if d > int64(slowTurn) {
-			a.reads.slow.Add(1)
+// took records that the API held the engine for d.
+func (r *readStats) took(d time.Duration) {
+	r.nanos.Add(int64(d))
+	if d > slowTurn {
+		r.slow.Add(1)
+	}
+	for {
+		old := r.longest.Load()
+		if int64(d) <= old || r.longest.CompareAndSwap(old, int64(d)) {
+			return
 		}
-		for {
-			old := a.reads.longest.Load()
-			if d <= old || a.reads.longest.CompareAndSwap(old, d) {
-				break
-			}
-		}
-	})
+	}
 }
 
-// read runs f on the broker goroutine, with no session (it may only read).
-func (a *api) read(f func(e *engine.Broker)) error {
-	err := a.turn(f)
-	if errors.Is(err, broker.ErrStopped) {
+// engineReads is what the API reads of the engine: the engine's own read
+// methods, which a broker.Reader runs a turn each, returning copies, so
+// that none of the API's code runs while it holds the engine (see
+// server/broker's Reader). An *engine.Broker has them too.
+type engineReads interface {
+	Vhosts() []string
+	VhostTotals(vhost string) (engine.VhostTotals, bool)
+	UserTotals(vhost, user string) (connections, channels int)
+	Policies(vhost string) []engine.Policy
+	OperatorPolicies(vhost string) []engine.Policy
+	QueueNames(vhost string) [][]string
+	ExchangeNames(vhost string) [][]string
+	QueueSummaries(vhost string, names []string) []engine.QueueView
+	ExchangeSummaries(vhost string, names []string) []engine.ExchangeView
+	ConnectionRefs() [][]engine.ConnRef
+	ConnectionSummaries(ids []engine.ConnID) []engine.ConnectionView
+	ChannelRefs() [][]engine.ChannelRef
+	ChannelSummaries(ids []engine.ChannelID) []engine.ChannelView
+	Bindings(vhost string) []engine.BindingView
+	BindingsBetween(vhost string, ends engine.BindingEnds) []engine.BindingView
+	BindingCount(vhost, exchange string) int
+	CopyBindings(c *engine.BindingCursor, limit int) ([]engine.BindingView, int)
+	UserGrants(user, vhost string) *engine.Permissions
+}
+
+// read runs f here with the engine's read methods, each call one turn.
+// It returns errUnavailable when the broker has stopped.
+func (a *api) read(f func(e engineReads)) error {
+	a.reads.turns.Add(1)
+	r := a.b.Reader(a.reads.took)
+	f(r)
+	if errors.Is(r.Err(), broker.ErrStopped) {
 		return errUnavailable
 	}
-	return err
+	return r.Err()
 }
 
 // scopeNames is scope over vhost names: the one in the path, which must
 // exist and be visible, or every vhost the user can see. It runs on the
-// broker goroutine, where vhosts lists the vhosts.
+// vhosts lists the vhosts.
 func (c *call) scopeNames(vhosts []string) ([]string, error) {
 	name, one := c.pathVhost()
 	if one {
@@ -98,6 +122,6 @@ func (c *call) scopeNames(vhosts []string) ([]string, error) {
 
 // policyViews are a vhost's policies as a VhostView carries them, for the
 // effective_policy_definition of its queues.
-func policyViews(e *engine.Broker, vhost string) *engine.VhostView {
+func policyViews(e engineReads, vhost string) *engine.VhostView {
 	return &engine.VhostView{Name: vhost, Policies: e.Policies(vhost), OperatorPolicies: e.OperatorPolicies(vhost)}
 }

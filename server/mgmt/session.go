@@ -9,33 +9,40 @@ import (
 	"warren/server/broker"
 )
 
-// session is one broker.Do's worth of management work. Queue, exchange and
-// binding commands need a channel, so the session opens an internal
-// connection and channel per vhost on first use and closes them all when
-// the Do ends: no management connection outlives its request or shows in
-// /api/connections.
+// session is one request's management work, acting for a user. Queue,
+// exchange and binding commands need a channel, so each goes to the broker
+// as a broker.Visit step, and the owner opens an internal connection and
+// channel for it and closes them in the same turn: no management
+// connection outlives its turn or shows in /api/connections.
 //
 // The connections carry the requesting user's permissions, so the engine
 // refuses over HTTP exactly what it refuses over AMQP (RabbitMQ's
 // management plugin also acts through a connection as the user). Probes
 // that only ask whether something exists use unchecked connections:
 // RabbitMQ answers those from its database, 404 before any permission.
+//
+// A request that reads and then changes (a probe, then a delete) takes a
+// turn for each, so another request may run in between: the change then
+// fails as it would have failed had it come second (the engine's 404),
+// as RabbitMQ's management API, which reads and writes in separate
+// transactions, can too.
 type session struct {
-	e    *engine.Broker
+	a    *api
 	user string
 	// checked says the connections carry the user's permissions, as the
 	// engine has them (engine.Broker.UserGrants); false checks none.
 	checked bool
-	chans   map[string]engine.ChannelID
-	probes  map[string]engine.ChannelID // unchecked, for probes
+	// r reads for the session (hasVhost).
+	r *broker.Reader
 }
 
-// internalConnName names the management's internal connections in events.
+// internalConnName names the management's internal connections in events
+// (broker.Visit's).
 const internalConnName = "management"
 
 var errUnavailable = &apiError{status: http.StatusServiceUnavailable, kind: "service_unavailable", reason: "the broker has stopped"}
 
-// do runs f on the broker goroutine with a fresh session acting for user.
+// do runs f with a fresh session acting for user.
 func (a *api) do(user string, f func(s *session) error) error {
 	return a.doWith(user, true, f)
 }
@@ -49,83 +56,88 @@ func (a *api) doUnchecked(user string, f func(s *session) error) error {
 }
 
 func (a *api) doWith(user string, checked bool, f func(s *session) error) error {
-	var err error
-	derr := a.turn(func(e *engine.Broker) {
-		s := &session{e: e, user: user, checked: checked, chans: map[string]engine.ChannelID{}, probes: map[string]engine.ChannelID{}}
-		defer s.close()
-		err = f(s)
-	})
-	if errors.Is(derr, broker.ErrStopped) {
+	s := &session{a: a, user: user, checked: checked, r: a.b.Reader(a.reads.took)}
+	err := f(s)
+	if errors.Is(err, broker.ErrStopped) || errors.Is(s.r.Err(), broker.ErrStopped) {
 		return errUnavailable
 	}
 	return err
 }
 
-// hasVhost reports whether a vhost exists, in O(1): an import asks for
-// each of its items.
+// visit applies steps in one turn, as the session's user.
+func (s *session) visit(steps []broker.Step, res []broker.StepResult) ([]broker.StepResult, error) {
+	s.a.reads.turns.Add(1)
+	return s.a.b.Visit(broker.Visit{User: s.user, Name: internalConnName, Checked: s.checked, Turn: s.a.reads.took}, steps, res)
+}
+
+// step applies one step and returns its result, with its error: the
+// engine's, errNotFound for a vhost that does not exist, or
+// broker.ErrStopped.
+func (s *session) step(st broker.Step) (engine.Result, error) {
+	res, err := s.visit([]broker.Step{st}, nil)
+	if err != nil {
+		return engine.Result{}, err
+	}
+	r := res[0].Result
+	if r.Err == broker.ErrNoVhost {
+		return r, errNotFound
+	}
+	return r, r.Err
+}
+
+// probed applies, in one turn, a probe of vhost's object (a passive
+// declare, on an unchecked channel) and then cmd, and returns whether the
+// probe found the object and cmd's result; err is the probe's error other
+// than 404 (errNotFound for a missing vhost), or broker.ErrStopped. cmd
+// is applied whatever the probe found: a caller that wants a missing
+// object to be 404 (a delete) ignores cmd's result then, which is the
+// engine's refusal with nothing changed.
+func (s *session) probed(vhost string, probe, cmd engine.Command) (found bool, r engine.Result, err error) {
+	res, err := s.visit([]broker.Step{{Vhost: vhost, Probe: true, Cmd: probe}, {Vhost: vhost, Cmd: cmd}}, nil)
+	if err != nil {
+		return false, r, err
+	}
+	p, r := res[0].Err, res[1].Result
+	switch {
+	case p == broker.ErrNoVhost:
+		return false, r, errNotFound
+	case isEngineCode(p, engine.NotFound):
+		return false, r, nil
+	case p != nil:
+		return false, r, p
+	}
+	return true, r, nil
+}
+
+// probedDelete applies a delete (or purge) of the object probe finds, in
+// one turn: 404 when the probe does not find it, else the delete's error.
+func (s *session) probedDelete(vhost string, probe, cmd engine.Command) error {
+	found, r, err := s.probed(vhost, probe, cmd)
+	switch {
+	case err != nil:
+		return err
+	case !found:
+		return errNotFound
+	}
+	return r.Err
+}
+
+// hasVhost reports whether a vhost exists, in O(1).
 func (s *session) hasVhost(name string) bool {
-	_, found := s.e.VhostTotals(name)
+	_, found := s.r.VhostTotals(name)
 	return found
 }
 
-// run runs a channel command in vhost. An engine exception closes the
-// channel, so the session forgets it and the next command gets a new one.
-func (s *session) run(vhost string, f func(ch engine.ChannelID) error) error {
-	return s.runOn(true, vhost, f)
+// apply applies a command that needs no channel (AddVhost, SetPolicy ...).
+func (s *session) apply(c engine.Command) (engine.Result, error) {
+	return s.step(broker.Step{Cmd: c})
 }
 
-// probe is run on a channel that checks no permissions.
-func (s *session) probe(vhost string, f func(ch engine.ChannelID) error) error {
-	return s.runOn(false, vhost, f)
-}
-
-func (s *session) runOn(checked bool, vhost string, f func(ch engine.ChannelID) error) error {
-	chans := s.probes
-	if checked {
-		chans = s.chans
-	}
-	ch, err := s.channel(chans, vhost, checked)
-	if err != nil {
-		return err
-	}
-	if err := f(ch); err != nil {
-		s.e.CloseConnection(ch.Conn)
-		delete(chans, vhost)
-		return err
-	}
-	return nil
-}
-
-func (s *session) channel(chans map[string]engine.ChannelID, vhost string, checked bool) (engine.ChannelID, error) {
-	if ch, ok := chans[vhost]; ok {
-		return ch, nil
-	}
-	if !s.hasVhost(vhost) {
-		return engine.ChannelID{}, errNotFound
-	}
-	o := engine.ConnectionOpen{Vhost: vhost, User: s.user, Name: internalConnName}
-	if checked && s.checked {
-		o.Perms = s.e.UserGrants(s.user, vhost)
-	}
-	id, err := s.e.OpenConnection(o)
-	if err != nil {
-		return engine.ChannelID{}, err
-	}
-	ch, err := s.e.OpenChannel(id, 1)
-	if err != nil {
-		return engine.ChannelID{}, err
-	}
-	chans[vhost] = ch
-	return ch, nil
-}
-
-func (s *session) close() {
-	for _, chans := range []map[string]engine.ChannelID{s.chans, s.probes} {
-		for _, ch := range chans {
-			s.e.CloseConnection(ch.Conn)
-		}
-		clear(chans)
-	}
+// run applies a channel command in vhost, on a channel carrying the
+// session's permissions. An engine exception closes the channel, and the
+// next command gets a new one.
+func (s *session) run(vhost string, c engine.Command) (engine.Result, error) {
+	return s.step(broker.Step{Vhost: vhost, Cmd: c})
 }
 
 // pathVhost returns the {vhost} path value (already URL-decoded: "%2F" is

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 
+	"warren/engine"
 	"warren/server/auth"
 	"warren/server/broker"
 )
@@ -127,8 +128,8 @@ func (a *api) deleteUser(c *call) (int, any, error) {
 	}
 	// RabbitMQ closes a deleted user's connections (observed, 3.10.8).
 	err := a.doUnchecked("", func(s *session) error {
-		s.e.ForceCloseUserConnections(user, "user '"+user+"' is deleted")
-		return nil
+		_, err := s.apply(engine.CmdForceCloseUserConnections{User: user, Reason: "user '" + user + "' is deleted"})
+		return err
 	})
 	if err != nil {
 		return 0, nil, err

@@ -28,12 +28,8 @@ func TestUsersAreEngineState(t *testing.T) {
 		"permissions":[{"user":"imp","vhost":"/","configure":".*","write":".*","read":".*"}],
 		"topic_permissions":[{"user":"imp","vhost":"/","exchange":"t","write":"a","read":"b"}]}`)
 
-	var users []engine.User
-	var perms []engine.UserPermission
-	var topics []engine.UserTopicPermission
-	f.engine(func(e *engine.Broker) {
-		users, perms, topics = e.Users(), e.UserPermissions(), e.TopicPermissions()
-	})
+	r := f.reads()
+	users, perms, topics := r.Users(), r.UserPermissions(), r.TopicPermissions()
 	var app engine.User
 	for _, u := range users {
 		if u.Name == "app" {
@@ -51,23 +47,25 @@ func TestUsersAreEngineState(t *testing.T) {
 	// from them alone.
 	b2 := broker.Start(engine.Config{Seed: 2}, nil)
 	t.Cleanup(b2.Stop)
-	b2.Do(func(e *engine.Broker) {
-		for _, u := range users {
-			if err := e.PutUser(u); err != nil {
-				t.Error(err)
-			}
+	var cmds []engine.Command
+	for _, u := range users {
+		cmds = append(cmds, engine.CmdPutUser{User: u})
+	}
+	for _, p := range perms {
+		cmds = append(cmds, engine.CmdPutUserPermission{Permission: p})
+	}
+	for _, tp := range topics {
+		cmds = append(cmds, engine.CmdPutTopicPermission{Permission: tp})
+	}
+	res, err := b2.Apply(cmds, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range res {
+		if r.Err != nil {
+			t.Errorf("%s: %v", engine.KindOf(cmds[i]), r.Err)
 		}
-		for _, p := range perms {
-			if err := e.PutUserPermission(p); err != nil {
-				t.Error(err)
-			}
-		}
-		for _, tp := range topics {
-			if err := e.PutTopicPermission(tp); err != nil {
-				t.Error(err)
-			}
-		}
-	})
+	}
 	rebuilt, err := auth.Mirror(b2)
 	if err != nil {
 		t.Fatal(err)
@@ -76,9 +74,7 @@ func TestUsersAreEngineState(t *testing.T) {
 	// And the copy's engine grants connections the same.
 	for _, u := range users {
 		for _, vhost := range []string{"/", "v1", "v2", "none"} {
-			var g1, g2 *engine.Permissions
-			f.engine(func(e *engine.Broker) { g1 = e.UserGrants(u.Name, vhost) })
-			b2.Do(func(e *engine.Broker) { g2 = e.UserGrants(u.Name, vhost) })
+			g1, g2 := r.UserGrants(u.Name, vhost), b2.Reader(nil).UserGrants(u.Name, vhost)
 			if !reflect.DeepEqual(g1, g2) {
 				t.Errorf("grants of %s in %s: %+v, copy %+v", u.Name, vhost, g1, g2)
 			}
@@ -87,11 +83,9 @@ func TestUsersAreEngineState(t *testing.T) {
 
 	// Deleting a vhost deletes its permissions in the engine and the Store.
 	f.must(204, "DELETE", "/api/vhosts/v1", "")
-	f.engine(func(e *engine.Broker) {
-		if _, ok := e.UserPermission("app", "v1"); ok || len(e.UserTopicPermissions("app", "v1")) != 0 {
-			t.Error("the engine kept permissions on the deleted vhost")
-		}
-	})
+	if _, ok := r.UserPermission("app", "v1"); ok || len(r.UserTopicPermissions("app", "v1")) != 0 {
+		t.Error("the engine kept permissions on the deleted vhost")
+	}
 	if f.users.CanAccessVhost("app", "v1") || len(f.users.TopicPermissions()) != 1 {
 		t.Errorf("the Store kept permissions on the deleted vhost: %+v", f.users.TopicPermissions())
 	}

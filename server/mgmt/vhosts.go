@@ -42,7 +42,7 @@ type vhostItem struct {
 }
 
 var vhostLister = lister[string, vhostItem]{
-	index: func(c *call, e *engine.Broker) (func() []string, error) {
+	index: func(c *call, e engineReads) (func() []string, error) {
 		vhosts, err := c.scopeNames(e.Vhosts())
 		return func() []string { return vhosts }, err
 	},
@@ -57,7 +57,7 @@ var vhostLister = lister[string, vhostItem]{
 		return term{}, false
 	},
 	ref: func(v vhostItem) string { return v.name },
-	views: func(_ *call, e *engine.Broker, vhosts []string) []vhostItem {
+	views: func(_ *call, e engineReads, vhosts []string) []vhostItem {
 		var out []vhostItem
 		for _, v := range vhosts {
 			if t, ok := e.VhostTotals(v); ok {
@@ -73,9 +73,12 @@ func (a *api) getVhost(c *call) (int, any, error) {
 	name := c.r.PathValue("vhost")
 	var t engine.VhostTotals
 	var err error
-	if rerr := a.read(func(e *engine.Broker) {
+	if rerr := a.read(func(e engineReads) {
 		if _, err = c.scopeNames(e.Vhosts()); err == nil {
-			t, _ = e.VhostTotals(name)
+			var ok bool
+			if t, ok = e.VhostTotals(name); !ok {
+				err = errNotFound // deleted since the first read
+			}
 		}
 	}); rerr != nil {
 		return 0, nil, rerr
@@ -106,7 +109,8 @@ func (a *api) putVhost(c *call) (int, any, error) {
 			return nil
 		}
 		created = true
-		return s.e.AddVhost(name)
+		_, err := s.apply(engine.CmdAddVhost{Name: name})
+		return err
 	})
 	if err != nil {
 		return 0, nil, err
@@ -132,11 +136,10 @@ func (a *api) deleteVhost(c *call) (int, any, error) {
 		if !s.hasVhost(name) {
 			return errNotFound
 		}
-		if err := s.e.DeleteVhost(name); err != nil {
+		if _, err := s.apply(engine.CmdDeleteVhost{Name: name}); err != nil {
 			return err
 		}
-		a.users.VhostDeleted(s.e, name)
-		return nil
+		return a.users.VhostDeleted(name)
 	})
 	if err != nil {
 		return 0, nil, err

@@ -4,7 +4,9 @@
 //
 //	//engine:kind <n>
 //
-// is command kind kind<X> = n. For every command it writes the kind
+// is command kind kind<X> = n, and each unexported one named retired<X>
+// (a command no driver sends any more, still read from old logs:
+// command_retired.go) is kind kindRetired<X> = n. For every command it writes the kind
 // constant, its name, its kind method, and its case in the record encoder
 // and decoder: the fields in declaration order, nested argument structs
 // field by field, each type written by the wire.go or command_values.go
@@ -58,9 +60,11 @@ var types = map[string]codec{
 }
 
 type command struct {
-	name string // X of CmdX
-	kind int
-	typ  *ast.StructType
+	name     string // X of CmdX or retiredX: the kind's name
+	typeName string // CmdX or retiredX
+	constant string // kindX or kindRetiredX
+	kind     int
+	typ      *ast.StructType
 }
 
 func main() {
@@ -120,14 +124,19 @@ func parse(dir string) (map[string]*ast.StructType, []command, error) {
 				if err != nil {
 					return nil, nil, fmt.Errorf("%s: %v", ts.Name.Name, err)
 				}
-				name, isCmd := strings.CutPrefix(ts.Name.Name, "Cmd")
+				c := command{typeName: ts.Name.Name, kind: kind, typ: st}
+				name, isCmd := strings.CutPrefix(c.typeName, "Cmd")
+				c.name, c.constant = name, "kind"+name
+				if name, retired := strings.CutPrefix(c.typeName, "retired"); retired {
+					isCmd, c.name, c.constant = true, name, "kindRetired"+name
+				}
 				switch {
 				case found && !isCmd:
-					return nil, nil, fmt.Errorf("%s has a kind but is not named Cmd<Method>", ts.Name.Name)
+					return nil, nil, fmt.Errorf("%s has a kind but is not named Cmd<Method> or retired<Method>", ts.Name.Name)
 				case isCmd && !found:
 					return nil, nil, fmt.Errorf("%s has no //engine:kind directive", ts.Name.Name)
 				case found:
-					cmds = append(cmds, command{name: name, kind: kind, typ: st})
+					cmds = append(cmds, c)
 				}
 			}
 		}
@@ -135,10 +144,10 @@ func parse(dir string) (map[string]*ast.StructType, []command, error) {
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].kind < cmds[j].kind })
 	for i, c := range cmds {
 		if c.kind < 1 || c.kind > 255 {
-			return nil, nil, fmt.Errorf("Cmd%s: kind %d is not in 1..255", c.name, c.kind)
+			return nil, nil, fmt.Errorf("%s: kind %d is not in 1..255", c.typeName, c.kind)
 		}
 		if i > 0 && cmds[i-1].kind == c.kind {
-			return nil, nil, fmt.Errorf("Cmd%s and Cmd%s share kind %d", cmds[i-1].name, c.name, c.kind)
+			return nil, nil, fmt.Errorf("%s and %s share kind %d", cmds[i-1].typeName, c.typeName, c.kind)
 		}
 	}
 	return structs, cmds, nil
@@ -250,15 +259,15 @@ import (
 const (
 `)
 	for _, c := range cmds {
-		fmt.Fprintf(&w, "\tkind%s CommandKind = %d\n", c.name, c.kind)
+		fmt.Fprintf(&w, "\t%s CommandKind = %d\n", c.constant, c.kind)
 	}
 	w.WriteString(")\n\n// commandNames names the kinds, for errors and tests; its length bounds\n// the kinds the decoder accepts.\nvar commandNames = [...]string{\n")
 	for _, c := range cmds {
-		fmt.Fprintf(&w, "\tkind%s: %q,\n", c.name, c.name)
+		fmt.Fprintf(&w, "\t%s: %q,\n", c.constant, c.name)
 	}
 	w.WriteString("}\n\n")
 	for _, c := range cmds {
-		fmt.Fprintf(&w, "func (Cmd%s) kind() CommandKind { return kind%s }\n", c.name, c.name)
+		fmt.Fprintf(&w, "func (%s) kind() CommandKind { return %s }\n", c.typeName, c.constant)
 	}
 	w.WriteString(`
 // cmd writes c's kind and fields. The kind is written as a constant, not
@@ -269,12 +278,12 @@ func (e *encoder) cmd(c Command) {
 `)
 	decoded := map[string][]field{}
 	for _, c := range cmds {
-		fields, err := fieldsOf(structs, c.typ, "Cmd"+c.name)
+		fields, err := fieldsOf(structs, c.typ, c.typeName)
 		if err != nil {
 			return nil, err
 		}
-		decoded[c.name] = fields
-		fmt.Fprintf(&w, "\tcase Cmd%s:\n\t\te.tag(kind%s)\n", c.name, c.name)
+		decoded[c.typeName] = fields
+		fmt.Fprintf(&w, "\tcase %s:\n\t\te.tag(%s)\n", c.typeName, c.constant)
 		encode(&w, fields, "c")
 	}
 	w.WriteString(`	default:
@@ -293,7 +302,7 @@ func (d *decoder) cmd() Command {
 	switch k {
 `)
 	for _, c := range cmds {
-		fmt.Fprintf(&w, "\tcase kind%s:\n\t\treturn Cmd%s{%s}\n", c.name, c.name, decode(decoded[c.name]))
+		fmt.Fprintf(&w, "\tcase %s:\n\t\treturn %s{%s}\n", c.constant, c.typeName, decode(decoded[c.typeName]))
 	}
 	w.WriteString(`	}
 	d.off--

@@ -49,8 +49,6 @@ func (l *loss) add(d store.Damage) {
 	switch c := c.(type) {
 	case engine.CmdBasicPublish:
 		l.publish(c.Publish)
-	case engine.CmdPublishDirect:
-		l.publish(c.Publish)
 	case engine.CmdQueueDeclare:
 		l.def("queue.declare " + quote(c.Declare.Queue))
 	case engine.CmdExchangeDeclare:

@@ -154,6 +154,10 @@ type Channel struct {
 	GlobalPrefetch int      `json:"globalPrefetch"`
 	Consumers      []string `json:"consumers"` // tags
 	PendingTx      int      `json:"pendingTx"` // publishes and acks awaiting tx commit
+	// ReplyTo is the channel's direct reply-to address and ReplyConsumer
+	// the tag of the consumer it reaches; both absent without one.
+	ReplyTo       string `json:"replyTo,omitempty"`
+	ReplyConsumer string `json:"replyConsumer,omitempty"`
 	// UnackedCount is how many deliveries await an ack; Unacked lists the
 	// first MaxMessagesShown, oldest first.
 	UnackedCount int               `json:"unackedCount"`
@@ -291,7 +295,7 @@ func channelJSON(ch engine.ChannelView, conn string) Channel {
 	shown := ch.Unacked[:min(len(ch.Unacked), MaxMessagesShown)]
 	out := Channel{Name: channelName(conn, ch.ID.Num), Number: ch.ID.Num, Confirm: ch.Confirm, Tx: ch.Tx, Prefetch: ch.Prefetch,
 		GlobalPrefetch: ch.GlobalPrefetch, Consumers: append(make([]string, 0, len(ch.Consumers)), ch.Consumers...),
-		PendingTx: ch.PendingTx, UnackedCount: ch.UnackedCount, Unacked: make([]UnackedDelivery, 0, len(shown))}
+		PendingTx: ch.PendingTx, ReplyTo: ch.ReplyTo, ReplyConsumer: ch.ReplyConsumer, UnackedCount: ch.UnackedCount, Unacked: make([]UnackedDelivery, 0, len(shown))}
 	for _, u := range shown {
 		out.Unacked = append(out.Unacked, UnackedDelivery{Message: messageJSON(u.Msg), Via: viaJSON(u.Via), DeliveryTag: u.DeliveryTag, Queue: u.Queue,
 			ConsumerTag: u.ConsumerTag, DeliveredAt: int64(u.DeliveredAt), Redelivered: u.Redelivered})

@@ -1,23 +1,35 @@
 // Formatting values for the page: durations of virtual time, field values,
 // clipped labels and exchange names. Durations are written as the script
 // language writes them (5s, 250ms, 1m30s) in every language, since they
-// are what a learner types.
-import { t } from "../i18n.js";
+// are what a learner types. fmtMs and exchangeLabel have words in them:
+// formatter makes them for a translator (i18n.js), and this module exports
+// the page's.
+import * as i18n from "../i18n.js";
 
-// fmtMs writes a duration of virtual milliseconds as 0s, 250ms, 1.5s,
-// 2m30s or 1h5m; null is never.
-export function fmtMs(ms) {
-  if (ms === null || ms === undefined) return t("js.never");
-  const neg = ms < 0;
-  ms = Math.abs(Math.round(ms));
-  let out;
-  if (ms === 0) out = "0s";
-  else if (ms < 1000) out = `${ms}ms`;
-  else if (ms < 60000) out = `${+(ms / 1000).toFixed(3)}s`;
-  else if (ms < 3600000) out = `${Math.floor(ms / 60000)}m${+((ms % 60000) / 1000).toFixed(3)}s`;
-  else out = `${Math.floor(ms / 3600000)}h${Math.floor((ms % 3600000) / 60000)}m`;
-  return neg ? `-${out}` : out;
+// formatter returns {fmtMs, exchangeLabel} in tr's language.
+export function formatter({ t }) {
+  // fmtMs writes a duration of virtual milliseconds as 0s, 250ms, 1.5s,
+  // 2m30s or 1h5m; null is never.
+  function fmtMs(ms) {
+    if (ms === null || ms === undefined) return t("js.never");
+    const neg = ms < 0;
+    ms = Math.abs(Math.round(ms));
+    let out;
+    if (ms === 0) out = "0s";
+    else if (ms < 1000) out = `${ms}ms`;
+    else if (ms < 60000) out = `${+(ms / 1000).toFixed(3)}s`;
+    else if (ms < 3600000) out = `${Math.floor(ms / 60000)}m${+((ms % 60000) / 1000).toFixed(3)}s`;
+    else out = `${Math.floor(ms / 3600000)}h${Math.floor((ms % 3600000) / 60000)}m`;
+    return neg ? `-${out}` : out;
+  }
+
+  // exchangeLabel names an exchange; the default exchange's name is empty.
+  const exchangeLabel = (name) => (name === "" ? t("js.exchange.default") : name);
+
+  return { fmtMs, exchangeLabel };
 }
+
+export const { fmtMs, exchangeLabel } = formatter(i18n);
 
 // typedText writes a field value from the bridge's JSON as the script's
 // show msg does (engine.FormatTyped): a string that would read as a
@@ -53,6 +65,3 @@ const HISTORY_LINE_SHOWN = 72; // characters of a history line the page shows
 // entry's command records in base64, up to megabytes, cut to its start.
 // The log keeps it whole.
 export const lineShown = (line) => (line.startsWith("history ") ? clip(line, HISTORY_LINE_SHOWN) : line);
-
-// exchangeLabel names an exchange; the default exchange's name is empty.
-export const exchangeLabel = (name) => (name === "" ? t("js.exchange.default") : name);

@@ -9,39 +9,16 @@
 // like typed ones (rewind, share links and restore replay them), each
 // entry's comment, who did what, is its note in the event log, and the
 // panel says the state hash reached, the session's when the last line
-// checked it.
+// checked it. Reading the script is historyscript.js's.
 import { t, lang } from "../i18n.js";
 import { $ } from "./dom.js";
 import { UserError } from "./words.js";
+import { readHistory, replayedText } from "./historyscript.js";
 import { w, replayTo, noteLines, onRecord } from "./session.js";
 import { render } from "./app.js";
 import { guard } from "./console.js";
 import { isLive, sessionId } from "./live.js";
 import { errorText } from "../scripterror.js";
-
-const MAX_HISTORY_LINES = 10000; // the bridge's MaxLogLines: the longest replay
-
-// historyLines splits a history into the lines to run, the number of
-// each in the file, and the comment before each: who did what.
-export function historyLines(text) {
-  const lines = [];
-  const numbers = [];
-  const notes = new Map();
-  let comment = null;
-  for (const [i, raw] of text.split("\n").entries()) {
-    const line = raw.trim();
-    if (line === "") continue;
-    if (line.startsWith("#")) {
-      comment = line.replace(/^#\s*/, "");
-      continue;
-    }
-    lines.push(line);
-    numbers.push(i + 1);
-    if (comment !== null) notes.set(line, comment);
-    comment = null;
-  }
-  return { lines, numbers, notes };
-}
 
 // While a history opens, the first of its lines that failed.
 let opening = null; // {seen, failed: {index, result} | null}
@@ -56,11 +33,7 @@ function openHistory(text) {
   status.classList.remove("error");
   delete status.dataset.hash;
   try {
-    if (text.trim() === "") throw new UserError(t("js.history.empty"));
-    const { lines, numbers, notes } = historyLines(text);
-    const start = /^history start (\d+) /.exec(lines[0] ?? "");
-    if (!start) throw new UserError(t("js.history.notHistory"));
-    if (lines.length > MAX_HISTORY_LINES) throw new UserError(t("js.history.tooLong", { lines: lines.length, limit: MAX_HISTORY_LINES }));
+    const { lines, numbers, notes, first } = readHistory(text);
     noteLines((line) => notes.get(line));
     opening = { seen: 0, failed: null };
     let replayed;
@@ -74,14 +47,7 @@ function openHistory(text) {
     if (!replayed) return; // the status line says why
     if (failed) throw new UserError(t("js.history.failed", { n: numbers[failed.index], error: errorText(failed.result) }));
     const h = w.hash();
-    const check = /^history hash (\d+) ([0-9a-f]{16})$/.exec(lines.at(-1));
-    if (check && Number(check[1]) === h.history && check[2] === h.hash) {
-      const first = Number(start[1]);
-      status.textContent =
-        first > 0 ? t("js.history.replayedFrom", { first, last: h.history, hash: h.hash }) : t("js.history.replayed", { last: h.history, hash: h.hash });
-    } else {
-      status.textContent = t("js.history.unchecked", { last: h.history ?? 0, hash: h.hash });
-    }
+    status.textContent = replayedText(lines, first, h);
     status.dataset.hash = h.hash;
   } catch (e) {
     opening = null;

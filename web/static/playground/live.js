@@ -10,11 +10,12 @@
 // the forms go to the session as command messages (app.js's run asks
 // isLive), Step as a clock message; nothing runs locally. The page reports
 // its state hash whenever an entry carries the session's; a difference is
-// a bug, shown loudly. The messages are engine/hub/PROTOCOL.md's.
+// a bug, shown loudly. The messages are engine/hub/PROTOCOL.md's. What the
+// page draws is app.js's render, handed to wireLive: app.js asks this
+// module whether the page is live, so this one does not import it back.
 import { t, lang } from "../i18n.js";
 import { $, el, say } from "./dom.js";
 import { w, record, logLines } from "./session.js";
-import { render } from "./app.js";
 import { guard, showResult } from "./console.js";
 import { UserError } from "./words.js";
 import { errorText } from "../scripterror.js";
@@ -76,6 +77,7 @@ let refs = 0;
 const pending = new Map(); // ref → the line sent, until its result or error
 let applied = null; // the last entry's result, for the sender's own result
 let rejoins = 0; // joins again after losing the replica, since the last entry applied
+let render = () => {}; // draws the page (app.js's render), from wireLive
 
 const MAX_REJOINS = 3; // then the page gives up and says so, rather than loop
 const REJOIN_PAUSE_MS = 500; // before the first join again after a dropped socket; doubles each time
@@ -367,7 +369,10 @@ async function create() {
 }
 
 // wireLive wires the panel; on a session's page, it asks for a name.
-export function wireLive() {
+// draw is app.js's render: the page draws after every message the
+// session sends and when its socket closes.
+export function wireLive(draw) {
+  render = draw;
   if (!$("live")) return; // a lesson, or the static export: no sessions
   $("live-share").addEventListener("click", () => void create());
   if (!isLive()) return;

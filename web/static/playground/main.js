@@ -16,8 +16,11 @@
 // definitions.js (definitions JSON to lines), and the controls: console.js,
 // forms.js, clock.js, timeline.js, importer.js, share.js, live.js (a
 // shared session: its page replicates the session's broker) and
-// history.js (a session's history: exported, and replayed offline). This
-// one boots the engine and wires them.
+// history.js (a session's history: exported, and replayed offline;
+// historyscript.js reads one). This one boots the engine and wires them,
+// handing run and render to the modules that call back up (console.js,
+// live.js), so that no module imports one that imports it: web/jstest
+// fails on an import cycle.
 import { t } from "../i18n.js";
 import { $, say } from "./dom.js";
 import { w, start, onRecord, onRestart, replayTo, commitPending } from "./session.js";
@@ -60,13 +63,13 @@ async function boot() {
   }
   for (const b of document.querySelectorAll(".playground button")) b.disabled = false;
   wireImport();
-  wireConsole();
+  wireConsole(run);
   wireForms();
   wireClock();
   wireTimeline();
   wireShare();
   wireRecovery();
-  wireLive();
+  wireLive(render);
   wireHistory();
   const lines = isLive() ? null : sharedLines();
   try {

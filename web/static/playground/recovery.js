@@ -23,22 +23,30 @@ import { halt } from "./clock.js";
 const READS = new Set(["snapshot", "next", "log"]);
 const TIME = new Set(["advanceBy", "advanceTo", "step"]);
 
-let plan = null; // what Restore replays: {lines, timeline, leftOut?, running?}
-
-// planFor decides what to replay after death (see engine.js's onDeath).
-function planFor({ call }) {
+// planFor decides what to replay after death (see engine.js's onDeath)
+// of a session whose log was log and whose timeline was timeline
+// (session.js's logLines and timelineLog): {lines, timeline, leftOut?,
+// running?}, running being what the engine was doing that never reached
+// the log ({line}: running it, {time: true}: moving time, {check: true}).
+export function planFor({ call }, log, timeline) {
   const name = call?.name;
   if (name === "replay") {
     const [lines, upTo] = call.args;
     const n = typeof upTo === "number" && upTo >= 0 && upTo <= lines.length ? upTo : lines.length;
     return { lines: lines.slice(0, Math.max(0, n - 1)), timeline: lines, leftOut: n > 0 ? lines[n - 1] : undefined };
   }
-  if (READS.has(name) && logLines.length) return { lines: logLines.slice(0, -1), timeline: timelineLog, leftOut: logLines.at(-1) };
-  const p = { lines: logLines.slice(), timeline: timelineLog };
-  if (name === "exec") p.running = t("js.engine.whatLine", { line: call.args[0] });
-  else if (TIME.has(name)) p.running = t("js.engine.whatTime");
-  else if (name === "check") p.running = t("js.engine.whatCheck");
+  if (READS.has(name) && log.length) return { lines: log.slice(0, -1), timeline, leftOut: log.at(-1) };
+  const p = { lines: log.slice(), timeline };
+  if (name === "exec") p.running = { line: call.args[0] };
+  else if (TIME.has(name)) p.running = { time: true };
+  else if (name === "check") p.running = { check: true };
   return p;
+}
+
+// runningText says what a plan's running was.
+function runningText(r) {
+  if (r.line !== undefined) return t("js.engine.whatLine", { line: r.line });
+  return r.time ? t("js.engine.whatTime") : t("js.engine.whatCheck");
 }
 
 // linesText is "1 line", "5 lines": how many lines of log.
@@ -54,7 +62,7 @@ function why({ code, error }) {
 function planText(p) {
   const lines = linesText(p.lines.length);
   if (p.leftOut !== undefined) return t("js.engine.planLast", { lines, line: p.leftOut });
-  if (p.running) return t("js.engine.planRunning", { lines, what: p.running });
+  if (p.running) return t("js.engine.planRunning", { lines, what: runningText(p.running) });
   return t("js.engine.planAll", { lines });
 }
 
@@ -62,9 +70,10 @@ function playground() {
   return document.querySelector("main.playground");
 }
 
+// stopped says the engine died, and returns what Restore is to replay.
 function stopped(death) {
   halt();
-  plan = planFor(death);
+  const plan = planFor(death, logLines, timelineLog);
   say(t("js.engine.stopped"), true);
   $("engine-down-text").textContent = `${t("js.engine.kept", { why: why(death), lines: linesText(logLines.length) })} ${planText(plan)}`;
   $("engine-down").hidden = false;
@@ -72,14 +81,15 @@ function stopped(death) {
   playground().inert = true;
   document.body.dataset.engine = "stopped";
   $("engine-restore").focus();
+  return plan;
 }
 
 function isPrefix(a, b) {
   return a.length <= b.length && a.every((line, i) => line === b[i]);
 }
 
-async function restore() {
-  const p = plan;
+// restore starts a fresh engine and replays plan p.
+async function restore(p) {
   $("engine-restore").disabled = true;
   say(t("js.engine.restoring"));
   try {
@@ -98,7 +108,7 @@ async function restore() {
     if (replayTo(base, p.lines.length)) {
       const lines = linesText(p.lines.length);
       if (p.leftOut !== undefined) say(t("js.engine.restoredLast", { lines, line: p.leftOut }));
-      else if (p.running) say(t("js.engine.restoredRunning", { lines, what: p.running }));
+      else if (p.running) say(t("js.engine.restoredRunning", { lines, what: runningText(p.running) }));
       else say(t("js.engine.restored", { lines }));
     }
     render();
@@ -109,8 +119,9 @@ async function restore() {
 
 export function wireRecovery() {
   document.body.dataset.engine = "running";
-  onDeath(stopped);
-  $("engine-restore").addEventListener("click", restore);
+  let plan = null; // what Restore replays, since the last death
+  onDeath((death) => (plan = stopped(death)));
+  $("engine-restore").addEventListener("click", () => restore(plan));
   // A death inside a handler that is not guarded (a click that selects a
   // message and renders) ends in EngineStopped there: the panel says it.
   window.addEventListener("error", (e) => {

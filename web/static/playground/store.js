@@ -8,19 +8,18 @@
 //
 // The log is kept as JSON, {v: 1, lines, from}, of at most
 // MAX_STORED_CHARS characters: far below the few megabytes a browser
-// allows an origin, so that the playground never fills it. A longer log, or one the browser refuses, is not kept: the stored
-// copy becomes {v: 1, tooBig: N lines}, the page says so once, and a
-// return to the page starts fresh and says why. Download keeps a session
-// of any size.
+// allows an origin, so that the playground never fills it. A longer log,
+// or one the browser refuses, is not kept: the stored copy becomes
+// {v: 1, tooBig: N lines}, the page says so once, and a return to the
+// page starts fresh and says why. Download keeps a session of any size.
+// readSession and writeSession are that format, on any storage; the rest
+// keeps this tab's.
 import { t } from "../i18n.js";
 import { $ } from "./dom.js";
 import { logLines, onRecord, onRestart, commitPending } from "./session.js";
 
 const KEY = "warren.playground.session";
-const MAX_STORED_CHARS = 1_000_000;
-
-let scheduled = false;
-let tooBigSaid = false;
+export const MAX_STORED_CHARS = 1_000_000;
 
 function storage() {
   try {
@@ -33,57 +32,53 @@ function storage() {
 // shareHash is the page's share-link fragment, or "".
 const shareHash = () => (/^#s=/.test(location.hash) ? location.hash : "");
 
-// stored is what this tab kept: {lines} when the session is to be opened
-// from it, {tooBig: n} when it was too large to keep, or null. With a
-// share link in the address, it is null unless the stored session
-// continues that link.
-export function stored() {
+// readSession is what storage (a Web Storage, or null) kept: {lines} when
+// the session is to be opened from it, {tooBig: n} when it was too large
+// to keep, or null. With a share link's fragment in from, it is null
+// unless the stored session continues that link.
+export function readSession(storage, from) {
   let v = null;
   try {
-    v = JSON.parse(storage()?.getItem(KEY) ?? "null");
+    v = JSON.parse(storage?.getItem(KEY) ?? "null");
   } catch {
     return null; // not ours, or damaged: a fresh session
   }
   if (!v || v.v !== 1) return null;
-  if (shareHash() && v.from !== shareHash()) return null;
+  if (from && v.from !== from) return null;
   if (Array.isArray(v.lines) && v.lines.every((l) => typeof l === "string")) return { lines: v.lines };
   if (typeof v.tooBig === "number") return { tooBig: v.tooBig };
   return null;
 }
 
-function save() {
-  scheduled = false;
-  const s = storage();
-  if (!s) return;
+// writeSession keeps lines in storage, made at share link from ("" for
+// none): "kept", "removed" (an empty log keeps nothing), or "tooBig" when
+// they are longer than MAX_STORED_CHARS or storage refused them, and only
+// their count is kept, if even that.
+export function writeSession(storage, lines, from) {
   try {
-    if (!logLines.length) {
-      s.removeItem(KEY);
-      return;
+    if (!lines.length) {
+      storage.removeItem(KEY);
+      return "removed";
     }
-    const value = JSON.stringify({ v: 1, lines: logLines, from: shareHash() });
+    const value = JSON.stringify({ v: 1, lines, from });
     if (value.length <= MAX_STORED_CHARS) {
-      s.setItem(KEY, value);
-      tooBigSaid = false;
-      return;
+      storage.setItem(KEY, value);
+      return "kept";
     }
   } catch {
     // over the quota: the same as too large
   }
   try {
-    s.setItem(KEY, JSON.stringify({ v: 1, tooBig: logLines.length }));
+    storage.setItem(KEY, JSON.stringify({ v: 1, tooBig: lines.length }));
   } catch {
     // nothing can be kept
   }
-  if (!tooBigSaid) note(t("js.store.tooBig", { max: MAX_STORED_CHARS }), false);
-  tooBigSaid = true;
+  return "tooBig";
 }
 
-// schedule saves once the running call is done: a replay records every
-// line, and is saved once.
-function schedule() {
-  if (scheduled) return;
-  scheduled = true;
-  setTimeout(save, 0);
+// stored is what this tab kept (readSession of the page's storage).
+export function stored() {
+  return readSession(storage(), shareHash());
 }
 
 // note shows text under the status line, with the Start fresh button when
@@ -98,6 +93,28 @@ export function note(text, fresh) {
 // left: the time played then is written into the log first, as a share
 // link would have it.
 export function keepSession() {
+  let scheduled = false;
+  let tooBigSaid = false;
+  const save = () => {
+    scheduled = false;
+    const s = storage();
+    if (!s) return;
+    const kept = writeSession(s, logLines, shareHash());
+    if (kept === "removed") return;
+    if (kept === "kept") {
+      tooBigSaid = false;
+      return;
+    }
+    if (!tooBigSaid) note(t("js.store.tooBig", { max: MAX_STORED_CHARS }), false);
+    tooBigSaid = true;
+  };
+  // schedule saves once the running call is done: a replay records every
+  // line, and is saved once.
+  const schedule = () => {
+    if (scheduled) return;
+    scheduled = true;
+    setTimeout(save, 0);
+  };
   onRecord(schedule);
   onRestart(schedule);
   window.addEventListener("pagehide", () => {

@@ -60,12 +60,20 @@ function amqpErrorItem(r) {
   );
 }
 
+// explainedParts is explain's sentence as el's children: a reply part
+// ({reply, meaning}) is the reply code and text as code, then what the
+// code means.
+function explainedParts(why) {
+  if (!Array.isArray(why)) return why;
+  return why.map((p) => (typeof p === "object" ? el("span", {}, el("code", {}, p.reply), p.meaning) : p));
+}
+
 function entryItem({ result: r, note }) {
   const shown = r.events.slice(0, MAX_EVENTS_PER_ENTRY);
   const hidden = r.events.length - shown.length;
   const eventItem = (e) => {
     const why = explain(e);
-    return el("li", { dataset: { testid: "event", kind: e.kind } }, el("span", { class: "kind" }, e.kind), el("code", {}, e.trace), why ? el("div", { class: "explain", dataset: { testid: "event-explain" } }, why) : null);
+    return el("li", { dataset: { testid: "event", kind: e.kind } }, el("span", { class: "kind" }, e.kind), el("code", {}, e.trace), why ? el("div", { class: "explain", dataset: { testid: "event-explain" } }, explainedParts(why)) : null);
   };
   return el(
     "li",

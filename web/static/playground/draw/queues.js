@@ -113,6 +113,7 @@ export function drawChannel(ch) {
       ch.confirm ? t("js.card.confirms") : "",
       ch.tx ? t("js.card.tx") : "",
       ch.consumers.length ? t("js.card.channelConsumers", { list: list(ch.consumers) }) : "",
+      ch.replyTo ? t("js.card.replyTo", { address: ch.replyTo, consumer: ch.replyConsumer }) : "",
     ),
     el(
       "ol",
