@@ -170,9 +170,13 @@ type Event struct {
 	Code   int    // reply code (returned, channel/connection closed)
 	Method Method // the method that caused a channel or connection close
 	Text   string // reply text (returned, channel/connection closed)
-	Count  int    // tx.committed, tx.rolledback: the operations
-	At     Time   // the deadline: when an enqueued copy expires, a delayed message is released
-	Name   string // the connection's name (connection.opened), the policy's (policy.set, policy.cleared)
+	// Operations is, for tx.committed and tx.rolledback, how many
+	// publishes and acknowledgements the transaction held. (Named apart
+	// from the Count that once also meant get-ok's message count, so that
+	// a reader of that old meaning fails to compile: it is Remaining now.)
+	Operations int
+	At         Time   // the deadline: when an enqueued copy expires, a delayed message is released
+	Name       string // the connection's name (connection.opened), the policy's (policy.set, policy.cleared)
 
 	Overflow   string // overflowed: the overflow mode that acted
 	Cause      string // dropped: why nothing took the message (DropUnroutable, ...)
@@ -309,7 +313,7 @@ func (e Event) String() string {
 	for _, f := range [...]struct {
 		k string
 		v int
-	}{{"count", e.Count}, {"priority", d.Priority}, {"remaining", e.Remaining}, {"deliveries", e.Deliveries}} {
+	}{{"count", e.Operations}, {"priority", d.Priority}, {"remaining", e.Remaining}, {"deliveries", e.Deliveries}} {
 		if f.v != 0 {
 			kv(f.k, strconv.Itoa(f.v))
 		}

@@ -185,7 +185,7 @@ func dumpEvent(e engine.Event) string {
 	fmt.Fprintf(&sb, "%s t=%d vh=%q ch=%s x=%q q=%q rk=%q msg=%d new=%d ctag=%q tag=%d mult=%t redel=%t noack=%t hdc=%t dc=%d reason=%q code=%d method=%v text=%q count=%d at=%d name=%q"+
 		" overflow=%q cause=%q remaining=%d deliveries=%d detail=%+v",
 		e.Kind, e.Time, e.Vhost, e.Channel, e.Exchange, e.Queue, e.RoutingKey, e.MsgID, e.NewMsgID, e.ConsumerTag, e.DeliveryTag,
-		e.Multiple, e.Redelivered, e.NoAck, e.HasDeliveryCount, e.DeliveryCount, e.Reason, e.Code, e.Method, e.Text, e.Count, e.At, e.Name,
+		e.Multiple, e.Redelivered, e.NoAck, e.HasDeliveryCount, e.DeliveryCount, e.Reason, e.Code, e.Method, e.Text, e.Operations, e.At, e.Name,
 		e.Overflow, e.Cause, e.Remaining, e.Deliveries, e.Detail)
 	if v := e.Via; v != nil {
 		fmt.Fprintf(&sb, " via={%q %q %q %s %t}", v.Exchange, v.Type, v.Key, engine.FormatTyped(v.Args), v.Alternate)

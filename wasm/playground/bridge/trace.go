@@ -180,7 +180,7 @@ func named(ev *Event, e engine.Event) {
 	ev.Name = first(e.Name, d.Destination, d.Policy)
 	ev.Reason = first(e.Reason, d.ExchangeType, e.Overflow)
 	ev.Text = first(e.Text, d.Features, d.Definition, d.Args, d.OperatorPolicy, e.Cause)
-	for _, n := range [...]int{e.Count, d.Priority, e.Remaining, e.Deliveries} {
+	for _, n := range [...]int{e.Operations, d.Priority, e.Remaining, e.Deliveries} {
 		if n != 0 {
 			ev.Count = n
 			break
