@@ -22,6 +22,7 @@ var allowedImports = map[string][]string{
 	"warren/engine/internal/cmdgen": {"bytes", "fmt", "go/ast", "go/format", "go/parser", "go/token", "os", "path/filepath", "sort", "strconv", "strings"},
 	"warren/engine/topic":           {"strings"},
 	"warren/engine/amqp":            {"encoding/binary", "fmt", "math", "slices", "strconv", "strings", "unicode/utf8"},
+	"warren/engine/amqpconn":        {"bytes", "encoding/binary", "fmt", "strconv", "unicode/utf8", "warren/engine", "warren/engine/amqp"},
 	"warren/engine/hub": {"crypto/subtle", "encoding/base64", "encoding/json", "errors", "fmt", "hash/fnv", "slices", "sort", "strconv",
 		"strings", "unicode", "unicode/utf8", "warren/engine", "warren/engine/script"},
 	"warren/engine/script": {"bufio", "bytes", "encoding/base64", "encoding/json", "errors", "fmt", "hash/fnv", "slices", "sort", "strconv", "strings", "warren/engine"},

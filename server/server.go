@@ -16,6 +16,8 @@ import (
 	"warren/server/auth"
 	"warren/server/broker"
 	"warren/server/conn"
+	"warren/server/conn/tcp"
+	"warren/server/conn/ws"
 	"warren/server/httpguard"
 	"warren/server/mgmt"
 	"warren/server/sessions"
@@ -233,7 +235,7 @@ func (s *Server) acceptAMQP() {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			conn.ServeAdmitted(s.ctx, conn.TCP(nc), &s.opts.Conn, claim)
+			conn.ServeAdmitted(s.ctx, tcp.New(nc), &s.opts.Conn, claim)
 		}()
 	}
 }
@@ -243,7 +245,7 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	t, err := conn.WebSocket(w, r, s.opts.OriginPatterns)
+	t, err := ws.Accept(w, r, s.opts.OriginPatterns)
 	if err != nil {
 		claim.Release()
 		return // Accept has answered the request

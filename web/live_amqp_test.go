@@ -15,6 +15,7 @@ import (
 	"warren/server/auth"
 	"warren/server/broker"
 	"warren/server/conn"
+	"warren/server/conn/tcp"
 	"warren/server/httpguard"
 	"warren/server/sessions"
 )
@@ -49,7 +50,7 @@ func serveAMQP(t *testing.T, ln net.Listener, m *sessions.Manager) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				conn.Serve(ctx, conn.TCP(nc), cfg)
+				conn.Serve(ctx, tcp.New(nc), cfg)
 			}()
 		}
 	}()

@@ -1,6 +1,10 @@
 package hub
 
-import "testing"
+import (
+	"testing"
+
+	"warren/engine"
+)
 
 // TestAMQPLogin: an editor's welcome carries the session's AMQP login and
 // a read-only participant's does not; the login checks the user and the
@@ -35,5 +39,28 @@ func TestAMQPLogin(t *testing.T) {
 	}
 	if New(Config{}, startMs).CheckAMQPLogin("", "") {
 		t.Error("a session without a login takes an empty one")
+	}
+}
+
+// TestApplyStopsAtAFailure: Session.Apply applies a connection's commands
+// as one entry and stops after the first that fails.
+func TestApplyStopsAtAFailure(t *testing.T) {
+	s := New(Config{}, 0)
+	origin := Origin{Kind: OriginAMQP, Connection: "amqp-1"}
+	res, err := s.Apply(0, origin, []engine.Command{engine.CmdOpenConnection{Open: engine.ConnectionOpen{Vhost: "/", User: "u"}}}, nil)
+	if err != nil || len(res) != 1 || res[0].Err != nil {
+		t.Fatalf("open: %v %+v", err, res)
+	}
+	ch := engine.ChannelID{Conn: res[0].Conn, Num: 1}
+	res, err = s.Apply(0, origin, []engine.Command{
+		engine.CmdOpenChannel{Conn: ch.Conn, Num: 1},
+		engine.CmdBasicPublish{Channel: ch, Publish: engine.BasicPublish{Exchange: "missing"}},
+		engine.CmdBasicPublish{Channel: ch, Publish: engine.BasicPublish{RoutingKey: "q"}},
+	}, res[:0])
+	if err != nil || len(res) != 2 || res[1].Err == nil {
+		t.Fatalf("publish: %v %+v, want two results, the second failed", err, res)
+	}
+	if s.Seq() == 0 {
+		t.Fatal("no entry recorded")
 	}
 }

@@ -187,8 +187,8 @@ func TestIdleExpiry(t *testing.T) {
 	if _, err := h.s.Join(h.nowMs, "C", Editor); err == nil || err.(*Error).Key != KeyEnded {
 		t.Fatalf("join after the end: %v", err)
 	}
-	if err := h.s.Do(h.nowMs, Origin{Kind: OriginAMQP}, func(*engine.Broker) { t.Fatal("Do ran on an ended session") }); err == nil {
-		t.Fatal("Do on an ended session")
+	if _, err := h.s.Apply(h.nowMs, Origin{Kind: OriginAMQP}, []engine.Command{engine.CmdStep{}}, nil); err == nil {
+		t.Fatal("Apply on an ended session")
 	}
 	if _, ok := h.s.NextWakeMs(); ok {
 		t.Fatal("an ended session wants a wake")

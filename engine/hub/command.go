@@ -159,23 +159,31 @@ func (s *Session) AllowPublish() error {
 	return nil
 }
 
-// Do applies what a real AMQP client did: fn calls the broker's methods
-// (the driver's connection.open, basic.publish, basic.ack ...), and
-// whatever the broker recorded becomes one entry of origin, usually
-// {Kind: OriginAMQP, Connection: id}. The events are in Ready.Events for
-// the driver to hand to its connections. fn must not drain the broker's
-// events or command records. Do counts as activity for the idle expiry;
-// it is not rate limited (the driver applies AMQP flow control). On an
-// ended session fn does not run and Do returns the KeyEnded error.
-func (s *Session) Do(nowMs int64, origin Origin, fn func(b *engine.Broker)) error {
+// Apply applies what a real AMQP client did, as commands: the driver's
+// connection.open, basic.publish, basic.ack ... in order, stopping after
+// the first whose result has an error (the commands after it were made
+// for a channel it has closed), and appends each applied command's result
+// to res. Whatever the broker recorded becomes one entry of origin,
+// usually {Kind: OriginAMQP, Connection: id}; the events are in
+// Ready.Events for the driver to hand to its connections. Apply counts as
+// activity for the idle expiry; it is not rate limited (the driver applies
+// AMQP flow control). On an ended session nothing is applied and Apply
+// returns the KeyEnded error.
+func (s *Session) Apply(nowMs int64, origin Origin, cmds []engine.Command, res []engine.Result) ([]engine.Result, error) {
 	if s.ended != nil {
-		return NewError(KeyEnded)
+		return res, NewError(KeyEnded)
 	}
 	s.catchUp(nowMs)
 	s.activeMs = nowMs
-	fn(s.b)
+	for _, c := range cmds {
+		r := s.b.Apply(c)
+		res = append(res, r)
+		if r.Err != nil {
+			break
+		}
+	}
 	s.commit(origin, nil, false, nil, "")
-	return nil
+	return res, nil
 }
 
 // ReportHash takes a participant's state hash after entry seq. A hash

@@ -26,14 +26,21 @@ func replayScript(t *testing.T, text []byte) *script.Runner {
 	return r
 }
 
-// amqp applies what a real client did, as a driver does inside Do, and
-// pumps.
-func (h *harness) amqp(conn string, fn func(b *engine.Broker)) {
+// amqp applies what a real client did, as a driver does with Apply, and
+// pumps; a command that fails fails the test.
+func (h *harness) amqp(conn string, cmds ...engine.Command) []engine.Result {
 	h.t.Helper()
-	if err := h.s.Do(h.nowMs, Origin{Kind: OriginAMQP, Connection: conn}, fn); err != nil {
+	res, err := h.s.Apply(h.nowMs, Origin{Kind: OriginAMQP, Connection: conn}, cmds, nil)
+	if err != nil {
 		h.t.Fatal(err)
 	}
+	for i, r := range res {
+		if r.Err != nil {
+			h.t.Fatalf("command %d: %v", i, r.Err)
+		}
+	}
 	h.pump()
+	return res
 }
 
 // TestHistoryReplaysTheSession: a session with participants' lines
@@ -56,36 +63,20 @@ func TestHistoryReplaysTheSession(t *testing.T) {
 	h.cmd(bo, "consume dead")
 
 	var ch engine.ChannelID
-	h.amqp("c1", func(b *engine.Broker) {
-		conn, err := b.OpenConnection(engine.ConnectionOpen{Vhost: "/", User: "guest", Name: "pika"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ch, err = b.OpenChannel(conn, 1); err != nil {
-			t.Fatal(err)
-		}
-	})
+	conn := h.amqp("c1", engine.CmdOpenConnection{Open: engine.ConnectionOpen{Vhost: "/", User: "guest", Name: "pika"}})[0].Conn
+	ch = h.amqp("c1", engine.CmdOpenChannel{Conn: conn, Num: 1})[0].Channel
 	h.s.ConnectionOpened(Connection{ID: "c1", Client: "pika 1.3.2", Address: "10.0.0.5:50122", User: "s-1"})
 	h.pump()
-	h.amqp("c1", func(b *engine.Broker) {
-		if _, err := b.QueueDeclare(ch, engine.QueueDeclare{Queue: "work"}); err != nil {
-			t.Fatal(err)
-		}
-		for i := range 3 {
-			if err := b.BasicPublish(ch, engine.BasicPublish{RoutingKey: "work", Body: []byte(fmt.Sprint("job ", i))}); err != nil {
-				t.Fatal(err)
-			}
-		}
-	})
-	h.amqp("c1", func(b *engine.Broker) {
-		got, ok, err := b.BasicGet(ch, engine.BasicGet{Queue: "work"})
-		if err != nil || !ok {
-			t.Fatalf("basic.get: %v %v", ok, err)
-		}
-		if err := b.Apply(engine.CmdBasicAck{Channel: ch, DeliveryTag: got.DeliveryTag}).Err; err != nil {
-			t.Fatal(err)
-		}
-	})
+	cmds := []engine.Command{engine.CmdQueueDeclare{Channel: ch, Declare: engine.QueueDeclare{Queue: "work"}}}
+	for i := range 3 {
+		cmds = append(cmds, engine.CmdBasicPublish{Channel: ch, Publish: engine.BasicPublish{RoutingKey: "work", Body: []byte(fmt.Sprint("job ", i))}})
+	}
+	h.amqp("c1", cmds...)
+	got := h.amqp("c1", engine.CmdBasicGet{Channel: ch, Get: engine.BasicGet{Queue: "work"}})[0]
+	if !got.Got {
+		t.Fatal("basic.get found nothing")
+	}
+	h.amqp("c1", engine.CmdBasicAck{Channel: ch, DeliveryTag: got.Get.DeliveryTag})
 
 	h.send(ada, Inbound{Type: InClock, AdvanceMs: 2000})
 	h.send(bo, Inbound{Type: InClock, Step: true}) // hello's 5s expiration: dead-lettered to Bo's consumer
@@ -105,7 +96,7 @@ func TestHistoryReplaysTheSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.pump()
-	h.amqp("c1", func(b *engine.Broker) { b.CloseConnection(ch.Conn) })
+	h.amqp("c1", engine.CmdCloseConnection{Conn: ch.Conn})
 	h.s.ConnectionClosed("c1")
 	h.pump()
 
@@ -208,25 +199,24 @@ func TestHistoryBounds(t *testing.T) {
 func TestReadyEntriesWithNoOneThere(t *testing.T) {
 	h := newHarness(t, Config{})
 	h.history = NewHistory(h.s, HistoryLimits{})
-	h.amqp("c9", func(b *engine.Broker) {
-		conn, _ := b.OpenConnection(engine.ConnectionOpen{Vhost: "/", User: "guest", Name: "go"})
-		ch, _ := b.OpenChannel(conn, 1)
-		b.QueueDeclare(ch, engine.QueueDeclare{Queue: "solo", Args: engine.Table{"x-message-ttl": int64(1000)}})
-		b.BasicPublish(ch, engine.BasicPublish{RoutingKey: "solo", Body: []byte("x")})
-	})
+	solo := h.amqp("c9", engine.CmdOpenConnection{Open: engine.ConnectionOpen{Vhost: "/", User: "guest", Name: "go"}})[0].Conn
+	soloCh := engine.ChannelID{Conn: solo, Num: 1}
+	h.amqp("c9", engine.CmdOpenChannel{Conn: solo, Num: 1},
+		engine.CmdQueueDeclare{Channel: soloCh, Declare: engine.QueueDeclare{Queue: "solo", Args: engine.Table{"x-message-ttl": int64(1000)}}},
+		engine.CmdBasicPublish{Channel: soloCh, Publish: engine.BasicPublish{RoutingKey: "solo", Body: []byte("x")}})
 	if len(h.last.Entries) != 1 || len(h.last.Messages) != 0 {
 		t.Fatalf("Ready has %d entries and %d messages, want 1 and 0", len(h.last.Entries), len(h.last.Messages))
 	}
 	h.s.Advance(h.nowMs, 0)
 	h.pump()
-	if h.history.Len() != 2 {
-		t.Fatalf("the history holds %d entries, want 2", h.history.Len())
+	if h.history.Len() != 3 { // the client's two turns, the clock's step
+		t.Fatalf("the history holds %d entries, want 3", h.history.Len())
 	}
 	text := h.history.Script(h.s, Export{})
 	if got := script.StateHash(replayScript(t, text).B); got != HashState(h.s.b) {
 		t.Fatal("the replay differs")
 	}
-	if !strings.Contains(string(text), "# 1 @0s AMQP connection c9\n") || !strings.Contains(string(text), "# 2 @1s the server: step\n") {
+	if !strings.Contains(string(text), "# 1 @0s AMQP connection c9\n") || !strings.Contains(string(text), "# 3 @1s the server: step\n") {
 		t.Fatalf("the origins of a client presence never showed and of the server:\n%s", text)
 	}
 }

@@ -147,21 +147,15 @@ func TestAMQPOrigin(t *testing.T) {
 	a := h.join("Alice", Editor)
 	h.cmd(a, "declare queue jobs")
 	origin := Origin{Kind: OriginAMQP, Connection: "conn-1"}
-	var ch engine.ChannelID
-	err := h.s.Do(h.nowMs, origin, func(b *engine.Broker) {
-		conn, err := b.OpenConnection(engine.ConnectionOpen{Vhost: "/", Name: "pika", User: "guest"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ch, err = b.OpenChannel(conn, 1); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := b.BasicConsume(ch, engine.BasicConsume{Queue: "jobs"}); err != nil {
-			t.Fatal(err)
-		}
-	})
-	if err != nil {
-		t.Fatal(err)
+	res, err := h.s.Apply(h.nowMs, origin, []engine.Command{engine.CmdOpenConnection{Open: engine.ConnectionOpen{Vhost: "/", Name: "pika", User: "guest"}}}, nil)
+	if err != nil || res[0].Err != nil {
+		t.Fatal(err, res)
+	}
+	ch := engine.ChannelID{Conn: res[0].Conn, Num: 1}
+	res, err = h.s.Apply(h.nowMs, origin, []engine.Command{engine.CmdOpenChannel{Conn: ch.Conn, Num: 1},
+		engine.CmdBasicConsume{Channel: ch, Consume: engine.BasicConsume{Queue: "jobs"}}}, res[:0])
+	if err != nil || len(res) != 2 || res[1].Err != nil {
+		t.Fatal(err, res)
 	}
 	h.s.ConnectionOpened(Connection{ID: "conn-1", Client: "pika 1.3", Address: "127.0.0.1:50000", User: "guest"})
 	h.pump()
@@ -176,19 +170,15 @@ func TestAMQPOrigin(t *testing.T) {
 	if !delivered {
 		t.Fatalf("the driver got no delivery for its consumer: %v", r.Events)
 	}
-	if err := h.s.Do(h.nowMs, origin, func(b *engine.Broker) {
-		if err := b.Apply(engine.CmdBasicAck{Channel: ch, DeliveryTag: 1}).Err; err != nil {
-			t.Fatal(err)
-		}
-	}); err != nil {
-		t.Fatal(err)
+	if res, err := h.s.Apply(h.nowMs, origin, []engine.Command{engine.CmdBasicAck{Channel: ch, DeliveryTag: 1}}, nil); err != nil || res[0].Err != nil {
+		t.Fatal(err, res)
 	}
 	h.pump()
 	var kinds []string
 	for _, e := range a.entries {
 		kinds = append(kinds, e.Origin.Kind+":"+e.Origin.Connection)
 	}
-	if want := "[participant: amqp:conn-1 participant: amqp:conn-1]"; fmt.Sprint(kinds) != want {
+	if want := "[participant: amqp:conn-1 amqp:conn-1 participant: amqp:conn-1]"; fmt.Sprint(kinds) != want {
 		t.Fatalf("origins %v, want %s", kinds, want)
 	}
 	if got := a.presence.Connections; len(got) != 1 || got[0].Client != "pika 1.3" {

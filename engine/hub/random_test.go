@@ -46,17 +46,17 @@ func TestRandomSessions(t *testing.T) {
 					h.s.Tick(h.nowMs)
 					h.pump()
 				case n == 4:
-					h.s.Do(h.nowMs, Origin{Kind: OriginAMQP, Connection: "c"}, func(b *engine.Broker) {
-						if amqpCh.Conn == 0 {
-							conn, _ := b.OpenConnection(engine.ConnectionOpen{Vhost: "/", Name: "client", User: "guest"})
-							amqpCh, _ = b.OpenChannel(conn, 1)
-							b.QueueDeclare(amqpCh, engine.QueueDeclare{Queue: "dlq"})
-							b.BasicConsume(amqpCh, engine.BasicConsume{Queue: "dlq", NoAck: true})
-						}
-						if err := b.BasicPublish(amqpCh, engine.BasicPublish{RoutingKey: "q2", Body: []byte("amqp")}); err != nil {
-							amqpCh = engine.ChannelID{}
-						}
-					})
+					origin := Origin{Kind: OriginAMQP, Connection: "c"}
+					if amqpCh.Conn == 0 {
+						res, _ := h.s.Apply(h.nowMs, origin, []engine.Command{engine.CmdOpenConnection{Open: engine.ConnectionOpen{Vhost: "/", Name: "client", User: "guest"}}}, nil)
+						amqpCh = engine.ChannelID{Conn: res[0].Conn, Num: 1}
+						h.s.Apply(h.nowMs, origin, []engine.Command{engine.CmdOpenChannel{Conn: amqpCh.Conn, Num: 1},
+							engine.CmdQueueDeclare{Channel: amqpCh, Declare: engine.QueueDeclare{Queue: "dlq"}},
+							engine.CmdBasicConsume{Channel: amqpCh, Consume: engine.BasicConsume{Queue: "dlq", NoAck: true}}}, nil)
+					}
+					if res, _ := h.s.Apply(h.nowMs, origin, []engine.Command{engine.CmdBasicPublish{Channel: amqpCh, Publish: engine.BasicPublish{RoutingKey: "q2", Body: []byte("amqp")}}}, nil); len(res) == 0 || res[0].Err != nil {
+						amqpCh = engine.ChannelID{}
+					}
 					h.pump()
 				default:
 					p := pages[rng.IntN(len(pages))]

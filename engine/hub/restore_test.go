@@ -54,14 +54,9 @@ func TestRestoreContinuesTheSession(t *testing.T) {
 		h.cmd(ada, fmt.Sprintf("publish jobs job-%d", i))
 	}
 	h.cmd(ada, "consume jobs prefetch=1")
-	h.amqp("amqp-1", func(b *engine.Broker) {
-		c, err := b.OpenConnection(engine.ConnectionOpen{Vhost: "/", User: "session-x", Name: "pika"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ch, _ := b.OpenChannel(c, 1)
-		b.QueueDeclare(ch, engine.QueueDeclare{Queue: "from-amqp"})
-	})
+	c := h.amqp("amqp-1", engine.CmdOpenConnection{Open: engine.ConnectionOpen{Vhost: "/", User: "session-x", Name: "pika"}})[0].Conn
+	h.amqp("amqp-1", engine.CmdOpenChannel{Conn: c, Num: 1},
+		engine.CmdQueueDeclare{Channel: engine.ChannelID{Conn: c, Num: 1}, Declare: engine.QueueDeclare{Queue: "from-amqp"}})
 	if n := queueReady(t, h.s.b, "jobs"); n != 9 {
 		t.Fatalf("jobs holds %d ready before the restore", n)
 	}

@@ -4,15 +4,23 @@ import "warren/engine"
 
 // Apply applies cmds in order with engine.Broker.Apply, on the calling
 // goroutine under the broker's lock, with the engine advanced to now,
-// appends each command's result to res and returns it; then it hands the
-// events the commands caused to the sinks. This is the driver boundary: a
-// driver turns its input into commands and gets results and events back,
-// and none of its code runs while it owns the engine. The commands of one
-// call are applied in one turn, with no other request between them.
+// until one fails: it appends each applied command's result to res and
+// returns it, so a result with an error is the last (an AMQP exception
+// closes a channel or the connection, and the commands a driver made
+// after it were for a state that is gone: AMQP discards them until the
+// client has seen the close). Then it hands the events the commands
+// caused to the sinks. This is the driver boundary: a driver turns its
+// input into commands and gets results and events back, and none of its
+// code runs while it owns the engine. The commands of one call are
+// applied in one turn, with no other request between them.
 func (b *Broker) Apply(cmds []engine.Command, res []engine.Result) ([]engine.Result, error) {
 	err := b.own(func() {
 		for _, c := range cmds {
-			res = append(res, b.eng.Apply(c))
+			r := b.eng.Apply(c)
+			res = append(res, r)
+			if r.Err != nil {
+				break
+			}
 		}
 	})
 	return res, err
@@ -26,4 +34,29 @@ func (b *Broker) ApplyOne(c engine.Command) (engine.Result, error) {
 		return r, err
 	}
 	return r, r.Err
+}
+
+// Unacked is the engine's count of a channel's unacknowledged deliveries,
+// read under the lock: a connection reads it after applying a batch of
+// acks, to pace its reads (server/conn's acks.go).
+func (b *Broker) Unacked(id engine.ChannelID) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.eng.Unacked(id)
+}
+
+// OpenConnection opens an AMQP connection with the user's permissions as the
+// engine has them when it opens (o.Perms is set from
+// engine.Broker.UserGrants), in one turn: a permission change after it
+// reaches the connection, one before it is already in them, and nothing
+// runs between the read and the open (as a checked Visit opens its
+// connections). It returns CmdOpenConnection's result; the error is
+// ErrStopped.
+func (b *Broker) OpenConnection(o engine.ConnectionOpen) (engine.Result, error) {
+	var r engine.Result
+	err := b.own(func() {
+		o.Perms = b.eng.UserGrants(o.User, o.Vhost)
+		r = b.eng.Apply(engine.CmdOpenConnection{Open: o})
+	})
+	return r, err
 }

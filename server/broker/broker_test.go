@@ -185,6 +185,16 @@ func TestApplyReturnsResultsInOrder(t *testing.T) {
 	if err != nil || len(res) != 2 || res[1].Err != nil || res[1].Declared.Queue != "q" {
 		t.Fatalf("declare: %v %+v", err, res)
 	}
+	// A command that fails is the last applied: the publish after it was
+	// for the channel it closed.
+	ch := engine.ChannelID{Conn: conn, Num: 1}
+	res, err = b.Apply([]engine.Command{
+		engine.CmdBasicPublish{Channel: ch, Publish: engine.BasicPublish{Exchange: "missing"}},
+		engine.CmdBasicPublish{Channel: ch, Publish: engine.BasicPublish{RoutingKey: "q"}},
+	}, res[:0])
+	if err != nil || len(res) != 1 || res[0].Err == nil {
+		t.Fatalf("failed publish: %v %+v, want one result with its error", err, res)
+	}
 	b.Stop()
 	if _, err := b.Apply(nil, nil); err != ErrStopped {
 		t.Fatalf("after Stop: %v, want ErrStopped", err)

@@ -9,10 +9,11 @@
 // clock, towards where the clock was told to go: see clock.go), runs the
 // request, drains the engine's events and hands each to the sink attached
 // for its connection (and to observers). Sinks run under the lock and must
-// not block: a connection's sink appends to the connection's own outbox,
-// and pauses the connection in the engine when the outbox grows past its
-// limit (back-pressure), so one slow consumer never holds up the broker or
-// any other connection.
+// not block or call the engine: a connection's sink appends to the
+// connection's own outbox or inbox, and a connection whose outbox grows
+// past its limit pauses itself with a command of its own (back-pressure,
+// server/conn), so one slow consumer never holds up the broker or any
+// other connection.
 //
 // Owner: the engine was first owned by a goroutine of its own that every
 // request was handed to. Each hand-off woke that goroutine, and Go's
@@ -48,6 +49,7 @@
 //     clock's requests, the disk hooks) runs under the lock through own
 //     and locked (owner.go): owner code, not a driver's.
 //
-// Do, which runs a closure on the engine under the lock, is what the AMQP
-// connections (server/conn) still use until they move to commands too.
+// Do, which runs a closure on the engine under the lock, is left for the
+// drivers that have not moved to commands and reads yet; the AMQP
+// connections (server/conn) use Apply and OpenConnection.
 package broker

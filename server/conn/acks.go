@@ -1,9 +1,6 @@
 package conn
 
-import (
-	"warren/engine"
-	"warren/engine/amqp"
-)
+import "warren/engine"
 
 // A consumer that acks each delivery with a write of its own (amqp091-go,
 // pika and amqplib with manual acks) sends a stream of 21-byte acks, and
@@ -29,38 +26,36 @@ import (
 // after a batch of acks for the next read to wait for more.
 const ackBacklog = 128
 
-// ackPacer is a transport whose next read can wait for a consumer's acks
-// (TCP on Linux, readwait_linux.go).
-type ackPacer interface{ acksHeld() }
-
-// maybeAckBatch reports whether batch is two or more basic.acks and
-// nothing else: a client streaming acks, whose backlog acksInHand then
-// reads.
-func maybeAckBatch(batch []command) bool {
-	if len(batch) < 2 {
-		return false
-	}
-	for _, cmd := range batch {
-		if _, ok := cmd.method.(*amqp.BasicAck); !ok {
-			return false
-		}
-	}
-	return true
+// ackedChannels are the channels a batch of acks acked, up to a few: a
+// batch over more channels than that does not pace reads.
+type ackedChannels struct {
+	n    int
+	nums [4]uint16
 }
 
-// acksInHand reports whether every channel batch acked still has at least
-// ackBacklog deliveries unacknowledged. It runs inside the backend's Do,
-// after the batch.
-func (c *conn) acksInHand(e *engine.Broker, batch []command) bool {
-	last := uint16(0)
-	for _, cmd := range batch {
-		if cmd.channel == last {
-			continue
-		}
-		last = cmd.channel
-		if e.Unacked(engine.ChannelID{Conn: c.id, Num: cmd.channel}) < ackBacklog {
-			return false
+func (a *ackedChannels) add(ch uint16) {
+	if a.n > 0 && a.nums[min(a.n, len(a.nums))-1] == ch {
+		return
+	}
+	if a.n < len(a.nums) {
+		a.nums[a.n] = ch
+	}
+	a.n++
+}
+
+// paceAcks lets the next read wait for more acks when every channel a
+// batch of acks acked still has at least ackBacklog deliveries
+// unacknowledged. It runs on the owner after the batch; the count is the
+// backend's, read after the batch's Apply.
+func (c *conn) paceAcks(acked *ackedChannels) {
+	ur, ok := c.b.(unackedReader)
+	if c.ackPace == nil || !ok || acked.n > len(acked.nums) {
+		return
+	}
+	for _, n := range acked.nums[:acked.n] {
+		if ur.Unacked(engine.ChannelID{Conn: c.connID, Num: n}) < ackBacklog {
+			return
 		}
 	}
-	return true
+	c.ackPace.AcksHeld()
 }

@@ -16,7 +16,7 @@ type ackCountingPipe struct {
 	held *atomic.Int32
 }
 
-func (p ackCountingPipe) acksHeld() { p.held.Add(1) }
+func (p ackCountingPipe) AcksHeld() { p.held.Add(1) }
 
 // TestAcksWaitedForOnlyWithDeliveriesInHand: after a batch of acks the
 // next read may wait for more only when the batch is two or more acks

@@ -25,14 +25,32 @@ type Alarm struct {
 	// queued one).
 	PerMessageBytes int64
 
-	// memory and disk are the two reasons to block, touched on the
-	// backend's Do only.
+	// memory and disk are the two reasons to block, touched where the
+	// backend hands out events (under its lock, or on a session's
+	// goroutine) only.
 	memory, disk bool
 
-	mu    sync.Mutex
-	on    bool
-	wake  chan struct{}
-	conns map[*conn]bool // touched inside the backend's Do only
+	mu   sync.Mutex
+	on   bool
+	wake chan struct{}
+	// conns are the open connections of the alarm's home, which its
+	// changes are told to; connsMu guards them (connections come and go
+	// on their own goroutines, changes come under the backend's lock).
+	connsMu sync.Mutex
+	conns   map[*conn]bool
+}
+
+// add and remove make c one of the connections told of changes.
+func (a *Alarm) add(c *conn) {
+	a.connsMu.Lock()
+	a.conns[c] = true
+	a.connsMu.Unlock()
+}
+
+func (a *Alarm) remove(c *conn) {
+	a.connsMu.Lock()
+	delete(a.conns, c)
+	a.connsMu.Unlock()
 }
 
 func (a *Alarm) init() {
@@ -56,7 +74,7 @@ func (a *Alarm) Events(e *engine.Broker, _ []engine.Event) {
 	a.update()
 }
 
-// DiskFailed is told, inside the backend's Do, when the store that keeps
+// DiskFailed is told, under the backend's lock, when the store that keeps
 // the broker's state on disk starts failing to write (disk full, an I/O
 // error) and when it recovers (err nil). While it fails, publishers are
 // blocked as for RabbitMQ's disk alarm, since nothing they publish could
@@ -66,7 +84,7 @@ func (a *Alarm) DiskFailed(err error) {
 	a.update()
 }
 
-// SetMemory sets the memory reason from outside, inside the backend's Do:
+// SetMemory sets the memory reason from outside, on the backend's owner:
 // a shared session whose queues hold its bytes limit blocks its
 // publishers as RabbitMQ's memory alarm would, until consumers drain it.
 func (a *Alarm) SetMemory(over bool) {
@@ -96,8 +114,10 @@ func (a *Alarm) update() {
 	if !a.memory {
 		reason = "low on disk"
 	}
+	a.connsMu.Lock()
+	defer a.connsMu.Unlock()
 	for c := range a.conns {
-		if c.caps["connection.blocked"] != true {
+		if !c.notifyBlock {
 			continue
 		}
 		if over {
@@ -109,21 +129,24 @@ func (a *Alarm) update() {
 }
 
 // waitPublish blocks the caller (a connection goroutine about to process a
-// publish) while the alarm is on. It reports false if gone closes first:
-// the connection lost its peer while blocked, and must end rather than
-// publish.
-func (a *Alarm) waitPublish(gone <-chan struct{}) bool {
+// publish) while the alarm is on. It reports false if gone closes first
+// (the connection lost its peer while blocked, and must end rather than
+// publish) or woken does (woken true: the connection has an inbox to
+// take, and waits again after).
+func (a *Alarm) waitPublish(gone, woken <-chan struct{}) (ok, wasWoken bool) {
 	for {
 		a.mu.Lock()
 		on, wake := a.on, a.wake
 		a.mu.Unlock()
 		if !on {
-			return true
+			return true, false
 		}
 		select {
 		case <-wake:
 		case <-gone:
-			return false
+			return false, false
+		case <-woken:
+			return false, true
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"warren/engine"
 	"warren/engine/amqp"
 	"warren/server/broker"
 )
@@ -105,5 +106,34 @@ func TestServerCloseAwaitsCloseOk(t *testing.T) {
 		if d := time.Since(start); d != 0 {
 			t.Fatalf("socket closed %v after close-ok, want at once", d)
 		}
+	})
+}
+
+// TestCloseFromElsewhereWakesTheOwner: the management API closing an idle
+// connection (the engine's ConnectionClosed, from another goroutine) wakes
+// the connection's owner out of its read, which sends connection.close
+// 320 with the reason; the client's close-ok ends the connection.
+func TestCloseFromElsewhereWakesTheOwner(t *testing.T) {
+	synctest(t, func(t *testing.T, b *broker.Broker) {
+		c := startPipe(t, b, Config{})
+		c.handshake(0)
+		c.method(1, &amqp.ChannelOpen{})
+		c.expect(&amqp.ChannelOpenOk{})
+		var id engine.ConnID
+		b.Do(func(e *engine.Broker) {
+			for _, refs := range e.ConnectionRefs() {
+				for _, r := range refs {
+					id = r.ID
+				}
+			}
+		})
+		if _, err := b.ApplyOne(engine.CmdForceCloseConnection{Conn: id, Reason: "Closed via management plugin"}); err != nil {
+			t.Fatal(err)
+		}
+		cl := c.expect(&amqp.ConnectionClose{}).Method.(*amqp.ConnectionClose)
+		if cl.ReplyCode != 320 || cl.ReplyText != "CONNECTION_FORCED - Closed via management plugin" {
+			t.Fatalf("close %+v", cl)
+		}
+		c.method(0, &amqp.ConnectionCloseOk{})
 	})
 }

@@ -13,6 +13,7 @@ import (
 
 	"warren/engine"
 	"warren/engine/amqp"
+	"warren/engine/amqpconn"
 	"warren/server/auth"
 )
 
@@ -115,46 +116,56 @@ type Transport interface {
 	Close() error
 	RemoteAddr() net.Addr
 	LocalAddr() net.Addr
-	// SetReadDeadline bounds the next read (heartbeat detection).
+	// SetReadDeadline bounds the next read (heartbeat detection), and
+	// ends a read under way when set in the past (a wake-up, wake.go).
 	SetReadDeadline(t time.Time) error
 }
 
-// conn is one AMQP connection.
+// conn is one AMQP connection. Its protocol state is the machine m, owned
+// by the connection's goroutine (owner): only that goroutine reads or
+// changes m, home, b and the fields below marked "owner's", and it
+// asserts so where it touches them (owner.check). Other goroutines reach
+// the connection through its inbox (inbox.go), its outbox and its writer.
 type conn struct {
-	cfg *Config
-	t   Transport
-	out *outbox
+	cfg   *Config
+	t     Transport
+	out   *outbox
+	owner goroutineOwner
+
+	// The owner's: the protocol machine, and where the connection lives.
 	// home and b are the server's own broker until a Router sends the
-	// login elsewhere (handshake.go); they change only before the
-	// connection opens, under routeMu, which forceClose (another
-	// goroutine) reads them under.
-	home    *Home
-	b       Backend
-	routeMu sync.Mutex
+	// login elsewhere (handshake.go).
+	m    *amqpconn.Machine
+	home *Home
+	b    Backend
+	r    *reader
+	res  []engine.Result // Apply's results, reused
+	evs  []engine.Event  // the inbox's events, reused
+	// counted says the connection holds one of MaxConnections' places;
+	// admission is its place among those not logged in yet, given back
+	// at connection.open (handshake.go) or at the end.
+	admission Admission
+	counted   bool
+	// terminate ends a closing connection the client does not close
+	// (closing.go).
+	terminate *time.Timer
 
-	// Negotiated in connection.tune-ok.
-	frameMax   uint32
-	channelMax uint16
-	heartbeat  uint16
+	// Set once before the connection opens and read-only after, by any
+	// goroutine that writes for it (happens-before: the broker's Attach
+	// and the outbox's lock): the negotiated frame_max and what the
+	// client announced.
+	frameMax     uint32
+	connID       engine.ConnID // the engine's id of the connection
+	vhost        string
+	notifyCancel bool // consumer_cancel_notify
+	notifyBlock  bool // connection.blocked
 
-	r     *reader
-	user  string
-	vhost string
-	caps  amqp.Table // client capabilities
-	// clientProps are start-ok's client-properties, for the engine to
-	// show in the management API.
-	clientProps engine.Table
+	// The other goroutines' ways in: the inbox (events and requests the
+	// owner must handle) and the wake-up that interrupts its read.
+	inbox inbox
+	wake  wakeup
 
-	// Broker-goroutine state: touched only in Do closures and the sink.
-	id     engine.ConnID
-	opened bool
-	// chans holds the open channels and those awaiting the client's
-	// close-ok; their number is what channel_max limits.
-	chans  channelTable
-	paused bool
-	dead   bool // the connection is closing (see closing.go)
-
-	pausedFlag atomic.Bool // paused, readable by the writer
+	pausedFlag atomic.Bool // back-pressure is on: the machine's, mirrored for the writer and the sink
 	// heldConfirms counts the connection's confirms waiting for the
 	// disk (pushConfirm); held are they, in order, and releaseHeld the
 	// method value that lets the oldest go (bound once: no allocation
@@ -164,16 +175,7 @@ type conn struct {
 	held         heldQueue
 	releaseHeld  func()
 
-	hbStart chan uint16 // the negotiated heartbeat, for the writer
-
-	// The closing state (closing.go). closeWait is set by the
-	// connection goroutine before the connection opens.
-	closeSent atomic.Bool
-	forced    atomic.Bool // forceCloseWith ran
-	closeWait time.Duration
-	endMu     sync.Mutex
-	terminate *time.Timer // ends a closing connection the client does not close
-	ended     bool
+	hbStart chan int64 // how often to send heartbeats, ms (the machine's), for the writer
 
 	// What the one writing owns (writer.go): the writer goroutine, or
 	// the connection's goroutine writing its own replies (writeInline).
@@ -188,13 +190,7 @@ type conn struct {
 
 	// ackPace is the transport, when its reads can wait for a consumer's
 	// acks (acks.go).
-	ackPace ackPacer
-
-	// admission is the connection's place among those not logged in
-	// yet, given back at connection.open (handshake.go) or at the end;
-	// counted says the connection holds one of MaxConnections' places.
-	admission Admission
-	counted   bool
+	ackPace AckPacer
 
 	closeOnce sync.Once
 	done      chan struct{}
@@ -217,12 +213,13 @@ type Admission interface{ Release() }
 
 // ServeAdmitted is Serve for a connection holding admission (nil: none),
 // which it gives back when connection.open succeeds or the connection
-// ends before that.
+// ends before that. The calling goroutine becomes the connection's owner.
 func ServeAdmitted(ctx context.Context, t Transport, cfg *Config, admission Admission) {
-	c := &conn{cfg: cfg, t: t, home: cfg.shared.home, b: cfg.Broker, out: newOutbox(), done: make(chan struct{}), hbStart: make(chan uint16, 1),
-		frameMax: cfg.FrameMax, channelMax: cfg.ChannelMax, closeWait: closeWaitBeforeTune, admission: admission}
+	c := &conn{cfg: cfg, t: t, home: cfg.shared.home, b: cfg.Broker, out: newOutbox(), done: make(chan struct{}), hbStart: make(chan int64, 1),
+		frameMax: cfg.FrameMax, admission: admission, owner: currentOwner()}
+	c.wake.init(t)
 	c.releaseHeld = c.releaseHeldItem
-	c.ackPace, _ = t.(ackPacer)
+	c.ackPace, _ = t.(AckPacer)
 	defer c.leave()
 	defer c.shutdown()
 	c.writerGone = make(chan struct{})
@@ -241,7 +238,7 @@ func ServeAdmitted(ctx context.Context, t Transport, cfg *Config, admission Admi
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
 		_ = err // the peer went away or broke the protocol; nothing to report to
 	}
-	if !c.r.open && errors.Is(err, os.ErrDeadlineExceeded) {
+	if (c.m == nil || !c.m.IsOpen()) && errors.Is(err, os.ErrDeadlineExceeded) {
 		// The handshake timeout: RabbitMQ resets the socket.
 		resetOnClose(c.t)
 	}
@@ -256,21 +253,11 @@ func (c *conn) forceClose() {
 }
 
 // forceCloseWith closes the connection from the server's side with 320
-// and text.
+// and text. It runs on any goroutine: the owner does it (inbox.go).
 func (c *conn) forceCloseWith(text string) {
-	if !c.forced.CompareAndSwap(false, true) {
-		return // the server's shutdown and the session's end both close it
+	if c.inbox.force(text) {
+		c.wake.wake()
 	}
-	c.routeMu.Lock()
-	b := c.b
-	c.routeMu.Unlock()
-	b.Do(func(e *engine.Broker) {
-		if c.opened && !c.dead {
-			c.dead = true
-			e.CloseConnection(c.id)
-		}
-	})
-	c.out.push(outItem{method: &amqp.ConnectionClose{ReplyCode: engine.ConnectionForced, ReplyText: shortText(text)}, closeAfter: true})
 }
 
 // watchHome closes the connection with 320 when its home ends (a shared
@@ -306,43 +293,61 @@ func (c *conn) uncount() {
 	}
 }
 
+// shutdown ends the connection in the engine and closes the transport.
 func (c *conn) shutdown() {
+	c.owner.check()
 	c.closeOnce.Do(func() {
 		close(c.done)
 		c.stopClosingTimer()
-		c.b.Do(func(e *engine.Broker) {
-			if c.opened && !c.dead {
-				c.dead = true
-				e.CloseConnection(c.id)
+		if c.m != nil {
+			if cmd, ok := c.m.Shutdown(); ok {
+				c.b.Apply([]engine.Command{cmd}, c.res[:0])
 			}
-			delete(c.home.Alarm.conns, c)
-		})
-		if c.id != 0 {
-			c.b.Detach(c.id)
+			c.home.Alarm.remove(c)
+			if c.m.Conn() != 0 {
+				c.b.Detach(c.m.Conn())
+			}
 		}
 		c.t.Close()
 	})
 }
 
-// run reads commands and handles them; it returns when the connection ends.
+// run reads commands and hands them to the machine; it returns when the
+// connection ends.
 func (c *conn) run() error {
-	r := newReader(c.t, c.cfg)
+	c.owner.check()
+	r := newReader(c.t, c.cfg, &c.wake)
 	c.r = r
-	c.t.SetReadDeadline(time.Now().Add(c.cfg.HandshakeTimeout))
+	r.setHandshakeDeadline(time.Now().Add(c.cfg.HandshakeTimeout))
 	if err := r.protocolHeader(); err != nil {
+		if errors.Is(err, errWoken) && c.inbox.forced() {
+			c.out.push(outItem{method: &amqp.ConnectionClose{ReplyCode: engine.ConnectionForced, ReplyText: amqpconn.ShortText(c.inbox.forceText())}, closeAfter: true})
+			return nil
+		}
 		var bad *amqp.ProtocolHeaderError
 		if errors.As(err, &bad) {
 			c.out.push(outItem{raw: amqp.ProtocolHeader[:], closeAfter: true})
 		}
 		return err
 	}
-	c.sendStart()
+	c.m = amqpconn.New(amqpconn.Config{ChannelMax: c.cfg.ChannelMax, FrameMax: c.cfg.FrameMax, Heartbeat: c.cfg.Heartbeat,
+		Product: c.cfg.Product, Version: c.cfg.Version})
+	c.m.Start()
+	if err := c.turn(); err != nil {
+		return err
+	}
 	var held []heldCommand
-	batchHint := 1      // the last batch's length (below)
-	var spare []command // a batch's array, for the next when the backend allows
 	for {
-		if c.closeSent.Load() {
-			return c.closed(r)
+		if c.wake.woken.Load() {
+			if err := c.takeInbox(); err != nil {
+				return err
+			}
+		}
+		if c.m.Ended() {
+			return nil
+		}
+		if c.m.Closing() {
+			c.beginClosing()
 		}
 		var cmd command
 		var err error
@@ -352,23 +357,20 @@ func (c *conn) run() error {
 		} else {
 			cmd, err = r.next()
 		}
-		if err == nil && c.opened && pipelined(cmd) {
+		if errors.Is(err, errWoken) {
+			continue // the inbox, at the top
+		}
+		if err == nil && c.m.IsOpen() && !c.m.Closing() && batchable(cmd) {
 			// Gather the pipelined commands that already arrived into one
-			// hand-off; stop at anything else, which is kept for the next
+			// turn; stop at anything else, which is kept for the next
 			// turn of the loop.
-			// Sized like the last batch: a client that pipelines sends
-			// batches alike, and growing one from 1 copied it eight
-			// times on the way to 256.
-			inline := runsInline(c.b)
-			var batch []command
-			if inline {
-				batch = append(spare[:0], cmd)
-			} else {
-				batch = append(make([]command, 0, batchHint), cmd)
-			}
-			for len(batch) < maxBatch {
+			publish, acks, n := isPublish(cmd), isAck(cmd), 1
+			var acked ackedChannels
+			acked.add(cmd.Channel)
+			c.m.Recv(cmd.Command)
+			for n < maxBatch {
 				nc, ok, nerr := r.nextBuffered()
-				if nerr != nil || (ok && !nc.heartbeat && !pipelined(nc)) {
+				if nerr != nil || (ok && !nc.heartbeat && !batchable(nc)) {
 					held = append(held, heldCommand{nc, nerr})
 					break
 				}
@@ -376,44 +378,60 @@ func (c *conn) run() error {
 					break
 				}
 				if !nc.heartbeat {
-					batch = append(batch, nc)
+					c.m.Recv(nc.Command)
+					publish = publish || isPublish(nc)
+					acks = acks && isAck(nc)
+					acked.add(nc.Channel)
+					n++
 				}
 			}
-			batchHint = len(batch)
-			c.handleBatch(batch)
-			if inline {
-				clear(batch) // let its messages go
-				spare = batch[:0]
+			if publish {
+				if err := c.waitPublish(); err != nil {
+					return err
+				}
+			}
+			if err := c.turn(); err != nil {
+				return err
+			}
+			if acks && n >= 2 {
+				c.paceAcks(&acked)
 			}
 			continue
 		}
 		if err != nil {
 			var pe *amqp.Error
-			if !errors.As(err, &pe) {
+			if !errors.As(err, &pe) || c.m.Closing() {
+				// A closing connection ends at any frame it cannot
+				// read, as it does when its socket closes.
 				return err
 			}
-			m := engine.Method{Class: pe.ClassID, ID: pe.MethodID}
-			if pe.ConnectionError() || !c.opened {
-				c.connectionError(int(pe.Code), pe.Text, m)
-				continue
+			c.m.FrameError(pe)
+			if err := c.turn(); err != nil {
+				return err
 			}
-			c.b.Do(func(e *engine.Broker) {
-				c.channelException(e, pe.Channel, &engine.Error{Code: int(pe.Code), Text: pe.Text, Method: m})
-			})
 			continue
 		}
 		if cmd.heartbeat {
 			continue
 		}
-		stop, err := c.handle(cmd)
-		if err != nil || stop {
+		c.m.Recv(cmd.Command)
+		if err := c.turn(); err != nil {
 			return err
 		}
 	}
 }
 
+// batchable reports whether a command may join a batch of pipelined
+// commands: the machine's pipelined ones.
+func batchable(cmd command) bool {
+	return !cmd.heartbeat && amqpconn.Pipelined(cmd.Command)
+}
+
+func isPublish(cmd command) bool { _, ok := cmd.Method.(*amqp.BasicPublish); return ok }
+func isAck(cmd command) bool     { _, ok := cmd.Method.(*amqp.BasicAck); return ok }
+
 // maxBatch bounds how many pipelined commands go to the backend in one
-// Do.
+// Apply.
 const maxBatch = 256
 
 // heldCommand is a command (or error) read ahead while gathering a batch.
@@ -422,4 +440,4 @@ type heldCommand struct {
 	err error
 }
 
-func (c *conn) String() string { return fmt.Sprintf("conn %d (%s)", c.id, c.t.RemoteAddr()) }
+func (c *conn) String() string { return fmt.Sprintf("conn (%s)", c.t.RemoteAddr()) }

@@ -1,29 +1,35 @@
 // Package conn serves one AMQP 0-9-1 connection over any byte transport
-// (TCP, or WebSocket binary messages) against the engine driven by
-// server/broker.
+// against a backend that owns an engine: the server's broker
+// (server/broker) or a shared session's (server/sessions). It owns the
+// connection's goroutines, its outbox and its writes; the protocol is
+// engine/amqpconn's machine, the bytes are the transports' (server/conn/tcp,
+// server/conn/ws, and the edge's wasm/worker/amqpsocket).
 //
 // Two goroutines per connection, each with one job:
 //
-//   - the connection goroutine reads: it turns bytes into frames and
-//     frames into commands (engine/amqp's sans-I/O reader and assembler),
-//     runs the handshake and then, for each command or batch of pipelined
-//     commands, one Do on the backend whose closure calls the engine and
-//     queues the reply in the outbox;
+//   - the owner reads: it turns bytes into frames and commands
+//     (engine/amqp's reader and assembler), hands them to the machine,
+//     answers the machine's decisions (a login, the connection's opening),
+//     hands the machine's engine commands to the backend with Apply, and
+//     the results and the events they caused back, then queues what the
+//     machine sends in the outbox (drive.go). Only the owner touches the
+//     machine, and it asserts so (owner.go). Other goroutines reach it
+//     through its inbox, and wake it by ending its read (inbox.go,
+//     wake.go): the sink, which the backend calls with the connection's
+//     events from wherever it applies commands, sends the stateless ones
+//     (deliveries, returns, confirms) itself and leaves the rest to the
+//     owner;
 //   - the writer drains the outbox, encoding replies and the engine's
-//     events (deliveries, returns, confirms, closes) into frames.
+//     events into frames, and sends heartbeats.
 //
-// Over TCP the connection goroutine also writes, right after each request,
-// what the request queued on any of the home's connections, as far as
-// their sockets take it at once; the writers then wake only for the rest,
-// for what other goroutines queue, and for heartbeats (inline.go). While
-// a TCP client streams, a read waits up to 200 µs for a few kilobytes
-// before it returns, so that each wake-up carries tens of messages
-// (readpacing.go, readwait_linux.go); so does a read after a batch of
-// acks from a client that still holds many deliveries (acks.go).
-//
-// Everything that must agree with the engine's state — which channels are
-// closing, whether the connection is paused for back-pressure — belongs to
-// the backend's owner (the server's broker's lock, a shared session's
-// goroutine): it is touched only inside Do closures and by the event sink,
-// both of which run there.
+// Over TCP the owner also writes, right after each turn, what the turn
+// queued on any of the home's connections, as far as their sockets take
+// it at once; the writers then wake only for the rest, for what other
+// goroutines queue, and for heartbeats (inline.go). Writing another
+// connection's socket touches only that connection's outbox and write
+// state, under its write lock, never its machine, so it keeps single
+// ownership. While a TCP client streams, a read waits up to 200 µs for a
+// few kilobytes before it returns, so that each wake-up carries tens of
+// messages (server/conn/tcp); so does a read after a batch of acks from a
+// client that still holds many deliveries (acks.go).
 package conn

@@ -1,17 +1,19 @@
 package conn
 
 import (
+	"net"
 	"strings"
 	"testing"
-	"time"
 
 	"warren/engine"
-	"warren/engine/amqp"
+	"warren/server/conn/tcp"
 )
 
+func init() { checkOwners = true } // every connection in the tests asserts its owner
+
 // TestSinkActsOnItsKindsOnly: a connection's sink does something (queues
-// a frame, closes a channel or the connection) for an
-// event of its own connection exactly when the event's kind is one of
+// a frame, keeps the event for the owner) for an event
+// of its own connection exactly when the event's kind is one of
 // sinkKinds, and nothing for another connection's event of any kind. The
 // broker hands it other kinds, and other connections' events, only in a
 // batch it may ignore (broker.KindFilter), so a kind it acted on and
@@ -21,14 +23,16 @@ func TestSinkActsOnItsKindsOnly(t *testing.T) {
 	acted := func(k engine.EventKind, of engine.ConnID) bool {
 		cfg := &Config{}
 		cfg.Defaults()
-		c := &conn{cfg: cfg, b: cfg.Broker, home: cfg.shared.home, out: newOutbox(), id: own, closeWait: time.Hour,
-			caps: amqp.Table{"consumer_cancel_notify": true}}
-		c.chans.set(1, chanOpen)
-		defer c.stopClosingTimer()
+		a, b := net.Pipe()
+		defer a.Close()
+		defer b.Close()
+		c := &conn{cfg: cfg, b: cfg.Broker, home: cfg.shared.home, out: newOutbox(), connID: own,
+			notifyCancel: true}
+		c.wake.init(tcp.New(a))
 		ev := engine.Event{Kind: k, Channel: engine.ChannelID{Conn: of, Num: 1}, Code: engine.PreconditionFailed,
 			Text: "PRECONDITION_FAILED", Reason: "queue-deleted", ConsumerTag: "ctag", Msg: &engine.Message{}}
 		sink{c}.Events(nil, []engine.Event{ev})
-		return c.out.size() > 0 || c.dead || c.closeSent.Load() || c.chans.get(1) != chanOpen
+		return c.out.size() > 0 || len(c.inbox.evs) > 0 || c.wake.woken.Load()
 	}
 	for k := engine.EvNone; !strings.HasPrefix(k.String(), "event("); k++ {
 		if got, want := acted(k, own), sinkKinds.Has(k); got != want {
@@ -37,5 +41,20 @@ func TestSinkActsOnItsKindsOnly(t *testing.T) {
 		if acted(k, other) {
 			t.Errorf("%s of another connection: acted on", k)
 		}
+	}
+}
+
+// TestOwnerCheck: the owner check passes on the owner and panics
+// elsewhere.
+func TestOwnerCheck(t *testing.T) {
+	g := currentOwner()
+	g.check()
+	done := make(chan any)
+	go func() {
+		defer func() { done <- recover() }()
+		g.check()
+	}()
+	if r := <-done; r == nil || !strings.Contains(r.(string), "owned by goroutine") {
+		t.Fatalf("check on another goroutine: recovered %v, want the owner panic", r)
 	}
 }

@@ -8,16 +8,21 @@ import (
 )
 
 // Backend is the broker a connection's commands run on: the server's own
-// (*broker.Broker) or a shared session's (server/sessions). Both run
-// closures one at a time (the server's under its lock, on the caller's
-// goroutine; a session's on its own goroutine), and hand the connection's
-// events to its sink the same way, after the closure that caused them.
+// (*broker.Broker) or a shared session's (server/sessions). A connection
+// hands it commands and gets their results (Apply); the backend hands the
+// connection's events to its sink (Attach), from wherever it applies
+// commands, before Apply returns for the commands that caused them.
 type Backend interface {
-	// Do runs f on the broker and returns when it has run; an error
-	// means the broker has stopped and f did not run.
-	Do(f func(e *engine.Broker)) error
-	// DoAsync queues f like Do without waiting for it.
-	DoAsync(f func(e *engine.Broker)) error
+	// Apply applies cmds in order until one fails, appending each
+	// applied command's result to res (broker.Broker.Apply); an error
+	// means the broker has stopped and nothing was applied.
+	Apply(cmds []engine.Command, res []engine.Result) ([]engine.Result, error)
+	// OpenConnection opens the connection in the engine
+	// (CmdOpenConnection): the server's broker gives it the user's
+	// permissions in the same turn (broker.Broker.OpenConnection); a
+	// shared session's own user may do anything in its broker. An error
+	// means the broker has stopped.
+	OpenConnection(o engine.ConnectionOpen) (engine.Result, error)
 	// Attach routes connection id's events to s; Detach stops that.
 	Attach(id engine.ConnID, s broker.Sink)
 	Detach(id engine.ConnID)
@@ -33,8 +38,7 @@ type Backend interface {
 // hands out at login.
 type Home struct {
 	// Alarm blocks the home's publishers (memory, disk, a session's
-	// bytes); its connections set is touched on the home's broker
-	// goroutine only.
+	// bytes).
 	Alarm *Alarm
 	// Ended, when set, closes when the home's broker ends for good (a
 	// shared session ends): its connections are closed with 320
@@ -66,18 +70,11 @@ type Router interface {
 	Route(user, pass string, remote net.Addr) (home *Home, b Backend, ok bool)
 }
 
-// An inlineBackend's DoAsync has run f by the time it returns (the
-// server's broker runs it under its lock on the caller's goroutine). A
-// connection then gives each batch of commands the array of the one
-// before: with a backend that runs f later (a shared session's
-// goroutine), f may still be reading it. With a fresh array a batch,
-// amqp091-go's publish+consume (a few commands a batch) ran the GC 46
-// times per 100,000 messages; with the array reused, 15.
-type inlineBackend interface{ DoAsyncRunsInline() bool }
-
-func runsInline(b Backend) bool {
-	ib, ok := b.(inlineBackend)
-	return ok && ib.DoAsyncRunsInline()
+// unackedReader is a backend that tells how many deliveries a channel
+// has unacknowledged (the server's broker): a consumer's acks may then
+// pace its reads (acks.go).
+type unackedReader interface {
+	Unacked(id engine.ChannelID) int
 }
 
 // noBroker is the Backend of a server with no broker of its own (the
@@ -85,9 +82,13 @@ func runsInline(b Backend) bool {
 // nothing runs on it, since no login reaches it.
 type noBroker struct{}
 
-func (noBroker) Do(func(e *engine.Broker)) error      { return broker.ErrStopped }
-func (noBroker) DoAsync(func(e *engine.Broker)) error { return broker.ErrStopped }
-func (noBroker) Attach(engine.ConnID, broker.Sink)    {}
-func (noBroker) Detach(engine.ConnID)                 {}
-func (noBroker) LogEnd() uint64                       { return 0 }
-func (noBroker) AfterDurable(_ uint64, f func())      { f() }
+func (noBroker) Apply(_ []engine.Command, res []engine.Result) ([]engine.Result, error) {
+	return res, broker.ErrStopped
+}
+func (noBroker) OpenConnection(engine.ConnectionOpen) (engine.Result, error) {
+	return engine.Result{}, broker.ErrStopped
+}
+func (noBroker) Attach(engine.ConnID, broker.Sink) {}
+func (noBroker) Detach(engine.ConnID)              {}
+func (noBroker) LogEnd() uint64                    { return 0 }
+func (noBroker) AfterDurable(_ uint64, f func())   { f() }

@@ -15,7 +15,7 @@ import "sync"
 // writeInline runs do, a request to the backend, and then writes what it
 // queued (see above).
 func (c *conn) writeInline(do func()) {
-	if tw, ok := c.t.(tryWriter); !ok || !tw.canTryWrite() {
+	if tw, ok := c.t.(TryWriter); !ok || !tw.CanTryWrite() {
 		do()
 		return
 	}
@@ -39,7 +39,7 @@ func (c *conn) writeInline(do func()) {
 // again and wakes it if anything is left.
 func (c *conn) writeHeld() {
 	wake := false
-	if tw, ok := c.t.(tryWriter); ok && tw.canTryWrite() && c.out.size() <= writeBatch && c.wmu.TryLock() {
+	if tw, ok := c.t.(TryWriter); ok && tw.CanTryWrite() && c.out.size() <= writeBatch && c.wmu.TryLock() {
 		if !c.ws.ended {
 			wake = c.drain(tw) || c.ws.ended || c.ws.closeLater
 		}
@@ -52,9 +52,9 @@ func (c *conn) writeHeld() {
 
 // inlineWrites is a home's record of the requests under writeInline and
 // of the connections whose outboxes they filled. A connection's sink
-// claims its outbox for them while one is under way (the sinks run inside
-// the backend's Do); the request's goroutine takes the claimed ones when
-// its Do returns and writes them. Whichever request's goroutine takes a
+// claims its outbox for them while one is under way (the sinks run where
+// the backend applies commands); the request's goroutine takes the
+// claimed ones when its turn is over and writes them. Whichever request's goroutine takes a
 // claim writes it, so a claim made while any request is under way is
 // always taken: claims and takes are under one mutex, and a request takes
 // every claim there is when it ends.

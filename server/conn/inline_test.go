@@ -12,6 +12,7 @@ import (
 	"warren/engine/amqp"
 	"warren/server/auth"
 	"warren/server/broker"
+	"warren/server/conn/tcp"
 )
 
 // The tests here run connections over loopback TCP, where the connection's
@@ -53,7 +54,7 @@ func startTCP(t *testing.T, b *broker.Broker, users *auth.Store, sndbuf int) *cl
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		Serve(context.Background(), TCP(snc), &cfg)
+		Serve(context.Background(), tcp.New(snc), &cfg)
 	}()
 	t.Cleanup(func() {
 		nc.Close()
@@ -106,7 +107,7 @@ func TestTCPTransportTriesWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	if tw, ok := TCP(nc).(tryWriter); !ok || !tw.canTryWrite() {
+	if tw, ok := Transport(tcp.New(nc)).(TryWriter); !ok || !tw.CanTryWrite() {
 		t.Fatal("a TCP connection's transport cannot try writes: replies would all wake the writer")
 	}
 }

@@ -38,15 +38,19 @@ type outChunk struct {
 // handshake (warren-bench idle-memory).
 var chunkPool = sync.Pool{New: func() any { return new(outChunk) }}
 
-// outbox is the ordered queue between the producers (the connection
-// goroutine's replies, made inside the backend's Do, and the event sink)
-// and the writer. Its byte count drives back-pressure.
+// outbox is the ordered queue between the producers (the owner's sends,
+// the sink's stateless events, the alarm's notices, confirms released by
+// the disk) and the writer. Its byte count drives back-pressure.
 type outbox struct {
 	mu     sync.Mutex
 	chunks []*outChunk
 	bytes  int
-	notify chan struct{}
-	closed bool
+	// inflight are the bytes the last take handed the writer, until it
+	// has written them (written): they still wait for the socket, and
+	// count for back-pressure.
+	inflight int
+	notify   chan struct{}
+	closed   bool
 	// held is set while the connection's own goroutine runs a request
 	// and will write what it queues itself (conn.writeInline): a push
 	// then does not wake the writer.
@@ -113,7 +117,15 @@ func (o *outbox) take(spare []*outChunk) ([]*outChunk, int) {
 	o.chunks = spare[:0]
 	n := o.bytes
 	o.bytes = 0
+	o.inflight = n
 	return taken, n
+}
+
+// written says the writer has written what the last take returned.
+func (o *outbox) written() {
+	o.mu.Lock()
+	o.inflight = 0
+	o.mu.Unlock()
 }
 
 // recycle gives back chunks a take returned, once written, and returns
@@ -128,10 +140,12 @@ func recycle(cs []*outChunk) []*outChunk {
 	return cs[:0]
 }
 
+// size is the bytes waiting to be written: queued, or taken by a write
+// that has not finished.
 func (o *outbox) size() int {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.bytes
+	return o.bytes + o.inflight
 }
 
 // drained says whether the outbox is closed and nothing is left to send.

@@ -1,9 +1,9 @@
 package conn
 
 import (
-	"encoding/binary"
 	"errors"
 	"io"
+	"os"
 	"time"
 
 	"warren/engine/amqp"
@@ -11,10 +11,7 @@ import (
 
 // command is one complete inbound command, or a heartbeat.
 type command struct {
-	channel   uint16
-	method    amqp.Method
-	props     *amqp.Properties
-	body      []byte
+	amqp.Command
 	heartbeat bool
 }
 
@@ -35,11 +32,18 @@ type reader struct {
 	deadline  Transport
 	timeout   time.Duration // silence after which the client is gone
 	renewedAt time.Time
+
+	// t and handshakeAt are the transport and its deadline before the
+	// connection opens (the handshake timeout); wake is the owner's
+	// wake-up, which ends a read early (wake.go).
+	t           Transport
+	handshakeAt time.Time
+	wake        *wakeup
 }
 
-func newReader(src io.Reader, cfg *Config) *reader {
+func newReader(t Transport, cfg *Config, wake *wakeup) *reader {
 	return &reader{
-		src: src,
+		src: t, t: t, wake: wake,
 		fr:  amqp.NewFrameReader(amqp.ReaderConfig{}),
 		asm: amqp.NewAssembler(amqp.AssemblerConfig{MaxMessageSize: cfg.MaxMessageSize}),
 		buf: make([]byte, minReadBuffer),
@@ -56,9 +60,25 @@ const (
 	maxReadBuffer = 64 << 10
 )
 
-// fill reads once from the transport into the frame reader.
+// fill reads once from the transport into the frame reader. A wake-up
+// ends it with errWoken; so does one that came before it began.
 func (r *reader) fill() error {
+	if r.wake.woken.Load() {
+		return errWoken
+	}
 	n, err := r.src.Read(r.buf)
+	for n == 0 && errors.Is(err, os.ErrDeadlineExceeded) {
+		if r.wake.woken.Load() {
+			return errWoken
+		}
+		if at := r.intended(); !at.IsZero() && !time.Now().Before(at) {
+			break // the deadline itself: the handshake timeout or silence
+		}
+		// A wake-up's deadline, set after the owner had taken the
+		// inbox: put the deadline back and read again.
+		r.wake.clear(r.restoreDeadline)
+		n, err = r.src.Read(r.buf)
+	}
 	if n > 0 {
 		r.fr.Feed(r.buf[:n])
 		if n == len(r.buf) && n < maxReadBuffer {
@@ -78,17 +98,37 @@ func (r *reader) fill() error {
 	return err
 }
 
-// watchLiveness starts heartbeat detection for the negotiated interval:
-// the client is taken as gone when nothing at all (a heartbeat or any
-// other frame) has arrived for two intervals, as RabbitMQ's receiver
-// decides. Heartbeats off (0) clear the handshake's deadline.
-func (r *reader) watchLiveness(t Transport, heartbeatSec uint16) {
-	if heartbeatSec == 0 {
+// setHandshakeDeadline bounds the reads before connection.open.
+func (r *reader) setHandshakeDeadline(at time.Time) {
+	r.handshakeAt = at
+	r.t.SetReadDeadline(at)
+}
+
+// intended is the read deadline the reader wants (zero: none): the
+// handshake's, or the liveness one.
+func (r *reader) intended() time.Time {
+	if r.deadline != nil {
+		return r.renewedAt.Add(r.timeout + r.timeout/16)
+	}
+	return r.handshakeAt
+}
+
+// restoreDeadline puts back the read deadline a wake-up moved.
+func (r *reader) restoreDeadline() { r.t.SetReadDeadline(r.intended()) }
+
+// watchLiveness starts heartbeat detection: the client is taken as gone
+// when nothing at all (a heartbeat or any other frame) has arrived for
+// silenceMs, the machine's SilenceLimitMs (two intervals, as RabbitMQ's
+// receiver decides); the read deadline is the timer. 0 (heartbeats off)
+// clears the handshake's deadline.
+func (r *reader) watchLiveness(t Transport, silenceMs int64) {
+	r.handshakeAt = time.Time{}
+	if silenceMs == 0 {
 		t.SetReadDeadline(time.Time{})
 		return
 	}
 	r.deadline = t
-	r.timeout = 2 * time.Duration(heartbeatSec) * time.Second
+	r.timeout = time.Duration(silenceMs) * time.Millisecond
 	r.renewedAt = time.Time{}
 	r.alive()
 }
@@ -157,7 +197,7 @@ func (r *reader) next() (command, error) {
 			return command{}, err
 		}
 		if done {
-			return command{channel: cmd.Channel, method: cmd.Method, props: cmd.Props, body: cmd.Body}, nil
+			return command{Command: cmd}, nil
 		}
 	}
 }
@@ -178,14 +218,7 @@ func (r *reader) nextBuffered() (cmd command, ok bool, err error) {
 			return command{}, false, err
 		}
 		if done {
-			return command{channel: c.Channel, method: c.Method, props: c.Props, body: c.Body}, true, nil
+			return command{Command: c}, true, nil
 		}
 	}
-}
-
-// decodeAMQPLAIN reads an AMQPLAIN response: a field table's fields
-// without the table's length prefix.
-func decodeAMQPLAIN(resp []byte) (amqp.Table, error) {
-	b := binary.BigEndian.AppendUint32(make([]byte, 0, 4+len(resp)), uint32(len(resp)))
-	return amqp.DecodeTable(append(b, resp...))
 }

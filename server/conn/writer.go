@@ -2,18 +2,18 @@ package conn
 
 import (
 	"time"
-	"unicode/utf8"
 
 	"warren/engine"
 	"warren/engine/amqp"
+	"warren/engine/amqpconn"
 )
 
 // startHeartbeats starts both halves of heartbeating once the connection
 // is open: the writer sends, the reader watches for the client's.
 func (c *conn) startHeartbeats() {
-	c.r.watchLiveness(c.t, c.heartbeat)
+	c.r.watchLiveness(c.t, c.m.SilenceLimitMs())
 	select {
-	case c.hbStart <- c.heartbeat:
+	case c.hbStart <- c.m.HeartbeatEveryMs():
 	default:
 	}
 }
@@ -38,9 +38,9 @@ func (c *conn) writer() {
 	for {
 		select {
 		case <-c.out.notify:
-		case sec := <-c.hbStart:
-			if sec > 0 {
-				hb = time.NewTicker(time.Duration(sec) * time.Second / 2)
+		case everyMs := <-c.hbStart:
+			if everyMs > 0 {
+				hb = time.NewTicker(time.Duration(everyMs) * time.Millisecond)
 				hbC = hb.C
 			}
 			continue
@@ -86,7 +86,7 @@ type writeState struct {
 // writeBatch bytes (the writer). With a try writer it writes without
 // waiting, all in one (writeInline), and reports whether bytes were left
 // for the writer to send. The caller holds wmu.
-func (c *conn) drain(try tryWriter) (blocked bool) {
+func (c *conn) drain(try TryWriter) (blocked bool) {
 	w := &c.ws
 	if w.closeLater {
 		c.t.WriteFrames(nil) // what TryWrite left, before the close
@@ -97,7 +97,10 @@ func (c *conn) drain(try tryWriter) (blocked bool) {
 	w.chunks, _ = c.out.take(w.chunks)
 	// The chunks go back to the pool once written: a connection that
 	// has gone quiet holds none.
-	defer func() { w.chunks = recycle(w.chunks) }()
+	defer func() {
+		w.chunks = recycle(w.chunks)
+		c.out.written()
+	}()
 	coalesceConfirms(w.chunks)
 	w.frames, w.buf = w.frames[:0], w.buf[:0]
 	closeNow := false
@@ -170,8 +173,9 @@ items:
 			w.ended = true
 		}
 	}
+	c.out.written()
 	if c.pausedFlag.Load() && c.out.size() < c.cfg.OutboxHighWater/4 {
-		go c.resume()
+		c.wake.wake() // the owner resumes the connection (drive.go's backlog)
 	}
 	return blocked
 }
@@ -254,7 +258,7 @@ func (c *conn) encodeEvent(b []byte, ch uint16, ev *engine.Event) ([]byte, error
 			m = &w.getOk
 		}
 	case engine.EvReturned:
-		w.ret = amqp.BasicReturn{ReplyCode: uint16(ev.Code), ReplyText: shortText(ev.Text), Exchange: ev.Exchange, RoutingKey: ev.RoutingKey}
+		w.ret = amqp.BasicReturn{ReplyCode: uint16(ev.Code), ReplyText: amqpconn.ShortText(ev.Text), Exchange: ev.Exchange, RoutingKey: ev.RoutingKey}
 		m = &w.ret
 	case engine.EvConfirmed:
 		w.ack = amqp.BasicAck{DeliveryTag: ev.DeliveryTag, Multiple: ev.Multiple}
@@ -270,7 +274,7 @@ func (c *conn) encodeEvent(b []byte, ch uint16, ev *engine.Event) ([]byte, error
 	if err != nil {
 		return b, err
 	}
-	props := wireProps(ev.Msg)
+	props := amqpconn.WireProps(ev.Msg)
 	if ev.HasDeliveryCount && (ev.DeliveryCount > 0 || ev.ConsumerTag == "") {
 		// Quorum queues tell consumers how often a message came back,
 		// once it has, and basic.get always, 0 the first time (observed,
@@ -284,18 +288,4 @@ func (c *conn) encodeEvent(b []byte, ch uint16, ev *engine.Event) ([]byte, error
 		props.Flags |= amqp.FlagHeaders
 	}
 	return amqp.AppendContent(b, ch, amqp.ClassBasic, props, ev.Msg.Body, c.frameMax)
-}
-
-// shortText fits a reply text in a shortstr (255 bytes), as RabbitMQ
-// truncates long ones; the cut falls between characters, so that a text
-// naming a queue in UTF-8 stays UTF-8.
-func shortText(s string) string {
-	if len(s) <= 255 {
-		return s
-	}
-	n := 252
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "..."
 }

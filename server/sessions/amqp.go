@@ -17,7 +17,7 @@ import (
 // and password. The Manager is the server's conn.Router: a login that
 // names a session's user goes to that session, everything else to the
 // server's own users. Each connection then runs its commands through the
-// session's hub (hub.Session.Do), so they are entries of the session's
+// session's hub (hub.Session.Apply), so they are entries of the session's
 // log like any participant's line, and every page shows and animates
 // them.
 
@@ -60,8 +60,8 @@ func (m *Manager) Route(user, pass string, remote net.Addr) (*conn.Home, conn.Ba
 }
 
 // amqpConn is one AMQP connection's way into its session's broker
-// (conn.Backend): every closure runs on the session's goroutine inside
-// hub.Session.Do, so what it records is an entry of origin the
+// (conn.Backend): its commands run on the session's goroutine through
+// hub.Session.Apply, so what they record is an entry of origin the
 // connection.
 type amqpConn struct {
 	s      *session
@@ -70,21 +70,29 @@ type amqpConn struct {
 	user   string
 }
 
-// Do runs f as the connection's input and waits for it.
-func (a *amqpConn) Do(f func(e *engine.Broker)) error {
-	var err error
-	if !a.s.call(func(now int64) { err = a.s.hub.Do(now, a.origin, f) }) {
-		return broker.ErrStopped
+// OpenConnection opens the connection as its input: a session's own user
+// may do anything in its broker, so it carries no permissions.
+func (a *amqpConn) OpenConnection(o engine.ConnectionOpen) (engine.Result, error) {
+	res, err := a.Apply([]engine.Command{engine.CmdOpenConnection{Open: o}}, nil)
+	if err != nil || len(res) == 0 {
+		return engine.Result{}, err
 	}
-	return err
+	return res[0], nil
 }
 
-// DoAsync queues f as the connection's input.
-func (a *amqpConn) DoAsync(f func(e *engine.Broker)) error {
-	if !a.s.send(input{kind: inCall, fn: func(now int64) { a.s.hub.Do(now, a.origin, f) }}) {
-		return broker.ErrStopped
+// Apply applies the connection's commands as its input (hub.Session.Apply)
+// and waits for their results. The events they caused reach the sinks
+// before it returns, as conn.Backend requires: the session delivers its
+// Ready inside the call.
+func (a *amqpConn) Apply(cmds []engine.Command, res []engine.Result) ([]engine.Result, error) {
+	var err error
+	if !a.s.call(func(now int64) {
+		res, err = a.s.hub.Apply(now, a.origin, cmds, res)
+		a.s.deliver()
+	}) {
+		return res, broker.ErrStopped
 	}
-	return nil
+	return res, err
 }
 
 // Attach routes the connection's events to sink, and shows the
@@ -112,9 +120,8 @@ func (a *amqpConn) LogEnd() uint64 { return 0 }
 // AfterDurable runs f at once (see LogEnd).
 func (a *amqpConn) AfterDurable(_ uint64, f func()) { f() }
 
-// connSink is an AMQP connection's sink in its session, and the origin
-// of what the sink does to the broker (pausing a consumer that falls
-// behind is a command, and so an entry).
+// connSink is an AMQP connection's sink in its session, with the
+// connection's origin.
 type connSink struct {
 	sink   broker.Sink
 	origin hub.Origin
@@ -139,8 +146,8 @@ func clientName(b *engine.Broker, id engine.ConnID) string {
 }
 
 // dispatch hands the events of a Ready to the AMQP connections they
-// belong to, in order, each connection's inside hub.Session.Do so that a
-// command its sink issues (a pause) is recorded.
+// belong to, in order. A sink issues no command: a connection that falls
+// behind pauses itself with a command of its own (Apply).
 func (s *session) dispatch(evs []engine.Event) {
 	if len(s.sinks) == 0 || len(evs) == 0 {
 		return
@@ -157,10 +164,8 @@ func (s *session) dispatch(evs []engine.Event) {
 		}
 		byConn[id] = append(byConn[id], ev)
 	}
-	now := s.nowMs()
 	for _, id := range order {
-		cs := s.sinks[id]
-		s.hub.Do(now, cs.origin, func(b *engine.Broker) { cs.sink.Events(b, byConn[id]) })
+		s.sinks[id].sink.Events(s.hub.Broker(), byConn[id])
 	}
 }
 

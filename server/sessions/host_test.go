@@ -14,7 +14,8 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"warren/engine/hub"
-	"warren/server/conn"
+	"warren/server/conn/tcp"
+	"warren/wasm/worker/amqpsocket"
 )
 
 // memKeeper is a Durable Object's storage in a test: the latest snapshot,
@@ -159,7 +160,7 @@ func TestHostSurvivesEviction(t *testing.T) {
 	client, server := net.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go h.ServeAMQP(ctx, conn.TCP(server))
+	go h.ServeAMQP(ctx, tcp.New(server))
 	ac, err := amqp.Open(client, amqp.Config{SASL: []amqp.Authentication{&amqp.PlainAuth{Username: login.User, Password: login.Password}}, Vhost: "/"})
 	if err != nil {
 		t.Fatal(err)
@@ -219,12 +220,12 @@ func TestHostSurvivesEviction(t *testing.T) {
 	}
 }
 
-// messagesClient is a client's end of a conn.Messages socket, as the
+// messagesClient is a client's end of a amqpsocket.Messages socket, as the
 // edge's Durable Object carries it: each Write is delivered as two
 // messages split mid-frame (a WebSocket client may split frames across
 // messages), and the frames the server sends arrive as the stream read.
 type messagesClient struct {
-	t      *conn.Messages
+	t      *amqpsocket.Messages
 	r      *io.PipeReader
 	w      *io.PipeWriter
 	closed chan int // the close code the server sent
@@ -233,7 +234,7 @@ type messagesClient struct {
 func newMessagesClient() *messagesClient {
 	c := &messagesClient{closed: make(chan int, 1)}
 	c.r, c.w = io.Pipe()
-	c.t = conn.NewMessages("203.0.113.7:5000", func(frame []byte) error {
+	c.t = amqpsocket.NewMessages("203.0.113.7:5000", func(frame []byte) error {
 		_, err := c.w.Write(frame)
 		return err
 	}, func(code int, _ string) {
@@ -258,7 +259,7 @@ func (c *messagesClient) Close() error {
 }
 
 // TestHostAMQPOverMessages: an AMQP client whose socket the driver holds
-// (conn.Messages, frames split across messages) logs in with the
+// (amqpsocket.Messages, frames split across messages) logs in with the
 // session's login, declares and publishes with a confirm, and is listed
 // in presence with its address; a wrong password is refused.
 func TestHostAMQPOverMessages(t *testing.T) {

@@ -9,9 +9,12 @@ import (
 
 // TestSilentPageLeaves: a page that stops answering pings (its network
 // dropped without a close) leaves the session by the next ping, and the
-// others see it go; a page that reads (and so answers) stays.
+// others see it go; a page that reads (and so answers) stays. The interval
+// is also how long a pong may take: at 50 ms, a loaded machine running the
+// whole tree's tests now and then let Ada's pong miss it.
 func TestSilentPageLeaves(t *testing.T) {
-	ts := startManager(t, Config{PingInterval: 50 * time.Millisecond})
+	const interval = 250 * time.Millisecond
+	ts := startManager(t, Config{PingInterval: interval})
 	c := ts.create(t, "")
 	ada := ts.join(t, c.ID, "Ada")
 	ts.join(t, c.ID, "Silent") // and never reads again
@@ -23,7 +26,7 @@ func TestSilentPageLeaves(t *testing.T) {
 	if len(m.Presence.Participants) != 1 || m.Presence.Participants[0].Name != "Ada" {
 		t.Fatalf("presence after Silent went quiet: %+v", m.Presence)
 	}
-	if waited := time.Since(began); waited < 50*time.Millisecond {
+	if waited := time.Since(began); waited < interval {
 		t.Fatalf("Silent left after %v, before any ping could go unanswered", waited)
 	}
 }

@@ -28,12 +28,15 @@ func exportedHistory(t *testing.T) ([]string, string) {
 		take()
 	}
 	big := strings.Repeat("b", bridge.MaxLineBytes)
-	err = s.Do(0, hub.Origin{Kind: hub.OriginAMQP, Connection: "c1"}, func(b *engine.Broker) {
-		conn, _ := b.OpenConnection(engine.ConnectionOpen{Vhost: "/", User: "guest", Name: "pika"})
-		ch, _ := b.OpenChannel(conn, 1)
-		b.BasicPublish(ch, engine.BasicPublish{RoutingKey: "jobs", Body: []byte(big)})
-	})
+	origin := hub.Origin{Kind: hub.OriginAMQP, Connection: "c1"}
+	res, err := s.Apply(0, origin, []engine.Command{engine.CmdOpenConnection{Open: engine.ConnectionOpen{Vhost: "/", User: "guest", Name: "pika"}}}, nil)
 	if err != nil {
+		t.Fatal(err)
+	}
+	take()
+	ch := engine.ChannelID{Conn: res[0].Conn, Num: 1}
+	if _, err := s.Apply(0, origin, []engine.Command{engine.CmdOpenChannel{Conn: ch.Conn, Num: 1},
+		engine.CmdBasicPublish{Channel: ch, Publish: engine.BasicPublish{RoutingKey: "jobs", Body: []byte(big)}}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	take()
@@ -64,11 +67,13 @@ func TestHistoryOpens(t *testing.T) {
 	if err := json.Unmarshal([]byte(s.Call("hash", nil)), &got); err != nil {
 		t.Fatal(err)
 	}
-	if got.Hash != want || got.History == nil || *got.History != 5 || got.Live {
-		t.Fatalf("hash() = %+v, want the session's %s after entry 5", got, want)
+	// Six entries: three lines, the client's two turns (the connection's
+	// opening, then its channel and publish), the clock.
+	if got.Hash != want || got.History == nil || *got.History != 6 || got.Live {
+		t.Fatalf("hash() = %+v, want the session's %s after entry 6", got, want)
 	}
 	log := s.Log()
-	if len(log) != 7 || !strings.HasPrefix(log[0], "history start 0 ") || !strings.HasPrefix(log[6], "history hash 5 ") {
+	if len(log) != 8 || !strings.HasPrefix(log[0], "history start 0 ") || !strings.HasPrefix(log[7], "history hash 6 ") {
 		t.Fatalf("the log is %d lines: %.80q", len(log), log)
 	}
 	trace := ""

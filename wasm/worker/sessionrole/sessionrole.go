@@ -49,8 +49,8 @@ import (
 	"github.com/coder/websocket"
 
 	"warren/engine/hub"
-	"warren/server/conn"
 	"warren/server/sessions"
+	"warren/wasm/worker/amqpsocket"
 )
 
 // Config is start's first argument, as the object's JavaScript writes it.
@@ -82,12 +82,12 @@ type role struct {
 	mu    sync.Mutex
 	next  int
 	pages map[int]*sessions.Peer
-	amqps map[int]*conn.Messages
+	amqps map[int]*amqpsocket.Messages
 }
 
 // Serve sets the binding's functions and never returns.
 func Serve(binding js.Value) {
-	r := &role{binding: binding, pages: map[int]*sessions.Peer{}, amqps: map[int]*conn.Messages{}}
+	r := &role{binding: binding, pages: map[int]*sessions.Peer{}, amqps: map[int]*amqpsocket.Messages{}}
 	set := func(name string, fn func(args []js.Value) any) {
 		binding.Set(name, js.FuncOf(func(_ js.Value, args []js.Value) any { return fn(args) }))
 	}
@@ -206,7 +206,7 @@ func (r *role) wake(at int64, ok bool) {
 	}
 }
 
-func (r *role) add(p *sessions.Peer, m *conn.Messages) int {
+func (r *role) add(p *sessions.Peer, m *amqpsocket.Messages) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.next++
@@ -280,7 +280,7 @@ func (r *role) pageGone(args []js.Value) any {
 // amqpOpen serves an AMQP connection on a client's socket.
 func (r *role) amqpOpen(args []js.Value) any {
 	ws, remote := args[0], args[1].String()
-	m := conn.NewMessages(remote, func(frame []byte) error {
+	m := amqpsocket.NewMessages(remote, func(frame []byte) error {
 		a := js.Global().Get("Uint8Array").New(len(frame))
 		js.CopyBytesToJS(a, frame)
 		if !jsSend(ws, a) {

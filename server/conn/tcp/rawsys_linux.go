@@ -1,6 +1,6 @@
 //go:build linux
 
-package conn
+package tcp
 
 import (
 	"syscall"
@@ -38,7 +38,7 @@ func rawRead(fd uintptr, b []byte) (int, syscall.Errno) {
 	}
 }
 
-// rawSockets: the TCP transport writes through RawConn (transport.go).
+// rawSockets: the TCP transport writes through RawConn (tcp.go).
 const rawSockets = true
 
 // rawWrite is write(2).

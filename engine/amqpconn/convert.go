@@ -1,4 +1,4 @@
-package conn
+package amqpconn
 
 import (
 	"warren/engine"
@@ -9,7 +9,9 @@ import (
 // engine.Table's doc), except for their own Decimal and Timestamp types,
 // so conversion is a walk that swaps only those.
 
-func toEngineTable(t amqp.Table) engine.Table {
+// ToEngineTable converts a field table from the codec's types to the
+// engine's.
+func ToEngineTable(t amqp.Table) engine.Table {
 	if t == nil {
 		return nil
 	}
@@ -23,7 +25,7 @@ func toEngineTable(t amqp.Table) engine.Table {
 func toEngineValue(v any) any {
 	switch x := v.(type) {
 	case amqp.Table:
-		return toEngineTable(x)
+		return ToEngineTable(x)
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
@@ -69,17 +71,17 @@ func toWireValue(v any) any {
 	return v
 }
 
-// toEngineProps converts content properties; nil when none were set. The
+// ToEngineProps converts content properties; nil when none were set. The
 // engine's flags are AMQP's, so presence is copied as it came: a property
 // present but zero or empty stays present.
-func toEngineProps(p *amqp.Properties) *engine.Properties {
+func ToEngineProps(p *amqp.Properties) *engine.Properties {
 	if p == nil || p.Flags == 0 {
 		return nil
 	}
 	return &engine.Properties{
 		ContentType:     p.ContentType,
 		ContentEncoding: p.ContentEncoding,
-		Headers:         toEngineTable(p.Headers),
+		Headers:         ToEngineTable(p.Headers),
 		DeliveryMode:    p.DeliveryMode,
 		Priority:        p.Priority,
 		Present:         engine.PropertyFlags(p.Flags),
@@ -95,11 +97,11 @@ func toEngineProps(p *amqp.Properties) *engine.Properties {
 	}
 }
 
-// wireProps builds the properties a consumer receives: the message's own,
+// WireProps builds the properties a consumer receives: the message's own,
 // with exactly the flags the engine says are present (a publisher's
 // present-but-empty ones included, headers too once dead-lettering added
 // x-death), and headers as the engine presents them.
-func wireProps(m *engine.Message) amqp.Properties {
+func WireProps(m *engine.Message) amqp.Properties {
 	var p amqp.Properties
 	if ep := m.Props; ep != nil {
 		p.ContentType, p.ContentEncoding = ep.ContentType, ep.ContentEncoding

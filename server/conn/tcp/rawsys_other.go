@@ -1,10 +1,10 @@
 //go:build unix && !linux
 
-package conn
+package tcp
 
 import "syscall"
 
-// rawSockets: the TCP transport writes through RawConn (transport.go).
+// rawSockets: the TCP transport writes through RawConn (tcp.go).
 const rawSockets = true
 
 // rawWrite is write(2) through the syscall package: only Linux takes

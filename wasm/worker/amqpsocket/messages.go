@@ -1,4 +1,9 @@
-package conn
+// Package amqpsocket is the edge's AMQP transport (server/conn's
+// Transport) for a WebSocket its driver holds itself: the Durable Object
+// whose JavaScript accepts the socket and hands Go each binary message.
+// It owns the socket's messages and nothing of the protocol. Pure Go, so
+// that native tests (server/sessions) run it too.
+package amqpsocket
 
 import (
 	"errors"
@@ -9,6 +14,7 @@ import (
 	"time"
 
 	"warren/engine/amqp"
+	"warren/engine/amqpconn"
 )
 
 // Messages carries AMQP over a WebSocket its driver holds itself: the
@@ -18,8 +24,8 @@ import (
 // send, one frame per message, and close closes the socket, as warren
 // serve's WebSocket transport does. Client messages are read as one byte
 // stream, so several frames per message and frames split across
-// messages are fine; a message longer than the bound (see wsTransport's
-// bound) ends the connection, since a client cannot be made to stop.
+// messages are fine; a message longer than the bound (see server/conn/ws's
+// BoundMessages) ends the connection, since a client cannot be made to stop.
 type Messages struct {
 	remote, local net.Addr
 	send          func(frame []byte) error
@@ -119,7 +125,7 @@ func (t *Messages) Read(p []byte) (int, error) {
 }
 
 // errClosed is a write after Close.
-var errClosed = errors.New("conn: the socket is closed")
+var errClosed = errors.New("amqpsocket: the socket is closed")
 
 // WriteFrames sends each frame as a message of its own.
 func (t *Messages) WriteFrames(frames [][]byte) error {
@@ -166,10 +172,16 @@ func (t *Messages) SetReadDeadline(d time.Time) error {
 	return nil
 }
 
-// bound sets the largest client message once the client has tuned (see
-// wsTransport's bound).
-func (t *Messages) bound(frameMax uint32, maxMessageSize uint64) {
+// BoundMessages sets the largest client message once the client has
+// tuned (see server/conn/ws's BoundMessages).
+func (t *Messages) BoundMessages(frameMax uint32, maxMessageSize uint64) {
 	t.mu.Lock()
-	t.limit = largestPublish(frameMax, maxMessageSize)
+	t.limit = amqpconn.LargestPublish(frameMax, maxMessageSize)
 	t.mu.Unlock()
 }
+
+// stringAddr is an address known only as text.
+type stringAddr string
+
+func (a stringAddr) Network() string { return "ws" }
+func (a stringAddr) String() string  { return string(a) }

@@ -1,4 +1,4 @@
-package conn
+package amqpsocket
 
 import (
 	"errors"
@@ -45,7 +45,7 @@ func TestMessagesStream(t *testing.T) {
 	}
 
 	m2 := NewMessages("x", func([]byte) error { return nil }, func(int, string) {})
-	m2.bound(131072, 16<<20)
+	m2.BoundMessages(131072, 16<<20)
 	m2.Deliver(make([]byte, 5000))
 	m2.Closed()
 	n, err := io.ReadFull(m2, make([]byte, 5000))

@@ -1,6 +1,6 @@
 //go:build linux
 
-package conn
+package tcp
 
 import (
 	"io"
@@ -27,7 +27,7 @@ var waitingReads atomic.Int32
 // read goes through the netpoller with SO_RCVLOWAT back at 1, so a
 // deadline (heartbeats) or a close wakes it as before. The reads are raw
 // system calls (rawsys_linux.go).
-func (t *tcpTransport) Read(b []byte) (int, error) {
+func (t *Transport) Read(b []byte) (int, error) {
 	if t.raw == nil {
 		return t.Conn.Read(b)
 	}
@@ -58,13 +58,15 @@ func (t *tcpTransport) Read(b []byte) (int, error) {
 	return n, err
 }
 
-// acksHeld lets the next read wait for a consumer's acks (acks.go).
-func (t *tcpTransport) acksHeld() { t.pace.acksHeld() }
+// AcksHeld lets the next read wait for a consumer's acks: the
+// connection's last request was acks from a client that still holds many
+// deliveries (server/conn/acks.go).
+func (t *Transport) AcksHeld() { t.pace.acksHeld() }
 
 // waitAndRead waits up to readWait for want bytes, then reads what there
 // is without waiting further: n is 0 with a nil error when nothing came.
 // before is how many bytes were there when the wait began.
-func (t *tcpTransport) waitAndRead(b []byte, want int) (n, before int, err error) {
+func (t *Transport) waitAndRead(b []byte, want int) (n, before int, err error) {
 	if t.rcvlowat != want {
 		t.setLowat(want)
 	}
@@ -76,7 +78,7 @@ func (t *tcpTransport) waitAndRead(b []byte, want int) (n, before int, err error
 // waitThenRead when wait (see sockRead for why they are kept in t.r), and
 // returns what net.Conn's Read would; after a wait, 0 bytes and no error
 // when nothing came.
-func (t *tcpTransport) rawRead(b []byte, wait bool) (int, error) {
+func (t *Transport) rawRead(b []byte, wait bool) (int, error) {
 	if t.r.now == nil {
 		t.r.now, t.r.waitThen = t.r.readNow, t.r.waitThenRead
 	}
@@ -111,7 +113,7 @@ func (r *sockRead) waitThenRead(fd uintptr) bool {
 // readResult is what Read returns for a raw read that brought n bytes or
 // failed with e, inside a RawConn.Read that returned err (a deadline, or
 // the connection closed): the errors net.Conn's Read would give.
-func (t *tcpTransport) readResult(n int, e syscall.Errno, err error) (int, error) {
+func (t *Transport) readResult(n int, e syscall.Errno, err error) (int, error) {
 	switch {
 	case err != nil:
 		return 0, err
@@ -129,7 +131,7 @@ func (t *tcpTransport) readResult(n int, e syscall.Errno, err error) (int, error
 // before a poll says it is readable. It is a raw system call like the
 // reads (rawsys_linux.go): a streaming client's waits change it hundreds
 // of times a second, and through the runtime each change could wake sysmon.
-func (t *tcpTransport) setLowat(n int) {
+func (t *Transport) setLowat(n int) {
 	t.raw.Control(func(fd uintptr) {
 		if setRcvLowat(fd, n) == 0 {
 			t.rcvlowat = n

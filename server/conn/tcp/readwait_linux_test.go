@@ -1,6 +1,6 @@
 //go:build linux
 
-package conn
+package tcp
 
 import (
 	"bytes"
@@ -13,12 +13,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The tests here read through tcpTransport.Read over loopback TCP, where
+// The tests here read through Transport.Read over loopback TCP, where
 // reads wait for a streaming client with SO_RCVLOWAT and ppoll.
 
 // tcpPair returns the client end of a loopback TCP connection and the
-// server end as a tcpTransport.
-func tcpPair(t *testing.T) (net.Conn, *tcpTransport) {
+// server end as a Transport.
+func tcpPair(t *testing.T) (net.Conn, *Transport) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -35,11 +35,11 @@ func tcpPair(t *testing.T) (net.Conn, *tcpTransport) {
 	}
 	t.Cleanup(func() { nc.Close(); snc.Close() })
 	snc.SetReadDeadline(time.Now().Add(30 * time.Second)) // a hang fails, not a timing
-	return nc, TCP(snc).(*tcpTransport)
+	return nc, New(snc)
 }
 
 // rcvlowat reads the socket's SO_RCVLOWAT from the kernel.
-func rcvlowat(t *testing.T, tr *tcpTransport) int {
+func rcvlowat(t *testing.T, tr *Transport) int {
 	var v int
 	var err error
 	tr.raw.Control(func(fd uintptr) {

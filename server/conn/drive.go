@@ -1,0 +1,185 @@
+package conn
+
+import (
+	"errors"
+	"runtime"
+
+	"warren/engine"
+	"warren/engine/amqpconn"
+)
+
+// turn runs the machine's Ready loop (engine/amqpconn's doc, the driver's
+// duties) until the machine has nothing left to do: it answers the
+// handshake's decisions, hands the machine's commands to the backend and
+// the results and events back, and queues what the machine sends. What
+// the turn queued on any of the home's connections is written right after
+// it where the transport allows (writeInline). An error means the
+// connection must end (the backend has stopped).
+func (c *conn) turn() (err error) {
+	c.owner.check()
+	pressure := pressureWakes.Load()
+	c.writeInline(func() { err = c.ready() })
+	if err == nil {
+		err = c.backlog()
+	}
+	if pressureWakes.Load() != pressure {
+		runtime.Gosched() // let the owner it woke pause its connection (inbox.go)
+	}
+	return err
+}
+
+// ready is turn's loop.
+func (c *conn) ready() error {
+	m := c.m
+	r := m.Ready()
+	for {
+		if r.Login != nil {
+			login := *r.Login
+			r.Login = nil
+			c.flushOut()
+			m.LoggedIn(c.login(login.User, login.Pass))
+			continue
+		}
+		if r.Tuned {
+			r.Tuned = false
+			c.tuned()
+		}
+		if r.Open != nil {
+			vhost := *r.Open
+			r.Open = nil
+			c.flushOut()
+			if err := c.open(vhost); err != nil {
+				return err
+			}
+			continue
+		}
+		c.flushOut()
+		if len(r.Commands) == 0 {
+			return nil
+		}
+		if err := c.apply(r.Commands); err != nil {
+			return err
+		}
+	}
+}
+
+// apply hands the machine's commands to the backend, then the events they
+// caused and their results to the machine. The connection's own events
+// come while it applies, and wait in the inbox until the results are in:
+// the machine sends each reply before what its command caused (a
+// consume-ok before the first delivery).
+func (c *conn) apply(cmds []engine.Command) error {
+	c.inbox.begin()
+	res, err := c.b.Apply(cmds, c.res[:0])
+	c.res = res[:0]
+	if err != nil {
+		c.settle(nil, false)
+		return err // the broker (a shared session) has ended
+	}
+	c.settle(res, true)
+	clear(res)
+	return nil
+}
+
+// settle ends an inbox.begin: it hands the machine the events kept and,
+// if withResults, the results, and queues what it sends; then it takes
+// the events that came meanwhile until none is left, and only then lets
+// the sink send on its own again. So nothing another goroutine causes
+// (a bulk return going on, a delivery) can overtake what the owner's
+// commands caused.
+func (c *conn) settle(res []engine.Result, withResults bool) {
+	evs, pos, _ := c.inbox.take(c.evs[:0], false)
+	c.m.Events(evs)
+	if withResults {
+		c.m.Results(res)
+	}
+	c.flushOutAt(pos)
+	for {
+		clear(evs)
+		var done bool
+		evs, pos, done = c.inbox.take(evs[:0], true)
+		if done {
+			break
+		}
+		c.m.Events(evs)
+		c.flushOutAt(pos)
+	}
+	c.evs = evs[:0]
+}
+
+// flushOut queues what the machine sends.
+func (c *conn) flushOut() { c.flushOutAt(0) }
+
+// flushOutAt is flushOut for sends that may include the durable confirms
+// of events that came with the command log at pos (inbox.end).
+func (c *conn) flushOutAt(pos uint64) {
+	r := c.m.Ready()
+	for i := range r.Out {
+		c.pushOut(&r.Out[i], pos)
+	}
+	c.m.Advance()
+}
+
+// pushOut queues one of the machine's sends; pos is the command log's end
+// for a durable confirm (pushConfirm).
+func (c *conn) pushOut(o *amqpconn.Out, pos uint64) {
+	it := outItem{channel: o.Channel, method: o.Method, ev: o.Event, closeAfter: o.CloseAfter}
+	if o.Confirm {
+		if !o.Durable {
+			pos = 0
+		}
+		c.pushConfirm(it, pos)
+		return
+	}
+	c.out.push(it)
+}
+
+// backlog tells the machine how much waits to be written and applies the
+// pause or resume it decides (back-pressure).
+func (c *conn) backlog() error {
+	cmd, ok := c.m.Backlog(c.out.size(), c.cfg.OutboxHighWater)
+	if !ok {
+		return nil
+	}
+	c.pausedFlag.Store(c.m.Paused())
+	return c.apply([]engine.Command{cmd})
+}
+
+// takeInbox hands the machine what other goroutines left in the inbox:
+// the connection's events that need its state (a channel or the
+// connection closed by someone else), a forced close, a wake-up for
+// back-pressure.
+func (c *conn) takeInbox() error {
+	c.owner.check()
+	evs, force, text := c.inbox.takeAsync(c.evs[:0])
+	c.wake.clear(c.r.restoreDeadline)
+	c.m.Events(evs)
+	clear(evs)
+	c.evs = evs[:0]
+	if force {
+		c.m.ForceClose(text)
+	}
+	return c.turn()
+}
+
+// waitPublish holds the connection's publishes while the memory alarm is
+// on, taking the inbox meanwhile; an error means the peer is gone and the
+// connection ends.
+func (c *conn) waitPublish() error {
+	for {
+		ok, woken := c.home.Alarm.waitPublish(c.writerGone, c.wake.ch)
+		if ok {
+			return nil
+		}
+		if !woken {
+			return errPeerGone
+		}
+		if err := c.takeInbox(); err != nil {
+			return err
+		}
+	}
+}
+
+// errPeerGone ends a connection whose peer went away while its publishes
+// waited for the memory alarm.
+var errPeerGone = errors.New("conn: the peer is gone")

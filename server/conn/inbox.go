@@ -1,0 +1,170 @@
+package conn
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"warren/engine"
+	"warren/engine/amqpconn"
+	"warren/server/broker"
+)
+
+// inbox is how other goroutines hand the connection's owner what only it
+// may act on. The sink runs wherever the backend hands events out (under
+// the server's broker lock, on whichever goroutine applied the commands
+// that caused them, or on a shared session's goroutine) and never touches
+// the machine: while the owner applies its own commands (begin, end) it
+// keeps the connection's events here for the owner to take with the
+// results; otherwise it sends the stateless ones itself (deliveries,
+// returns, confirms: engine/amqpconn's EventOut needs no state) and keeps
+// the others (a channel or the connection closed by someone else) here,
+// waking the owner. A forced close (server shutdown, a session's end)
+// waits here too.
+type inbox struct {
+	mu       sync.Mutex
+	applying bool
+	evs      []engine.Event
+	// pos is the command log's end when the last durable confirm kept
+	// here came (pushConfirm).
+	pos       uint64
+	forcedSet bool
+	text      string
+}
+
+// begin starts the owner's Apply: the sink keeps the connection's events
+// until the owner has taken them all (take with finish).
+func (in *inbox) begin() {
+	in.mu.Lock()
+	in.applying = true
+	in.mu.Unlock()
+}
+
+// take appends the events kept to into, with the command log's end for
+// their durable confirms. With finish, when there are none it ends the
+// begin (done): the sink sends on its own again.
+func (in *inbox) take(into []engine.Event, finish bool) (evs []engine.Event, pos uint64, done bool) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if finish && len(in.evs) == 0 {
+		in.applying = false
+		return into, 0, true
+	}
+	into = append(into, in.evs...)
+	clear(in.evs)
+	in.evs = in.evs[:0]
+	pos, in.pos = in.pos, 0
+	return into, pos, false
+}
+
+// takeAsync appends what other goroutines left to into, and says whether
+// a forced close is asked for (once), with its text.
+func (in *inbox) takeAsync(into []engine.Event) (evs []engine.Event, force bool, text string) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	into = append(into, in.evs...)
+	clear(in.evs)
+	in.evs = in.evs[:0]
+	if in.forcedSet && in.text != "" {
+		force, text = true, in.text
+		in.text = "" // asked once; forcedSet stays
+	}
+	return into, force, text
+}
+
+// force asks for a forced close with text; false if one was asked for
+// already (the server's shutdown and a session's end both close it).
+func (in *inbox) force(text string) bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.forcedSet {
+		return false
+	}
+	in.forcedSet, in.text = true, text
+	return true
+}
+
+// forced reports whether a forced close was asked for; forceText is its
+// text.
+func (in *inbox) forced() bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.forcedSet
+}
+
+func (in *inbox) forceText() string {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.text
+}
+
+// sink receives the connection's engine events from the backend.
+type sink struct{ c *conn }
+
+// sinkKinds are the kinds of event a connection acts on: the machine's
+// (amqpconn.EventKinds), no more and no fewer (TestSinkActsOnItsKindsOnly).
+// The broker hands it no other kind unless in a batch whose events of
+// these kinds are all the connection's (broker.KindFilter).
+var sinkKinds = broker.KindsOf(amqpconn.EventKinds[:]...)
+
+// Kinds makes sink a broker.KindFilter.
+func (sink) Kinds() broker.KindSet { return sinkKinds }
+
+// Events takes the connection's events (see inbox). It skips the events
+// of other connections, and of kinds it does not act on, which a batch
+// handed over whole may hold (broker.KindFilter). It does not call the
+// engine: back-pressure is the owner's, woken when the outbox passes its
+// high-water mark.
+func (s sink) Events(_ *engine.Broker, evs []engine.Event) {
+	c := s.c
+	id := c.connID
+	c.home.inline.claim(c)
+	in := &c.inbox
+	wake := false
+	in.mu.Lock()
+	for i := range evs {
+		ev := &evs[i]
+		if ev.Channel.Conn != id || !sinkKinds.Has(ev.Kind) {
+			continue
+		}
+		if in.applying {
+			in.evs = append(in.evs, *ev)
+			if durableConfirm(ev) {
+				in.pos = c.b.LogEnd()
+			}
+			continue
+		}
+		if !amqpconn.Stateless(ev.Kind) {
+			in.evs = append(in.evs, *ev)
+			wake = true
+			continue
+		}
+		if o, ok := amqpconn.EventOut(ev, c.notifyCancel); ok {
+			pos := uint64(0)
+			if o.Confirm && o.Durable {
+				pos = c.b.LogEnd()
+			}
+			c.pushOut(&o, pos)
+		}
+	}
+	in.mu.Unlock()
+	if !wake && !c.pausedFlag.Load() && c.out.size() > c.cfg.OutboxHighWater {
+		wake = true // the owner pauses the connection (drive.go's backlog)
+		pressureWakes.Add(1)
+	}
+	if wake {
+		c.wake.wake()
+	}
+}
+
+// pressureWakes counts the sinks' wake-ups for back-pressure. A turn that
+// caused one yields the processor once it is over (drive.go's turn), so
+// that the consumer's owner can pause it before the publisher's next
+// turn: the owner it woke would otherwise wait behind a publisher that
+// streams (on a pipe, every message of a 500-message burst reached the
+// stalled consumer before its owner ran).
+var pressureWakes atomic.Uint64
+
+// durableConfirm reports whether ev's confirm waits for the disk.
+func durableConfirm(ev *engine.Event) bool {
+	return (ev.Kind == engine.EvConfirmed && ev.Durable) || ev.Kind == engine.EvTxCommitted
+}
