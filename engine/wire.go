@@ -43,8 +43,12 @@ const (
 
 // maxValueDepth bounds how deeply tables and arrays nest, so that decoding
 // hostile bytes cannot recurse without limit. AMQP clients nest two or
-// three levels.
-const maxValueDepth = 64
+// three levels, but a client may send as deep as engine/amqp's decoder
+// takes (its MaxTableDepth, 100), and the engine must record, save and
+// load all of that: at 64, a client's 65-deep headers made recording a
+// command panic and a snapshot that Load refused
+// (TestDeepestClientHeadersAreRecordedSavedAndLoaded).
+const maxValueDepth = 128
 
 // fieldType is a field value's Go type; in a snapshot its number is the
 // value's tag.
