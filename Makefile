@@ -44,10 +44,10 @@ commit-check:
 # Generated code must match its generator and spec: regenerate, then fail on
 # any difference from the committed tree, new untracked files included.
 generate-check:
-	$(GO) generate ./engine/amqp/...
+	$(GO) generate ./engine ./engine/amqp/...
 	$(GO) tool templ generate -path web
-	git diff --exit-code -- engine/amqp web
-	@out="$$(git status --porcelain -- engine/amqp 'web/*_templ.go')"; \
+	git diff --exit-code -- engine/command_gen.go engine/amqp web
+	@out="$$(git status --porcelain -- engine/command_gen.go engine/amqp 'web/*_templ.go')"; \
 	if [ -n "$$out" ]; then echo "go generate left changed or untracked files:"; echo "$$out"; exit 1; fi
 
 fmt-check:

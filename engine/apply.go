@@ -41,7 +41,7 @@ func (b *Broker) Apply(c Command) Result {
 	case CmdBasicPublish:
 		return Result{Err: b.basicPublish(c.Channel, c.Publish)}
 	case CmdBasicAck:
-		return Result{Err: b.basicAck(c.Channel, c.DeliveryTag, c.Multiple)}
+		return Result{Err: b.basicAck(c)}
 	case CmdAdvanceTo:
 		b.advanceTo(c.Time)
 	case CmdOpenConnection:
@@ -68,10 +68,10 @@ func (b *Broker) Apply(c Command) Result {
 		return Result{Err: b.exchangeDelete(c.Channel, c.Delete)}
 	case CmdExchangeBind:
 		eb := c.Bind
-		return Result{Err: b.bindAction(c.Channel, eb.Source, eb.Destination, true, eb.RoutingKey, eb.Args, true, MethodExchangeBind)}
+		return Result{Err: b.bindAction(c.Channel, eb.Source, eb.Destination, eb.RoutingKey, eb.Args, MethodExchangeBind)}
 	case CmdExchangeUnbind:
 		eb := c.Bind
-		return Result{Err: b.bindAction(c.Channel, eb.Source, eb.Destination, true, eb.RoutingKey, eb.Args, false, MethodExchangeUnbind)}
+		return Result{Err: b.bindAction(c.Channel, eb.Source, eb.Destination, eb.RoutingKey, eb.Args, MethodExchangeUnbind)}
 	case CmdQueueDeclare:
 		ok, err := b.declareQueue(c.Channel, c.Declare)
 		return Result{Declared: ok, Err: err}
@@ -80,10 +80,10 @@ func (b *Broker) Apply(c Command) Result {
 		return Result{Count: n, Err: err}
 	case CmdQueueBind:
 		qb := c.Bind
-		return Result{Err: b.bindAction(c.Channel, qb.Exchange, qb.Queue, false, qb.RoutingKey, qb.Args, true, MethodQueueBind)}
+		return Result{Err: b.bindAction(c.Channel, qb.Exchange, qb.Queue, qb.RoutingKey, qb.Args, MethodQueueBind)}
 	case CmdQueueUnbind:
 		qb := c.Bind
-		return Result{Err: b.bindAction(c.Channel, qb.Exchange, qb.Queue, false, qb.RoutingKey, qb.Args, false, MethodQueueUnbind)}
+		return Result{Err: b.bindAction(c.Channel, qb.Exchange, qb.Queue, qb.RoutingKey, qb.Args, MethodQueueUnbind)}
 	case CmdQueuePurge:
 		n, err := b.queuePurge(c.Channel, c.Queue)
 		return Result{Count: n, Err: err}
@@ -100,9 +100,9 @@ func (b *Broker) Apply(c Command) Result {
 		g, ok, err := b.basicGet(c.Channel, c.Get)
 		return Result{Get: g, Got: ok, Err: err}
 	case CmdBasicNack:
-		return Result{Err: b.reject(c.Channel, c.DeliveryTag, c.Multiple, c.Requeue, MethodBasicNack)}
+		return Result{Err: b.reject(c, MethodBasicNack)}
 	case CmdBasicReject:
-		return Result{Err: b.reject(c.Channel, c.DeliveryTag, false, c.Requeue, MethodBasicReject)}
+		return Result{Err: b.reject(CmdBasicNack{Channel: c.Channel, DeliveryTag: c.DeliveryTag, Requeue: c.Requeue}, MethodBasicReject)}
 	case CmdBasicRecover:
 		return Result{Err: b.recover(c.Channel, c.Requeue, MethodBasicRecover)}
 	case CmdBasicRecoverAsync:

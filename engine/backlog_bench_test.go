@@ -92,7 +92,7 @@ func BenchmarkBacklog(b *testing.B) {
 						// 400,000 acknowledgements buffered in a
 						// transaction.
 						must(b, br.TxSelect(c))
-						must(b, br.BasicAck(c, 0, true))
+						must(b, br.Apply(CmdBasicAck{Channel: c, DeliveryTag: 0, Multiple: true}).Err)
 					}
 					if op == "nack-all-requeue" {
 						// Not straight back to the same consumer.
@@ -135,15 +135,15 @@ func BenchmarkBacklog(b *testing.B) {
 						must(b, err)
 					}
 				case "ack-all":
-					call = func() { must(b, br.BasicAck(c, 0, true)) }
+					call = func() { must(b, br.Apply(CmdBasicAck{Channel: c, DeliveryTag: 0, Multiple: true}).Err) }
 				case "close":
 					call = func() { br.CloseChannel(c) }
 				case "nack-all-requeue":
-					call = func() { must(b, br.BasicNack(c, 0, true, true)) }
+					call = func() { must(b, br.Apply(CmdBasicNack{Channel: c, DeliveryTag: 0, Multiple: true, Requeue: true}).Err) }
 				case "tx-commit-ack", "tx-commit-publish":
 					call = func() { must(b, br.TxCommit(c)) }
 				case "nack-all-dlx":
-					call = func() { must(b, br.BasicNack(c, 0, true, false)) }
+					call = func() { must(b, br.Apply(CmdBasicNack{Channel: c, DeliveryTag: 0, Multiple: true}).Err) }
 				case "max-length", "max-length-dlx":
 					call = policy(Table{"max-length": int64(0)})
 				case "max-length-bytes":

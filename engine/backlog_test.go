@@ -409,9 +409,11 @@ func TestSettleMultipleEndsInBatches(t *testing.T) {
 		settle func(b *engine.Broker, ch engine.ChannelID, tag uint64) error
 		kind   engine.EventKind
 	}{
-		{"ack", func(b *engine.Broker, ch engine.ChannelID, tag uint64) error { return b.BasicAck(ch, tag, true) }, engine.EvAcked},
+		{"ack", func(b *engine.Broker, ch engine.ChannelID, tag uint64) error {
+			return b.Apply(engine.CmdBasicAck{Channel: ch, DeliveryTag: tag, Multiple: true}).Err
+		}, engine.EvAcked},
 		{"nack to a DLX", func(b *engine.Broker, ch engine.ChannelID, tag uint64) error {
-			return b.BasicNack(ch, tag, true, false)
+			return b.Apply(engine.CmdBasicNack{Channel: ch, DeliveryTag: tag, Multiple: true}).Err
 		}, engine.EvRejected},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -425,8 +427,8 @@ func TestSettleMultipleEndsInBatches(t *testing.T) {
 				// Tags 3 and 7 first, alone: acknowledged, but listed
 				// until the older ones go; tags 31 and 32 take their
 				// credit.
-				ok(t, q.b.BasicAck(q.con, 3, false))
-				ok(t, q.b.BasicAck(q.con, 7, false))
+				ok(t, q.b.Apply(engine.CmdBasicAck{Channel: q.con, DeliveryTag: 3}).Err)
+				ok(t, q.b.Apply(engine.CmdBasicAck{Channel: q.con, DeliveryTag: 7}).Err)
 				q.b.DrainEvents(nil)
 
 				ok(t, tc.settle(q.b, q.con, 25))
@@ -495,7 +497,7 @@ func TestSettleMultipleEndsInBatches(t *testing.T) {
 			// has forgotten it.
 			for _, tag := range []uint64{7, 20} {
 				run(engine.Config{Seed: 1, MaxBatch: batch}, func(q *backlog) {
-					err := q.b.BasicAck(q.con, tag, false)
+					err := q.b.Apply(engine.CmdBasicAck{Channel: q.con, DeliveryTag: tag}).Err
 					if e, isErr := err.(*engine.Error); !isErr || e.Code != 406 || e.Text != "PRECONDITION_FAILED - unknown delivery tag "+strconv.Itoa(int(tag)) {
 						t.Fatalf("ack of tag %d between batches: %v, want 406 unknown delivery tag", tag, err)
 					}
@@ -533,7 +535,7 @@ func TestMaxLengthDropsInBatches(t *testing.T) {
 						_, _, err := q.b.BasicGet(q.con, engine.BasicGet{Queue: "q"})
 						ok(t, err)
 					}
-					ok(t, q.b.BasicNack(q.con, 0, true, true))
+					ok(t, q.b.Apply(engine.CmdBasicNack{Channel: q.con, DeliveryTag: 0, Multiple: true, Requeue: true}).Err)
 				}
 				q.b.DrainEvents(nil)
 				ok(t, q.b.SetPolicy(engine.Policy{Vhost: "/", Name: "p", Pattern: "^q$", ApplyTo: "queues", Definition: engine.Table{"max-length": tc.maxLen}}))

@@ -68,7 +68,7 @@ func BenchmarkPublishDeliverAck(b *testing.B) {
 				if err := br.BasicPublish(ch, pub); err != nil {
 					b.Fatal(err)
 				}
-				if err := br.BasicAck(ch, uint64(i+1), false); err != nil {
+				if err := br.Apply(CmdBasicAck{Channel: ch, DeliveryTag: uint64(i + 1)}).Err; err != nil {
 					b.Fatal(err)
 				}
 				events = br.DrainEvents(events[:0])

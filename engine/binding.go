@@ -39,7 +39,12 @@ func (b *Broker) ExchangeUnbind(id ChannelID, eb ExchangeBind) error {
 	return b.Apply(CmdExchangeUnbind{Channel: id, Bind: eb}).Err
 }
 
-func (b *Broker) bindAction(id ChannelID, src, dst string, dstIsExchange bool, key string, args Table, add bool, m Method) error {
+// bindAction is the four binding methods (m): exchange.bind and
+// exchange.unbind name an exchange as the destination, queue.bind and
+// queue.unbind a queue.
+func (b *Broker) bindAction(id ChannelID, src, dst, key string, args Table, m Method) error {
+	dstIsExchange := m == MethodExchangeBind || m == MethodExchangeUnbind
+	add := m == MethodExchangeBind || m == MethodQueueBind
 	ch, err := b.channelFor(id, m)
 	if err != nil {
 		return err
@@ -127,7 +132,8 @@ func (b *Broker) bindAction(id ChannelID, src, dst string, dstIsExchange bool, k
 			b.bindingSerial++
 			bd := &binding{src: x, dst: d, key: key, args: args.Clone(), xmatch: xmatch, serial: b.bindingSerial}
 			x.addBinding(bd)
-			b.emit(Event{Kind: EvBound, Vhost: v.name, Channel: ch.id, Exchange: x.name, Name: bindDestName(d), RoutingKey: key, Text: argsText(args)})
+			b.emit(Event{Kind: EvBound, Vhost: v.name, Channel: ch.id, Exchange: x.name, RoutingKey: key,
+				Detail: &EventDetail{Destination: bindDestName(d), Args: argsText(args)}})
 		}
 	} else if bd := x.findBinding(d, key, args); bd != nil {
 		v.removeBinding(bd)
@@ -193,7 +199,8 @@ func (v *vhost) removeBinding(bd *binding) {
 		}
 	}
 	x.unindex(bd)
-	v.b.emit(Event{Kind: EvUnbound, Vhost: v.name, Exchange: x.name, Name: bindDestName(bd.dst), RoutingKey: bd.key, Text: argsText(bd.args)})
+	v.b.emit(Event{Kind: EvUnbound, Vhost: v.name, Exchange: x.name, RoutingKey: bd.key,
+		Detail: &EventDetail{Destination: bindDestName(bd.dst), Args: argsText(bd.args)}})
 	if x.autoDelete && len(x.bindings) == 0 && !x.deleted {
 		x.delete()
 	}
@@ -241,7 +248,7 @@ func headersMatchMode(args Table) (string, string) {
 	}
 	s, isStr := v.(string)
 	if !isStr {
-		return "", fmt.Sprintf("Invalid x-match field type %s (value %s); expected longstr", TypeName(v), FormatValue(v))
+		return "", fmt.Sprintf("Invalid x-match field type %s (value %s); expected longstr", typeName(v), FormatValue(v))
 	}
 	switch s {
 	case "all", "any", "all-with-x", "any-with-x":

@@ -363,12 +363,6 @@ type PendingTimer struct {
 	MsgID   uint64
 }
 
-// Timers lists the armed timers in firing order.
-func (b *Broker) Timers() []PendingTimer {
-	ts, _ := b.TimersUntil(Never, 0)
-	return ts
-}
-
 // TimersUntil lists the armed timers due at or before at, in firing order,
 // at most n of them (all when n <= 0), and says how many there are. The
 // first few of 100,000 (what a page shows, "what happens next") cost a
@@ -464,10 +458,6 @@ func deadlineLess(a, b *deadline.Timer[timerRef]) bool {
 	}
 	return a.Seq() < b.Seq()
 }
-
-// ReadyTotals returns how many messages are ready in all queues, and their
-// body bytes.
-func (b *Broker) ReadyTotals() (msgs, bytes int64) { return b.ready.msgs, b.ready.bytes }
 
 // Config returns the broker's configuration (with its defaults filled
 // in): a driver restoring a saved broker reads its epoch from it.

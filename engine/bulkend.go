@@ -26,8 +26,8 @@ package engine
 type bulkEnd struct {
 	vhost, queue string
 	kind         EventKind // EvPurged, EvDiscarded or EvOverflowed
-	reason       string
-	held         store // counted in no totals
+	reason       string    // the Discarded events' Reason, the Overflowed events' Overflow
+	held         store     // counted in no totals
 
 	// For a drop-head to a dead-letter exchange (queue_overflow.go):
 	// where the messages die to, as the queue said at the drop, and the
@@ -123,7 +123,12 @@ func (b *Broker) holdEnd(end bulkEnd) {
 // message to dead-letter if it dies somewhere.
 func (b *Broker) emitEnd(end *bulkEnd, e entry) {
 	ev := b.emitted(end.kind)
-	ev.Vhost, ev.Queue, ev.MsgID, ev.Msg, ev.Reason = end.vhost, end.queue, e.msg.ID, e.msg, end.reason
+	ev.Vhost, ev.Queue, ev.MsgID, ev.Msg = end.vhost, end.queue, e.msg.ID, e.msg
+	if end.kind == EvOverflowed {
+		ev.Overflow = end.reason
+	} else {
+		ev.Reason = end.reason
+	}
 	if end.dl != nil {
 		end.dead.push(e.msg)
 	}

@@ -21,8 +21,12 @@ func TestReturnsInBatches(t *testing.T) {
 		closes bool
 	}{
 		{"channel.close", func(b *engine.Broker, ch engine.ChannelID) error { b.CloseChannel(ch); return nil }, true},
-		{"basic.recover", func(b *engine.Broker, ch engine.ChannelID) error { return b.BasicRecover(ch, true) }, false},
-		{"basic.nack multiple requeue", func(b *engine.Broker, ch engine.ChannelID) error { return b.BasicNack(ch, 0, true, true) }, false},
+		{"basic.recover", func(b *engine.Broker, ch engine.ChannelID) error {
+			return b.Apply(engine.CmdBasicRecover{Channel: ch, Requeue: true}).Err
+		}, false},
+		{"basic.nack multiple requeue", func(b *engine.Broker, ch engine.ChannelID) error {
+			return b.Apply(engine.CmdBasicNack{Channel: ch, DeliveryTag: 0, Multiple: true, Requeue: true}).Err
+		}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			run := func(cfg engine.Config) []engine.Event {

@@ -80,7 +80,7 @@ func (ch *channel) deliver(q *queue, e entry, c *consumer, noAck bool) uint64 {
 	}
 	ev.Exchange, ev.RoutingKey = e.msg.Exchange, e.msg.RoutingKey
 	if c == nil {
-		ev.Count = q.ready.len()
+		ev.Remaining = q.ready.len()
 	}
 	if noAck {
 		return tag
@@ -371,14 +371,9 @@ func (b *Broker) basicQos(id ChannelID, m BasicQos) error {
 	return nil
 }
 
-// BasicAck acknowledges one delivery, or with Multiple every delivery up to
-// and including Tag (0 meaning all).
-func (b *Broker) BasicAck(id ChannelID, tag uint64, multiple bool) error {
-	return b.Apply(CmdBasicAck{Channel: id, DeliveryTag: tag, Multiple: multiple}).Err
-}
-
-func (b *Broker) basicAck(id ChannelID, tag uint64, multiple bool) error {
-	ch, err := b.channelFor(id, MethodBasicAck)
+func (b *Broker) basicAck(c CmdBasicAck) error {
+	tag, multiple := c.DeliveryTag, c.Multiple
+	ch, err := b.channelFor(c.Channel, MethodBasicAck)
 	if err != nil {
 		return err
 	}
@@ -408,19 +403,10 @@ func (b *Broker) basicAck(id ChannelID, tag uint64, multiple bool) error {
 	return nil
 }
 
-// BasicNack rejects one or (with Multiple) several deliveries; Requeue puts
-// them back in their queues, otherwise they are dead-lettered or dropped.
-func (b *Broker) BasicNack(id ChannelID, tag uint64, multiple, requeue bool) error {
-	return b.Apply(CmdBasicNack{Channel: id, DeliveryTag: tag, Multiple: multiple, Requeue: requeue}).Err
-}
-
-// BasicReject rejects one delivery.
-func (b *Broker) BasicReject(id ChannelID, tag uint64, requeue bool) error {
-	return b.Apply(CmdBasicReject{Channel: id, DeliveryTag: tag, Requeue: requeue}).Err
-}
-
-func (b *Broker) reject(id ChannelID, tag uint64, multiple, requeue bool, m Method) error {
-	ch, err := b.channelFor(id, m)
+// reject is basic.nack, and basic.reject (m) as a nack of one delivery.
+func (b *Broker) reject(c CmdBasicNack, m Method) error {
+	tag, multiple, requeue := c.DeliveryTag, c.Multiple, c.Requeue
+	ch, err := b.channelFor(c.Channel, m)
 	if err != nil {
 		return err
 	}
@@ -452,20 +438,6 @@ func (b *Broker) reject(id ChannelID, tag uint64, multiple, requeue bool, m Meth
 	ch.afterSettle(queues)
 	b.flush()
 	return nil
-}
-
-// BasicRecover redelivers every unacked message of the channel. RabbitMQ
-// supports only requeue=true semantics: the messages are requeued and may
-// go to any consumer; requeue=false is refused with the connection
-// exception 540 "NOT_IMPLEMENTED - requeue=false" (rabbit_channel).
-func (b *Broker) BasicRecover(id ChannelID, requeue bool) error {
-	return b.Apply(CmdBasicRecover{Channel: id, Requeue: requeue}).Err
-}
-
-// BasicRecoverAsync is basic.recover-async, the deprecated form of
-// basic.recover without a reply; it behaves the same.
-func (b *Broker) BasicRecoverAsync(id ChannelID, requeue bool) error {
-	return b.Apply(CmdBasicRecoverAsync{Channel: id, Requeue: requeue}).Err
 }
 
 func (b *Broker) recover(id ChannelID, requeue bool, m Method) error {

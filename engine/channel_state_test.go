@@ -17,7 +17,7 @@ func TestClosesCarryRabbitText(t *testing.T) {
 		want engine.Event
 	}{
 		{"ack on a channel never opened", func(b *engine.Broker, conn engine.ConnID) error {
-			return b.BasicAck(engine.ChannelID{Conn: conn, Num: 3}, 1, false)
+			return b.Apply(engine.CmdBasicAck{Channel: engine.ChannelID{Conn: conn, Num: 3}, DeliveryTag: 1}).Err
 		}, engine.Event{Code: 504, Text: "CHANNEL_ERROR - expected 'channel.open'", Method: engine.MethodBasicAck}},
 		{"declare on a channel never opened", func(b *engine.Broker, conn engine.ConnID) error {
 			_, err := b.QueueDeclare(engine.ChannelID{Conn: conn, Num: 3}, engine.QueueDeclare{Queue: "q"})
@@ -28,10 +28,10 @@ func TestClosesCarryRabbitText(t *testing.T) {
 			return err
 		}, engine.Event{Code: 504, Text: "CHANNEL_ERROR - unexpected method in connection state running", Method: engine.MethodChannelOpen}},
 		{"basic.recover requeue=false", func(b *engine.Broker, conn engine.ConnID) error {
-			return b.BasicRecover(engine.ChannelID{Conn: conn, Num: 1}, false)
+			return b.Apply(engine.CmdBasicRecover{Channel: engine.ChannelID{Conn: conn, Num: 1}}).Err
 		}, engine.Event{Code: 540, Text: "NOT_IMPLEMENTED - requeue=false", Method: engine.MethodBasicRecover}},
 		{"basic.recover-async requeue=false", func(b *engine.Broker, conn engine.ConnID) error {
-			return b.BasicRecoverAsync(engine.ChannelID{Conn: conn, Num: 1}, false)
+			return b.Apply(engine.CmdBasicRecoverAsync{Channel: engine.ChannelID{Conn: conn, Num: 1}}).Err
 		}, engine.Event{Code: 540, Text: "NOT_IMPLEMENTED - requeue=false", Method: engine.MethodBasicRecoverAsync}},
 	}
 	for _, tt := range tests {

@@ -21,7 +21,7 @@ func publishAckLoop(tb testing.TB, cfg Config) func() {
 		if err := br.BasicPublish(ch, pub); err != nil {
 			tb.Fatal(err)
 		}
-		if err := br.BasicAck(ch, tag, false); err != nil {
+		if err := br.Apply(CmdBasicAck{Channel: ch, DeliveryTag: tag}).Err; err != nil {
 			tb.Fatal(err)
 		}
 		events = br.DrainEvents(events[:0])

@@ -12,7 +12,7 @@ import (
 // Warren took it.
 func TestCommandPropsBeforePresence(t *testing.T) {
 	e := encoder{buf: []byte{CommandFormat}}
-	e.tag(KindBasicPublish)
+	e.tag(kindBasicPublish)
 	e.channel(ch1)
 	e.str("x")
 	e.str("k")
@@ -30,7 +30,7 @@ func TestCommandPropsBeforePresence(t *testing.T) {
 	for _, s := range []string{"", "", "app"} {
 		e.str(s)
 	}
-	e.optBytes([]byte("body"))
+	e.bytes([]byte("body"))
 	got, err := DecodeCommand(e.buf)
 	if err != nil {
 		t.Fatal(err)
@@ -65,7 +65,7 @@ func TestCommandPropsKeepPresence(t *testing.T) {
 			t.Errorf("flags %#04x came back as %#04x", f, g)
 		}
 	}
-	bad := []byte{CommandFormat, byte(KindBasicPublish), 1, 1, 0, 0, 0, 0, propsWithFlags, 0x01, 0}
+	bad := []byte{CommandFormat, byte(kindBasicPublish), 1, 1, 0, 0, 0, 0, propsWithFlags, 0x01, 0}
 	if _, err := DecodeCommand(bad); err == nil {
 		t.Error("a property flag beyond class basic's decoded")
 	}

@@ -4,7 +4,9 @@ package engine
 // applied as they were, so that a log written before they retired (a data
 // directory's tail, a session's exported history) replays to the same
 // broker. Their numbers stay theirs forever (command.go); they are not
-// part of the engine's input, so their types are unexported.
+// part of the engine's input, so their types are unexported. Like the
+// Cmd structs, each is declared once, with its //engine:kind directive,
+// and go generate writes its kind and its codec (command_gen.go).
 //
 // Kinds 22 and 23 retired when direct reply-to moved into the engine
 // (replyto.go): the driver used to keep the reply consumers, run
@@ -12,14 +14,12 @@ package engine
 // hand a reply it had resolved to a channel and a consumer tag to
 // PublishDirect. A log of that time holds no reply consumer (the driver
 // kept them), so its replies must still go to the channel it names.
-const (
-	kindRetiredPublishTarget CommandKind = 22
-	kindRetiredPublishDirect CommandKind = 23
-)
 
 // retiredPublishTarget is kind 22: basic.publish's first checks (write
 // permission, the exchange's existence, not internal), failing the
 // channel as basic.publish would.
+//
+//engine:kind 22
 type retiredPublishTarget struct {
 	Channel  ChannelID
 	Exchange string
@@ -27,14 +27,13 @@ type retiredPublishTarget struct {
 
 // retiredPublishDirect is kind 23: a reply to channel To's consumer
 // ConsumerTag, a zero To for an address the driver did not know.
+//
+//engine:kind 23
 type retiredPublishDirect struct {
 	From, To    ChannelID
 	ConsumerTag string
 	Publish     BasicPublish
 }
-
-func (retiredPublishTarget) kind() CommandKind { return kindRetiredPublishTarget }
-func (retiredPublishDirect) kind() CommandKind { return kindRetiredPublishDirect }
 
 // applyRetired applies a retired command as the engine did when it was
 // current.
@@ -64,29 +63,4 @@ func (b *Broker) applyRetired(c Command) error {
 		b.deliverReply(ch, c.To, c.ConsumerTag, msg, p)
 	}
 	return nil
-}
-
-// retired encodes a retired command's fields, as they were encoded.
-func (e *encoder) retired(c Command) {
-	e.tag(c.kind())
-	switch c := c.(type) {
-	case retiredPublishTarget:
-		e.channel(c.Channel)
-		e.str(c.Exchange)
-	case retiredPublishDirect:
-		e.channel(c.From)
-		e.channel(c.To)
-		e.str(c.ConsumerTag)
-		e.publish(c.Publish)
-	}
-}
-
-// retired decodes the fields of a retired command of kind k.
-func (d *decoder) retired(k CommandKind) Command {
-	if k == kindRetiredPublishTarget {
-		return retiredPublishTarget{Channel: d.channel(), Exchange: d.str()}
-	}
-	c := retiredPublishDirect{From: d.channel(), To: d.channel(), ConsumerTag: d.str()}
-	c.Publish = d.publish()
-	return c
 }

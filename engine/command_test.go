@@ -171,17 +171,17 @@ func TestCommandDecodeRejects(t *testing.T) {
 		}
 	}
 	cases := map[string][]byte{
-		"unknown format":   {CommandFormat + 1, byte(KindStep)},
+		"unknown format":   {CommandFormat + 1, byte(kindStep)},
 		"unknown kind":     {CommandFormat, 200},
 		"kind zero":        {CommandFormat, 0},
-		"trailing bytes":   {CommandFormat, byte(KindStep), 0},
-		"bad boolean":      {CommandFormat, byte(KindPauseConnection), 1, 2},
-		"conn too large":   {CommandFormat, byte(KindCloseConnection), 0xff, 0xff, 0xff, 0xff, 0x7f},
-		"string too long":  {CommandFormat, byte(KindAddVhost), 5, 'a'},
-		"bad varint":       {CommandFormat, byte(KindAdvanceTo), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01},
-		"unknown type tag": {CommandFormat, byte(KindQueueDeclare), 1, 1, 1, 'q', 0, 0, 0, 0, 2, 1, 'k', 'Z'},
-		"keys out of order": {CommandFormat, byte(KindQueueDeclare), 1, 1, 1, 'q', 0, 0, 0, 0, 3,
-			1, 'b', tagVoid, 1, 'a', tagVoid},
+		"trailing bytes":   {CommandFormat, byte(kindStep), 0},
+		"bad boolean":      {CommandFormat, byte(kindPauseConnection), 1, 2},
+		"conn too large":   {CommandFormat, byte(kindCloseConnection), 0xff, 0xff, 0xff, 0xff, 0x7f},
+		"string too long":  {CommandFormat, byte(kindAddVhost), 5, 'a'},
+		"bad varint":       {CommandFormat, byte(kindAdvanceTo), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01},
+		"unknown type tag": {CommandFormat, byte(kindQueueDeclare), 1, 1, 1, 'q', 0, 0, 0, 0, 2, 1, 'k', 'Z'},
+		"keys out of order": {CommandFormat, byte(kindQueueDeclare), 1, 1, 1, 'q', 0, 0, 0, 0, 3,
+			1, 'b', 'V', 1, 'a', 'V'},
 	}
 	for name, src := range cases {
 		if c, err := DecodeCommand(src); err == nil {

@@ -205,15 +205,6 @@ func (b *Broker) fail(ch *channel, err *Error) error {
 	return err
 }
 
-// PauseConnection stops (or, with paused false, resumes) deliveries to a
-// connection's consumers. It is the engine's side of back-pressure: a
-// driver whose socket writer falls behind pauses the connection rather than
-// buffer without bound, as RabbitMQ's credit flow holds back its queues.
-// Messages wait ready in their queues meanwhile; basic.get still works.
-func (b *Broker) PauseConnection(id ConnID, paused bool) {
-	b.Apply(CmdPauseConnection{Conn: id, Paused: paused})
-}
-
 func (b *Broker) pauseConnection(id ConnID, paused bool) {
 	c, ok := b.conns[id]
 	if !ok || c.paused == paused {

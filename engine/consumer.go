@@ -75,7 +75,7 @@ func (b *Broker) basicConsume(id ChannelID, c BasicConsume) (string, error) {
 		n, isInt := asInt64(v)
 		if !isInt {
 			// Observed, RabbitMQ 3.10.8: "expected integer, got longstr".
-			return "", b.fail(ch, channelErr(PreconditionFailed, m, "invalid arg 'x-priority' for %s: \"expected integer, got %s\"", rs("queue", q.name, q.vhost.name), TypeName(v)))
+			return "", b.fail(ch, channelErr(PreconditionFailed, m, "invalid arg 'x-priority' for %s: \"expected integer, got %s\"", rs("queue", q.name, q.vhost.name), typeName(v)))
 		}
 		prio = n
 	}
@@ -87,7 +87,7 @@ func (b *Broker) basicConsume(id ChannelID, c BasicConsume) (string, error) {
 	}
 	if v, ok := c.Args["x-cancel-on-ha-failover"]; ok {
 		if _, isBool := v.(bool); !isBool {
-			return "", b.fail(ch, channelErr(PreconditionFailed, m, "invalid arg 'x-cancel-on-ha-failover' for %s: {unacceptable_type,%s}", rs("queue", q.name, q.vhost.name), TypeName(v)))
+			return "", b.fail(ch, channelErr(PreconditionFailed, m, "invalid arg 'x-cancel-on-ha-failover' for %s: {unacceptable_type,%s}", rs("queue", q.name, q.vhost.name), typeName(v)))
 		}
 	}
 	if q.exclusiveC != nil {
@@ -106,7 +106,8 @@ func (b *Broker) basicConsume(id ChannelID, c BasicConsume) (string, error) {
 	if c.Exclusive {
 		q.exclusiveC = con
 	}
-	b.emit(Event{Kind: EvConsumerAdded, Vhost: q.vhost.name, Channel: ch.id, Queue: q.name, ConsumerTag: tag, NoAck: c.NoAck, Count: int(prio)})
+	b.emit(Event{Kind: EvConsumerAdded, Vhost: q.vhost.name, Channel: ch.id, Queue: q.name, ConsumerTag: tag, NoAck: c.NoAck,
+		Detail: &EventDetail{Priority: int(prio)}})
 	q.reviewActive()
 	q.touchLease()
 	q.dispatch()

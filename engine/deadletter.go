@@ -79,7 +79,7 @@ func (b *Broker) republishDead(p pendingDeadLetter) {
 	if !ok {
 		// "if it is missing then, the messages will be silently dropped"
 		b.emit(Event{Kind: EvDropped, Vhost: v.name, Queue: p.queue, MsgID: p.msg.ID, Msg: p.msg, Reason: p.reason,
-			Text: "dead-letter exchange '" + p.dlx + "' not found"})
+			Cause: "dead-letter exchange '" + p.dlx + "' not found"})
 		return
 	}
 	nm := b.deadLetterCopy(p)
@@ -95,14 +95,14 @@ func (b *Broker) republishDead(p pendingDeadLetter) {
 			// "Messages in such cycles (i.e. messages that reach the same
 			// queue twice) will be dropped if the entire cycle is due to
 			// message expiry" — or any reason but rejection.
-			b.emit(Event{Kind: EvDropped, Vhost: v.name, Queue: q.name, MsgID: nm.ID, Msg: nm, Reason: p.reason, Text: "dead-letter cycle"})
+			b.emit(Event{Kind: EvDropped, Vhost: v.name, Queue: q.name, MsgID: nm.ID, Msg: nm, Reason: p.reason, Cause: "dead-letter cycle"})
 			continue
 		}
 		q.offer(nm, t.via)
 	}
 	if len(targets) == 0 && b.delayedCount == delayed {
 		// (A delayed-message exchange on the way holds the message.)
-		b.emit(Event{Kind: EvDropped, Vhost: v.name, Exchange: x.name, MsgID: nm.ID, Msg: nm, Reason: p.reason, Text: DropUnroutable})
+		b.emit(Event{Kind: EvDropped, Vhost: v.name, Exchange: x.name, MsgID: nm.ID, Msg: nm, Reason: p.reason, Cause: DropUnroutable})
 	}
 }
 

@@ -108,7 +108,7 @@ func (b *Broker) releaseDelayed(d *delayedMsg) {
 	targets := b.route(rx, m, m.RoutingKeys(), b.queueScratch[:0])
 	b.queueScratch = targets[:0]
 	if len(targets) == 0 {
-		b.emit(Event{Kind: EvDropped, Vhost: v.name, Exchange: x.name, MsgID: m.ID, Msg: m, Text: DropUnroutable})
+		b.emit(Event{Kind: EvDropped, Vhost: v.name, Exchange: x.name, MsgID: m.ID, Msg: m, Cause: DropUnroutable})
 	}
 	for _, t := range targets {
 		t.q.offer(m, t.via)
@@ -163,5 +163,5 @@ func releasedCopy(m *Message, delayMs int64) *Message {
 func (v *vhost) dropHeld(x *exchange, d *delayedMsg) {
 	v.b.timers.Remove(&d.timer)
 	v.b.delayed.add(-1, -int64(len(d.msg.Body)))
-	v.b.emit(Event{Kind: EvDropped, Vhost: v.name, Exchange: x.name, MsgID: d.msg.ID, Msg: d.msg, Text: "vhost deleted"})
+	v.b.emit(Event{Kind: EvDropped, Vhost: v.name, Exchange: x.name, MsgID: d.msg.ID, Msg: d.msg, Cause: "vhost deleted"})
 }

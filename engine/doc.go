@@ -2,13 +2,15 @@
 // pure, deterministic state machine.
 //
 // The engine has no goroutines, no locks, no I/O and no clock. Commands
-// (one method per AMQP method: QueueDeclare, BasicPublish, BasicAck, ...)
+// (one per AMQP method: CmdQueueDeclare, CmdBasicPublish, CmdBasicAck, ...)
 // change its state and append Events; virtual time, in milliseconds, is an
 // input. Given the same commands and the same AdvanceTo calls it produces
 // the same events, natively, in the browser (GOOS=js) and in tests.
 //
-// Every input is also a value: each method builds a Command (CmdQueueDeclare,
-// CmdAdvanceTo, ...) and passes it to Broker.Apply, the one entry point.
+// Every input is a value: a Command (CmdQueueDeclare, CmdAdvanceTo, ...)
+// passed to Broker.Apply, the one entry point; methods such as QueueDeclare
+// and AdvanceTo are wrappers that build the command and return their part
+// of the Result.
 // A command has a versioned binary encoding (AppendCommand, DecodeCommand);
 // with Config.RecordCommands the broker logs the records of the commands it
 // applies, and DrainCommands hands them to the driver as DrainEvents hands

@@ -162,13 +162,29 @@ type Event struct {
 	HasDeliveryCount bool
 	DeliveryCount    int32
 
-	Reason string // dead-letter reason, deletion reason, overflow mode, exchange type (declared)
+	// Reason is why it happened: a dead-letter reason (dead-lettered, and
+	// dropped for a dead-lettered copy), why a queue was deleted, a
+	// consumer cancelled or a delivery discarded, "delay-elapsed" for a
+	// delayed message published.
+	Reason string
 	Code   int    // reply code (returned, channel/connection closed)
 	Method Method // the method that caused a channel or connection close
-	Text   string // reply text or detail (features, binding arguments, drop cause, operator policy)
-	Count  int    // a count: get-ok's messages remaining, deliveries, a consumer's priority, tx operations
-	At     Time   // expiry or release deadline (enqueued, delayed)
-	Name   string // policy / binding destination / other names
+	Text   string // reply text (returned, channel/connection closed)
+	// Operations is, for tx.committed and tx.rolledback, how many
+	// publishes and acknowledgements the transaction held. (Named apart
+	// from the Count that once also meant get-ok's message count, so that
+	// a reader of that old meaning fails to compile: it is Remaining now.)
+	Operations int
+	At         Time   // the deadline: when an enqueued copy expires, a delayed message is released
+	Name       string // the connection's name (connection.opened), the policy's (policy.set, policy.cleared)
+
+	Overflow   string // overflowed: the overflow mode that acted
+	Cause      string // dropped: why nothing took the message (DropUnroutable, ...)
+	Remaining  int    // delivered by basic.get: the messages left (get-ok's message-count)
+	Deliveries int    // delivery-limited: the deliveries the copy had
+	// Detail describes the object of a declaration, binding, policy or
+	// consumer event; nil for every other kind.
+	Detail *EventDetail
 	// Via is, for Enqueued, the binding that routed the copy to Queue
 	// (shared, read-only).
 	Via *Via
@@ -178,53 +194,41 @@ type Event struct {
 	Durable bool
 }
 
-// DropUnroutable is the Text of a Dropped event for a message routed to no
+// EventDetail is what exchange.declared, queue.declared, bound, unbound,
+// policy.set, queue.policy and consumer.added say about their object.
+// It is kept apart so that the events of the message flow, copied by
+// value into every driver's buffers, stay small; these events are rare.
+type EventDetail struct {
+	ExchangeType   string // exchange.declared: direct, fanout, topic, headers, x-delayed-message
+	Features       string // exchange.declared, queue.declared: "durable x-message-ttl=5000 ..."
+	Definition     string // policy.set: the policy's kind, pattern, apply-to, priority and definition
+	Destination    string // bound, unbound: the queue, or "exchange:" and the exchange
+	Args           string // bound, unbound: the binding's arguments, as FormatValue writes them
+	Policy         string // queue.policy: the policy now applying to the queue
+	OperatorPolicy string // queue.policy: the operator policy now applying to the queue
+	Priority       int    // consumer.added: the consumer's x-priority
+}
+
+// DropUnroutable is the Cause of a Dropped event for a message routed to no
 // queue: a non-mandatory publish, a dead-lettered copy its dead-letter
 // exchange could not route, a delayed message released to no binding.
 const DropUnroutable = "routed to no queue"
 
-// fieldNames are the trace's names for Event's multi-purpose fields.
-type fieldNames struct{ name, reason, text, count, at string }
-
-var genericNames = fieldNames{name: "name", reason: "reason", text: "text", count: "count", at: "at"}
-
-// names says what the multi-purpose fields mean for kind k, so that a
-// trace never calls an exchange's type a reason or an expiry "at".
-func (k EventKind) names() fieldNames {
-	n := genericNames
+// atName is the trace's name for At in kind k.
+func (k EventKind) atName() string {
 	switch k {
-	case EvExchangeDeclared:
-		n.reason, n.text = "type", "features"
-	case EvQueueDeclared:
-		n.text = "features"
-	case EvBound, EvUnbound:
-		n.name, n.text = "dest", "args"
-	case EvQueuePolicyChanged:
-		n.name, n.text = "policy", "operator-policy"
-	case EvConsumerAdded:
-		n.count = "priority"
-	case EvDelivered:
-		n.count = "remaining" // basic.get-ok's message-count
-	case EvDeliveryLimited:
-		n.count = "deliveries"
 	case EvEnqueued:
-		n.at = "expires"
+		return "expires"
 	case EvDelayed:
-		n.at = "release"
-	case EvOverflowed:
-		n.reason = "overflow"
-	case EvDropped:
-		n.text = "cause"
+		return "release"
 	}
-	return n
+	return "at"
 }
 
 // String renders the event as one trace line: "kind key=value ...", with
-// fields in a fixed order and zero fields omitted. The multi-purpose fields
-// are named for what they hold in that kind (see names).
+// fields in a fixed order and zero fields omitted.
 func (e Event) String() string {
 	var sb strings.Builder
-	names := e.Kind.names()
 	sb.WriteString(e.Kind.String())
 	kv := func(k, v string) {
 		sb.WriteByte(' ')
@@ -244,8 +248,18 @@ func (e Event) String() string {
 	if e.Queue != "" {
 		kv("q", e.Queue)
 	}
+	d := e.Detail
+	if d == nil {
+		d = &EventDetail{}
+	}
 	if e.Name != "" {
-		kv(names.name, e.Name)
+		kv("name", e.Name)
+	}
+	if d.Destination != "" {
+		kv("dest", d.Destination)
+	}
+	if d.Policy != "" {
+		kv("policy", d.Policy)
 	}
 	if e.RoutingKey != "" || e.Kind == EvPublished || e.Kind == EvBound || e.Kind == EvUnbound || e.Kind == EvReturned {
 		kv("key", e.RoutingKey)
@@ -279,19 +293,33 @@ func (e Event) String() string {
 		kv("noack", "true")
 	}
 	if e.Reason != "" {
-		kv(names.reason, e.Reason)
+		kv("reason", e.Reason)
+	}
+	if d.ExchangeType != "" {
+		kv("type", d.ExchangeType)
+	}
+	if e.Overflow != "" {
+		kv("overflow", e.Overflow)
 	}
 	if e.Code != 0 {
 		kv("code", strconv.Itoa(e.Code))
 	}
-	if e.Text != "" {
-		kv(names.text, e.Text)
+	for _, f := range [...]struct{ k, v string }{{"text", e.Text}, {"features", d.Features}, {"text", d.Definition},
+		{"args", d.Args}, {"operator-policy", d.OperatorPolicy}, {"cause", e.Cause}} {
+		if f.v != "" {
+			kv(f.k, f.v)
+		}
 	}
-	if e.Count != 0 {
-		kv(names.count, strconv.Itoa(e.Count))
+	for _, f := range [...]struct {
+		k string
+		v int
+	}{{"count", e.Operations}, {"priority", d.Priority}, {"remaining", e.Remaining}, {"deliveries", e.Deliveries}} {
+		if f.v != 0 {
+			kv(f.k, strconv.Itoa(f.v))
+		}
 	}
 	if e.At != 0 {
-		kv(names.at, FormatDuration(int64(e.At)))
+		kv(e.Kind.atName(), FormatDuration(int64(e.At)))
 	}
 	return sb.String()
 }

@@ -177,7 +177,7 @@ func (b *Broker) exchangeDeclare(ch *channel, d ExchangeDeclare) *Error {
 		if ae, ok := d.Args["alternate-exchange"]; ok {
 			name, isStr := ae.(string)
 			if !isStr {
-				return channelErr(PreconditionFailed, m, "invalid type '%s' for arg 'alternate-exchange' in %s", TypeName(ae), rs("exchange", d.Exchange, v.name))
+				return channelErr(PreconditionFailed, m, "invalid type '%s' for arg 'alternate-exchange' in %s", typeName(ae), rs("exchange", d.Exchange, v.name))
 			}
 			// It names an exchange, and no exchange can have a name
 			// that is not a short string: say so now rather than
@@ -214,7 +214,7 @@ func (b *Broker) exchangeDeclare(ch *channel, d ExchangeDeclare) *Error {
 		x = newExchange(v, d.Exchange, d.Type)
 		x.durable, x.autoDelete, x.internal, x.args, x.route = d.Durable, d.AutoDelete, d.Internal, d.Args.Clone(), route
 		v.addExchange(x)
-		b.emit(Event{Kind: EvExchangeDeclared, Vhost: v.name, Channel: ch.id, Exchange: x.name, Reason: x.kind, Text: x.describe()})
+		b.emit(Event{Kind: EvExchangeDeclared, Vhost: v.name, Channel: ch.id, Exchange: x.name, Detail: &EventDetail{ExchangeType: x.kind, Features: x.describe()}})
 		return nil
 	}
 	r := rs("exchange", x.name, v.name)

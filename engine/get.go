@@ -48,7 +48,7 @@ func (b *Broker) basicGet(id ChannelID, g BasicGet) (GetOk, bool, error) {
 	tag := ch.deliver(q, ent, nil, g.NoAck)
 	q.catchUp()
 	b.flush()
-	b.events.at(got).Count = q.ready.len()
+	b.events.at(got).Remaining = q.ready.len()
 	return GetOk{Msg: ent.msg, DeliveryTag: tag, Redelivered: ent.redelivered, Exchange: ent.msg.Exchange,
 		RoutingKey: ent.msg.RoutingKey, MessageCount: q.ready.len()}, true, nil
 }

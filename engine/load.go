@@ -7,37 +7,37 @@ import "fmt"
 // comes from disk or the network, and may be torn or damaged.
 func Load(data []byte) (b *Broker, err error) {
 	defer func() {
-		// The snapDecoder checks what it reads; this catches whatever a
+		// The decoder checks what it reads; this catches whatever a
 		// damaged snapshot still gets past it, so that Load's contract
 		// holds.
 		if p := recover(); p != nil {
 			b, err = nil, fmt.Errorf("%w (%v)", errCorrupt, p)
 		}
 	}()
-	l := &loader{snapDecoder: snapDecoder{data: data}}
+	l := &loader{decoder: decoder{src: data, form: formSnapshot}}
 	if len(data) < len(snapshotMagic) || string(data[:len(snapshotMagic)]) != snapshotMagic {
 		return nil, fmt.Errorf("engine: not a broker snapshot")
 	}
 	l.off = len(snapshotMagic)
 	if l.version = l.uvarint(); l.version < 1 || l.version > snapshotVersion {
 		if l.err != nil {
-			return nil, l.err
+			return nil, corrupt(l.err, len(data))
 		}
 		return nil, fmt.Errorf("engine: snapshot version %d, this engine reads 1 to %d", l.version, snapshotVersion)
 	}
 	b = l.loadBroker()
 	if l.err == nil && l.off != len(data) {
-		l.fail()
+		l.fail("trailing bytes")
 	}
 	if l.err != nil {
-		return nil, l.err
+		return nil, corrupt(l.err, len(data))
 	}
 	return b, nil
 }
 
 // loader reads a snapshot into a new broker.
 type loader struct {
-	snapDecoder
+	decoder
 	b *Broker
 	// version is the snapshot's; an older one lacks the sections a
 	// later version added (save.go).

@@ -11,12 +11,12 @@ func (l *loader) msg() *Message {
 		return nil
 	case r >= 2:
 		if r-2 >= uint64(len(l.msgs)) {
-			l.fail()
+			l.fail("inconsistent")
 			return nil
 		}
 		return l.msgs[r-2]
 	case r != 1:
-		l.fail()
+		l.fail("inconsistent")
 		return nil
 	}
 	m := l.slabs.message()
@@ -25,8 +25,8 @@ func (l *loader) msg() *Message {
 	m.Exchange = l.str()
 	m.RoutingKey = l.str()
 	m.Props = l.props()
-	if n := l.int(l.remaining() + 1); n > 0 {
-		m.Body = l.slabs.bodyCopy(l.take(n - 1))
+	if n := l.int(l.left() + 1); n > 0 {
+		m.Body = l.slabs.bodyCopy(l.raw(n - 1))
 	}
 	m.extra = l.extra()
 	if l.err != nil {
@@ -43,17 +43,17 @@ func (l *loader) props() *Properties {
 		return nil
 	case r >= 2:
 		if r-2 >= uint64(len(l.propsSeen)) {
-			l.fail()
+			l.fail("inconsistent")
 			return nil
 		}
 		return l.propsSeen[r-2]
 	case r != 1:
-		l.fail()
+		l.fail("inconsistent")
 		return nil
 	}
 	bits := l.uvarint()
 	if bits >= propsEnd {
-		l.fail()
+		l.fail("inconsistent")
 		return nil
 	}
 	p := l.slabs.properties()
@@ -70,7 +70,7 @@ func (l *loader) props() *Properties {
 		}
 	}
 	if bits&propHeaders != 0 {
-		p.Headers = l.table() // nil for headers present and empty
+		p.Headers = l.table(0) // nil for headers present and empty
 
 	}
 	if bits&propDeliveryMode != 0 {
@@ -85,7 +85,7 @@ func (l *loader) props() *Properties {
 	p.Present = present
 	if present&FlagExpiration != 0 {
 		if _, term := parseExpiration(p.Expiration); term != "" {
-			l.fail() // BasicPublish lets no other through
+			l.fail("inconsistent") // BasicPublish lets no other through
 		}
 	}
 	if present&FlagHeaders == 0 { // interned, as Save does
@@ -101,16 +101,16 @@ func (l *loader) extra() *msgExtra {
 		return nil
 	case r >= 2:
 		if r-2 >= uint64(len(l.extras)) {
-			l.fail()
+			l.fail("inconsistent")
 			return nil
 		}
 		return l.extras[r-2]
 	case r != 1:
-		l.fail()
+		l.fail("inconsistent")
 		return nil
 	}
 	x := &msgExtra{keys: l.strs()}
-	n := l.count()
+	n := l.count("items")
 	for range n {
 		if l.err != nil {
 			return nil
@@ -127,7 +127,7 @@ func (l *loader) extra() *msgExtra {
 }
 
 func (l *loader) strs() []string {
-	n := l.count()
+	n := l.count("items")
 	if n == 0 {
 		return nil
 	}
@@ -145,15 +145,15 @@ func (l *loader) via() *Via {
 		return nil
 	case r >= 2:
 		if r-2 >= uint64(len(l.vias)) {
-			l.fail()
+			l.fail("inconsistent")
 			return nil
 		}
 		return l.vias[r-2]
 	case r != 1:
-		l.fail()
+		l.fail("inconsistent")
 		return nil
 	}
-	v := &Via{Exchange: l.str(), Type: l.str(), Key: l.str(), Args: l.table(), Alternate: l.bool()}
+	v := &Via{Exchange: l.str(), Type: l.str(), Key: l.str(), Args: l.table(0), Alternate: l.boolean()}
 	if l.err != nil {
 		return nil
 	}
@@ -183,7 +183,7 @@ func (l *loader) entry(c *entryCtx) entry {
 		e.priority = l.byte1()
 	}
 	if flags >= entryPriority<<1 {
-		l.fail()
+		l.fail("inconsistent")
 	}
 	return e
 }
@@ -201,13 +201,13 @@ func (l *loader) store(vhostTotal, brokerTotal *tally) store {
 	for i := range st.levels {
 		lv := &st.levels[i]
 		var c entryCtx
-		k := l.count()
+		k := l.count("items")
 		prev := uint64(0)
 		for j := 0; j < k && l.err == nil; j++ {
 			key := l.uvarint()
 			e := l.entry(&c)
 			if e.msg == nil || (j > 0 && key <= prev) {
-				l.fail()
+				l.fail("inconsistent")
 				break
 			}
 			prev = key
@@ -215,11 +215,11 @@ func (l *loader) store(vhostTotal, brokerTotal *tally) store {
 			st.n++
 			st.bytes += int64(len(e.msg.Body))
 		}
-		k = l.count()
+		k = l.count("items")
 		for j := 0; j < k && l.err == nil; j++ {
 			e := l.entry(&c)
 			if e.msg == nil {
-				l.fail()
+				l.fail("inconsistent")
 				break
 			}
 			pushSized(&lv.fresh.chunked, e, k-j)
@@ -231,7 +231,7 @@ func (l *loader) store(vhostTotal, brokerTotal *tally) store {
 }
 
 func (l *loader) deliveries() unackedList {
-	n := l.count()
+	n := l.count("items")
 	var out unackedList
 	var c entryCtx
 	var tag uint64
@@ -247,11 +247,11 @@ func (l *loader) delivery(tag uint64, c *entryCtx) delivery {
 	d.e = l.entry(c)
 	d.c = optional(l, l.consumers)
 	d.atMs = Time(l.varint())
-	d.done = l.bool()
+	d.done = l.boolean()
 	d.ctag = l.str()
-	d.noAck = l.bool()
+	d.noAck = l.boolean()
 	if l.err == nil && d.e.msg == nil && !d.done {
-		l.fail()
+		l.fail("inconsistent")
 	}
 	return d
 }

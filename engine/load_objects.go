@@ -11,35 +11,35 @@ func (l *loader) queue(q *queue) {
 	}
 	listed := q.vhost == v
 	if q.vhost != nil && !listed {
-		l.fail()
+		l.fail("inconsistent")
 		return
 	}
 	q.vhost = v
 	q.name = l.str()
-	q.durable, q.exclusive, q.autoDelete = l.bool(), l.bool(), l.bool()
+	q.durable, q.exclusive, q.autoDelete = l.boolean(), l.boolean(), l.boolean()
 	q.owner = optional(l, l.conns)
-	q.args = l.table()
-	q.quorum, q.sac, q.deleted = l.bool(), l.bool(), l.bool()
+	q.args = l.table(0)
+	q.quorum, q.sac, q.deleted = l.boolean(), l.boolean(), l.boolean()
 	st := &q.set
 	st.ttlMs, st.expiresMs, st.maxLen, st.maxBytes, st.deliveryLimit = l.varint(), l.varint(), l.varint(), l.varint(), l.varint()
 	if st.maxPriority = int(l.varint()); st.maxPriority < 0 || st.maxPriority > 255 {
-		l.fail()
+		l.fail("inconsistent")
 	}
 	st.overflow, st.dlx, st.dlrk, st.policy, st.opPolicy = l.str(), l.str(), l.str(), l.str(), l.str()
-	st.hasDLX, st.hasDLRK = l.bool(), l.bool()
+	st.hasDLX, st.hasDLRK = l.boolean(), l.boolean()
 	q.ready = l.store(&v.ready, &b.ready)
 	if len(q.ready.levels) != st.maxPriority+1 {
-		l.fail()
+		l.fail("inconsistent")
 	}
 	q.unacked = l.sint()
 	q.unackedBytes = l.varint()
 	q.nextSeq = l.uvarint()
 	q.returning = l.sint()
-	n := l.count()
+	n := l.count("items")
 	for range n {
 		q.consumers = append(q.consumers, l.consumerAt())
 	}
-	q.hadConsumers = l.bool()
+	q.hadConsumers = l.boolean()
 	q.exclusiveC = optional(l, l.consumers)
 	q.active = optional(l, l.consumers)
 	q.policyGen = l.uvarint()
@@ -49,7 +49,7 @@ func (l *loader) queue(q *queue) {
 	}
 	if listed {
 		if _, dup := v.queues[q.name]; dup || q.deleted {
-			l.fail()
+			l.fail("inconsistent")
 			return
 		}
 		v.queues[q.name] = q
@@ -71,25 +71,25 @@ func (l *loader) conn(c *connection) {
 	c.vhost = l.vhostAt()
 	c.name = l.str()
 	c.user = l.str()
-	c.clientProps = l.table()
-	if l.bool() {
+	c.clientProps = l.table(0)
+	if l.boolean() {
 		p := &Permissions{Configure: l.str(), Write: l.str(), Read: l.str()}
-		n := l.count()
+		n := l.count("items")
 		for range n {
 			p.Topics = append(p.Topics, TopicPermission{Exchange: l.str(), Write: l.str(), Read: l.str()})
 		}
-		p.Impersonator = l.bool()
+		p.Impersonator = l.boolean()
 		if l.err == nil {
 			c.grants = compileGrants(p, c.user, c.vhost.name)
 		}
 	}
-	c.paused = l.bool()
-	live := l.bool()
-	n := l.count()
+	c.paused = l.boolean()
+	live := l.boolean()
+	n := l.count("items")
 	for range n {
 		ch := l.chanAt()
 		if l.err != nil || ch.conn != nil {
-			l.fail()
+			l.fail("inconsistent")
 			return
 		}
 		ch.conn = c
@@ -97,7 +97,7 @@ func (l *loader) conn(c *connection) {
 	c.listed = -1
 	if live && l.err == nil {
 		if _, dup := b.conns[c.id]; dup {
-			l.fail()
+			l.fail("inconsistent")
 		}
 		b.conns[c.id] = c
 	}
@@ -110,18 +110,18 @@ func (l *loader) channel(ch *channel) {
 		return
 	}
 	if ch.conn != nil && ch.conn != c {
-		l.fail()
+		l.fail("inconsistent")
 		return
 	}
 	owned := ch.conn == c
 	ch.conn = c
 	ch.id = ChannelID{Conn: c.id, Num: uint16(l.int(65535))}
-	ch.closed = l.bool()
+	ch.closed = l.boolean()
 	ch.nextTag = l.uvarint()
 	ch.unacked = l.deliveries()
 	ch.unackedLive = l.sint()
 	ch.lastQueue = l.str()
-	n := l.count()
+	n := l.count("items")
 	for range n {
 		con := l.consumerAt()
 		if l.err != nil {
@@ -130,17 +130,17 @@ func (l *loader) channel(ch *channel) {
 		ch.consumerOrder = append(ch.consumerOrder, con)
 	}
 	ch.prefetch, ch.globalPrefetch, ch.consumerLive = l.sint(), l.sint(), l.sint()
-	ch.confirm = l.bool()
+	ch.confirm = l.boolean()
 	ch.publishSeq = l.uvarint()
-	ch.tx = l.bool()
+	ch.tx = l.boolean()
 	ch.txPubs = l.txPubs()
 	ch.txAcks = l.txAcks()
-	if l.bool() {
-		np, na := l.count(), l.count()
+	if l.boolean() {
+		np, na := l.count("items"), l.count("items")
 		c := &txCommit{pubs: make([]txPublish, np), acks: make([]txAck, na), next: l.int(np + na)}
 		pubs, acks := l.txPubs(), l.txAcks()
 		if l.err != nil || len(pubs) != np-min(c.next, np) || len(acks) != na-max(0, c.next-np) {
-			l.fail()
+			l.fail("inconsistent")
 			return
 		}
 		copy(c.pubs[np-len(pubs):], pubs)
@@ -148,22 +148,22 @@ func (l *loader) channel(ch *channel) {
 		c.queues = l.queueList()
 		ch.commit = c
 	}
-	ch.ackIdle = l.bool()
+	ch.ackIdle = l.boolean()
 	ch.listed = -1
 	if l.err != nil {
 		return
 	}
 	if owned == ch.closed {
-		l.fail()
+		l.fail("inconsistent")
 		return
 	}
 	if owned {
 		if _, dup := c.channels[ch.id.Num]; dup {
-			l.fail()
+			l.fail("inconsistent")
 			return
 		}
 		if _, dup := b.chans[ch.id]; dup {
-			l.fail()
+			l.fail("inconsistent")
 			return
 		}
 		c.channels[ch.id.Num] = ch
@@ -172,12 +172,12 @@ func (l *loader) channel(ch *channel) {
 }
 
 func (l *loader) txPubs() []txPublish {
-	n := l.count()
+	n := l.count("items")
 	var out []txPublish
 	for range n {
-		p := txPublish{x: l.exchangeAt(), msg: l.msg(), mandatory: l.bool()}
+		p := txPublish{x: l.exchangeAt(), msg: l.msg(), mandatory: l.boolean()}
 		if l.err != nil || p.msg == nil {
-			l.fail()
+			l.fail("inconsistent")
 			return nil
 		}
 		out = append(out, p)
@@ -186,13 +186,13 @@ func (l *loader) txPubs() []txPublish {
 }
 
 func (l *loader) txAcks() []txAck {
-	n := l.count()
+	n := l.count("items")
 	var out []txAck
 	for range n {
 		tag := l.uvarint()
 		var c entryCtx
 		a := txAck{d: l.delivery(tag, &c)}
-		a.kind.ack, a.kind.requeue = l.bool(), l.bool()
+		a.kind.ack, a.kind.requeue = l.boolean(), l.boolean()
 		if l.err != nil {
 			return nil
 		}
@@ -202,7 +202,7 @@ func (l *loader) txAcks() []txAck {
 }
 
 func (l *loader) queueList() []*queue {
-	n := l.count()
+	n := l.count("items")
 	var out []*queue
 	for range n {
 		q := l.queueAt()
@@ -218,10 +218,10 @@ func (l *loader) consumer(c *consumer) {
 	c.ch = l.chanAt()
 	c.q = l.queueAt()
 	c.tag = l.str()
-	c.noAck, c.exclusive = l.bool(), l.bool()
+	c.noAck, c.exclusive = l.boolean(), l.boolean()
 	c.priority = l.varint()
 	c.prefetch, c.unacked = l.sint(), l.sint()
-	c.args = l.table()
+	c.args = l.table(0)
 	c.seq = l.uvarint()
 	if l.err != nil {
 		return
@@ -229,7 +229,7 @@ func (l *loader) consumer(c *consumer) {
 	for _, o := range c.ch.consumerOrder {
 		if o == c {
 			if _, dup := c.ch.consumers[c.tag]; dup {
-				l.fail()
+				l.fail("inconsistent")
 			}
 			c.ch.consumers[c.tag] = c
 		}

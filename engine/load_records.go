@@ -8,9 +8,9 @@ func (l *loader) loadBroker() *Broker {
 	b := &Broker{vhosts: map[string]*vhost{}, conns: map[ConnID]*connection{}, chans: map[ChannelID]*channel{}}
 	l.b = b
 	b.cfg = Config{Seed: l.uvarint(), ConsumerTimeoutMs: l.varint(), EpochMs: l.varint(), MaxQueuesPerVhost: l.sint(),
-		MaxMessagesPerVhost: l.varint(), MaxDeadLetterHops: l.sint(), MaxBatch: l.sint(), RecordCommands: l.bool()}
+		MaxMessagesPerVhost: l.varint(), MaxDeadLetterHops: l.sint(), MaxBatch: l.sint(), RecordCommands: l.boolean()}
 	if b.cfg.MaxBatch <= 0 {
-		l.fail()
+		l.fail("inconsistent")
 	}
 	b.now = Time(l.varint())
 	b.rng = l.uvarint()
@@ -25,7 +25,7 @@ func (l *loader) loadBroker() *Broker {
 	// Every object first, so that records can name any of them.
 	counts := make([]int, 6)
 	for i := range counts {
-		counts[i] = l.count()
+		counts[i] = l.count("items")
 	}
 	if l.err != nil {
 		return nil
@@ -84,7 +84,7 @@ func (l *loader) loadBroker() *Broker {
 		return nil
 	}
 	l.timers()
-	n := l.count()
+	n := l.count("items")
 	for range n {
 		if l.err != nil {
 			return nil
@@ -93,12 +93,12 @@ func (l *loader) loadBroker() *Broker {
 	}
 	for v, i := range l.walks {
 		if i >= len(b.ends) || b.ends[i].walk == nil {
-			l.fail()
+			l.fail("inconsistent")
 			return nil
 		}
 		v.policyWalk = b.ends[i].walk
 	}
-	n = l.count()
+	n = l.count("items")
 	for range n {
 		if l.err != nil {
 			return nil
@@ -107,7 +107,7 @@ func (l *loader) loadBroker() *Broker {
 		p.msg = l.msg()
 		p.reason = l.str()
 		if p.msg == nil {
-			l.fail()
+			l.fail("inconsistent")
 		}
 		b.pendingDL = append(b.pendingDL, p)
 	}
@@ -116,27 +116,27 @@ func (l *loader) loadBroker() *Broker {
 	k.old = l.extra()
 	k.queue, k.reason, k.exchange, k.routingKey, k.expiration = l.str(), l.str(), l.str(), l.str(), l.str()
 	k.timeSec = Timestamp(l.varint())
-	k.hasDLRK = l.bool()
-	n = l.count()
+	k.hasDLRK = l.boolean()
+	n = l.count("items")
 	for range n {
 		c := l.connAt()
 		if l.err != nil || b.conns[c.id] != c || c.listed >= 0 {
-			l.fail()
+			l.fail("inconsistent")
 			return nil
 		}
 		c.listed = b.connRefs.add(ConnRef{ID: c.id, Name: c.name, User: c.user, Vhost: c.vhost.name})
 	}
-	n = l.count()
+	n = l.count("items")
 	for range n {
 		ch := l.chanAt()
 		if l.err != nil || b.chans[ch.id] != ch || ch.listed >= 0 {
-			l.fail()
+			l.fail("inconsistent")
 			return nil
 		}
 		ch.listed = b.chanRefs.add(ChannelRef{ID: ch.id, Connection: ch.conn.name, User: ch.conn.user, Vhost: ch.conn.vhost.name})
 	}
 	if b.connRefs.n != len(b.conns) || b.chanRefs.n != len(b.chans) {
-		l.fail()
+		l.fail("inconsistent")
 	}
 	l.users()
 	l.replyConsumers()
@@ -147,14 +147,14 @@ func (l *loader) loadBroker() *Broker {
 func (l *loader) vhost(v *vhost) {
 	b := l.b
 	v.name = l.str()
-	v.deleted = l.bool()
+	v.deleted = l.boolean()
 	v.policyGen = l.uvarint()
 	v.ready = l.tally()
 	v.counts.consumers = l.sint()
 	v.counts.unacked = l.tally()
 	v.counts.connections = l.sint()
 	v.counts.channels = l.sint()
-	n := l.count()
+	n := l.count("items")
 	for range n {
 		if v.counts.byUser == nil {
 			v.counts.byUser = map[string]*userCounts{}
@@ -162,14 +162,14 @@ func (l *loader) vhost(v *vhost) {
 		u := l.str()
 		v.counts.byUser[u] = &userCounts{connections: l.sint(), channels: l.sint()}
 	}
-	n = l.count()
+	n = l.count("items")
 	for range n {
 		x := l.exchangeAt()
 		if l.err != nil {
 			return
 		}
 		if _, dup := v.exchanges[x.name]; dup || x.vhost != nil {
-			l.fail()
+			l.fail("inconsistent")
 			return
 		}
 		// The name is read with the exchange's record; listing order
@@ -177,14 +177,14 @@ func (l *loader) vhost(v *vhost) {
 		x.vhost = v
 		x.listed = v.counts.exchangeNames.add("")
 	}
-	n = l.count()
+	n = l.count("items")
 	for range n {
 		q := l.queueAt()
 		if l.err != nil {
 			return
 		}
 		if q.vhost != nil {
-			l.fail()
+			l.fail("inconsistent")
 			return
 		}
 		q.vhost = v
@@ -192,29 +192,27 @@ func (l *loader) vhost(v *vhost) {
 	}
 	l.policies(v, v.policies)
 	l.policies(v, v.opPolicies)
-	if i := l.int(l.remaining()); i > 0 {
+	if i := l.int(l.left()); i > 0 {
 		l.walks[v] = i - 1
 	}
 	if !v.deleted {
 		if _, dup := b.vhosts[v.name]; dup {
-			l.fail()
+			l.fail("inconsistent")
 		}
 		b.vhosts[v.name] = v
 	}
 }
 
-func (d *snapDecoder) remaining() int { return len(d.data) - d.off }
-
 func (l *loader) policies(v *vhost, set map[string]*Policy) {
-	n := l.count()
+	n := l.count("items")
 	for range n {
-		p := &Policy{Vhost: l.str(), Name: l.str(), Pattern: l.str(), ApplyTo: l.str(), Priority: l.sint(), Definition: l.table()}
+		p := &Policy{Vhost: l.str(), Name: l.str(), Pattern: l.str(), ApplyTo: l.str(), Priority: l.sint(), Definition: l.table(0)}
 		if l.err != nil {
 			return
 		}
 		re, err := regexp.Compile(p.Pattern)
 		if err != nil {
-			l.fail()
+			l.fail("inconsistent")
 			return
 		}
 		p.re = re
@@ -229,16 +227,16 @@ func (l *loader) exchange(x *exchange) {
 	}
 	listed := x.vhost == v
 	if x.vhost != nil && !listed {
-		l.fail()
+		l.fail("inconsistent")
 		return
 	}
 	x.vhost = v
 	x.name, x.kind, x.route = l.str(), l.str(), l.str()
-	x.durable, x.autoDelete, x.internal, x.deleted = l.bool(), l.bool(), l.bool(), l.bool()
-	x.args = l.table()
+	x.durable, x.autoDelete, x.internal, x.deleted = l.boolean(), l.boolean(), l.boolean(), l.boolean()
+	x.args = l.table(0)
 	if listed {
 		if _, dup := v.exchanges[x.name]; dup || x.deleted {
-			l.fail()
+			l.fail("inconsistent")
 			return
 		}
 		v.exchanges[x.name] = x
@@ -246,7 +244,7 @@ func (l *loader) exchange(x *exchange) {
 	} else {
 		x.listed = 0
 	}
-	n := l.count()
+	n := l.count("items")
 	bds := make([]*binding, 0, n)
 	for range n {
 		if l.err != nil {
@@ -259,7 +257,7 @@ func (l *loader) exchange(x *exchange) {
 			bd.dst.x = at(l, l.exchanges, dst>>1)
 		}
 		bd.key = l.str()
-		bd.args = l.table()
+		bd.args = l.table(0)
 		bd.xmatch = l.str()
 		bd.serial = l.uvarint()
 		bd.viaDirect = l.via()
@@ -277,27 +275,27 @@ func (l *loader) exchange(x *exchange) {
 		for range bds {
 			i := l.int(len(bds) - 1)
 			if l.err != nil || seen[i] {
-				l.fail()
+				l.fail("inconsistent")
 				return
 			}
 			seen[i] = true
 			x.topic.Add(bds[i].key, bds[i])
 		}
 	}
-	n = l.count()
+	n = l.count("items")
 	x.heldGone = l.int(n)
 	for i := range n {
 		if l.err != nil {
 			return
 		}
-		if !l.bool() {
+		if !l.boolean() {
 			x.held = append(x.held, nil)
 			continue
 		}
 		d := &delayedMsg{x: x, msg: l.msg(), delay: l.varint(), heldAt: i}
 		d.timer.Value = timerRef{kind: timerDelayed, d: d}
 		if d.msg == nil || d.msg.Props == nil {
-			l.fail()
+			l.fail("inconsistent")
 		}
 		x.held = append(x.held, d)
 	}
@@ -306,7 +304,7 @@ func (l *loader) exchange(x *exchange) {
 // at returns list[i], or fails for an index out of range.
 func at[T any](l *loader, list []*T, i uint64) *T {
 	if l.err != nil || i >= uint64(len(list)) {
-		l.fail()
+		l.fail("inconsistent")
 		return nil
 	}
 	return list[i]

@@ -6,7 +6,7 @@ package engine
 func (l *loader) timers() {
 	b := l.b
 	last := l.uvarint()
-	n := l.count()
+	n := l.count("items")
 	for range n {
 		var t *timerItem
 		switch l.byte1() {
@@ -35,9 +35,9 @@ func (l *loader) timers() {
 		case ownBulkEnd:
 			t = &b.endsTimer
 		}
-		at, seq, due := l.varint(), l.uvarint(), l.bool()
+		at, seq, due := l.varint(), l.uvarint(), l.boolean()
 		if l.err != nil || t == nil || t.Armed() || seq > last {
-			l.fail()
+			l.fail("inconsistent")
 			return
 		}
 		t.Value.armedDue = due
@@ -49,14 +49,14 @@ func (l *loader) timers() {
 func (l *loader) bulkEnd() *bulkEnd {
 	end := &bulkEnd{vhost: l.str(), queue: l.str(), kind: EventKind(l.byte1()), reason: l.str()}
 	end.held = l.store(nil, nil)
-	if l.bool() {
+	if l.boolean() {
 		end.dl = l.dlSource()
 	}
-	n := l.count()
+	n := l.count("items")
 	for range n {
 		m := l.msg()
 		if l.err != nil || m == nil {
-			l.fail()
+			l.fail("inconsistent")
 			return end
 		}
 		end.dead.push(m)
@@ -72,30 +72,30 @@ func (l *loader) bulkEnd() *bulkEnd {
 	case commitNone:
 	case commitCurrent:
 		if end.ch == nil || end.ch.commit == nil {
-			l.fail()
+			l.fail("inconsistent")
 			return end
 		}
 		end.commit = end.ch.commit
 	case commitStale:
 		if end.ch == nil {
-			l.fail()
+			l.fail("inconsistent")
 			return end
 		}
 		end.commit = &txCommit{}
 	default:
-		l.fail()
+		l.fail("inconsistent")
 	}
-	if l.bool() {
-		w := &queueWalk{v: l.vhostAt(), deleting: l.bool()}
+	if l.boolean() {
+		w := &queueWalk{v: l.vhostAt(), deleting: l.boolean()}
 		w.queues, w.exchanges = l.names(), l.names()
 		w.nq = l.int(countListed(w.queues))
 		w.nx = l.int(countListed(w.exchanges))
-		w.held = l.int(l.remaining())
-		w.finished = l.bool()
+		w.held = l.int(l.left())
+		w.finished = l.boolean()
 		end.walk = w
 	}
 	if l.err == nil && end.ch == nil && end.acked.len() > 0 {
-		l.fail()
+		l.fail("inconsistent")
 	}
 	return end
 }
@@ -103,7 +103,7 @@ func (l *loader) bulkEnd() *bulkEnd {
 // names reads a list of names into full chunks of listingChunk, the shape
 // of a borrowed listing.
 func (l *loader) names() [][]string {
-	n := l.count()
+	n := l.count("items")
 	var out [][]string
 	for i := 0; i < n && l.err == nil; i++ {
 		if i%listingChunk == 0 {
@@ -115,5 +115,5 @@ func (l *loader) names() [][]string {
 }
 
 func (l *loader) dlSource() *deadLetterSource {
-	return &deadLetterSource{vhost: l.vhostAt(), queue: l.str(), dlx: l.str(), dlrk: l.str(), hasDLRK: l.bool()}
+	return &deadLetterSource{vhost: l.vhostAt(), queue: l.str(), dlx: l.str(), dlrk: l.str(), hasDLRK: l.boolean()}
 }

@@ -19,7 +19,7 @@ func TestPauseConnectionHoldsDeliveries(t *testing.T) {
 	if _, err := b.BasicConsume(ch, engine.BasicConsume{Queue: "q", ConsumerTag: "c", NoAck: true}); err != nil {
 		t.Fatal(err)
 	}
-	b.PauseConnection(conn, true)
+	b.Apply(engine.CmdPauseConnection{Conn: conn, Paused: true})
 	for _, body := range []string{"a", "b"} {
 		if err := b.BasicPublish(ch, engine.BasicPublish{RoutingKey: "q", Body: []byte(body)}); err != nil {
 			t.Fatal(err)
@@ -40,7 +40,7 @@ func TestPauseConnectionHoldsDeliveries(t *testing.T) {
 	if q := b.Snapshot().Vhosts[0].Queues[0]; len(q.Ready) != 2 {
 		t.Fatalf("ready %d, want 2", len(q.Ready))
 	}
-	b.PauseConnection(conn, false)
+	b.Apply(engine.CmdPauseConnection{Conn: conn})
 	collect()
 	if len(delivered) != 2 || delivered[0] != "a" || delivered[1] != "b" {
 		t.Fatalf("delivered %v after resume, want [a b]", delivered)

@@ -140,7 +140,7 @@ func (b *Broker) setPolicy(p Policy, operator bool) error {
 		set = v.opPolicies
 	}
 	set[p.Name] = &p
-	b.emit(Event{Kind: EvPolicySet, Vhost: v.name, Name: p.Name, Text: p.describe(operator)})
+	b.emit(Event{Kind: EvPolicySet, Vhost: v.name, Name: p.Name, Detail: &EventDetail{Definition: p.describe(operator)}})
 	v.policiesChanged()
 	b.flush()
 	return nil
@@ -183,8 +183,13 @@ func (b *Broker) clearPolicy(vhost, name string, operator bool) error {
 	return nil
 }
 
-// Policies lists a vhost's policies (or operator policies) by name.
-func (b *Broker) Policies(vhost string, operator bool) []Policy {
+// Policies lists a vhost's policies by name.
+func (b *Broker) Policies(vhost string) []Policy { return b.policyList(vhost, false) }
+
+// OperatorPolicies lists a vhost's operator policies by name.
+func (b *Broker) OperatorPolicies(vhost string) []Policy { return b.policyList(vhost, true) }
+
+func (b *Broker) policyList(vhost string, operator bool) []Policy {
 	v, ok := b.vhosts[vhost]
 	if !ok {
 		return nil
@@ -394,7 +399,7 @@ func (q *queue) applyPolicy() {
 	q.set = q.resolveSettings()
 	q.set.maxPriority = old.maxPriority
 	if old.policy != q.set.policy || old.opPolicy != q.set.opPolicy {
-		v.b.emit(Event{Kind: EvQueuePolicyChanged, Vhost: v.name, Queue: q.name, Name: q.set.policy, Text: q.set.opPolicy})
+		v.b.emit(Event{Kind: EvQueuePolicyChanged, Vhost: v.name, Queue: q.name, Detail: &EventDetail{Policy: q.set.policy, OperatorPolicy: q.set.opPolicy}})
 	}
 	// The TTL documentation has a section "Per-message TTL Applied
 	// Retroactively (to an Existing Queue)": queues that got a TTL

@@ -365,7 +365,7 @@ var commands = []command{
 	}},
 	{20, (*world).cmdSettle},
 	{1, func(w *world, ch engine.ChannelID) (string, error) {
-		return "basic.recover", w.both(func(b *engine.Broker) error { return b.BasicRecover(ch, true) })
+		return "basic.recover", w.both(func(b *engine.Broker) error { return b.Apply(engine.CmdBasicRecover{Channel: ch, Requeue: true}).Err })
 	}},
 	{1, func(w *world, ch engine.ChannelID) (string, error) {
 		err := w.both(func(b *engine.Broker) error { return b.ConfirmSelect(ch) })
@@ -693,12 +693,18 @@ func (w *world) cmdSettle(ch engine.ChannelID) (string, error) {
 	var desc string
 	switch w.r.IntN(5) {
 	case 0, 1, 2:
-		desc, err = fmt.Sprintf("basic.ack %d multiple=%t", tag, multiple), w.both(func(b *engine.Broker) error { return b.BasicAck(ch, tag, multiple) })
+		desc, err = fmt.Sprintf("basic.ack %d multiple=%t", tag, multiple), w.both(func(b *engine.Broker) error {
+			return b.Apply(engine.CmdBasicAck{Channel: ch, DeliveryTag: tag, Multiple: multiple}).Err
+		})
 	case 3:
-		desc, err = fmt.Sprintf("basic.nack %d multiple=%t requeue=%t", tag, multiple, requeue), w.both(func(b *engine.Broker) error { return b.BasicNack(ch, tag, multiple, requeue) })
+		desc, err = fmt.Sprintf("basic.nack %d multiple=%t requeue=%t", tag, multiple, requeue), w.both(func(b *engine.Broker) error {
+			return b.Apply(engine.CmdBasicNack{Channel: ch, DeliveryTag: tag, Multiple: multiple, Requeue: requeue}).Err
+		})
 	default:
 		multiple = false
-		desc, err = fmt.Sprintf("basic.reject %d requeue=%t", tag, requeue), w.both(func(b *engine.Broker) error { return b.BasicReject(ch, tag, requeue) })
+		desc, err = fmt.Sprintf("basic.reject %d requeue=%t", tag, requeue), w.both(func(b *engine.Broker) error {
+			return b.Apply(engine.CmdBasicReject{Channel: ch, DeliveryTag: tag, Requeue: requeue}).Err
+		})
 	}
 	if err == nil {
 		w.m.settled(ch, tag, multiple)
@@ -1122,7 +1128,7 @@ func (m *model) apply(w *world, events []engine.Event, i int) {
 		end()
 		m.deaths[key]++
 	case engine.EvOverflowed:
-		switch e.Reason {
+		switch e.Overflow {
 		case engine.OverflowDropHead:
 			if needReady() {
 				end()
@@ -1132,7 +1138,7 @@ func (m *model) apply(w *world, events []engine.Event, i int) {
 			if len(m.copies[key]) > 0 && !m.delayed[e.MsgID] {
 				m.fail("event %d (%s): a refused publish names an existing copy", i, e)
 			}
-			if e.Reason == engine.OverflowRejectPublishDLX {
+			if e.Overflow == engine.OverflowRejectPublishDLX {
 				m.deaths[key]++
 			}
 		default:
@@ -1159,10 +1165,10 @@ func (m *model) apply(w *world, events []engine.Event, i int) {
 		m.consumeDeath(i, e, key)
 		m.freshID(i, e, e.NewMsgID)
 	case engine.EvDropped:
-		if strings.HasPrefix(e.Text, "dead-letter exchange") {
+		if strings.HasPrefix(e.Cause, "dead-letter exchange") {
 			m.consumeDeath(i, e, key)
 		}
-		if e.Text == "vhost deleted" && e.Exchange != "" {
+		if e.Cause == "vhost deleted" && e.Exchange != "" {
 			delete(m.held, e.MsgID) // a delayed exchange's held message
 		}
 	case engine.EvConsumerAdded:
@@ -1261,7 +1267,7 @@ func (m *model) refusedInStep(events []engine.Event, i int) bool {
 	for j := i - 1; j >= 0; j-- {
 		switch events[j].Kind {
 		case engine.EvOverflowed:
-			if events[j].Reason != engine.OverflowDropHead {
+			if events[j].Overflow != engine.OverflowDropHead {
 				return true
 			}
 		case engine.EvPublished:

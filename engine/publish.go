@@ -149,7 +149,7 @@ func (b *Broker) newMessage(p BasicPublish) (*Message, *Error) {
 		if !isArr {
 			// rabbit_basic:header_routes/1 throws, and rabbit_channel
 			// prints the term (observed, RabbitMQ 3.10.8).
-			return nil, channelErr(PreconditionFailed, MethodBasicPublish, "invalid message: {unacceptable_type_in_header,\"%s\",%s}", h, TypeName(v))
+			return nil, channelErr(PreconditionFailed, MethodBasicPublish, "invalid message: {unacceptable_type_in_header,\"%s\",%s}", h, typeName(v))
 		}
 		for _, k := range arr {
 			if s, ok := k.(string); ok {
@@ -249,7 +249,7 @@ func (b *Broker) publish(ch *channel, x *exchange, msg *Message, mandatory bool,
 			b.emit(Event{Kind: EvReturned, Vhost: v.name, Channel: ch.id, Exchange: x.name, RoutingKey: msg.RoutingKey, MsgID: msg.ID, Msg: msg,
 				Code: NoRoute, Text: "NO_ROUTE"})
 		} else if b.delayedCount == delayed {
-			b.emit(Event{Kind: EvDropped, Vhost: v.name, Channel: ch.id, Exchange: x.name, MsgID: msg.ID, Msg: msg, Text: DropUnroutable})
+			b.emit(Event{Kind: EvDropped, Vhost: v.name, Channel: ch.id, Exchange: x.name, MsgID: msg.ID, Msg: msg, Cause: DropUnroutable})
 		}
 	}
 	// A delayed-message exchange keeps what it holds across a restart

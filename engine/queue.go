@@ -217,7 +217,7 @@ func (b *Broker) queueDeclare(ch *channel, d QueueDeclare) (QueueDeclareOk, *Err
 	v.addQueue(q)
 	v.queueMemo.forget()
 	ch.lastQueue = name
-	b.emit(Event{Kind: EvQueueDeclared, Vhost: v.name, Channel: ch.id, Queue: name, Text: q.describe()})
+	b.emit(Event{Kind: EvQueueDeclared, Vhost: v.name, Channel: ch.id, Queue: name, Detail: &EventDetail{Features: q.describe()}})
 	q.touchLease()
 	return q.declareOk(), nil
 }

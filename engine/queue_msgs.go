@@ -21,10 +21,10 @@ func (q *queue) offer(m *Message, via *Via) bool {
 	if q.willOverflow(m) {
 		switch q.set.overflow {
 		case OverflowRejectPublish:
-			b.emit(Event{Kind: EvOverflowed, Vhost: q.vhost.name, Queue: q.name, MsgID: m.ID, Msg: m, Reason: OverflowRejectPublish})
+			b.emit(Event{Kind: EvOverflowed, Vhost: q.vhost.name, Queue: q.name, MsgID: m.ID, Msg: m, Overflow: OverflowRejectPublish})
 			return false
 		case OverflowRejectPublishDLX:
-			b.emit(Event{Kind: EvOverflowed, Vhost: q.vhost.name, Queue: q.name, MsgID: m.ID, Msg: m, Reason: OverflowRejectPublishDLX})
+			b.emit(Event{Kind: EvOverflowed, Vhost: q.vhost.name, Queue: q.name, MsgID: m.ID, Msg: m, Overflow: OverflowRejectPublishDLX})
 			q.deadLetter(m, ReasonMaxLen)
 			return false
 		}
@@ -196,7 +196,7 @@ func (q *queue) requeue(e entry, ch ChannelID, tag uint64, how returnHow) {
 	if q.quorum {
 		e.deliveries++
 		if q.set.deliveryLimit >= 0 && int64(e.deliveries) > q.set.deliveryLimit {
-			b.emit(Event{Kind: EvDeliveryLimited, Vhost: q.vhost.name, Channel: ch, Queue: q.name, MsgID: e.msg.ID, Msg: e.msg, DeliveryTag: tag, Count: int(e.deliveries)})
+			b.emit(Event{Kind: EvDeliveryLimited, Vhost: q.vhost.name, Channel: ch, Queue: q.name, MsgID: e.msg.ID, Msg: e.msg, DeliveryTag: tag, Deliveries: int(e.deliveries)})
 			q.deadLetter(e.msg, ReasonDeliveryLimit)
 			return
 		}

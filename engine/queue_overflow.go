@@ -53,7 +53,7 @@ func (q *queue) dropHeadOverflow() {
 			return
 		}
 		e := q.ready.pop()
-		b.emit(Event{Kind: EvOverflowed, Vhost: q.vhost.name, Queue: q.name, MsgID: e.msg.ID, Msg: e.msg, Reason: OverflowDropHead})
+		b.emit(Event{Kind: EvOverflowed, Vhost: q.vhost.name, Queue: q.name, MsgID: e.msg.ID, Msg: e.msg, Overflow: OverflowDropHead})
 		q.deadLetter(e.msg, ReasonMaxLen)
 	}
 }

@@ -38,7 +38,7 @@ func TestDropHeadInBatches(t *testing.T) {
 			},
 			after: func(t *testing.T, q backlog) {
 				// Back in a queue of length 0, each goes at once.
-				ok(t, q.b.BasicNack(q.con, 0, true, true))
+				ok(t, q.b.Apply(engine.CmdBasicNack{Channel: q.con, DeliveryTag: 0, Multiple: true, Requeue: true}).Err)
 			}},
 		{name: "front on its way back", def: engine.Table{"max-length": int64(0)}, dlx: true,
 			before: func(t *testing.T, q backlog) {

@@ -67,10 +67,10 @@ type intRules struct{ wrongType func(v any) string }
 // queueArgInts: RabbitMQ 3.10.8 reports a non-integer queue argument as the
 // Erlang string "expected integer, got TYPE", quotes included (consumer
 // x-priority uses the same text).
-var queueArgInts = intRules{wrongType: func(v any) string { return `"expected integer, got ` + TypeName(v) + `"` }}
+var queueArgInts = intRules{wrongType: func(v any) string { return `"expected integer, got ` + typeName(v) + `"` }}
 
 // policyInts: policy definitions report {unacceptable_type,TYPE}.
-var policyInts = intRules{wrongType: func(v any) string { return "{unacceptable_type," + TypeName(v) + "}" }}
+var policyInts = intRules{wrongType: func(v any) string { return "{unacceptable_type," + typeName(v) + "}" }}
 
 func (r intRules) integer(v any, _ Table) string {
 	if _, ok := asInt64(v); !ok {
@@ -130,7 +130,7 @@ func checkExpiry(n int64) string {
 
 func checkLongstr(v any, _ Table) string {
 	if _, ok := v.(string); !ok {
-		return "{unacceptable_type," + TypeName(v) + "}"
+		return "{unacceptable_type," + typeName(v) + "}"
 	}
 	return ""
 }
@@ -160,7 +160,7 @@ func checkDLRK(v any, args Table) string {
 
 func checkBool(v any, _ Table) string {
 	if _, ok := v.(bool); !ok {
-		return "{unacceptable_type," + TypeName(v) + "}"
+		return "{unacceptable_type," + typeName(v) + "}"
 	}
 	return ""
 }
@@ -206,7 +206,7 @@ func validateNewQueue(d QueueDeclare, quorum bool, name, vhost string) *Error {
 	m := MethodQueueDeclare
 	if v, ok := d.Args["x-dead-letter-exchange"]; ok {
 		if _, isStr := v.(string); !isStr {
-			return channelErr(PreconditionFailed, m, "invalid type '%s' for arg 'x-dead-letter-exchange' in %s", TypeName(v), r)
+			return channelErr(PreconditionFailed, m, "invalid type '%s' for arg 'x-dead-letter-exchange' in %s", typeName(v), r)
 		}
 	}
 	refused := typeRefusedArgs(quorum)
@@ -276,7 +276,7 @@ func describeArg(v any, ok bool) string {
 	if !ok {
 		return "none"
 	}
-	return "the value '" + FormatValue(v) + "' of type '" + TypeName(v) + "'"
+	return "the value '" + FormatValue(v) + "' of type '" + typeName(v) + "'"
 }
 
 func boolText(v bool) string { return strconv.FormatBool(v) }

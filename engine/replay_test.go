@@ -189,7 +189,7 @@ func TestReadsDoNotChangeTheFuture(t *testing.T) {
 		b.BasicConsume(a, engine.BasicConsume{Queue: "qa", ConsumerTag: "a"})
 		b.BasicConsume(c, engine.BasicConsume{Queue: "qc", ConsumerTag: "c"})
 		b.BasicPublish(a, engine.BasicPublish{RoutingKey: "qa"}) // a's timer is armed
-		b.BasicAck(a, 1, false)                                  // and idle
+		b.Apply(engine.CmdBasicAck{Channel: a, DeliveryTag: 1})  // and idle
 		b.BasicPublish(a, engine.BasicPublish{RoutingKey: "qc"}) // c's, due at the same time
 		if read {
 			b.NextDeadline()

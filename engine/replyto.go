@@ -174,7 +174,7 @@ func (b *Broker) deliverReply(ch *channel, to ChannelID, tag string, msg *Messag
 		b.emit(Event{Kind: EvReturned, Vhost: vh, Channel: ch.id, Exchange: p.Exchange, RoutingKey: p.RoutingKey, MsgID: msg.ID, Msg: msg,
 			Code: NoRoute, Text: "NO_ROUTE"})
 	} else {
-		b.emit(Event{Kind: EvDropped, Vhost: vh, Channel: ch.id, Exchange: p.Exchange, MsgID: msg.ID, Msg: msg, Text: DropUnroutable})
+		b.emit(Event{Kind: EvDropped, Vhost: vh, Channel: ch.id, Exchange: p.Exchange, MsgID: msg.ID, Msg: msg, Cause: DropUnroutable})
 	}
 	if seq != 0 {
 		b.emit(Event{Kind: EvConfirmed, Vhost: vh, Channel: ch.id, DeliveryTag: seq})

@@ -81,9 +81,9 @@ func BenchmarkRequeue(b *testing.B) {
 						case "close":
 							br.CloseChannel(c)
 						case "nack":
-							must(b, br.BasicNack(c, 0, true, true))
+							must(b, br.Apply(CmdBasicNack{Channel: c, DeliveryTag: 0, Multiple: true, Requeue: true}).Err)
 						case "recover":
-							must(b, br.BasicRecover(c, true))
+							must(b, br.Apply(CmdBasicRecover{Channel: c, Requeue: true}).Err)
 						}
 					})
 					for {

@@ -28,13 +28,13 @@ func TestRequeueWorkIsKLogN(t *testing.T) {
 					case "close":
 						br.CloseChannel(c)
 					case "nack-multiple":
-						must(t, br.BasicNack(c, 0, true, true))
+						must(t, br.Apply(CmdBasicNack{Channel: c, DeliveryTag: 0, Multiple: true, Requeue: true}).Err)
 					case "reject-each-newest-first":
 						for tag := k; tag >= 1; tag-- {
-							must(t, br.BasicReject(c, uint64(tag), true))
+							must(t, br.Apply(CmdBasicReject{Channel: c, DeliveryTag: uint64(tag), Requeue: true}).Err)
 						}
 					case "recover":
-						must(t, br.BasicRecover(c, true))
+						must(t, br.Apply(CmdBasicRecover{Channel: c, Requeue: true}).Err)
 					}
 					requeueWork := q.ready.work - before
 					if q.ready.len() != n || q.unacked != 0 {

@@ -260,7 +260,8 @@ func (v *vhost) unbindTransient(exchanges []*exchange) {
 				continue
 			}
 			x.unindex(bd)
-			v.b.emit(Event{Kind: EvUnbound, Vhost: v.name, Exchange: x.name, Name: bindDestName(bd.dst), RoutingKey: bd.key, Text: argsText(bd.args)})
+			v.b.emit(Event{Kind: EvUnbound, Vhost: v.name, Exchange: x.name, RoutingKey: bd.key,
+				Detail: &EventDetail{Destination: bindDestName(bd.dst), Args: argsText(bd.args)}})
 		}
 		clear(x.bindings[len(kept):])
 		x.bindings = kept

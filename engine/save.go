@@ -84,12 +84,16 @@ func (b *Broker) Save() []byte {
 	s.buf = make([]byte, 0, 1024+32*min(max(b.ready.msgs+b.unacked.msgs, 0), 1<<20))
 	s.collect()
 	s.saveBroker()
+	if s.err != nil {
+		// A table value no AMQP field type maps to: a driver's bug.
+		panic("engine: Save: " + s.err.Error())
+	}
 	return s.buf
 }
 
 // saver numbers the objects a snapshot names and writes them.
 type saver struct {
-	snapEncoder
+	encoder
 	b *Broker
 
 	vhosts    []*vhost
@@ -118,9 +122,9 @@ type saver struct {
 
 func newSaver(b *Broker) *saver {
 	return &saver{
-		snapEncoder: snapEncoder{strs: map[string]uint64{}},
-		b:           b,
-		vhostIx:     map[*vhost]int{}, xIx: map[*exchange]int{}, qIx: map[*queue]int{},
+		encoder: newSnapshotEncoder(),
+		b:       b,
+		vhostIx: map[*vhost]int{}, xIx: map[*exchange]int{}, qIx: map[*queue]int{},
 		connIx: map[*connection]int{}, chanIx: map[*channel]int{}, conIx: map[*consumer]int{},
 		msgs:   newMsgIndex(b.ready.msgs + b.unacked.msgs + b.delayed.msgs),
 		extras: map[*msgExtra]uint64{}, vias: map[*Via]uint64{}, propsIx: map[propsKey]uint64{},

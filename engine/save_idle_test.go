@@ -29,7 +29,7 @@ func TestSaveIgnoresIdleAckTimers(t *testing.T) {
 		if err := b.BasicPublish(ch, engine.BasicPublish{RoutingKey: "q", Body: []byte("x")}); err != nil {
 			t.Fatal(err)
 		}
-		if err := b.BasicAck(ch, 1, false); err != nil {
+		if err := b.Apply(engine.CmdBasicAck{Channel: ch, DeliveryTag: 1}).Err; err != nil {
 			t.Fatal(err)
 		}
 		b.DrainEvents(nil)

@@ -131,7 +131,7 @@ func (s *saver) props(p *Properties) {
 		}
 	}
 	if f&FlagHeaders != 0 {
-		s.table(p.Headers) // nil when present and empty, as it was
+		s.table(p.Headers, 0) // nil when present and empty, as it was
 	}
 	if f&FlagDeliveryMode != 0 {
 		s.byte1(p.DeliveryMode)
@@ -193,8 +193,8 @@ func (s *saver) via(v *Via) {
 	s.str(v.Exchange)
 	s.str(v.Type)
 	s.str(v.Key)
-	s.table(v.Args)
-	s.bool(v.Alternate)
+	s.table(v.Args, 0)
+	s.boolean(v.Alternate)
 }
 
 // Entry flags.
@@ -290,7 +290,7 @@ func (s *saver) delivery(d *delivery, c *entryCtx) {
 	s.entry(&d.e, c)
 	s.consumerRef(d.c)
 	s.varint(int64(d.atMs))
-	s.bool(d.done)
+	s.boolean(d.done)
 	s.str(d.ctag)
-	s.bool(d.noAck)
+	s.boolean(d.noAck)
 }

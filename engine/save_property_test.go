@@ -182,9 +182,11 @@ func diffDumps(a, b []engine.Event) string {
 // two streams compare on everything a driver could read.
 func dumpEvent(e engine.Event) string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "%s t=%d vh=%q ch=%s x=%q q=%q rk=%q msg=%d new=%d ctag=%q tag=%d mult=%t redel=%t noack=%t hdc=%t dc=%d reason=%q code=%d method=%v text=%q count=%d at=%d name=%q",
+	fmt.Fprintf(&sb, "%s t=%d vh=%q ch=%s x=%q q=%q rk=%q msg=%d new=%d ctag=%q tag=%d mult=%t redel=%t noack=%t hdc=%t dc=%d reason=%q code=%d method=%v text=%q count=%d at=%d name=%q"+
+		" overflow=%q cause=%q remaining=%d deliveries=%d detail=%+v",
 		e.Kind, e.Time, e.Vhost, e.Channel, e.Exchange, e.Queue, e.RoutingKey, e.MsgID, e.NewMsgID, e.ConsumerTag, e.DeliveryTag,
-		e.Multiple, e.Redelivered, e.NoAck, e.HasDeliveryCount, e.DeliveryCount, e.Reason, e.Code, e.Method, e.Text, e.Count, e.At, e.Name)
+		e.Multiple, e.Redelivered, e.NoAck, e.HasDeliveryCount, e.DeliveryCount, e.Reason, e.Code, e.Method, e.Text, e.Operations, e.At, e.Name,
+		e.Overflow, e.Cause, e.Remaining, e.Deliveries, e.Detail)
 	if v := e.Via; v != nil {
 		fmt.Fprintf(&sb, " via={%q %q %q %s %t}", v.Exchange, v.Type, v.Key, engine.FormatTyped(v.Args), v.Alternate)
 	}
@@ -230,9 +232,13 @@ func (w *world) saveExtraCommand() (string, error) {
 			}
 			id, requeue := c.ID, w.chance(0.3)
 			if w.chance(0.3) {
-				return "ch " + id.String() + ": basic.ack 0 multiple", w.both(func(b *engine.Broker) error { return b.BasicAck(id, 0, true) })
+				return "ch " + id.String() + ": basic.ack 0 multiple", w.both(func(b *engine.Broker) error {
+					return b.Apply(engine.CmdBasicAck{Channel: id, DeliveryTag: 0, Multiple: true}).Err
+				})
 			}
-			return fmt.Sprintf("ch %s: basic.nack 0 multiple requeue=%t", id, requeue), w.both(func(b *engine.Broker) error { return b.BasicNack(id, 0, true, requeue) })
+			return fmt.Sprintf("ch %s: basic.nack 0 multiple requeue=%t", id, requeue), w.both(func(b *engine.Broker) error {
+				return b.Apply(engine.CmdBasicNack{Channel: id, DeliveryTag: 0, Multiple: true, Requeue: requeue}).Err
+			})
 		}
 		return "nothing to settle", nil
 	case 0:
@@ -254,7 +260,7 @@ func (w *world) saveExtraCommand() (string, error) {
 			return "nothing to pause", nil
 		}
 		id, paused := chans[w.r.IntN(len(chans))].ID.Conn, w.chance(0.5)
-		w.both(func(b *engine.Broker) error { b.PauseConnection(id, paused); return nil })
+		w.both(func(b *engine.Broker) error { b.Apply(engine.CmdPauseConnection{Conn: id, Paused: paused}); return nil })
 		return fmt.Sprintf("pause connection %d %t", id, paused), nil
 	case 3:
 		if len(chans) == 0 {

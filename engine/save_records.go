@@ -17,7 +17,7 @@ func (s *saver) saveBroker() {
 	s.varint(c.MaxMessagesPerVhost)
 	s.varint(int64(c.MaxDeadLetterHops))
 	s.varint(int64(c.MaxBatch))
-	s.bool(c.RecordCommands)
+	s.boolean(c.RecordCommands)
 	s.varint(int64(b.now))
 	s.uvarint(b.rng)
 	s.uvarint(uint64(b.nextCon))
@@ -74,7 +74,7 @@ func (s *saver) saveBroker() {
 		s.str(v)
 	}
 	s.varint(int64(k.timeSec))
-	s.bool(k.hasDLRK)
+	s.boolean(k.hasDLRK)
 	s.uvarint(uint64(b.connRefs.n))
 	eachListed(&b.connRefs, func(r ConnRef) { s.uvarint(uint64(s.connIx[b.conns[r.ID]])) })
 	s.uvarint(uint64(b.chanRefs.n))
@@ -85,7 +85,7 @@ func (s *saver) saveBroker() {
 
 func (s *saver) vhost(v *vhost) {
 	s.str(v.name)
-	s.bool(v.deleted)
+	s.boolean(v.deleted)
 	s.uvarint(v.policyGen)
 	s.tally(v.ready)
 	s.varint(int64(v.counts.consumers))
@@ -132,7 +132,7 @@ func (s *saver) policies(set map[string]*Policy) {
 		s.str(p.Pattern)
 		s.str(p.ApplyTo)
 		s.varint(int64(p.Priority))
-		s.table(p.Definition)
+		s.table(p.Definition, 0)
 	}
 }
 
@@ -141,11 +141,11 @@ func (s *saver) exchange(x *exchange) {
 	s.str(x.name)
 	s.str(x.kind)
 	s.str(x.route)
-	s.bool(x.durable)
-	s.bool(x.autoDelete)
-	s.bool(x.internal)
-	s.bool(x.deleted)
-	s.table(x.args)
+	s.boolean(x.durable)
+	s.boolean(x.autoDelete)
+	s.boolean(x.internal)
+	s.boolean(x.deleted)
+	s.table(x.args, 0)
 	s.uvarint(uint64(len(x.bindings)))
 	pos := make(map[*binding]int, len(x.bindings))
 	for i, bd := range x.bindings {
@@ -156,7 +156,7 @@ func (s *saver) exchange(x *exchange) {
 			s.uvarint(uint64(s.xIx[bd.dst.x])<<1 | 1)
 		}
 		s.str(bd.key)
-		s.table(bd.args)
+		s.table(bd.args, 0)
 		s.str(bd.xmatch)
 		s.uvarint(bd.serial)
 		s.via(bd.viaDirect)
@@ -181,10 +181,10 @@ func (s *saver) exchange(x *exchange) {
 	s.uvarint(uint64(x.heldGone))
 	for _, d := range x.held {
 		if d == nil {
-			s.bool(false)
+			s.boolean(false)
 			continue
 		}
-		s.bool(true)
+		s.boolean(true)
 		s.msg(d.msg)
 		s.varint(d.delay)
 	}
@@ -193,14 +193,14 @@ func (s *saver) exchange(x *exchange) {
 func (s *saver) queue(q *queue) {
 	s.uvarint(uint64(s.vhostIx[q.vhost]))
 	s.str(q.name)
-	s.bool(q.durable)
-	s.bool(q.exclusive)
-	s.bool(q.autoDelete)
+	s.boolean(q.durable)
+	s.boolean(q.exclusive)
+	s.boolean(q.autoDelete)
 	s.connRef(q.owner)
-	s.table(q.args)
-	s.bool(q.quorum)
-	s.bool(q.sac)
-	s.bool(q.deleted)
+	s.table(q.args, 0)
+	s.boolean(q.quorum)
+	s.boolean(q.sac)
+	s.boolean(q.deleted)
 	st := q.set
 	for _, n := range []int64{st.ttlMs, st.expiresMs, st.maxLen, st.maxBytes, st.deliveryLimit, int64(st.maxPriority)} {
 		s.varint(n)
@@ -208,8 +208,8 @@ func (s *saver) queue(q *queue) {
 	for _, v := range []string{st.overflow, st.dlx, st.dlrk, st.policy, st.opPolicy} {
 		s.str(v)
 	}
-	s.bool(st.hasDLX)
-	s.bool(st.hasDLRK)
+	s.boolean(st.hasDLX)
+	s.boolean(st.hasDLRK)
 	s.store(&q.ready)
 	s.varint(int64(q.unacked))
 	s.varint(q.unackedBytes)
@@ -219,7 +219,7 @@ func (s *saver) queue(q *queue) {
 	for _, c := range q.consumers {
 		s.uvarint(uint64(s.conIx[c]))
 	}
-	s.bool(q.hadConsumers)
+	s.boolean(q.hadConsumers)
 	s.consumerRef(q.exclusiveC)
 	s.consumerRef(q.active)
 	s.uvarint(q.policyGen)
@@ -247,8 +247,8 @@ func (s *saver) conn(c *connection) {
 	s.uvarint(uint64(s.vhostIx[c.vhost]))
 	s.str(c.name)
 	s.str(c.user)
-	s.table(c.clientProps)
-	s.bool(c.grants != nil)
+	s.table(c.clientProps, 0)
+	s.boolean(c.grants != nil)
 	if g := c.grants; g != nil {
 		p := g.perms
 		s.str(p.Configure)
@@ -260,10 +260,10 @@ func (s *saver) conn(c *connection) {
 			s.str(t.Write)
 			s.str(t.Read)
 		}
-		s.bool(p.Impersonator)
+		s.boolean(p.Impersonator)
 	}
-	s.bool(c.paused)
-	s.bool(s.b.conns[c.id] == c)
+	s.boolean(c.paused)
+	s.boolean(s.b.conns[c.id] == c)
 	nums := sortedChannelNums(c)
 	s.uvarint(uint64(len(nums)))
 	for _, n := range nums {
@@ -274,7 +274,7 @@ func (s *saver) conn(c *connection) {
 func (s *saver) channel(ch *channel) {
 	s.uvarint(uint64(s.connIx[ch.conn]))
 	s.uvarint(uint64(ch.id.Num))
-	s.bool(ch.closed)
+	s.boolean(ch.closed)
 	s.uvarint(ch.nextTag)
 	s.deliveries(&ch.unacked)
 	s.varint(int64(ch.unackedLive))
@@ -286,12 +286,12 @@ func (s *saver) channel(ch *channel) {
 	s.varint(int64(ch.prefetch))
 	s.varint(int64(ch.globalPrefetch))
 	s.varint(int64(ch.consumerLive))
-	s.bool(ch.confirm)
+	s.boolean(ch.confirm)
 	s.uvarint(ch.publishSeq)
-	s.bool(ch.tx)
+	s.boolean(ch.tx)
 	s.txPubs(ch.txPubs)
 	s.txAcks(ch.txAcks)
-	s.bool(ch.commit != nil)
+	s.boolean(ch.commit != nil)
 	if c := ch.commit; c != nil {
 		s.uvarint(uint64(len(c.pubs)))
 		s.uvarint(uint64(len(c.acks)))
@@ -302,7 +302,7 @@ func (s *saver) channel(ch *channel) {
 	}
 	// An idle ack timer is not saved (see sortedTimers): the loaded
 	// channel has none, which behaves the same.
-	s.bool(false)
+	s.boolean(false)
 }
 
 func (s *saver) txPubs(ps []txPublish) {
@@ -310,7 +310,7 @@ func (s *saver) txPubs(ps []txPublish) {
 	for _, p := range ps {
 		s.uvarint(uint64(s.xIx[p.x]))
 		s.msg(p.msg)
-		s.bool(p.mandatory)
+		s.boolean(p.mandatory)
 	}
 }
 
@@ -318,8 +318,8 @@ func (s *saver) txAcks(as []txAck) {
 	s.uvarint(uint64(len(as)))
 	for i := range as {
 		s.delivery(&as[i].d, nil)
-		s.bool(as[i].kind.ack)
-		s.bool(as[i].kind.requeue)
+		s.boolean(as[i].kind.ack)
+		s.boolean(as[i].kind.requeue)
 	}
 }
 
@@ -334,11 +334,11 @@ func (s *saver) consumer(c *consumer) {
 	s.uvarint(uint64(s.chanIx[c.ch]))
 	s.uvarint(uint64(s.qIx[c.q]))
 	s.str(c.tag)
-	s.bool(c.noAck)
-	s.bool(c.exclusive)
+	s.boolean(c.noAck)
+	s.boolean(c.exclusive)
 	s.varint(c.priority)
 	s.varint(int64(c.prefetch))
 	s.varint(int64(c.unacked))
-	s.table(c.args)
+	s.table(c.args, 0)
 	s.uvarint(c.seq)
 }

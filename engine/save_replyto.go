@@ -26,12 +26,12 @@ func (l *loader) replyConsumers() {
 	if l.version < 2 {
 		return
 	}
-	n := l.count()
+	n := l.count("items")
 	for range n {
 		ch := l.chanAt()
 		tag, token := l.str(), l.str()
 		if l.err != nil || ch.closed || l.b.chans[ch.id] != ch || ch.reply != nil || token == "" {
-			l.fail()
+			l.fail("inconsistent")
 			return
 		}
 		ch.reply = &replyConsumer{tag: tag, token: token}

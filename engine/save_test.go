@@ -135,7 +135,7 @@ func TestLoadKeepsPendingDeadLetters(t *testing.T) {
 	b.Settle(b.Now())
 	must(b.TxSelect(ch))
 	for tag := uint64(1); tag <= 3; tag++ {
-		must(b.BasicReject(ch, tag, false))
+		must(b.Apply(engine.CmdBasicReject{Channel: ch, DeliveryTag: tag}).Err)
 	}
 	must(b.TxCommit(ch))
 	must(b.TxRollback(ch)) // finishes the commit first, and flushes nothing

@@ -53,16 +53,16 @@ func (s *saver) users() {
 
 func (l *loader) users() {
 	b := l.b
-	n := l.count()
+	n := l.count("items")
 	for range n {
 		e := &userEntry{rec: User{Name: l.str(), PasswordHash: l.str(), HashingAlgorithm: l.str()}}
-		if k := l.count(); k > 0 {
+		if k := l.count("items"); k > 0 {
 			e.rec.Tags = make([]string, 0, k-1)
 			for range k - 1 {
 				e.rec.Tags = append(e.rec.Tags, l.str())
 			}
 		}
-		k := l.count()
+		k := l.count("items")
 		for range k {
 			p := UserPermission{User: l.str(), Vhost: l.str(), Configure: l.str(), Write: l.str(), Read: l.str()}
 			if e.perms == nil {
@@ -70,14 +70,14 @@ func (l *loader) users() {
 			}
 			e.perms[p.Vhost] = p
 		}
-		k = l.count()
+		k = l.count("items")
 		for range k {
 			v := l.str()
 			if e.topics == nil {
 				e.topics = map[string]map[string]UserTopicPermission{}
 			}
 			e.topics[v] = map[string]UserTopicPermission{}
-			nx := l.count()
+			nx := l.count("items")
 			for range nx {
 				tp := UserTopicPermission{User: l.str(), Vhost: l.str(), Exchange: l.str(), Write: l.str(), Read: l.str()}
 				e.topics[v][tp.Exchange] = tp
@@ -90,7 +90,7 @@ func (l *loader) users() {
 			b.users.byName = map[string]*userEntry{}
 		}
 		if _, dup := b.users.byName[e.rec.Name]; dup {
-			l.fail()
+			l.fail("inconsistent")
 			return
 		}
 		b.users.byName[e.rec.Name] = e

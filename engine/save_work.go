@@ -42,7 +42,7 @@ func (s *saver) timers() {
 		}
 		s.varint(t.At)
 		s.uvarint(t.Seq())
-		s.bool(r.armedDue)
+		s.boolean(r.armedDue)
 	}
 }
 
@@ -59,7 +59,7 @@ func (s *saver) bulkEnd(end *bulkEnd) {
 	s.byte1(byte(end.kind))
 	s.str(end.reason)
 	s.store(&end.held)
-	s.bool(end.dl != nil)
+	s.boolean(end.dl != nil)
 	if end.dl != nil {
 		s.dlSource(end.dl)
 	}
@@ -85,16 +85,16 @@ func (s *saver) bulkEnd(end *bulkEnd) {
 	default:
 		s.byte1(commitStale)
 	}
-	s.bool(end.walk != nil)
+	s.boolean(end.walk != nil)
 	if w := end.walk; w != nil {
 		s.uvarint(uint64(s.vhostIx[w.v]))
-		s.bool(w.deleting)
+		s.boolean(w.deleting)
 		s.names(w.queues)
 		s.names(w.exchanges)
 		s.uvarint(uint64(w.nq))
 		s.uvarint(uint64(w.nx))
 		s.uvarint(uint64(w.held))
-		s.bool(w.finished)
+		s.boolean(w.finished)
 	}
 }
 
@@ -112,5 +112,5 @@ func (s *saver) dlSource(src *deadLetterSource) {
 	s.str(src.queue)
 	s.str(src.dlx)
 	s.str(src.dlrk)
-	s.bool(src.hasDLRK)
+	s.boolean(src.hasDLRK)
 }

@@ -180,7 +180,7 @@ func room(have, n int) bool { return n <= 0 || have < n }
 
 func (v *vhost) view(n int) VhostView {
 	b := v.b
-	out := VhostView{Name: v.name, Policies: b.Policies(v.name, false), OperatorPolicies: b.Policies(v.name, true)}
+	out := VhostView{Name: v.name, Policies: b.Policies(v.name), OperatorPolicies: b.OperatorPolicies(v.name)}
 	for _, x := range v.sortedExchanges() {
 		xv := x.summary()
 		for _, d := range x.held {

@@ -76,9 +76,9 @@ func (t Table) Keys() []string {
 	return ks
 }
 
-// TypeName returns RabbitMQ's name for the AMQP type of v, as it appears in
+// typeName returns RabbitMQ's name for the AMQP type of v, as it appears in
 // equivalence errors.
-func TypeName(v any) string {
+func typeName(v any) string {
 	switch v.(type) {
 	case bool:
 		return "bool"
@@ -129,7 +129,7 @@ func typeClass(v any) string {
 	case string, []byte:
 		return "longstr"
 	}
-	return TypeName(v)
+	return typeName(v)
 }
 
 // asInt64 returns v as an integer if it has an integer AMQP type.

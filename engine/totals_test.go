@@ -46,7 +46,7 @@ func TestMessageTotals(t *testing.T) {
 		t.Fatalf("All() = %+v", all)
 	}
 
-	must(b.BasicAck(ch, get.DeliveryTag, false))
+	must(b.Apply(engine.CmdBasicAck{Channel: ch, DeliveryTag: get.DeliveryTag}).Err)
 	b.AdvanceTo(1000)
 	check("acked, delay elapsed", engine.MessageTotals{Ready: engine.Tally{Msgs: 2, Bytes: 12}})
 

@@ -118,7 +118,7 @@ func (b *Broker) rollbackTx(id ChannelID) error {
 	}
 	ch.txPubs, ch.txAcks = nil, nil
 	ch.armAckTimer()
-	b.emit(Event{Kind: EvTxRolledBack, Vhost: ch.conn.vhost.name, Channel: ch.id, Count: n})
+	b.emit(Event{Kind: EvTxRolledBack, Vhost: ch.conn.vhost.name, Channel: ch.id, Operations: n})
 	return nil
 }
 

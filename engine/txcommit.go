@@ -65,7 +65,7 @@ func (ch *channel) stepCommit() {
 	c.next = min(c.next+1, len(c.pubs)+len(c.acks))
 	if c.left() == 0 {
 		ch.commit = nil
-		b.emit(Event{Kind: EvTxCommitted, Vhost: ch.conn.vhost.name, Channel: ch.id, Count: len(c.pubs) + len(c.acks)})
+		b.emit(Event{Kind: EvTxCommitted, Vhost: ch.conn.vhost.name, Channel: ch.id, Operations: len(c.pubs) + len(c.acks)})
 		ch.afterSettle(c.queues)
 	}
 }

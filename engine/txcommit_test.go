@@ -22,7 +22,7 @@ func TestCommitInBatches(t *testing.T) {
 		for i := 0; i < pubs; i++ {
 			ok(t, q.b.BasicPublish(q.con, engine.BasicPublish{RoutingKey: "q", Body: []byte{'t'}}))
 		}
-		ok(t, q.b.BasicAck(q.con, acks, true))
+		ok(t, q.b.Apply(engine.CmdBasicAck{Channel: q.con, DeliveryTag: acks, Multiple: true}).Err)
 		q.b.DrainEvents(nil)
 		return q
 	}

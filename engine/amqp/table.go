@@ -50,7 +50,9 @@ type Decimal struct {
 type Timestamp int64
 
 // MaxTableDepth bounds how deeply tables and arrays may nest, so that a
-// hostile or cyclic value cannot exhaust the stack.
+// hostile or cyclic value cannot exhaust the stack. The engine's own
+// codec must take at least as deep (engine/wire.go's maxValueDepth):
+// whatever a client sends is recorded and saved.
 const MaxTableDepth = 100
 
 // AppendTable appends t's wire form: a 32-bit length and its fields, keys in

@@ -77,9 +77,9 @@
 //     and keep the returned ParticipantID with the socket; a refused join
 //     is sent with ErrorMessage and the socket closed. Pass every later
 //     message to Handle, and call Leave when the socket closes.
-//  3. For a real AMQP client, apply its methods inside Do, with an Origin
-//     of kind OriginAMQP naming the connection, and check AllowPublish
-//     before a basic.publish. Register the connection with
+//  3. For a real AMQP client, apply its methods as commands with Apply,
+//     with an Origin of kind OriginAMQP naming the connection, and check
+//     AllowPublish before a basic.publish. Register the connection with
 //     ConnectionOpened and ConnectionClosed for presence.
 //  4. After every call, take Ready and act on all of it, in order: send
 //     each Outgoing message to its participant (a *Message addressed to

@@ -102,7 +102,7 @@ func (s *Session) Leave(nowMs int64, id ParticipantID) {
 
 // ConnectionOpened registers a real AMQP client's connection for
 // presence. The driver calls it once the connection is open (its
-// connection.open applied through Do).
+// connection.open applied through Apply).
 func (s *Session) ConnectionOpened(c Connection) {
 	if s.ended != nil {
 		return

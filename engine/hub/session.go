@@ -222,7 +222,8 @@ func (s *Session) Ready() Ready {
 }
 
 // Broker returns the session's broker, for reading (listings for the
-// management API, a driver's AMQP bookkeeping). Change it only inside Do.
+// management API, a driver's AMQP bookkeeping). Change it only through
+// Apply and the hub's other methods.
 func (s *Session) Broker() *engine.Broker { return s.b }
 
 // Seq returns the number of the log's last entry (0 before the first).

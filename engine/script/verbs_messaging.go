@@ -279,7 +279,7 @@ func runAck(r *Runner, c *Command) error {
 	if err != nil {
 		return err
 	}
-	return r.B.BasicAck(id, tag, all || c.Flags["multiple"])
+	return r.B.Apply(engine.CmdBasicAck{Channel: id, DeliveryTag: tag, Multiple: all || c.Flags["multiple"]}).Err
 }
 
 func runNack(r *Runner, c *Command) error {
@@ -295,7 +295,7 @@ func runNack(r *Runner, c *Command) error {
 	if err != nil {
 		return err
 	}
-	return r.B.BasicNack(id, tag, all || c.Flags["multiple"], rq)
+	return r.B.Apply(engine.CmdBasicNack{Channel: id, DeliveryTag: tag, Multiple: all || c.Flags["multiple"], Requeue: rq}).Err
 }
 
 func runReject(r *Runner, c *Command) error {
@@ -311,7 +311,7 @@ func runReject(r *Runner, c *Command) error {
 	if err != nil {
 		return err
 	}
-	return r.B.BasicReject(id, tag, rq)
+	return r.B.Apply(engine.CmdBasicReject{Channel: id, DeliveryTag: tag, Requeue: rq}).Err
 }
 
 func runRecover(r *Runner, c *Command) error {
@@ -323,7 +323,7 @@ func runRecover(r *Runner, c *Command) error {
 	if err != nil {
 		return err
 	}
-	return r.B.BasicRecover(id, rq)
+	return r.B.Apply(engine.CmdBasicRecover{Channel: id, Requeue: rq}).Err
 }
 
 func runConfirm(r *Runner, c *Command) error {

@@ -244,12 +244,12 @@ func runShowNext(r *Runner, c *Command) error {
 func runShowPolicies(r *Runner, c *Command) error {
 	n := 0
 	for _, v := range r.B.Vhosts() {
-		for _, op := range []bool{false, true} {
-			for _, p := range r.B.Policies(v, op) {
-				kind := "policy"
-				if op {
-					kind = "operator-policy"
-				}
+		for _, kind := range []string{"policy", "operator-policy"} {
+			list := r.B.Policies
+			if kind == "operator-policy" {
+				list = r.B.OperatorPolicies
+			}
+			for _, p := range list(v) {
 				r.print("%s%s %s pattern=%s apply-to=%s priority=%d definition=%s\n", vhostPrefix(v), kind, p.Name, p.Pattern, p.ApplyTo, p.Priority, formatTable(p.Definition))
 				n++
 			}

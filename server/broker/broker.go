@@ -70,7 +70,8 @@ type Broker struct {
 	stopOnce sync.Once
 }
 
-// ErrStopped is returned by Do after Stop.
+// ErrStopped is returned by Apply, ApplyOne, OpenConnection, Visit and
+// the Reader after Stop.
 var ErrStopped = errors.New("broker stopped")
 
 // Options configure a broker at start.
@@ -136,38 +137,6 @@ func run(eng *engine.Broker, opts Options) *Broker {
 	return b
 }
 
-// Do runs f on the engine, on the calling goroutine under the broker's
-// lock, with the engine advanced to now, then dispatches the events f
-// caused, and returns. Whatever f hands a connection (a reply, say)
-// therefore reaches it before the events the command caused: consume-ok
-// before the first deliver, as AMQP requires.
-func (b *Broker) Do(f func(e *engine.Broker)) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.stopped {
-		return ErrStopped
-	}
-	b.eng.AdvanceTo(b.clockTarget())
-	b.persist()
-	b.dispatch()
-	f(b.eng)
-	b.persist()
-	b.dispatch()
-	b.maybeSnapshot()
-	b.kickIfDue()
-	return nil
-}
-
-// DoAsync runs f as Do does. It is for commands that need no reply
-// (basic.publish, basic.ack): a backend that queues requests (a shared
-// session's) may return before f has run; this one runs it at once, which
-// costs its caller no more than queueing it would.
-func (b *Broker) DoAsync(f func(e *engine.Broker)) error { return b.Do(f) }
-
-// DoAsyncRunsInline says that DoAsync has run f when it returns, so a
-// caller may reuse what f read (server/conn reuses its batches' arrays).
-func (b *Broker) DoAsyncRunsInline() bool { return true }
-
 // kickIfDue wakes the timer goroutine when the request just run left it
 // something to do: a deadline earlier than the one it waits for (a
 // message with a TTL, say), a backlog, a paused or manual clock on its
@@ -214,7 +183,7 @@ func (b *Broker) Observe(s Sink) (cancel func()) {
 	return func() { b.locked(func() { delete(b.observers, id) }) }
 }
 
-// Stop stops the broker: the timer goroutine ends, and Do calls from now
+// Stop stops the broker: the timer goroutine ends, and requests from now
 // on, and those waiting for the lock, return ErrStopped. Stop waits for a
 // request under way to finish.
 func (b *Broker) Stop() {

@@ -49,7 +49,12 @@
 //     clock's requests, the disk hooks) runs under the lock through own
 //     and locked (owner.go): owner code, not a driver's.
 //
-// Do, which runs a closure on the engine under the lock, is left for the
-// drivers that have not moved to commands and reads yet; the AMQP
-// connections (server/conn) use Apply and OpenConnection.
+// There is no way left to run a driver's closure on the engine: the
+// drivers hand over commands (Apply, ApplyOne, OpenConnection, Visit) and
+// read through a Reader. What still runs under the lock on a driver's
+// behalf is delivery: the sinks and observers of Attach and Observe,
+// which must only queue what they are handed (a connection's sink puts
+// events in its outbox or inbox, server/conn/inbox.go) or compare the
+// engine's message totals with a watermark (server/conn/alarm.go); they
+// never change the engine.
 package broker

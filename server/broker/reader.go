@@ -78,8 +78,14 @@ func (r *Reader) UserTotals(vhost, user string) (connections, channels int) {
 }
 
 // Policies is engine.Broker.Policies.
-func (r *Reader) Policies(vhost string, operator bool) (ps []engine.Policy) {
-	r.read(func(e *engine.Broker) { ps = e.Policies(vhost, operator) })
+func (r *Reader) Policies(vhost string) (ps []engine.Policy) {
+	r.read(func(e *engine.Broker) { ps = e.Policies(vhost) })
+	return
+}
+
+// OperatorPolicies is engine.Broker.OperatorPolicies.
+func (r *Reader) OperatorPolicies(vhost string) (ps []engine.Policy) {
+	r.read(func(e *engine.Broker) { ps = e.OperatorPolicies(vhost) })
 	return
 }
 

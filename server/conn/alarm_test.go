@@ -5,7 +5,6 @@ import (
 	gosynctest "testing/synctest"
 	"time"
 
-	"warren/engine"
 	"warren/engine/amqp"
 	"warren/server/broker"
 )
@@ -40,8 +39,9 @@ func TestBlockedConnectionThatDiesLeaves(t *testing.T) {
 		if n := openConnections(b); n != 0 {
 			t.Fatalf("%d connections after the blocked client died, want 0", n)
 		}
-		var watched int
-		b.Do(func(*engine.Broker) { watched = len(cfg.Alarm.conns) })
+		cfg.Alarm.connsMu.Lock()
+		watched := len(cfg.Alarm.conns)
+		cfg.Alarm.connsMu.Unlock()
 		if watched != 0 {
 			t.Fatalf("the alarm still watches %d connections", watched)
 		}
@@ -52,10 +52,8 @@ func TestBlockedConnectionThatDiesLeaves(t *testing.T) {
 // lists them.
 func openConnections(b *broker.Broker) int {
 	n := 0
-	b.Do(func(e *engine.Broker) {
-		for _, v := range e.SnapshotLimit(1).Vhosts {
-			n += len(v.Connections)
-		}
-	})
+	for _, refs := range b.Reader(nil).ConnectionRefs() {
+		n += len(refs)
+	}
 	return n
 }

@@ -120,13 +120,11 @@ func TestCloseFromElsewhereWakesTheOwner(t *testing.T) {
 		c.method(1, &amqp.ChannelOpen{})
 		c.expect(&amqp.ChannelOpenOk{})
 		var id engine.ConnID
-		b.Do(func(e *engine.Broker) {
-			for _, refs := range e.ConnectionRefs() {
-				for _, r := range refs {
-					id = r.ID
-				}
+		for _, refs := range b.Reader(nil).ConnectionRefs() {
+			for _, r := range refs {
+				id = r.ID
 			}
-		})
+		}
 		if _, err := b.ApplyOne(engine.CmdForceCloseConnection{Conn: id, Reason: "Closed via management plugin"}); err != nil {
 			t.Fatal(err)
 		}

@@ -81,13 +81,11 @@ func FuzzConnection(f *testing.F) {
 			t.Fatal("connection did not end after its client closed")
 		}
 		// The broker still serves others.
-		if err := b.Do(func(e *engine.Broker) {
-			id, err := e.OpenConnection(engine.ConnectionOpen{Vhost: "/"})
-			if err != nil {
-				t.Fatalf("broker unusable: %v", err)
-			}
-			e.CloseConnection(id)
-		}); err != nil {
+		res, err := b.ApplyOne(engine.CmdOpenConnection{Open: engine.ConnectionOpen{Vhost: "/"}})
+		if err != nil || res.Err != nil {
+			t.Fatalf("broker unusable: %v %v", err, res.Err)
+		}
+		if _, err := b.ApplyOne(engine.CmdCloseConnection{Conn: res.Conn}); err != nil {
 			t.Fatal(err)
 		}
 	})

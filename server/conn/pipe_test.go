@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"warren/engine"
 	"warren/engine/amqp"
 	"warren/server/auth"
 	"warren/server/broker"
@@ -339,13 +338,9 @@ func TestSlowConsumerDoesNotBlockOthers(t *testing.T) {
 			t.Fatalf("other queue: %d left after one get, want 99", ok.MessageCount)
 		}
 		var ready int
-		b.Do(func(e *engine.Broker) {
-			for _, q := range e.Snapshot().Vhosts[0].Queues {
-				if q.Name == "backlog" {
-					ready = len(q.Ready)
-				}
-			}
-		})
+		for _, q := range b.Reader(nil).QueueSummaries("/", []string{"backlog"}) {
+			ready = q.ReadyCount
+		}
 		if ready == 0 {
 			t.Fatal("every backlog message was handed to the stalled consumer: no back-pressure")
 		}

@@ -173,7 +173,7 @@ func (a *api) definitionViews(name string, one bool) ([]engine.VhostView, error)
 			if one && v != name {
 				continue
 			}
-			views = append(views, engine.VhostView{Name: v, Policies: e.Policies(v, false), OperatorPolicies: e.Policies(v, true)})
+			views = append(views, engine.VhostView{Name: v, Policies: e.Policies(v), OperatorPolicies: e.OperatorPolicies(v)})
 			queues = append(queues, e.QueueNames(v))
 			exchanges = append(exchanges, e.ExchangeNames(v))
 		}

@@ -37,7 +37,7 @@ func (p *policies) list(c *call) (int, any, error) {
 			return
 		}
 		for _, v := range vhosts {
-			pols = append(pols, e.Policies(v, p.operator)...)
+			pols = append(pols, p.listIn(e, v)...)
 		}
 	}); rerr != nil {
 		return 0, nil, rerr
@@ -52,9 +52,17 @@ func (p *policies) list(c *call) (int, any, error) {
 	return http.StatusOK, out, nil
 }
 
+// listIn lists vhost's policies of p's kind.
+func (p *policies) listIn(e engineReads, vhost string) []engine.Policy {
+	if p.operator {
+		return e.OperatorPolicies(vhost)
+	}
+	return e.Policies(vhost)
+}
+
 // find looks a policy up.
 func (p *policies) find(s *session, vhost, name string) (engine.Policy, bool) {
-	for _, pol := range s.r.Policies(vhost, p.operator) {
+	for _, pol := range p.listIn(s.r, vhost) {
 		if pol.Name == name {
 			return pol, true
 		}

@@ -64,7 +64,8 @@ type engineReads interface {
 	Vhosts() []string
 	VhostTotals(vhost string) (engine.VhostTotals, bool)
 	UserTotals(vhost, user string) (connections, channels int)
-	Policies(vhost string, operator bool) []engine.Policy
+	Policies(vhost string) []engine.Policy
+	OperatorPolicies(vhost string) []engine.Policy
 	QueueNames(vhost string) [][]string
 	ExchangeNames(vhost string) [][]string
 	QueueSummaries(vhost string, names []string) []engine.QueueView
@@ -122,5 +123,5 @@ func (c *call) scopeNames(vhosts []string) ([]string, error) {
 // policyViews are a vhost's policies as a VhostView carries them, for the
 // effective_policy_definition of its queues.
 func policyViews(e engineReads, vhost string) *engine.VhostView {
-	return &engine.VhostView{Name: vhost, Policies: e.Policies(vhost, false), OperatorPolicies: e.Policies(vhost, true)}
+	return &engine.VhostView{Name: vhost, Policies: e.Policies(vhost), OperatorPolicies: e.OperatorPolicies(vhost)}
 }

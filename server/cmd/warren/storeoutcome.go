@@ -78,7 +78,7 @@ func observe(eng *engine.Broker) *outcome {
 		for _, b := range eng.Bindings(v) {
 			o.defs[fmt.Sprintf("binding %s → %s key %s vhost %s", quote(b.Source), quote(b.Destination), quote(b.RoutingKey), quote(v))] = true
 		}
-		for _, p := range eng.Policies(v, true) {
+		for _, p := range eng.OperatorPolicies(v) {
 			o.defs["policy "+quote(p.Name)+" vhost "+quote(v)] = true
 		}
 	}

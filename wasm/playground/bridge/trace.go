@@ -112,9 +112,9 @@ func toEvent(r *script.Runner, e engine.Event) Event {
 // eventOf converts e, whose trace line is trace and whose channel's
 // script name is channel ("" for none).
 func eventOf(e engine.Event, trace, channel string) Event {
-	ev := Event{Kind: e.Kind.String(), Time: int64(e.Time), Vhost: e.Vhost, Queue: e.Queue, Name: e.Name,
+	ev := Event{Kind: e.Kind.String(), Time: int64(e.Time), Vhost: e.Vhost, Queue: e.Queue,
 		MsgID: e.MsgID, NewMsgID: e.NewMsgID, Consumer: e.ConsumerTag, DeliveryTag: e.DeliveryTag, Multiple: e.Multiple,
-		Redelivered: e.Redelivered, NoAck: e.NoAck, Reason: e.Reason, Code: e.Code, Text: e.Text, Count: e.Count,
+		Redelivered: e.Redelivered, NoAck: e.NoAck, Code: e.Code,
 		At: int64(e.At), Trace: trace, Channel: channel}
 	if ev.Vhost == "" {
 		ev.Vhost = "/"
@@ -143,8 +143,11 @@ func eventOf(e engine.Event, trace, channel string) Event {
 	return ev
 }
 
-// named fills the fields that give e's multi-purpose fields their meaning,
-// as the trace names them (engine.Event.String).
+// named fills the fields named for what they hold in e's kind, and the
+// generic ones (name, reason, text, count) as the page has read them since
+// engine.Event's fields each got one meaning: for these kinds they repeat
+// the specific field, as they did when the engine's Event carried them
+// under its generic names.
 func named(ev *Event, e engine.Event) {
 	at := func() *int64 {
 		if e.At == 0 {
@@ -153,32 +156,44 @@ func named(ev *Event, e engine.Event) {
 		t := int64(e.At)
 		return &t
 	}
-	switch e.Kind {
-	case engine.EvExchangeDeclared:
-		ev.Type, ev.Features = e.Reason, e.Text
-	case engine.EvQueueDeclared:
-		ev.Features = e.Text
-	case engine.EvBound, engine.EvUnbound:
-		ev.ArgsText = e.Text
-		ev.Destination, ev.DestinationType = e.Name, "queue"
-		if d, ok := strings.CutPrefix(e.Name, "exchange:"); ok {
+	d := e.Detail
+	if d == nil {
+		d = &engine.EventDetail{}
+	}
+	ev.Type, ev.Features = d.ExchangeType, d.Features
+	ev.ArgsText = d.Args
+	ev.Policy, ev.OperatorPolicy = d.Policy, d.OperatorPolicy
+	ev.Priority, ev.Remaining, ev.Deliveries = d.Priority, e.Remaining, e.Deliveries
+	ev.Overflow, ev.Cause = e.Overflow, e.Cause
+	if d.Destination != "" {
+		ev.Destination, ev.DestinationType = d.Destination, "queue"
+		if d, ok := strings.CutPrefix(d.Destination, "exchange:"); ok {
 			ev.Destination, ev.DestinationType = d, "exchange"
 		}
-	case engine.EvQueuePolicyChanged:
-		ev.Policy, ev.OperatorPolicy = e.Name, e.Text
-	case engine.EvConsumerAdded:
-		ev.Priority = e.Count
-	case engine.EvDelivered:
-		ev.Remaining = e.Count
-	case engine.EvDeliveryLimited:
-		ev.Deliveries = e.Count
-	case engine.EvOverflowed:
-		ev.Overflow = e.Reason
-	case engine.EvDropped:
-		ev.Cause = e.Text
+	}
+	switch e.Kind {
 	case engine.EvEnqueued:
 		ev.ExpiresAt, ev.Via = at(), viaJSON(e.Via)
 	case engine.EvDelayed:
 		ev.ReleaseAt = at()
 	}
+	ev.Name = first(e.Name, d.Destination, d.Policy)
+	ev.Reason = first(e.Reason, d.ExchangeType, e.Overflow)
+	ev.Text = first(e.Text, d.Features, d.Definition, d.Args, d.OperatorPolicy, e.Cause)
+	for _, n := range [...]int{e.Operations, d.Priority, e.Remaining, e.Deliveries} {
+		if n != 0 {
+			ev.Count = n
+			break
+		}
+	}
+}
+
+// first returns the first of vs that is not empty.
+func first(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }
