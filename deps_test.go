@@ -102,6 +102,10 @@ PURE < engine/amqp;
 # frames out, with no I/O, so a script drives it as it drives the engine.
 engine, engine/amqp < engine/amqpconn;
 
+# The command generator writes engine/command_gen.go from the Cmd structs
+# at go generate time; it is linked by nothing.
+PURE, OS, GOTOOLS < engine/internal/cmdgen;
+
 # The codec's generator runs at development time, reading the spec and
 # writing Go; it is linked by nothing.
 PURE, OS, GOTOOLS < engine/amqp/internal/gen;
