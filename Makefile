@@ -46,8 +46,8 @@ commit-check:
 generate-check:
 	$(GO) generate ./engine ./engine/amqp/...
 	$(GO) tool templ generate -path web
-	git diff --exit-code -- engine/command_gen.go engine/amqp web
-	@out="$$(git status --porcelain -- engine/command_gen.go engine/amqp 'web/*_templ.go')"; \
+	git diff --exit-code -- engine/command_gen.go engine/wrappers_gen.go engine/amqp web
+	@out="$$(git status --porcelain -- engine/command_gen.go engine/wrappers_gen.go engine/amqp 'web/*_templ.go')"; \
 	if [ -n "$$out" ]; then echo "go generate left changed or untracked files:"; echo "$$out"; exit 1; fi
 
 fmt-check:

@@ -44,18 +44,6 @@ package engine
 // fresh chunks every call, and the same work cost twice as much.
 const DefaultMaxBatch = 1024
 
-// Settle is AdvanceTo(t) repeated until the clock has reached t and nothing
-// is due: everything due by t, continuations included, completes in this
-// one call, as if there were no batches. Drivers that step time by hand
-// use it after every command (Settle(Now())) and to move time, so that a
-// command's effects are whole when the next line runs: the script runner,
-// and through it the playground, the lessons and the console. The server's
-// broker (server/broker) does not: it calls AdvanceTo, letting go of its
-// lock between calls, so that a backlog never holds up other connections.
-func (b *Broker) Settle(t Time) {
-	b.Apply(CmdSettle{Time: t})
-}
-
 func (b *Broker) settle(t Time) {
 	t = min(max(t, b.now), MaxTime)
 	for {

@@ -19,26 +19,6 @@ type ExchangeBind struct {
 	Args        Table
 }
 
-// QueueBind binds a queue to an exchange.
-func (b *Broker) QueueBind(id ChannelID, qb QueueBind) error {
-	return b.Apply(CmdQueueBind{Channel: id, Bind: qb}).Err
-}
-
-// QueueUnbind removes a binding; removing a missing binding succeeds.
-func (b *Broker) QueueUnbind(id ChannelID, qb QueueBind) error {
-	return b.Apply(CmdQueueUnbind{Channel: id, Bind: qb}).Err
-}
-
-// ExchangeBind binds an exchange to an exchange.
-func (b *Broker) ExchangeBind(id ChannelID, eb ExchangeBind) error {
-	return b.Apply(CmdExchangeBind{Channel: id, Bind: eb}).Err
-}
-
-// ExchangeUnbind removes an exchange-to-exchange binding.
-func (b *Broker) ExchangeUnbind(id ChannelID, eb ExchangeBind) error {
-	return b.Apply(CmdExchangeUnbind{Channel: id, Bind: eb}).Err
-}
-
 // bindAction is the four binding methods (m): exchange.bind and
 // exchange.unbind name an exchange as the destination, queue.bind and
 // queue.unbind a queue.

@@ -251,22 +251,6 @@ func (b *Broker) peekLive() *deadline.Timer[timerRef] {
 	}
 }
 
-// AdvanceTo moves virtual time forward to t, firing every due timer in
-// (deadline, arming order) order; each fires with the clock at its own
-// deadline. Time never moves backwards: an earlier t only fires what is due
-// now.
-//
-// A timer armed already due is a continuation: a queue with more to
-// deliver or expire than one call does (backlog.go). When the next timer
-// is a continuation this call armed, AdvanceTo returns, leaving it armed
-// and the clock where it is, short of t: NextDeadline then reports a
-// deadline no later than Now, and the driver calls AdvanceTo again, after
-// serving other commands if it has any. Settle does that until nothing is
-// due. A t past MaxTime moves the clock to MaxTime: time never wraps.
-func (b *Broker) AdvanceTo(t Time) {
-	b.Apply(CmdAdvanceTo{Time: t})
-}
-
 func (b *Broker) advanceTo(t Time) {
 	t = min(t, MaxTime)
 	armedBefore := b.timers.LastSeq()
@@ -287,12 +271,6 @@ func (b *Broker) advanceTo(t Time) {
 	if t > b.now {
 		b.now = t
 	}
-}
-
-// Step advances to the next deadline, if any, and reports whether one fired.
-func (b *Broker) Step() (Time, bool) {
-	r := b.Apply(CmdStep{})
-	return r.Time, r.Fired
 }
 
 func (b *Broker) step() (Time, bool) {
@@ -475,8 +453,3 @@ type Limits struct {
 func (b *Broker) Limits() Limits {
 	return Limits{MaxQueuesPerVhost: b.cfg.MaxQueuesPerVhost, MaxMessagesPerVhost: b.cfg.MaxMessagesPerVhost}
 }
-
-// SetLimits changes the limits from the next command on; what is already
-// held past a lowered limit stays (RabbitMQ's vhost limits, too, refuse
-// only new queues and messages).
-func (b *Broker) SetLimits(l Limits) { b.Apply(CmdSetLimits{Limits: l}) }

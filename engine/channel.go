@@ -345,12 +345,6 @@ type BasicQos struct {
 	Global        bool
 }
 
-// BasicQos applies basic.qos. RabbitMQ does not implement prefetch-size: a
-// non-zero value is refused with 540 NOT_IMPLEMENTED.
-func (b *Broker) BasicQos(id ChannelID, m BasicQos) error {
-	return b.Apply(CmdBasicQos{Channel: id, Qos: m}).Err
-}
-
 func (b *Broker) basicQos(id ChannelID, m BasicQos) error {
 	ch, err := b.channelFor(id, MethodBasicQos)
 	if err != nil {

@@ -41,13 +41,6 @@ type ConnectionOpen struct {
 	Perms *Permissions
 }
 
-// OpenConnection opens a connection to a vhost. An unknown vhost is the 530
-// NOT_ALLOWED connection error RabbitMQ sends in reply to connection.open.
-func (b *Broker) OpenConnection(o ConnectionOpen) (ConnID, error) {
-	r := b.Apply(CmdOpenConnection{Open: o})
-	return r.Conn, r.Err
-}
-
 func (b *Broker) openConnection(o ConnectionOpen) (ConnID, error) {
 	v, ok := b.vhosts[o.Vhost]
 	if !ok {
@@ -60,13 +53,6 @@ func (b *Broker) openConnection(o ConnectionOpen) (ConnID, error) {
 	b.addConnection(c)
 	b.emit(Event{Kind: EvConnectionOpened, Vhost: v.name, Channel: ChannelID{Conn: c.id}, Name: o.Name})
 	return c.id, nil
-}
-
-// CloseConnection closes a connection as a client's connection.close or a
-// dropped socket does: every channel closes (requeueing its unacked
-// messages) and its exclusive queues are deleted.
-func (b *Broker) CloseConnection(id ConnID) {
-	b.Apply(CmdCloseConnection{Conn: id})
 }
 
 func (b *Broker) closeConnectionByID(id ConnID) {
@@ -98,13 +84,6 @@ func (b *Broker) closeConnection(c *connection, code int, text string, m Method)
 	b.emit(Event{Kind: EvConnectionClosed, Vhost: c.vhost.name, Channel: ChannelID{Conn: c.id}, Code: code, Text: text, Method: m})
 }
 
-// OpenChannel opens channel number num on a connection. Reopening an open
-// channel is RabbitMQ's 504 CHANNEL_ERROR connection exception.
-func (b *Broker) OpenChannel(conn ConnID, num uint16) (ChannelID, error) {
-	r := b.Apply(CmdOpenChannel{Conn: conn, Num: num})
-	return r.Channel, r.Err
-}
-
 func (b *Broker) openChannel(conn ConnID, num uint16) (ChannelID, error) {
 	c, ok := b.conns[conn]
 	if !ok {
@@ -131,11 +110,6 @@ func (b *Broker) openChannel(conn ConnID, num uint16) (ChannelID, error) {
 	b.addChannel(ch)
 	b.emit(Event{Kind: EvChannelOpened, Vhost: c.vhost.name, Channel: id})
 	return id, nil
-}
-
-// CloseChannel closes a channel as the client's channel.close does.
-func (b *Broker) CloseChannel(id ChannelID) {
-	b.Apply(CmdCloseChannel{Channel: id})
 }
 
 func (b *Broker) closeChannel(id ChannelID) {
@@ -234,26 +208,10 @@ func sortedChannelNums(c *connection) []uint16 {
 	return nums
 }
 
-// ChannelException closes a channel for a protocol-level reason the driver
-// found (a message over the size limit, a malformed content header): the
-// same as a channel exception raised by a command, so unacked messages are
-// requeued and ChannelClosed carries err's code, text and method.
-func (b *Broker) ChannelException(id ChannelID, err *Error) {
-	b.Apply(CmdChannelException{Channel: id, Err: err})
-}
-
 func (b *Broker) channelException(id ChannelID, err *Error) {
 	if ch, ok := b.chans[id]; ok && !err.Connection {
 		b.fail(ch, err)
 	}
-}
-
-// ForceCloseUserConnections force-closes every connection of user, in the
-// order they were opened, as RabbitMQ does when the user is deleted
-// (observed, RabbitMQ 3.10.8: 320 "CONNECTION_FORCED - user 'app' is
-// deleted"). It reports how many it closed.
-func (b *Broker) ForceCloseUserConnections(user, reason string) int {
-	return b.Apply(CmdForceCloseUserConnections{User: user, Reason: reason}).Count
 }
 
 func (b *Broker) forceCloseUserConnections(user, reason string) int {
@@ -269,14 +227,6 @@ func (b *Broker) forceCloseUserConnections(user, reason string) int {
 	}
 	b.flush()
 	return len(ids)
-}
-
-// ForceCloseConnection closes a connection from the server side, as the
-// management API's DELETE /api/connections/{name} does: the client is told
-// 320 CONNECTION_FORCED with reason, then everything closes as for
-// CloseConnection.
-func (b *Broker) ForceCloseConnection(id ConnID, reason string) {
-	b.Apply(CmdForceCloseConnection{Conn: id, Reason: reason})
 }
 
 func (b *Broker) forceCloseConnection(id ConnID, reason string) {

@@ -40,13 +40,6 @@ type BasicConsume struct {
 	Args        Table // x-priority
 }
 
-// BasicConsume starts a consumer and returns its tag (server-generated
-// amq.ctag-… when empty).
-func (b *Broker) BasicConsume(id ChannelID, c BasicConsume) (string, error) {
-	r := b.Apply(CmdBasicConsume{Channel: id, Consume: c})
-	return r.ConsumerTag, r.Err
-}
-
 func (b *Broker) basicConsume(id ChannelID, c BasicConsume) (string, error) {
 	ch, err := b.channelFor(id, MethodBasicConsume)
 	if err != nil {
@@ -113,12 +106,6 @@ func (b *Broker) basicConsume(id ChannelID, c BasicConsume) (string, error) {
 	q.dispatch()
 	b.flush()
 	return tag, nil
-}
-
-// BasicCancel cancels a consumer. Unacked messages it received stay unacked
-// on the channel. Cancelling an unknown tag is not an error.
-func (b *Broker) BasicCancel(id ChannelID, tag string) error {
-	return b.Apply(CmdBasicCancel{Channel: id, ConsumerTag: tag}).Err
 }
 
 func (b *Broker) basicCancel(id ChannelID, tag string) error {

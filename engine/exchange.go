@@ -121,15 +121,6 @@ func checkExchangeType(t string, m Method) *Error {
 	return connectionErr(CommandInvalid, m, "unknown exchange type '%s'", t)
 }
 
-// ExchangeDeclare declares (or with Passive checks) an exchange, following
-// rabbit_channel's order of checks: type (503), default exchange (403),
-// configure permission (403), reserved amq. prefix for new exchanges (403),
-// then equivalence (406). A passive declare checks only that the exchange
-// exists (404), needing no permission.
-func (b *Broker) ExchangeDeclare(id ChannelID, d ExchangeDeclare) error {
-	return b.Apply(CmdExchangeDeclare{Channel: id, Declare: d}).Err
-}
-
 func (b *Broker) declareExchange(id ChannelID, d ExchangeDeclare) error {
 	ch, err := b.channelFor(id, MethodExchangeDeclare)
 	if err != nil {
@@ -274,12 +265,6 @@ func (x *exchange) alternate() string {
 type ExchangeDelete struct {
 	Exchange string
 	IfUnused bool
-}
-
-// ExchangeDelete deletes an exchange and every binding to or from it.
-// Deleting a missing exchange succeeds, as in RabbitMQ.
-func (b *Broker) ExchangeDelete(id ChannelID, d ExchangeDelete) error {
-	return b.Apply(CmdExchangeDelete{Channel: id, Delete: d}).Err
 }
 
 func (b *Broker) exchangeDelete(id ChannelID, d ExchangeDelete) error {

@@ -17,13 +17,6 @@ type GetOk struct {
 	MessageCount int
 }
 
-// BasicGet fetches one message synchronously; ok is false for
-// basic.get-empty. It renews the queue's x-expires lease.
-func (b *Broker) BasicGet(id ChannelID, g BasicGet) (GetOk, bool, error) {
-	r := b.Apply(CmdBasicGet{Channel: id, Get: g})
-	return r.Get, r.Got, r.Err
-}
-
 func (b *Broker) basicGet(id ChannelID, g BasicGet) (GetOk, bool, error) {
 	ch, err := b.channelFor(id, MethodBasicGet)
 	if err != nil {

@@ -169,17 +169,6 @@ func (c *connection) checkUserID(p *Properties) *Error {
 	return channelErr(PreconditionFailed, MethodBasicPublish, "user_id property set to '%s' but authenticated user was '%s'", p.UserID, c.user)
 }
 
-// SetPermissions replaces the permissions that user's open connections to
-// vhost are checked against, as when an administrator changes them:
-// RabbitMQ checks each operation against the user's current permissions
-// (observed, RabbitMQ 3.10.8: after clear_permissions an open channel's
-// next queue.declare is 403). Each channel's cached publish check is
-// dropped, so a revoked write permission applies to the next publish. A
-// connection opened unrestricted (nil permissions) stays so.
-func (b *Broker) SetPermissions(user, vhost string, p *Permissions) {
-	b.Apply(CmdSetPermissions{User: user, Vhost: vhost, Perms: p})
-}
-
 func (b *Broker) setPermissions(user, vhost string, p *Permissions) {
 	for _, c := range b.conns {
 		if c.user != user || c.vhost.name != vhost || c.grants == nil {

@@ -119,16 +119,6 @@ func (b *Broker) validatePolicy(p *Policy, operator bool) *Error {
 	return nil
 }
 
-// SetPolicy creates or replaces a policy; it takes effect on existing
-// queues and exchanges at once.
-func (b *Broker) SetPolicy(p Policy) error { return b.Apply(CmdSetPolicy{Policy: p}).Err }
-
-// SetOperatorPolicy creates or replaces an operator policy, whose numeric
-// limits cap those of user policies and queue arguments.
-func (b *Broker) SetOperatorPolicy(p Policy) error {
-	return b.Apply(CmdSetPolicy{Policy: p, Operator: true}).Err
-}
-
 func (b *Broker) setPolicy(p Policy, operator bool) error {
 	p.Definition = p.Definition.Clone()
 	if e := b.validatePolicy(&p, operator); e != nil {
@@ -152,16 +142,6 @@ func (p *Policy) describe(operator bool) string {
 		kind = "operator-policy"
 	}
 	return fmt.Sprintf("%s pattern=%s apply-to=%s priority=%d %s", kind, p.Pattern, p.ApplyTo, p.Priority, FormatValue(p.Definition))
-}
-
-// ClearPolicy removes a policy.
-func (b *Broker) ClearPolicy(vhost, name string) error {
-	return b.Apply(CmdClearPolicy{Vhost: vhost, Name: name}).Err
-}
-
-// ClearOperatorPolicy removes an operator policy.
-func (b *Broker) ClearOperatorPolicy(vhost, name string) error {
-	return b.Apply(CmdClearPolicy{Vhost: vhost, Name: name, Operator: true}).Err
 }
 
 func (b *Broker) clearPolicy(vhost, name string, operator bool) error {

@@ -16,13 +16,6 @@ type BasicPublish struct {
 	Body       []byte
 }
 
-// BasicPublish publishes a message. With confirms on, a Confirmed or Nacked
-// event follows (after any Returned event for the same message); in a
-// transaction the message waits for TxCommit.
-func (b *Broker) BasicPublish(id ChannelID, p BasicPublish) error {
-	return b.Apply(CmdBasicPublish{Channel: id, Publish: p}).Err
-}
-
 func (b *Broker) basicPublish(id ChannelID, p BasicPublish) error {
 	ch, err := b.channelFor(id, MethodBasicPublish)
 	if err != nil {

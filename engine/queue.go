@@ -90,12 +90,6 @@ type QueueDeclareOk struct {
 	ConsumerCount int
 }
 
-// QueueDeclare declares (or with Passive checks) a queue.
-func (b *Broker) QueueDeclare(id ChannelID, d QueueDeclare) (QueueDeclareOk, error) {
-	r := b.Apply(CmdQueueDeclare{Channel: id, Declare: d})
-	return r.Declared, r.Err
-}
-
 func (b *Broker) declareQueue(id ChannelID, d QueueDeclare) (QueueDeclareOk, error) {
 	ch, err := b.channelFor(id, MethodQueueDeclare)
 	if err != nil {
@@ -344,13 +338,6 @@ type QueueDelete struct {
 	IfEmpty  bool
 }
 
-// QueueDelete deletes a queue and returns how many ready messages it held.
-// Deleting a queue that does not exist succeeds with 0, as in RabbitMQ.
-func (b *Broker) QueueDelete(id ChannelID, d QueueDelete) (int, error) {
-	r := b.Apply(CmdQueueDelete{Channel: id, Delete: d})
-	return r.Count, r.Err
-}
-
 func (b *Broker) queueDelete(id ChannelID, d QueueDelete) (int, error) {
 	ch, err := b.channelFor(id, MethodQueueDelete)
 	if err != nil {
@@ -383,13 +370,6 @@ func (b *Broker) queueDelete(id ChannelID, d QueueDelete) (int, error) {
 	q.delete("deleted")
 	b.flush()
 	return n, nil
-}
-
-// QueuePurge removes every ready message (unacked ones stay) and returns
-// how many were removed.
-func (b *Broker) QueuePurge(id ChannelID, name string) (int, error) {
-	r := b.Apply(CmdQueuePurge{Channel: id, Queue: name})
-	return r.Count, r.Err
 }
 
 func (b *Broker) queuePurge(id ChannelID, name string) (int, error) {

@@ -98,15 +98,6 @@ const (
 	ReasonTransient = "transient"
 )
 
-// Restart stops the broker as a crash does and starts it again at time at
-// (no earlier than Now): afterwards it holds what a RabbitMQ node holds
-// after a restart (see the file comment). Timers that fell due while it was
-// down fire in the next AdvanceTo, with the clock at the start, as RabbitMQ
-// finds them due when it boots.
-func (b *Broker) Restart(at Time) {
-	b.Apply(CmdRestart{At: at})
-}
-
 // restart applies CmdRestart (see Restart).
 func (b *Broker) restart(at Time) {
 	b.lastChan = nil

@@ -36,11 +36,6 @@ func (ch *channel) bufferAcks(ds []*delivery, k txAckKind) {
 	ch.armAckTimer()
 }
 
-// ConfirmSelect puts the channel in confirm mode.
-func (b *Broker) ConfirmSelect(id ChannelID) error {
-	return b.Apply(CmdConfirmSelect{Channel: id}).Err
-}
-
 func (b *Broker) confirmSelect(id ChannelID) error {
 	ch, err := b.channelFor(id, MethodConfirmSelect)
 	if err != nil {
@@ -53,11 +48,6 @@ func (b *Broker) confirmSelect(id ChannelID) error {
 	return nil
 }
 
-// TxSelect puts the channel in transactional mode.
-func (b *Broker) TxSelect(id ChannelID) error {
-	return b.Apply(CmdTxSelect{Channel: id}).Err
-}
-
 func (b *Broker) txSelect(id ChannelID) error {
 	ch, err := b.channelFor(id, MethodTxSelect)
 	if err != nil {
@@ -68,13 +58,6 @@ func (b *Broker) txSelect(id ChannelID) error {
 	}
 	ch.tx = true
 	return nil
-}
-
-// TxCommit applies the buffered publishes and acknowledgements, in order:
-// the first batch now, the rest in later calls (txcommit.go). Its
-// TxCommitted event, after the last of them, is tx.commit-ok.
-func (b *Broker) TxCommit(id ChannelID) error {
-	return b.Apply(CmdTxCommit{Channel: id}).Err
 }
 
 func (b *Broker) commitTx(id ChannelID) error {
@@ -96,12 +79,6 @@ func (b *Broker) commitTx(id ChannelID) error {
 	}
 	b.flush()
 	return nil
-}
-
-// TxRollback discards buffered publishes and returns buffered
-// acknowledgements' deliveries to the unacked list.
-func (b *Broker) TxRollback(id ChannelID) error {
-	return b.Apply(CmdTxRollback{Channel: id}).Err
 }
 
 func (b *Broker) rollbackTx(id ChannelID) error {

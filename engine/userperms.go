@@ -34,17 +34,6 @@ func checkPatterns(exprs ...string) *Error {
 	return nil
 }
 
-// PutUserPermission sets a user's permissions in a vhost, replacing any
-// they had there; the user must exist and the expressions must compile.
-// The vhost need not exist yet (a users file loaded at start may name one
-// a later definitions import creates); deleting a vhost deletes the
-// permissions in it. The user's open connections to the vhost are checked
-// against the new permissions from their next operation on, as RabbitMQ
-// checks each operation against the user's current permissions.
-func (b *Broker) PutUserPermission(p UserPermission) error {
-	return b.Apply(CmdPutUserPermission{Permission: p}).Err
-}
-
 // putUserPermission applies CmdPutUserPermission (see PutUserPermission).
 func (b *Broker) putUserPermission(p UserPermission) error {
 	e, ok := b.userEntry(p.User)
@@ -60,12 +49,6 @@ func (b *Broker) putUserPermission(p UserPermission) error {
 	e.perms[p.Vhost] = p
 	b.regrant(p.User, p.Vhost)
 	return nil
-}
-
-// ClearUserPermission removes a user's permissions in a vhost, as
-// rabbitmqctl clear_permissions does; it is NOT_FOUND when there are none.
-func (b *Broker) ClearUserPermission(user, vhost string) error {
-	return b.Apply(CmdClearUserPermission{User: user, Vhost: vhost}).Err
 }
 
 // clearUserPermission applies CmdClearUserPermission (see ClearUserPermission).
@@ -104,14 +87,6 @@ func (b *Broker) UserPermissions() []UserPermission {
 	return out
 }
 
-// PutTopicPermission sets a user's topic permission on an exchange in a
-// vhost, replacing any on that exchange; the user must exist and both
-// expressions must compile. As for PutUserPermission, the vhost need not
-// exist, and the user's open connections to it take the change up at once.
-func (b *Broker) PutTopicPermission(tp UserTopicPermission) error {
-	return b.Apply(CmdPutTopicPermission{Permission: tp}).Err
-}
-
 // putTopicPermission applies CmdPutTopicPermission (see PutTopicPermission).
 func (b *Broker) putTopicPermission(tp UserTopicPermission) error {
 	e, ok := b.userEntry(tp.User)
@@ -130,15 +105,6 @@ func (b *Broker) putTopicPermission(tp UserTopicPermission) error {
 	e.topics[tp.Vhost][tp.Exchange] = tp
 	b.regrant(tp.User, tp.Vhost)
 	return nil
-}
-
-// ClearTopicPermissions removes a user's topic permissions in a vhost: the
-// one on exchange, or with exchange "" all of them, as rabbitmqctl
-// clear_topic_permissions does. It is NOT_FOUND when the user has none in
-// the vhost; clearing an exchange without one, when the user has others
-// there, succeeds and changes nothing.
-func (b *Broker) ClearTopicPermissions(user, vhost, exchange string) error {
-	return b.Apply(CmdClearTopicPermissions{User: user, Vhost: vhost, Exchange: exchange}).Err
 }
 
 // clearTopicPermissions applies CmdClearTopicPermissions (see ClearTopicPermissions).

@@ -48,17 +48,6 @@ func noUser(name string) *Error {
 	return &Error{Code: NotFound, Text: "NOT_FOUND - user '" + name + "' not found"}
 }
 
-// PutUser creates a user, or replaces the record of an existing one
-// keeping their permissions, as the management API's PUT
-// /api/users/{name} and a definitions import do. The name must be a
-// non-empty AMQP short string: a publisher's user-id property, a short
-// string, has to be able to equal it. If the change gives or takes away
-// the impersonator tag, the user's open connections are checked against
-// the new tags from their next operation on.
-func (b *Broker) PutUser(u User) error {
-	return b.Apply(CmdPutUser{User: u}).Err
-}
-
 // putUser applies CmdPutUser (see PutUser).
 func (b *Broker) putUser(u User) error {
 	if u.Name == "" {
@@ -82,14 +71,6 @@ func (b *Broker) putUser(u User) error {
 		b.regrantUser(e)
 	}
 	return nil
-}
-
-// DeleteUser deletes a user with all their permissions and topic
-// permissions, as rabbitmqctl delete_user does. The user's open
-// connections are the driver's to close (ForceCloseUserConnections):
-// RabbitMQ closes them, with a reason the driver words.
-func (b *Broker) DeleteUser(name string) error {
-	return b.Apply(CmdDeleteUser{Name: name}).Err
 }
 
 // deleteUser applies CmdDeleteUser (see DeleteUser).

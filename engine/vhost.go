@@ -58,12 +58,6 @@ func (b *Broker) addVhost(name string) *vhost {
 	return v
 }
 
-// AddVhost creates a vhost; adding an existing one is a no-op, as in
-// rabbitmqctl add_vhost (observed on 3.10.8: exit status 0, no change).
-func (b *Broker) AddVhost(name string) error {
-	return b.Apply(CmdAddVhost{Name: name}).Err
-}
-
 func (b *Broker) createVhost(name string) error {
 	if name == "" {
 		return &Error{Code: PreconditionFailed, Text: "PRECONDITION_FAILED - vhost name must not be empty"}
@@ -76,14 +70,6 @@ func (b *Broker) createVhost(name string) error {
 	}
 	b.addVhost(name)
 	return nil
-}
-
-// DeleteVhost deletes a vhost and everything in it, the users' permissions
-// in it included, closing its connections with 320 CONNECTION_FORCED as
-// RabbitMQ does. The vhost is gone at once;
-// its queues and delayed messages go a batch per call (queuewalk.go).
-func (b *Broker) DeleteVhost(name string) error {
-	return b.Apply(CmdDeleteVhost{Name: name}).Err
 }
 
 func (b *Broker) deleteVhost(name string) error {

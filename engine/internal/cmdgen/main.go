@@ -1,6 +1,6 @@
-// Command cmdgen writes engine/command_gen.go from the engine's command
-// declarations: each struct type named Cmd<X> whose doc comment ends with
-// the directive
+// Command cmdgen writes engine/command_gen.go and engine/wrappers_gen.go
+// from the engine's command declarations: each struct type named Cmd<X>
+// whose doc comment ends with the directive
 //
 //	//engine:kind <n>
 //
@@ -14,9 +14,13 @@
 // not know stops the generator with an error rather than guessing an
 // encoding, since records on disk hold whatever it decides.
 //
+// It writes engine/wrappers_gen.go as well: the per-method API, a Broker
+// method for each command with an //engine:returns directive (wrappers.go
+// says how).
+//
 // Run it with go generate ./engine (see the go:generate line in
-// engine/command.go); make generate-check fails when command_gen.go is
-// stale.
+// engine/command.go); make generate-check fails when command_gen.go or
+// wrappers_gen.go is stale.
 package main
 
 import (
@@ -65,6 +69,11 @@ type command struct {
 	constant string // kindX or kindRetiredX
 	kind     int
 	typ      *ast.StructType
+	doc      *ast.CommentGroup
+	// returns is set for a command with a //engine:returns directive: the
+	// Result fields its wrappers return, in order (wrappers.go).
+	returns  []string
+	wrappers []wrapper
 }
 
 func main() {
@@ -83,7 +92,14 @@ func run(dir string) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, output), src, 0o644)
+	wrappers, err := generateWrappers(structs, cmds)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, output), src, 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, wrappersOutput), wrappers, 0o644)
 }
 
 // parse reads the package's non-test files (but its own output) and
@@ -97,7 +113,7 @@ func parse(dir string) (map[string]*ast.StructType, []command, error) {
 	structs := map[string]*ast.StructType{}
 	var cmds []command
 	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") || filepath.Base(f) == output {
+		if strings.HasSuffix(f, "_test.go") || filepath.Base(f) == output || filepath.Base(f) == wrappersOutput {
 			continue
 		}
 		file, err := parser.ParseFile(fset, f, nil, parser.ParseComments)
@@ -124,7 +140,10 @@ func parse(dir string) (map[string]*ast.StructType, []command, error) {
 				if err != nil {
 					return nil, nil, fmt.Errorf("%s: %v", ts.Name.Name, err)
 				}
-				c := command{typeName: ts.Name.Name, kind: kind, typ: st}
+				c := command{typeName: ts.Name.Name, kind: kind, typ: st, doc: doc}
+				if err := wrapperDirectives(&c); err != nil {
+					return nil, nil, fmt.Errorf("%s: %v", ts.Name.Name, err)
+				}
 				name, isCmd := strings.CutPrefix(c.typeName, "Cmd")
 				c.name, c.constant = name, "kind"+name
 				if name, retired := strings.CutPrefix(c.typeName, "retired"); retired {
@@ -135,6 +154,10 @@ func parse(dir string) (map[string]*ast.StructType, []command, error) {
 					return nil, nil, fmt.Errorf("%s has a kind but is not named Cmd<Method> or retired<Method>", ts.Name.Name)
 				case isCmd && !found:
 					return nil, nil, fmt.Errorf("%s has no //engine:kind directive", ts.Name.Name)
+				case !found && c.returns != nil:
+					return nil, nil, fmt.Errorf("%s has a wrapper directive but no kind", ts.Name.Name)
+				case found && c.returns != nil && !strings.HasPrefix(c.typeName, "Cmd"):
+					return nil, nil, fmt.Errorf("%s is retired: a retired command has no wrapper", ts.Name.Name)
 				case found:
 					cmds = append(cmds, c)
 				}

@@ -30,6 +30,17 @@ func TestOutputIsCurrent(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Error("engine/command_gen.go is stale: run go generate ./engine")
 	}
+	got, err = generateWrappers(structs, cmds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err = os.ReadFile(filepath.Join(dir, wrappersOutput))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Error("engine/wrappers_gen.go is stale: run go generate ./engine")
+	}
 }
 
 // TestUnknownFieldTypeIsRefused checks that a field type without a codec
