@@ -2,7 +2,7 @@ package engine
 
 import "strconv"
 
-//go:generate go run ./internal/cmdgen
+//go:generate go run warren/server/cmd/cmdgen
 
 // Command is one input to the engine as a value: everything a script line,
 // the management API or an AMQP connection does, and every move of the
@@ -19,7 +19,7 @@ import "strconv"
 // (the unexported method): Apply, the codec and the log know every kind.
 //
 // The Cmd structs are the one definition of a command, and its doc is the
-// command's. go generate (internal/cmdgen, reading these declarations
+// command's. go generate (server/cmd/cmdgen, reading these declarations
 // with go/ast) writes command_gen.go from them: the kind constants
 // (unexported: a command is known by its Cmd type, its number is the
 // records' business) and their names, the kind methods, and each

@@ -13,7 +13,7 @@
 //     basic.publish and friends its content header and body frames,
 //     checking order and sizes as RabbitMQ's rabbit_command_assembler does.
 //   - DecodeMethod and the generated method structs (methods_gen.go,
-//     generated from spec/amqp-rabbitmq-0.9.1.json by internal/gen) decode
+//     generated from spec/amqp-rabbitmq-0.9.1.json by server/cmd/amqpgen) decode
 //     and encode method arguments; Table and Properties the field tables and
 //     content properties.
 //   - AppendMethodFrame, AppendContent and AppendFrame encode by appending
@@ -51,4 +51,4 @@
 // against what remains of the payload before anything is allocated.
 package amqp
 
-//go:generate go run ./internal/gen
+//go:generate go run warren/server/cmd/amqpgen

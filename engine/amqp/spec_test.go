@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// The spec, as the tests read it: independently of internal/gen, so that
+// The spec, as the tests read it: independently of server/cmd/amqpgen, so that
 // the generator is checked rather than trusted.
 type testSpec struct {
 	Domains   [][2]string `json:"domains"`

@@ -14,7 +14,7 @@ import (
 // compares with the committed command_gen.go, so that go test catches a
 // Cmd struct changed without go generate (as make generate-check does).
 func TestOutputIsCurrent(t *testing.T) {
-	dir := filepath.Join("..", "..")
+	dir := filepath.Join("..", "..", "..", "engine")
 	structs, cmds, err := parse(dir)
 	if err != nil {
 		t.Fatal(err)

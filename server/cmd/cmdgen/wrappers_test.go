@@ -29,7 +29,7 @@ var withoutWrapper = []string{
 // and no hand-written *Broker method in the engine builds a command that
 // has a generated wrapper (it would be a second, drifting copy).
 func TestWrappersAreComplete(t *testing.T) {
-	dir := filepath.Join("..", "..")
+	dir := filepath.Join("..", "..", "..", "engine")
 	_, cmds, err := parse(dir)
 	if err != nil {
 		t.Fatal(err)
