@@ -55,12 +55,12 @@ fmt-check:
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 # The broker is vetted for macOS and Windows too, so that it keeps building
-# there (the TCP transport's system calls differ by OS: server/conn's
+# there (the TCP transport's system calls differ by OS: server/tcp's
 # rawsys_*.go); warren-bench reads Linux's /proc and is Linux's alone.
 vet:
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./engine/... ./wasm/...
-	for os in darwin windows; do GOOS=$$os $(GO) vet ./engine/... ./server/cmd/warren ./server/conn/... ./server/broker/... ./server/sessions/... || exit 1; done
+	for os in darwin windows; do GOOS=$$os $(GO) vet ./engine/... ./server/cmd/warren ./driver/... ./server/tcp/... ./server/ws/... ./server/broker/... || exit 1; done
 
 unit:
 	$(GO) test -count=1 ./...

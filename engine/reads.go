@@ -162,7 +162,7 @@ func (b *Broker) ChannelSummaries(ids []ChannelID) []ChannelView {
 // Unacked returns how many deliveries on channel id await acknowledgement
 // (0 for a channel that is not open), in O(1). A driver asks it after a
 // client's acks, to tell whether the client still holds enough deliveries
-// to stay busy while its next acks are gathered (server/conn, acks.go).
+// to stay busy while its next acks are gathered (driver/conn, acks.go).
 func (b *Broker) Unacked(id ChannelID) int {
 	if ch, ok := b.chans[id]; ok {
 		return ch.unackedLive

@@ -7,13 +7,13 @@ import (
 	"sync"
 	"time"
 
-	"warren/server/addrlimit"
+	"warren/driver/addrlimit"
 )
 
 // Before login, one host cannot crowd out the rest. The sockets that have
 // not logged in yet — AMQP over TCP and over WebSocket counted together —
 // are bounded per source address and in total (Options.PreLogin), from
-// accept until connection.open succeeds (server/conn gives the place
+// accept until connection.open succeeds (driver/conn gives the place
 // back then) or the socket ends, at the latest at the handshake timeout.
 // The HTTP listener's connections are bounded the same way
 // (Options.HTTPConns), from accept until they close or are taken over by

@@ -11,17 +11,17 @@ import (
 	"sync"
 	"time"
 
+	"warren/driver/addrlimit"
+	"warren/driver/conn"
+	"warren/driver/sessions"
 	"warren/engine"
-	"warren/server/addrlimit"
 	"warren/server/auth"
 	"warren/server/broker"
-	"warren/server/conn"
-	"warren/server/conn/tcp"
-	"warren/server/conn/ws"
 	"warren/server/httpguard"
 	"warren/server/mgmt"
-	"warren/server/sessions"
 	"warren/server/store"
+	"warren/server/tcp"
+	"warren/server/ws"
 	"warren/web"
 	"warren/web/i18n"
 )
@@ -55,7 +55,7 @@ type Options struct {
 	// Store tunes the data directory's store (tests inject disk faults
 	// through it).
 	Store store.Options
-	// Sessions configures the shared sessions (server/sessions): their
+	// Sessions configures the shared sessions (driver/sessions): their
 	// limits and idle time. Its origins and the administrator check are
 	// the server's.
 	Sessions sessions.Config

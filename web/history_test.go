@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"warren/driver/sessions"
 	"warren/server/httpguard"
-	"warren/server/sessions"
 )
 
 // TestHistoryInChromium runs e2e/history.mjs against the pages and a

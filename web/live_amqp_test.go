@@ -11,13 +11,13 @@ import (
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"warren/driver/conn"
+	"warren/driver/sessions"
 	"warren/engine"
 	"warren/server/auth"
 	"warren/server/broker"
-	"warren/server/conn"
-	"warren/server/conn/tcp"
 	"warren/server/httpguard"
-	"warren/server/sessions"
+	"warren/server/tcp"
 )
 
 // serveAMQP serves AMQP on ln as warren serve does, routing a session's

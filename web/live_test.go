@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"warren/driver/sessions"
 	"warren/engine/hub"
 	"warren/server/httpguard"
-	"warren/server/sessions"
 )
 
 // TestLivePageTranslatesEveryHubError: static/playground/live.js names a
@@ -57,7 +57,7 @@ func TestSessionPage(t *testing.T) {
 }
 
 // TestLiveInChromium runs e2e/live.mjs against the pages and a session
-// manager (server/sessions) mounted as warren serve mounts them, behind
+// manager (driver/sessions) mounted as warren serve mounts them, behind
 // its guard (server/httpguard): Share live, two editors replicating one
 // session, stepping its clock, a read-only page, and a late joiner with
 // the same state hash.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"warren/server/sessions"
+	"warren/driver/sessions"
 )
 
 // TestSessionLinkOfNoSession: /s/{id} serves the playground for a running

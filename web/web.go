@@ -29,7 +29,7 @@ import (
 var staticFiles embed.FS
 
 // Sessions is what the pages ask of the server's shared sessions
-// (server/sessions' Manager): whether an id, an editor's or a read-only
+// (driver/sessions' Manager): whether an id, an editor's or a read-only
 // one, names a session that runs.
 type Sessions interface {
 	Exists(id string) bool

@@ -148,6 +148,15 @@ func (s *Store) Authenticate(name, password string) (User, bool) {
 	return u.view(), true
 }
 
+// LogIn reports whether an AMQP login as name with password may go on:
+// the password is the user's and, unless the client connects from a
+// loopback address, the user is not one of loopback_users (RabbitMQ
+// refuses guest from elsewhere by default).
+func (s *Store) LogIn(name, password string, fromLoopback bool) bool {
+	_, good := s.Authenticate(name, password)
+	return good && (fromLoopback || !s.LoopbackOnly(name))
+}
+
 // LoopbackOnly reports whether user may connect only from a loopback
 // address: RabbitMQ's loopback_users, which by default holds guest.
 func (s *Store) LoopbackOnly(name string) bool {

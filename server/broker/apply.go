@@ -38,7 +38,7 @@ func (b *Broker) ApplyOne(c engine.Command) (engine.Result, error) {
 
 // Unacked is the engine's count of a channel's unacknowledged deliveries,
 // read under the lock: a connection reads it after applying a batch of
-// acks, to pace its reads (server/conn's acks.go).
+// acks, to pace its reads (driver/conn's acks.go).
 func (b *Broker) Unacked(id engine.ChannelID) int {
 	b.mu.Lock()
 	defer b.mu.Unlock()

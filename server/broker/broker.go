@@ -6,24 +6,10 @@ import (
 	"sync"
 	"time"
 
+	"warren/driver/sink"
 	"warren/engine"
 	"warren/server/store"
 )
-
-// Sink receives events. It runs under the broker's lock and must not block
-// or call back into the Broker; it may use the engine it is given (to pause
-// a connection whose writer falls behind, say). The slice is the engine's
-// and valid only during the call: a sink copies what it keeps. A burst of
-// events may arrive in several calls, in order.
-type Sink interface {
-	Events(e *engine.Broker, evs []engine.Event)
-}
-
-// SinkFunc adapts a function to Sink.
-type SinkFunc func(e *engine.Broker, evs []engine.Event)
-
-// Events calls f.
-func (f SinkFunc) Events(e *engine.Broker, evs []engine.Event) { f(e, evs) }
 
 // Broker serialises access to one engine.Broker: one request at a time,
 // under mu.
@@ -45,8 +31,8 @@ type Broker struct {
 	eng     *engine.Broker
 	sinks   map[engine.ConnID]attached
 	// wanted is the union of the kinds the sinks want (kinds.go).
-	wanted     KindSet
-	observers  map[int]Sink
+	wanted     sink.Kinds
+	observers  map[int]sink.Sink
 	nextObs    int
 	dispatchFn func([]engine.Event) // dispatchBatch, bound once
 	// byConn sorts a command's events by connection when they belong to
@@ -121,7 +107,7 @@ func run(eng *engine.Broker, opts Options) *Broker {
 		start:     time.UnixMilli(eng.Config().EpochMs),
 		eng:       eng,
 		sinks:     map[engine.ConnID]attached{},
-		observers: map[int]Sink{},
+		observers: map[int]sink.Sink{},
 		byConn:    map[engine.ConnID][]engine.Event{},
 	}
 	b.dispatchFn = b.dispatchBatch
@@ -156,7 +142,7 @@ func (b *Broker) kickIfDue() {
 }
 
 // Attach routes the events of connection id to s (replacing any sink).
-func (b *Broker) Attach(id engine.ConnID, s Sink) {
+func (b *Broker) Attach(id engine.ConnID, s sink.Sink) {
 	b.locked(func() {
 		b.sinks[id] = attach(s)
 		b.wanted = b.wantedKinds()
@@ -173,7 +159,7 @@ func (b *Broker) Detach(id engine.ConnID) {
 }
 
 // Observe sends every event to s until the returned cancel is called.
-func (b *Broker) Observe(s Sink) (cancel func()) {
+func (b *Broker) Observe(s sink.Sink) (cancel func()) {
 	var id int
 	b.locked(func() {
 		b.nextObs++

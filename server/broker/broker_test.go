@@ -5,6 +5,7 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+	"warren/driver/sink"
 
 	"warren/engine"
 )
@@ -100,15 +101,15 @@ func TestEventsGoToTheirConnection(t *testing.T) {
 	})
 }
 
-// filtering is a recorder that wants some kinds only (a KindFilter), and
+// filtering is a recorder that wants some kinds only (a sink.Filter), and
 // counts the batches it is handed.
 type filtering struct {
 	recorder
-	want    KindSet
+	want    sink.Kinds
 	batches int
 }
 
-func (f *filtering) Kinds() KindSet { return f.want }
+func (f *filtering) Kinds() sink.Kinds { return f.want }
 
 func (f *filtering) Events(e *engine.Broker, evs []engine.Event) {
 	f.mu.Lock()
@@ -118,7 +119,7 @@ func (f *filtering) Events(e *engine.Broker, evs []engine.Event) {
 }
 
 // own returns the kinds of f's events that are conn's and of a kind f
-// wants: what a KindFilter acts on.
+// wants: what a sink.Filter acts on.
 func (f *filtering) own(conn engine.ConnID) []engine.EventKind {
 	return f.kindsWhere(func(e engine.Event) bool { return e.Channel.Conn == conn && f.want.Has(e.Kind) })
 }
@@ -132,8 +133,8 @@ func TestFilteringSinksGetWholeBatches(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := Start(engine.Config{}, nil)
 		defer b.Stop()
-		a := &filtering{want: KindsOf(engine.EvDelivered)}
-		c := &filtering{want: KindsOf(engine.EvDelivered)}
+		a := &filtering{want: sink.KindsOf(engine.EvDelivered)}
+		c := &filtering{want: sink.KindsOf(engine.EvDelivered)}
 		chA, chC := openChannel(t, b), openChannel(t, b)
 		connA, connC := chA.Conn, chC.Conn
 		mustApply(t, b, engine.CmdQueueDeclare{Channel: chA, Declare: engine.QueueDeclare{Queue: "qa"}},

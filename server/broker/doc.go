@@ -12,7 +12,7 @@
 // not block or call the engine: a connection's sink appends to the
 // connection's own outbox or inbox, and a connection whose outbox grows
 // past its limit pauses itself with a command of its own (back-pressure,
-// server/conn), so one slow consumer never holds up the broker or any
+// driver/conn), so one slow consumer never holds up the broker or any
 // other connection.
 //
 // Owner: the engine was first owned by a goroutine of its own that every
@@ -54,7 +54,7 @@
 // read through a Reader. What still runs under the lock on a driver's
 // behalf is delivery: the sinks and observers of Attach and Observe,
 // which must only queue what they are handed (a connection's sink puts
-// events in its outbox or inbox, server/conn/inbox.go) or compare the
-// engine's message totals with a watermark (server/conn/alarm.go); they
+// events in its outbox or inbox, driver/conn/inbox.go) or compare the
+// engine's message totals with a watermark (driver/conn/alarm.go); they
 // never change the engine.
 package broker

@@ -14,7 +14,7 @@
 //     there.
 //
 // Run owns the engine from one goroutine, as a shared session's goroutine
-// owns its hub (server/sessions): the goroutine that calls Run is the only
+// owns its hub (driver/sessions): the goroutine that calls Run is the only
 // one that touches the engine. A reader goroutine hands it input
 // lines, and the clock's timer wakes it, both by channel.
 package console

@@ -104,7 +104,7 @@ func (e *env) postClock(body map[string]any) int {
 }
 
 // clockPath is the clock the command reads and moves: the server's
-// broker's, or with --session a shared session's (server/sessions).
+// broker's, or with --session a shared session's (driver/sessions).
 func (e *env) clockPath() string {
 	if e.opts.session != "" {
 		return "/api/sessions/" + url.PathEscape(e.opts.session) + "/clock"

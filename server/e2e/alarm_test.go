@@ -9,8 +9,8 @@ import (
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"warren/driver/conn"
 	"warren/server"
-	"warren/server/conn"
 )
 
 // awaitBlocking waits for the next connection.blocked or unblocked notice.

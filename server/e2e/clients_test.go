@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"warren/server/sessions"
+	"warren/driver/sessions"
 )
 
 // The client scripts live next to this file; `make deps` installs what

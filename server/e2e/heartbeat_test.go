@@ -10,7 +10,7 @@ import (
 // TestIdleWithShortHeartbeat: amqp091-go with a 1 s heartbeat stays
 // connected while idle (it sends only heartbeats), and the connection
 // works afterwards. Real time, since this proves the interplay with a
-// real client; the exact timing is tested on virtual time in server/conn.
+// real client; the exact timing is tested on virtual time in driver/conn.
 func TestIdleWithShortHeartbeat(t *testing.T) {
 	srv := startServer(t)
 	c, err := amqp.DialConfig("amqp://guest:guest@"+srv.AMQPAddr()+"/", amqp.Config{Heartbeat: time.Second})

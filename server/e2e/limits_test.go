@@ -9,9 +9,9 @@ import (
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"warren/driver/conn"
 	"warren/engine"
 	"warren/server"
-	"warren/server/conn"
 )
 
 // TestDirectReplyTo: a requester consumes from amq.rabbitmq.reply-to, the
@@ -111,7 +111,7 @@ func TestMaxConnections(t *testing.T) {
 	srv := startServerWith(t, server.Options{Conn: conn.Config{MaxConnections: 1}})
 	first := dial(t, srv)
 	// amqp091-go reports any refusal of connection.open as ErrVhost; the
-	// exact 530 and text are checked in server/conn's pipe tests.
+	// exact 530 and text are checked in driver/conn's pipe tests.
 	if c, err := amqp.Dial("amqp://guest:guest@" + srv.AMQPAddr() + "/"); err == nil {
 		c.Close()
 		t.Fatal("second connection opened")

@@ -15,10 +15,10 @@ import (
 	"github.com/coder/websocket"
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"warren/driver/addrlimit"
+	"warren/driver/conn"
 	wire "warren/engine/amqp"
 	"warren/server"
-	"warren/server/addrlimit"
-	"warren/server/conn"
 )
 
 // from127002 dials from 127.0.0.2, a source address of its own on Linux
@@ -160,7 +160,7 @@ func TestHTTPConnectionsBoundPerAddress(t *testing.T) {
 // TestHandshakeTimeoutResets: a socket dropped at the handshake timeout
 // is reset, as RabbitMQ 3.10.8's are (observed: ECONNRESET 10.00 s after
 // the socket opened, after "AMQ" and at every later stage before
-// connection.open; nothing sent). server/conn's TestHandshakeTimeout
+// connection.open; nothing sent). driver/conn's TestHandshakeTimeout
 // checks the stages in virtual time; this checks the reset on a real
 // socket, with a short timeout.
 func TestHandshakeTimeoutResets(t *testing.T) {

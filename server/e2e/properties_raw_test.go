@@ -18,7 +18,7 @@ import (
 // against that RabbitMQ too. Observed, RabbitMQ 3.10.8: every case came
 // back byte for byte as sent, cluster-id included. Expiration, user-id
 // and delivery-mode are sent with values: RabbitMQ refuses them present
-// but empty or zero (server/conn's TestPropertiesRefused).
+// but empty or zero (driver/conn's TestPropertiesRefused).
 func TestRawPropertiesRoundTrip(t *testing.T) {
 	type prop struct {
 		flag  uint16

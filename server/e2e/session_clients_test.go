@@ -16,9 +16,9 @@ import (
 	"github.com/coder/websocket"
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"warren/driver/sessions"
 	"warren/engine/hub"
 	"warren/server"
-	"warren/server/sessions"
 )
 
 // page is a participant's page in a test: a WebSocket to a session and

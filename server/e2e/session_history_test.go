@@ -10,10 +10,10 @@ import (
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"warren/driver/sessions"
 	"warren/engine"
 	"warren/engine/hub"
 	"warren/engine/script"
-	"warren/server/sessions"
 )
 
 // TestRealClientInSessionHistory: what a real client did in a session

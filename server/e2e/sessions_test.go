@@ -12,9 +12,9 @@ import (
 
 	"github.com/coder/websocket"
 
+	"warren/driver/sessions"
 	"warren/engine/hub"
 	"warren/server"
-	"warren/server/sessions"
 )
 
 // TestSessionsOnServe: on a real server, a session is created over the

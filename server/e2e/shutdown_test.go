@@ -10,7 +10,7 @@ import (
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
-	"warren/server/sessions"
+	"warren/driver/sessions"
 )
 
 // TestShutdownSendsConnectionForced: a graceful shutdown tells clients

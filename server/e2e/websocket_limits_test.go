@@ -8,9 +8,9 @@ import (
 	"github.com/coder/websocket"
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"warren/driver/conn"
 	wire "warren/engine/amqp"
 	"warren/server"
-	"warren/server/conn"
 )
 
 // wsClient speaks raw AMQP frames over the server's /amqp WebSocket: each
@@ -168,7 +168,7 @@ func TestWebSocketMessageBoundAfterLogin(t *testing.T) {
 
 // TestWebSocketCountsAgainstMaxConnections: WebSocket and TCP connections
 // share --max-connections once they have opened, and only then: an
-// anonymous WebSocket holds a place before login (server/addrlimit), not
+// anonymous WebSocket holds a place before login (driver/addrlimit), not
 // one of --max-connections. A WebSocket connection.open past the limit
 // gets 530 with the text RabbitMQ 3.11 and later send (3.10.8 stops
 // accepting at connection_max instead, counting every socket), and the

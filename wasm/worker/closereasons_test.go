@@ -14,7 +14,7 @@ import (
 // (session.mjs) closes a page's socket with is one hub.CloseReason makes,
 // the key of a hub error in front of its English text, so that the page
 // says it in its reader's language (live.js, closeReasonText) as it does
-// the reasons server/sessions gives.
+// the reasons driver/sessions gives.
 func TestSessionObjectCloseReasonsAreKeyed(t *testing.T) {
 	// An AMQP client's socket is not a page's: the reason it gets is for
 	// the client's developer, in English as RabbitMQ's are.

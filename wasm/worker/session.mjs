@@ -1,6 +1,6 @@
 // A shared session at the edge: one Durable Object per session (issue 12).
 // The session itself runs in Go — the worker's own wasm, started once and
-// kept, in the "session" role (sessionrole, server/sessions' Host: the
+// kept, in the "session" role (sessionrole, driver/sessions' Host: the
 // same hub, engine and AMQP connection state machine as warren serve).
 // This class holds what only JavaScript can: the WebSockets, the object's
 // SQLite storage and its alarm.
@@ -43,7 +43,7 @@ const gone = () => json(404, { error: "not_found", reason: "no session has this 
 
 // noSuchSession answers a request for an id that names no session. A
 // page's WebSocket handshake is accepted and closed at once with the
-// keyed reason, as warren serve does (server/sessions, refuseUnknown): a
+// keyed reason, as warren serve does (driver/sessions, refuseUnknown): a
 // browser never sees a refused handshake's status, only code 1006, and
 // the page says the key in its reader's language. Anything else gets 404.
 export function noSuchSession(req) {

@@ -17,12 +17,12 @@ import (
 
 	"github.com/coder/websocket"
 
+	"warren/driver/sessions"
 	"warren/engine/hub"
-	"warren/server/sessions"
 )
 
 // The shared sessions at the edge: each a Durable Object (session.mjs)
-// running the Go session role (sessionrole, server/sessions' Host) under
+// running the Go session role (sessionrole, driver/sessions' Host) under
 // `wrangler dev --local`.
 
 // hibernateAfter is how long the hibernation test leaves a session alone:

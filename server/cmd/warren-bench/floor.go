@@ -36,7 +36,7 @@ import (
 // cost; RabbitMQ is measured with its schedulers' spinning off.)
 //
 // Its sockets are handled as Warren's TCP transport handles them
-// (server/conn): one goroutine per connection on Go's netpoller, reads
+// (driver/conn): one goroutine per connection on Go's netpoller, reads
 // and writes as raw system calls through RawConn, a write that finds the
 // socket full waiting in the netpoller. So the floor is Warren's own way
 // of waking for a message and writing it out, with the broker taken out.

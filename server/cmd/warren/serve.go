@@ -11,13 +11,13 @@ import (
 	"syscall"
 	"time"
 
+	"warren/driver/addrlimit"
+	"warren/driver/conn"
+	"warren/driver/sessions"
 	"warren/engine"
 	"warren/engine/hub"
 	"warren/server"
-	"warren/server/addrlimit"
 	"warren/server/broker"
-	"warren/server/conn"
-	"warren/server/sessions"
 	"warren/server/store"
 )
 

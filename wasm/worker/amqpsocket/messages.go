@@ -1,8 +1,8 @@
-// Package amqpsocket is the edge's AMQP transport (server/conn's
+// Package amqpsocket is the edge's AMQP transport (driver/conn's
 // Transport) for a WebSocket its driver holds itself: the Durable Object
 // whose JavaScript accepts the socket and hands Go each binary message.
 // It owns the socket's messages and nothing of the protocol. Pure Go, so
-// that native tests (server/sessions) run it too.
+// that native tests (driver/sessions) run it too.
 package amqpsocket
 
 import (
@@ -24,7 +24,7 @@ import (
 // send, one frame per message, and close closes the socket, as warren
 // serve's WebSocket transport does. Client messages are read as one byte
 // stream, so several frames per message and frames split across
-// messages are fine; a message longer than the bound (see server/conn/ws's
+// messages are fine; a message longer than the bound (see server/ws's
 // BoundMessages) ends the connection, since a client cannot be made to stop.
 type Messages struct {
 	remote, local net.Addr
@@ -173,7 +173,7 @@ func (t *Messages) SetReadDeadline(d time.Time) error {
 }
 
 // BoundMessages sets the largest client message once the client has
-// tuned (see server/conn/ws's BoundMessages).
+// tuned (see server/ws's BoundMessages).
 func (t *Messages) BoundMessages(frameMax uint32, maxMessageSize uint64) {
 	t.mu.Lock()
 	t.limit = amqpconn.LargestPublish(frameMax, maxMessageSize)

@@ -3,7 +3,7 @@
 // Package sessionrole is the Go half of a shared session's Durable Object
 // at the edge (issue 12): the worker's wasm, started by the object's
 // JavaScript (session.mjs) in the "session" role, runs one session with
-// server/sessions' Host — the same hub, engine, history and AMQP
+// driver/sessions' Host — the same hub, engine, history and AMQP
 // connection state machine as warren serve — while the JavaScript owns
 // what only it can: the WebSockets, the object's storage and its alarm.
 //
@@ -48,8 +48,8 @@ import (
 
 	"github.com/coder/websocket"
 
+	"warren/driver/sessions"
 	"warren/engine/hub"
-	"warren/server/sessions"
 	"warren/wasm/worker/amqpsocket"
 )
 

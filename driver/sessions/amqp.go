@@ -6,10 +6,10 @@ import (
 	"net"
 	"strconv"
 
+	"warren/driver/conn"
+	"warren/driver/sink"
 	"warren/engine"
 	"warren/engine/hub"
-	"warren/server/broker"
-	"warren/server/conn"
 )
 
 // Real AMQP clients join a session's broker by logging in, over the
@@ -90,16 +90,16 @@ func (a *amqpConn) Apply(cmds []engine.Command, res []engine.Result) ([]engine.R
 		res, err = a.s.hub.Apply(now, a.origin, cmds, res)
 		a.s.deliver()
 	}) {
-		return res, broker.ErrStopped
+		return res, conn.ErrStopped
 	}
 	return res, err
 }
 
-// Attach routes the connection's events to sink, and shows the
+// Attach routes the connection's events to s, and shows the
 // connection in the session's presence: it has just opened.
-func (a *amqpConn) Attach(id engine.ConnID, sink broker.Sink) {
+func (a *amqpConn) Attach(id engine.ConnID, s sink.Sink) {
 	a.s.call(func(int64) {
-		a.s.sinks[id] = connSink{sink: sink, origin: a.origin}
+		a.s.sinks[id] = connSink{sink: s, origin: a.origin}
 		a.s.hub.ConnectionOpened(hub.Connection{ID: a.origin.Connection, Client: clientName(a.s.hub.Broker(), id), Address: a.addr, User: a.user})
 	})
 }
@@ -123,7 +123,7 @@ func (a *amqpConn) AfterDurable(_ uint64, f func()) { f() }
 // connSink is an AMQP connection's sink in its session, with the
 // connection's origin.
 type connSink struct {
-	sink   broker.Sink
+	sink   sink.Sink
 	origin hub.Origin
 }
 

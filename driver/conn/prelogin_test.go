@@ -79,7 +79,7 @@ func TestTuneBeforeLoginRefused(t *testing.T) {
 // connection_max to its listener, ranch, as max_connections: it counts
 // every accepted socket and stops accepting at the limit, so sockets that
 // never log in lock everyone out; Warren bounds those apart, in
-// server/addrlimit.) A socket that has not logged in takes no place, and
+// driver/addrlimit.) A socket that has not logged in takes no place, and
 // a place frees when its connection goes.
 func TestConnectionLimitCountsLoggedIn(t *testing.T) {
 	synctest(t, func(t *testing.T, b *broker.Broker) {

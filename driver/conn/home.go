@@ -1,14 +1,15 @@
 package conn
 
 import (
+	"errors"
 	"net"
 
+	"warren/driver/sink"
 	"warren/engine"
-	"warren/server/broker"
 )
 
 // Backend is the broker a connection's commands run on: the server's own
-// (*broker.Broker) or a shared session's (server/sessions). A connection
+// (*broker.Broker) or a shared session's (driver/sessions). A connection
 // hands it commands and gets their results (Apply); the backend hands the
 // connection's events to its sink (Attach), from wherever it applies
 // commands, before Apply returns for the commands that caused them.
@@ -24,7 +25,7 @@ type Backend interface {
 	// means the broker has stopped.
 	OpenConnection(o engine.ConnectionOpen) (engine.Result, error)
 	// Attach routes connection id's events to s; Detach stops that.
-	Attach(id engine.ConnID, s broker.Sink)
+	Attach(id engine.ConnID, s sink.Sink)
 	Detach(id engine.ConnID)
 	// LogEnd and AfterDurable hold durable confirms until the command log
 	// is on disk (broker/durable.go); a broker without a disk runs f at once.
@@ -77,18 +78,22 @@ type unackedReader interface {
 	Unacked(id engine.ChannelID) int
 }
 
+// ErrStopped is a Backend's error once its broker is gone: the server is
+// stopping, or the shared session has ended.
+var ErrStopped = errors.New("broker stopped")
+
 // noBroker is the Backend of a server with no broker of its own (the
 // edge, where every login goes to a shared session through the Router):
 // nothing runs on it, since no login reaches it.
 type noBroker struct{}
 
 func (noBroker) Apply(_ []engine.Command, res []engine.Result) ([]engine.Result, error) {
-	return res, broker.ErrStopped
+	return res, ErrStopped
 }
 func (noBroker) OpenConnection(engine.ConnectionOpen) (engine.Result, error) {
-	return engine.Result{}, broker.ErrStopped
+	return engine.Result{}, ErrStopped
 }
-func (noBroker) Attach(engine.ConnID, broker.Sink) {}
-func (noBroker) Detach(engine.ConnID)              {}
-func (noBroker) LogEnd() uint64                    { return 0 }
-func (noBroker) AfterDurable(_ uint64, f func())   { f() }
+func (noBroker) Attach(engine.ConnID, sink.Sink) {}
+func (noBroker) Detach(engine.ConnID)            {}
+func (noBroker) LogEnd() uint64                  { return 0 }
+func (noBroker) AfterDurable(_ uint64, f func()) { f() }

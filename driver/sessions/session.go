@@ -8,9 +8,9 @@ import (
 
 	"github.com/coder/websocket"
 
+	"warren/driver/conn"
 	"warren/engine"
 	"warren/engine/hub"
-	"warren/server/conn"
 )
 
 // session is one shared session: its hub.Session, owned by the goroutine

@@ -14,7 +14,7 @@ import (
 )
 
 // TestDeadlineEndsAReadNotTheSocket: a read deadline set to now while a
-// Read waits (how server/conn wakes a connection's owner) ends that Read
+// Read waits (how driver/conn wakes a connection's owner) ends that Read
 // with os.ErrDeadlineExceeded, and the stream goes on: what the client
 // sends next is read whole, in order.
 func TestDeadlineEndsAReadNotTheSocket(t *testing.T) {

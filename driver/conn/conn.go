@@ -14,15 +14,26 @@ import (
 	"warren/engine"
 	"warren/engine/amqp"
 	"warren/engine/amqpconn"
-	"warren/server/auth"
 )
+
+// Users are the logins of the server's own broker: its users, their
+// passwords and the vhosts they may open (server/auth.Store). The
+// connection only asks; the users and permissions are the broker's.
+type Users interface {
+	// LogIn reports whether user may log in with password from a
+	// loopback address or not (RabbitMQ's loopback_users).
+	LogIn(user, password string, fromLoopback bool) bool
+	// CanAccessVhost reports whether user has permissions on vhost, which
+	// connection.open needs.
+	CanAccessVhost(user, vhost string) bool
+}
 
 // Config holds what every connection shares.
 type Config struct {
 	// Broker is the server's own broker, where the server's Users log in;
 	// with neither (the edge), only the Router's logins are taken.
 	Broker Backend
-	Users  *auth.Store
+	Users  Users
 	// Router, when set, sends other logins to the broker they belong to
 	// (a shared session's own user); nil sends every login to Users.
 	Router Router
@@ -52,7 +63,7 @@ type Config struct {
 	// which counts every accepted socket and stops accepting at the limit,
 	// so that half-open sockets lock every client out. Warren counts only
 	// connections past connection.open: sockets before login have bounds
-	// of their own, per source address and in total (server/addrlimit,
+	// of their own, per source address and in total (driver/addrlimit,
 	// taken where the server accepts them), and cannot use this budget up.
 	MaxConnections int
 	// Alarm, if set, blocks publishers while queued messages use too much
@@ -206,7 +217,7 @@ func Serve(ctx context.Context, t Transport, cfg *Config) { ServeAdmitted(ctx, t
 
 // Admission is a connection's place among the connections that have not
 // logged in yet, which the server took when it accepted the socket
-// (server/addrlimit's Claim). Release gives it back; it is called once
+// (driver/addrlimit's Claim). Release gives it back; it is called once
 // the connection has opened, and again when the connection ends, so a
 // second call must do nothing.
 type Admission interface{ Release() }

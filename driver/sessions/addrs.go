@@ -4,7 +4,7 @@ import (
 	"net"
 	"net/http"
 
-	"warren/server/addrlimit"
+	"warren/driver/addrlimit"
 )
 
 // Creating a session takes no credentials (the id it returns is the
@@ -22,7 +22,7 @@ import (
 // X-Forwarded-For, which the client writes itself. An IPv6 address counts
 // as its /64, the block one subscriber is given: a client picks any
 // address in it at will, and would otherwise be 2⁶⁴ sources. The server's
-// connection bounds count sources the same way (server/addrlimit).
+// connection bounds count sources the same way (driver/addrlimit).
 func sourceAddr(r *http.Request) string {
 	return addrlimit.Describe(addrlimit.SourceOf(r.RemoteAddr))
 }

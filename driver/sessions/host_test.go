@@ -14,7 +14,7 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"warren/engine/hub"
-	"warren/server/conn/tcp"
+	"warren/server/tcp"
 	"warren/wasm/worker/amqpsocket"
 )
 

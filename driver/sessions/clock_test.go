@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"warren/driver/clockapi"
 
 	"warren/engine/hub"
 )
@@ -22,15 +23,15 @@ func TestSessionClockAPI(t *testing.T) {
 			t.Fatalf("%q: %+v", line, m)
 		}
 	}
-	clock := func(method, id, body string) (int, clockReply, string) {
+	clock := func(method, id, body string) (int, clockapi.Reply, string) {
 		t.Helper()
 		status, data := ts.do(t, method, "/api/sessions/"+id+"/clock", body)
-		var r clockReply
+		var r clockapi.Reply
 		json.Unmarshal(data, &r)
 		return status, r, string(data)
 	}
 	status, r, raw := clock("GET", c.ReadOnlyID, "")
-	if status != http.StatusOK || r.Mode != hub.Manual || r.NowMs != 0 || r.NextTimerMs == nil || *r.NextTimerMs != 1_800_000 || r.PendingTimers != 1 {
+	if status != http.StatusOK || r.Mode != string(hub.Manual) || r.NowMs != 0 || r.NextTimerMs == nil || *r.NextTimerMs != 1_800_000 || r.PendingTimers != 1 {
 		t.Fatalf("GET with the read-only id: %d %s", status, raw)
 	}
 	if status, _, raw := clock("POST", c.ReadOnlyID, `{"advance":"30m"}`); status != http.StatusForbidden || !strings.Contains(raw, "read-only") {

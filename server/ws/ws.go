@@ -1,5 +1,5 @@
 // Package ws is the AMQP connection's WebSocket transport for warren
-// serve (server/conn's Transport): binary messages read as one byte
+// serve (driver/conn's Transport): binary messages read as one byte
 // stream, each server frame in a message of its own, messages bounded by
 // what the tuned connection may send. It owns the socket and nothing of
 // the protocol. (The edge's WebSocket, whose socket its Durable Object
@@ -32,7 +32,7 @@ import (
 //
 // The stream is read by a goroutine of the transport's own (pump) into
 // one of two buffers, and Read takes from there: so a read deadline, even
-// one set to now to wake the connection's owner (server/conn's wake.go),
+// one set to now to wake the connection's owner (driver/conn's wake.go),
 // ends a Read without ending the stream. websocket.NetConn's own
 // deadline cancels its read and the socket with it.
 type Transport struct {

@@ -36,8 +36,7 @@ func (c *conn) login(user, pass string) bool {
 	if c.cfg.Users == nil {
 		return false
 	}
-	_, good := c.cfg.Users.Authenticate(user, pass)
-	return good && !(c.cfg.Users.LoopbackOnly(user) && !isLoopback(c.t.RemoteAddr()))
+	return c.cfg.Users.LogIn(user, pass, isLoopback(c.t.RemoteAddr()))
 }
 
 // tuned applies the negotiated frame_max to the reader and the
@@ -97,7 +96,7 @@ func (c *conn) open(vhost string) error {
 		// login, whose bounds are the server's.
 		c.admission.Release()
 	}
-	c.b.Attach(res.Conn, sink{c})
+	c.b.Attach(res.Conn, eventSink{c})
 	c.watchHome()
 	c.startHeartbeats()
 	return nil

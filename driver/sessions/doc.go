@@ -1,7 +1,8 @@
-// Package sessions is the native driver of the shared-session hub
-// (warren/engine/hub) on `warren serve`: it owns the sessions of one
+// Package sessions is the driver of the shared-session hub
+// (warren/engine/hub): on `warren serve` it owns the sessions of one
 // server, each an isolated broker with its own hub.Session, and connects
-// pages to them over WebSocket.
+// pages to them over WebSocket; at the edge each session's Durable Object
+// runs one of them through Host (host.go), so both homes run this code.
 //
 // Each session is owned by one goroutine (session.run) that alone calls its
 // hub.Session: it selects over the messages its sockets read, one timer

@@ -4,9 +4,9 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"warren/driver/sink"
 	"warren/engine"
 	"warren/engine/amqpconn"
-	"warren/server/broker"
 )
 
 // inbox is how other goroutines hand the connection's owner what only it
@@ -97,24 +97,24 @@ func (in *inbox) forceText() string {
 	return in.text
 }
 
-// sink receives the connection's engine events from the backend.
-type sink struct{ c *conn }
+// eventSink receives the connection's engine events from the backend.
+type eventSink struct{ c *conn }
 
 // sinkKinds are the kinds of event a connection acts on: the machine's
 // (amqpconn.EventKinds), no more and no fewer (TestSinkActsOnItsKindsOnly).
 // The broker hands it no other kind unless in a batch whose events of
-// these kinds are all the connection's (broker.KindFilter).
-var sinkKinds = broker.KindsOf(amqpconn.EventKinds[:]...)
+// these kinds are all the connection's (sink.Filter).
+var sinkKinds = sink.KindsOf(amqpconn.EventKinds[:]...)
 
-// Kinds makes sink a broker.KindFilter.
-func (sink) Kinds() broker.KindSet { return sinkKinds }
+// Kinds makes eventSink a sink.Filter.
+func (eventSink) Kinds() sink.Kinds { return sinkKinds }
 
 // Events takes the connection's events (see inbox). It skips the events
 // of other connections, and of kinds it does not act on, which a batch
-// handed over whole may hold (broker.KindFilter). It does not call the
+// handed over whole may hold (sink.Filter). It does not call the
 // engine: back-pressure is the owner's, woken when the outbox passes its
 // high-water mark.
-func (s sink) Events(_ *engine.Broker, evs []engine.Event) {
+func (s eventSink) Events(_ *engine.Broker, evs []engine.Event) {
 	c := s.c
 	id := c.connID
 	c.home.inline.claim(c)

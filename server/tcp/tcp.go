@@ -1,8 +1,8 @@
-// Package tcp is the AMQP connection's TCP transport (server/conn's
+// Package tcp is the AMQP connection's TCP transport (driver/conn's
 // Transport): the socket read and written through raw system calls on
 // Linux, with reads that wait for a streaming client (read pacing) and
 // writes a connection's goroutine can try without waiting (TryWrite). It
-// owns the socket's bytes and nothing of the protocol: server/conn turns
+// owns the socket's bytes and nothing of the protocol: driver/conn turns
 // them into frames and commands.
 package tcp
 

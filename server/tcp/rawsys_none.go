@@ -8,7 +8,7 @@ import "syscall"
 // drain (Windows: internal/poll's RawWrite answers EWINDOWS) or there are
 // no sockets (js/wasm, where the edge serves AMQP over WebSocket): the TCP
 // transport then writes through the net.Conn, and the connection's writer
-// sends everything (no TryWrite, server/conn/inline.go).
+// sends everything (no TryWrite, driver/conn/inline.go).
 const rawSockets = false
 
 // rawWrite is never called here (rawSockets); it says so if it is.

@@ -60,7 +60,7 @@ func (t *Transport) Read(b []byte) (int, error) {
 
 // AcksHeld lets the next read wait for a consumer's acks: the
 // connection's last request was acks from a client that still holds many
-// deliveries (server/conn/acks.go).
+// deliveries (driver/conn/acks.go).
 func (t *Transport) AcksHeld() { t.pace.acksHeld() }
 
 // waitAndRead waits up to readWait for want bytes, then reads what there

@@ -1,9 +1,12 @@
 // Package conn serves one AMQP 0-9-1 connection over any byte transport
 // against a backend that owns an engine: the server's broker
-// (server/broker) or a shared session's (server/sessions). It owns the
+// (server/broker) or a shared session's (driver/sessions). It owns the
 // connection's goroutines, its outbox and its writes; the protocol is
-// engine/amqpconn's machine, the bytes are the transports' (server/conn/tcp,
-// server/conn/ws, and the edge's wasm/worker/amqpsocket).
+// engine/amqpconn's machine, the bytes are the transports' (server/tcp,
+// server/ws, and the edge's wasm/worker/amqpsocket). It lives under
+// driver/ because the native server and the edge worker both run it; it
+// imports no transport and nothing of the server's (the server's users
+// reach it as a Users, events as a driver/sink.Sink).
 //
 // Two goroutines per connection, each with one job:
 //
@@ -30,6 +33,6 @@
 // state, under its write lock, never its machine, so it keeps single
 // ownership. While a TCP client streams, a read waits up to 200 µs for a
 // few kilobytes before it returns, so that each wake-up carries tens of
-// messages (server/conn/tcp); so does a read after a batch of acks from a
+// messages (server/tcp); so does a read after a batch of acks from a
 // client that still holds many deliveries (acks.go).
 package conn

@@ -37,7 +37,7 @@ import "time"
 // do. Nor can a wait gather more than a few dozen segments: a loopback
 // sender stopped after 18 to 28 until the reader read (5bab91e:BENCHMARKS.md,
 // the same section), which for acks is a few hundred bytes. Acks are
-// therefore waited for on another ground (AcksHeld, server/conn/acks.go): when the
+// therefore waited for on another ground (AcksHeld, driver/conn/acks.go): when the
 // connection goroutine knows the client still holds many deliveries, the
 // next read waits up to readWait for ackLowat bytes, whatever the stream
 // policy says, and its outcome teaches that policy nothing.
@@ -81,7 +81,7 @@ func (p *readPacing) waitFor(room int) int {
 }
 
 // acksHeld says the connection's last request was acks from a client that
-// still holds many deliveries (server/conn/acks.go): the next read waits for more of
+// still holds many deliveries (driver/conn/acks.go): the next read waits for more of
 // them.
 func (p *readPacing) acksHeld() { p.acks = true }
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"warren/engine"
-	"warren/server/conn/tcp"
+	"warren/server/tcp"
 )
 
 func init() { checkOwners = true } // every connection in the tests asserts its owner
@@ -16,7 +16,7 @@ func init() { checkOwners = true } // every connection in the tests asserts its 
 // of its own connection exactly when the event's kind is one of
 // sinkKinds, and nothing for another connection's event of any kind. The
 // broker hands it other kinds, and other connections' events, only in a
-// batch it may ignore (broker.KindFilter), so a kind it acted on and
+// batch it may ignore (sink.Filter), so a kind it acted on and
 // sinkKinds left out would be lost there.
 func TestSinkActsOnItsKindsOnly(t *testing.T) {
 	const own, other engine.ConnID = 7, 8
@@ -31,7 +31,7 @@ func TestSinkActsOnItsKindsOnly(t *testing.T) {
 		c.wake.init(tcp.New(a))
 		ev := engine.Event{Kind: k, Channel: engine.ChannelID{Conn: of, Num: 1}, Code: engine.PreconditionFailed,
 			Text: "PRECONDITION_FAILED", Reason: "queue-deleted", ConsumerTag: "ctag", Msg: &engine.Message{}}
-		sink{c}.Events(nil, []engine.Event{ev})
+		eventSink{c}.Events(nil, []engine.Event{ev})
 		return c.out.size() > 0 || len(c.inbox.evs) > 0 || c.wake.woken.Load()
 	}
 	for k := engine.EvNone; !strings.HasPrefix(k.String(), "event("); k++ {

@@ -2,16 +2,16 @@ package sessions
 
 import (
 	"errors"
+	"io"
 	"net/http"
-	"time"
 
+	"warren/driver/clockapi"
 	"warren/engine"
 	"warren/engine/hub"
-	"warren/server/mgmt"
 )
 
 // A session's clock over HTTP: the same requests and replies as the
-// server's own /api/clock (server/mgmt/clock.go), for one session, so a
+// server's own /api/clock (server/mgmt, both through driver/clockapi), for one session, so a
 // test can drive the TTLs of a shared session's real AMQP programs, and
 // `warren ctl advance 30m --session ID` works as it does for the server.
 //
@@ -24,20 +24,6 @@ import (
 // session; the read-only id may read it (403 otherwise). Every move is an
 // entry of the session's log, so every page sees it.
 
-// clockReply is the state of a session's clock, in /api/clock's shape.
-type clockReply struct {
-	Mode          hub.ClockMode `json:"mode"`
-	NowMs         int64         `json:"now_ms"`
-	Now           string        `json:"now"`
-	Time          string        `json:"time"`
-	NextTimerMs   *int64        `json:"next_timer_ms"`
-	NextTimerIn   string        `json:"next_timer_in,omitempty"`
-	PendingTimers int           `json:"pending_timers"`
-	AdvancedMs    *int64        `json:"advanced_ms,omitempty"`
-	Advanced      string        `json:"advanced,omitempty"`
-	Steps         *int          `json:"steps,omitempty"`
-}
-
 func (m *Manager) serveClock(w http.ResponseWriter, r *http.Request, id string) {
 	s, role, ok := m.find(id)
 	if !ok {
@@ -46,7 +32,7 @@ func (m *Manager) serveClock(w http.ResponseWriter, r *http.Request, id string) 
 	}
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
-		var reply clockReply
+		var reply clockapi.Reply
 		if !s.call(func(int64) { reply = s.clockState() }) {
 			writeError(w, http.StatusNotFound, "not_found", "the session has ended")
 			return
@@ -57,12 +43,12 @@ func (m *Manager) serveClock(w http.ResponseWriter, r *http.Request, id string) 
 			writeError(w, http.StatusForbidden, "not_authorised", "a read-only id cannot move its session's clock")
 			return
 		}
-		req, err := mgmt.ReadClockRequest(r)
+		req, err := readClockRequest(r)
 		if err != nil {
 			writeError(w, http.StatusBadRequest, "bad_request", err.Error())
 			return
 		}
-		var reply clockReply
+		var reply clockapi.Reply
 		var moveErr error
 		if !s.call(func(now int64) { reply, moveErr = s.moveClock(now, req) }) {
 			writeError(w, http.StatusNotFound, "not_found", "the session has ended")
@@ -83,7 +69,7 @@ func (m *Manager) serveClock(w http.ResponseWriter, r *http.Request, id string) 
 }
 
 // moveClock applies req on the session's goroutine.
-func (s *session) moveClock(now int64, req mgmt.ClockRequest) (clockReply, error) {
+func (s *session) moveClock(now int64, req clockapi.Request) (clockapi.Reply, error) {
 	before := s.hub.Broker().Now()
 	var err error
 	steps := 0
@@ -108,25 +94,40 @@ func (s *session) moveClock(now int64, req mgmt.ClockRequest) (clockReply, error
 		return reply, err
 	}
 	if req.Mode == "" {
-		moved := int64(s.hub.Broker().Now() - before)
-		reply.AdvancedMs, reply.Advanced = &moved, engine.FormatDuration(moved)
+		var stepped *int
 		if req.Steps > 0 {
-			reply.Steps = &steps
+			stepped = &steps
 		}
+		reply.Moved(int64(s.hub.Broker().Now()-before), stepped)
 	}
 	return reply, nil
 }
 
 // clockState reads the session's clock on its goroutine.
-func (s *session) clockState() clockReply {
+func (s *session) clockState() clockapi.Reply {
 	b := s.hub.Broker()
-	now := int64(b.Now())
-	r := clockReply{Mode: s.hub.Mode(), NowMs: now, Now: engine.FormatDuration(now),
-		Time: time.UnixMilli(b.Config().EpochMs + now).UTC().Format("2006-01-02T15:04:05.000Z07:00")}
-	if next, ok := b.NextDeadline(); ok {
-		n := int64(next)
-		r.NextTimerMs, r.NextTimerIn = &n, engine.FormatDuration(max(0, n-now))
+	st := clockapi.State{Mode: string(s.hub.Mode()), EpochMs: b.Config().EpochMs, Now: b.Now()}
+	st.Next, st.HasNext = b.NextDeadline()
+	_, st.PendingTimers = b.TimersUntil(engine.Never, 0)
+	return clockapi.NewReply(st)
+}
+
+// maxClockBody bounds a clock POST's body, which holds one key.
+const maxClockBody = 4 << 10
+
+// readClockRequest reads a clock POST's body (clockapi.Parse); an
+// error's text is the reason to give with a 400.
+func readClockRequest(r *http.Request) (clockapi.Request, error) {
+	data, err := io.ReadAll(io.LimitReader(r.Body, maxClockBody+1))
+	if err != nil {
+		return clockapi.Request{}, err
 	}
-	_, r.PendingTimers = b.TimersUntil(engine.Never, 0)
-	return r
+	if len(data) > maxClockBody {
+		return clockapi.Request{}, errors.New("request body too large: a clock request holds one key")
+	}
+	obj, err := clockapi.Decode(data)
+	if err != nil {
+		return clockapi.Request{}, err
+	}
+	return clockapi.Parse(obj)
 }

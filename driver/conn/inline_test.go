@@ -12,7 +12,7 @@ import (
 	"warren/engine/amqp"
 	"warren/server/auth"
 	"warren/server/broker"
-	"warren/server/conn/tcp"
+	"warren/server/tcp"
 )
 
 // The tests here run connections over loopback TCP, where the connection's

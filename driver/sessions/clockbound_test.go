@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"warren/driver/clockapi"
 
 	"warren/engine"
 	"warren/engine/hub"
@@ -50,10 +51,10 @@ func TestClockMoveBound(t *testing.T) {
 			t.Fatalf("advanceMs %d: %+v", c.advanceMs, m.Error)
 		}
 	}
-	clock := func(body string) (int, clockReply, string) {
+	clock := func(body string) (int, clockapi.Reply, string) {
 		t.Helper()
 		status, data := ts.do(t, "POST", "/api/sessions/"+c.ID+"/clock", body)
-		var r clockReply
+		var r clockapi.Reply
 		json.Unmarshal(data, &r)
 		return status, r, string(data)
 	}

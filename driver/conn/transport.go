@@ -1,8 +1,8 @@
 package conn
 
 // What a transport may do beyond Transport, each asked for where it is
-// used: the TCP transport (server/conn/tcp) tries writes and paces reads,
-// the WebSocket ones (server/conn/ws, wasm/worker/amqpsocket) bound their
+// used: the TCP transport (server/tcp) tries writes and paces reads,
+// the WebSocket ones (server/ws, wasm/worker/amqpsocket) bound their
 // messages.
 
 // TryWriter is a transport whose writes can be tried without waiting

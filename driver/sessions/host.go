@@ -6,8 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"warren/driver/conn"
 	"warren/engine/hub"
-	"warren/server/conn"
 )
 
 // Host runs one session for a driver that owns its sockets and its
