@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"testing"
+	gosynctest "testing/synctest"
 	"time"
 
 	"warren/engine/amqp"
@@ -317,14 +318,23 @@ func TestSlowConsumerDoesNotBlockOthers(t *testing.T) {
 		fast.handshake(0)
 		fast.method(1, &amqp.ChannelOpen{})
 		fast.expect(&amqp.ChannelOpenOk{})
+		// 500 messages of 1 KB in ten bursts. After each, every goroutine
+		// settles (gosynctest.Wait), so the slow connection's owner has
+		// run: back-pressure is decided there, by a command of its own,
+		// and a publisher whose bursts all arrive before that goroutine
+		// is scheduled would fill the outbox past the mark, which the
+		// test would then see as no back-pressure at all.
 		body := make([]byte, 1024)
-		var frames []byte
-		for i := 0; i < 500; i++ {
-			m, _ := amqp.AppendMethodFrame(nil, 1, &amqp.BasicPublish{RoutingKey: "backlog"})
-			frames = append(frames, m...)
-			frames, _ = amqp.AppendContent(frames, 1, amqp.ClassBasic, amqp.Properties{}, body, 131072)
+		for range 10 {
+			var frames []byte
+			for range 50 {
+				m, _ := amqp.AppendMethodFrame(nil, 1, &amqp.BasicPublish{RoutingKey: "backlog"})
+				frames = append(frames, m...)
+				frames, _ = amqp.AppendContent(frames, 1, amqp.ClassBasic, amqp.Properties{}, body, 131072)
+			}
+			fast.send(frames)
+			gosynctest.Wait()
 		}
-		fast.send(frames)
 		fast.method(1, &amqp.QueueDeclare{Queue: "other"})
 		fast.expect(&amqp.QueueDeclareOk{})
 		for i := 0; i < 100; i++ {
