@@ -123,7 +123,7 @@ func Start(opts Options) (*Server, error) {
 	}
 	s.opts.Conn.Broker, s.opts.Conn.Users = s.broker, s.users
 	s.opts.Conn.Defaults()
-	s.broker.Observe(s.opts.Conn.Alarm)
+	s.broker.WatchTotals(s.opts.Conn.Alarm.Totals)
 	s.broker.OnDiskError(s.opts.Conn.Alarm.DiskFailed)
 
 	if s.amqpLn, err = listen("AMQP", "amqp", "AMQP", opts.AMQPAddr); err != nil {

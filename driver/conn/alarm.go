@@ -63,13 +63,14 @@ func (a *Alarm) init() {
 	}
 }
 
-// Events is the broker observer: after every batch of events it compares
-// the engine's message totals, kept as messages move, with the watermark.
-func (a *Alarm) Events(e *engine.Broker, _ []engine.Event) {
+// Totals is the broker's totals watcher (Broker.WatchTotals): after every
+// batch of events it compares the engine's message totals, kept as
+// messages move, with the watermark.
+func (a *Alarm) Totals(t engine.MessageTotals) {
 	if a.HighWatermark <= 0 {
 		return
 	}
-	held := e.MessageTotals().All()
+	held := t.All()
 	a.memory = held.Bytes+held.Msgs*a.PerMessageBytes > a.HighWatermark
 	a.update()
 }

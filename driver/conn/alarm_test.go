@@ -18,7 +18,7 @@ func TestBlockedConnectionThatDiesLeaves(t *testing.T) {
 	synctest(t, func(t *testing.T, b *broker.Broker) {
 		cfg := Config{Alarm: &Alarm{HighWatermark: 1000, PerMessageBytes: 1}}
 		cfg.Defaults()
-		b.Observe(cfg.Alarm)
+		b.WatchTotals(cfg.Alarm.Totals)
 		c := startPipe(t, b, cfg)
 		c.handshake(1)
 		c.method(1, &amqp.ChannelOpen{})

@@ -31,7 +31,7 @@ func TestSinkActsOnItsKindsOnly(t *testing.T) {
 		c.wake.init(tcp.New(a))
 		ev := engine.Event{Kind: k, Channel: engine.ChannelID{Conn: of, Num: 1}, Code: engine.PreconditionFailed,
 			Text: "PRECONDITION_FAILED", Reason: "queue-deleted", ConsumerTag: "ctag", Msg: &engine.Message{}}
-		eventSink{c}.Events(nil, []engine.Event{ev})
+		eventSink{c}.Events([]engine.Event{ev})
 		return c.out.size() > 0 || len(c.inbox.evs) > 0 || c.wake.woken.Load()
 	}
 	for k := engine.EvNone; !strings.HasPrefix(k.String(), "event("); k++ {

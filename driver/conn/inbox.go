@@ -114,7 +114,7 @@ func (eventSink) Kinds() sink.Kinds { return sinkKinds }
 // handed over whole may hold (sink.Filter). It does not call the
 // engine: back-pressure is the owner's, woken when the outbox passes its
 // high-water mark.
-func (s eventSink) Events(_ *engine.Broker, evs []engine.Event) {
+func (s eventSink) Events(evs []engine.Event) {
 	c := s.c
 	id := c.connID
 	c.home.inline.claim(c)

@@ -165,7 +165,7 @@ func (s *session) dispatch(evs []engine.Event) {
 		byConn[id] = append(byConn[id], ev)
 	}
 	for _, id := range order {
-		s.sinks[id].sink.Events(s.hub.Broker(), byConn[id])
+		s.sinks[id].sink.Events(byConn[id])
 	}
 }
 

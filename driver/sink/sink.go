@@ -9,19 +9,21 @@ package sink
 import "warren/engine"
 
 // Sink receives events. It runs while its caller owns the engine, so it
-// must not block or call back into the owner; it may use the engine it is
-// given (to pause a connection whose writer falls behind, say). The slice
-// is the engine's and valid only during the call: a sink copies what it
-// keeps. A burst of events may arrive in several calls, in order.
+// must not block or call back into the owner, and it is given the events
+// only, never the engine: what a driver does with them (a connection
+// turning deliveries into frames, pausing itself when its writer falls
+// behind) it does on its own goroutine, with commands. The slice is the
+// owner's and valid only during the call: a sink copies what it keeps. A
+// burst of events may arrive in several calls, in order.
 type Sink interface {
-	Events(e *engine.Broker, evs []engine.Event)
+	Events(evs []engine.Event)
 }
 
 // Func adapts a function to Sink.
-type Func func(e *engine.Broker, evs []engine.Event)
+type Func func(evs []engine.Event)
 
 // Events calls f.
-func (f Func) Events(e *engine.Broker, evs []engine.Event) { f(e, evs) }
+func (f Func) Events(evs []engine.Event) { f(evs) }
 
 // Kinds is a set of event kinds: a bit for each of the 256 values an
 // engine.EventKind (a uint8) can take, so no kind falls outside it.

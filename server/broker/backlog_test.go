@@ -14,7 +14,7 @@ type deliveries struct {
 	n, beforeElsewhere atomic.Int64
 }
 
-func (d *deliveries) Events(_ *engine.Broker, evs []engine.Event) {
+func (d *deliveries) Events(evs []engine.Event) {
 	for i := range evs {
 		switch {
 		case evs[i].Kind == engine.EvDelivered:

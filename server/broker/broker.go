@@ -33,6 +33,7 @@ type Broker struct {
 	// wanted is the union of the kinds the sinks want (kinds.go).
 	wanted     sink.Kinds
 	observers  map[int]sink.Sink
+	watchers   map[int]func(engine.MessageTotals)
 	nextObs    int
 	dispatchFn func([]engine.Event) // dispatchBatch, bound once
 	// byConn sorts a command's events by connection when they belong to
@@ -108,6 +109,7 @@ func run(eng *engine.Broker, opts Options) *Broker {
 		eng:       eng,
 		sinks:     map[engine.ConnID]attached{},
 		observers: map[int]sink.Sink{},
+		watchers:  map[int]func(engine.MessageTotals){},
 		byConn:    map[engine.ConnID][]engine.Event{},
 	}
 	b.dispatchFn = b.dispatchBatch
@@ -167,6 +169,20 @@ func (b *Broker) Observe(s sink.Sink) (cancel func()) {
 		b.observers[id] = s
 	})
 	return func() { b.locked(func() { delete(b.observers, id) }) }
+}
+
+// WatchTotals tells f the engine's message totals after every batch of
+// events until the returned cancel is called: the memory alarm compares
+// them with its watermark (driver/conn/alarm.go). f runs under the lock,
+// as a sink does, and is given the totals, not the engine.
+func (b *Broker) WatchTotals(f func(engine.MessageTotals)) (cancel func()) {
+	var id int
+	b.locked(func() {
+		b.nextObs++
+		id = b.nextObs
+		b.watchers[id] = f
+	})
+	return func() { b.locked(func() { delete(b.watchers, id) }) }
 }
 
 // Stop stops the broker: the timer goroutine ends, and requests from now
@@ -284,7 +300,13 @@ func allOf(events []engine.Event, id engine.ConnID) bool {
 // dispatchBatch dispatches one batch of events (see dispatch).
 func (b *Broker) dispatchBatch(events []engine.Event) {
 	for _, o := range b.observers {
-		o.Events(b.eng, events)
+		o.Events(events)
+	}
+	if len(b.watchers) > 0 {
+		t := b.eng.MessageTotals()
+		for _, w := range b.watchers {
+			w(t)
+		}
 	}
 	// Most commands' events concern one connection: hand them over
 	// without sorting (kinds.go).
@@ -294,7 +316,7 @@ func (b *Broker) dispatchBatch(events []engine.Event) {
 			return // no sink wants any of them, or first's is gone
 		}
 		if a.filtered || allOf(events, first) {
-			a.s.Events(b.eng, events)
+			a.s.Events(events)
 			return
 		}
 	}
@@ -315,7 +337,7 @@ func (b *Broker) dispatchBatch(events []engine.Event) {
 	for _, id := range b.touched {
 		evs := b.byConn[id]
 		if a, ok := b.sinks[id]; ok {
-			a.s.Events(b.eng, evs)
+			a.s.Events(evs)
 		}
 		clear(evs)
 		b.byConn[id] = evs[:0]

@@ -15,7 +15,7 @@ type recorder struct {
 	evs []engine.Event
 }
 
-func (r *recorder) Events(_ *engine.Broker, evs []engine.Event) {
+func (r *recorder) Events(evs []engine.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.evs = append(r.evs, evs...)
@@ -111,11 +111,11 @@ type filtering struct {
 
 func (f *filtering) Kinds() sink.Kinds { return f.want }
 
-func (f *filtering) Events(e *engine.Broker, evs []engine.Event) {
+func (f *filtering) Events(evs []engine.Event) {
 	f.mu.Lock()
 	f.batches++
 	f.mu.Unlock()
-	f.recorder.Events(e, evs)
+	f.recorder.Events(evs)
 }
 
 // own returns the kinds of f's events that are conn's and of a kind f

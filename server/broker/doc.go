@@ -8,12 +8,12 @@
 // advances the engine to the current wall time (or, on a paused or manual
 // clock, towards where the clock was told to go: see clock.go), runs the
 // request, drains the engine's events and hands each to the sink attached
-// for its connection (and to observers). Sinks run under the lock and must
-// not block or call the engine: a connection's sink appends to the
-// connection's own outbox or inbox, and a connection whose outbox grows
-// past its limit pauses itself with a command of its own (back-pressure,
-// driver/conn), so one slow consumer never holds up the broker or any
-// other connection.
+// for its connection (and to observers). Sinks run under the lock, are
+// given the events and not the engine, and must not block: a connection's
+// sink appends to the connection's own inbox, and a connection whose
+// outbox grows past its limit pauses itself with a command of its own
+// (back-pressure, driver/conn), so one slow consumer never holds up the
+// broker or any other connection.
 //
 // Owner: the engine was first owned by a goroutine of its own that every
 // request was handed to. Each hand-off woke that goroutine, and Go's
@@ -52,9 +52,10 @@
 // There is no way left to run a driver's closure on the engine: the
 // drivers hand over commands (Apply, ApplyOne, OpenConnection, Visit) and
 // read through a Reader. What still runs under the lock on a driver's
-// behalf is delivery: the sinks and observers of Attach and Observe,
-// which must only queue what they are handed (a connection's sink puts
-// events in its outbox or inbox, driver/conn/inbox.go) or compare the
-// engine's message totals with a watermark (driver/conn/alarm.go); they
-// never change the engine.
+// behalf is delivery of values, never the engine itself: the sinks and
+// observers of Attach and Observe are handed events (driver/sink), which
+// a connection's sink puts in its inbox (driver/conn/inbox.go), and
+// WatchTotals' watchers the message totals, which the memory alarm
+// compares with its watermark (driver/conn/alarm.go). None of them is
+// given the engine, so none can read or change it.
 package broker
