@@ -20,7 +20,10 @@ func (b *Broker) OpenConnection(open ConnectionOpen) (ConnID, error) {
 //
 // It applies CmdCloseConnection: see CmdCloseConnection.
 func (b *Broker) CloseConnection(conn ConnID) {
-	b.Apply(CmdCloseConnection{Conn: conn})
+	if b.cfg.RecordCommands {
+		b.record(CmdCloseConnection{Conn: conn})
+	}
+	b.closeConnectionByID(conn)
 }
 
 // ForceCloseConnection closes a connection from the server side, as the
@@ -30,7 +33,10 @@ func (b *Broker) CloseConnection(conn ConnID) {
 //
 // It applies CmdForceCloseConnection: see CmdForceCloseConnection.
 func (b *Broker) ForceCloseConnection(conn ConnID, reason string) {
-	b.Apply(CmdForceCloseConnection{Conn: conn, Reason: reason})
+	if b.cfg.RecordCommands {
+		b.record(CmdForceCloseConnection{Conn: conn, Reason: reason})
+	}
+	b.forceCloseConnection(conn, reason)
 }
 
 // ForceCloseUserConnections force-closes every connection of user, in the
@@ -41,7 +47,10 @@ func (b *Broker) ForceCloseConnection(conn ConnID, reason string) {
 // It applies CmdForceCloseUserConnections: see
 // CmdForceCloseUserConnections.
 func (b *Broker) ForceCloseUserConnections(user, reason string) int {
-	return b.Apply(CmdForceCloseUserConnections{User: user, Reason: reason}).Count
+	if b.cfg.RecordCommands {
+		b.record(CmdForceCloseUserConnections{User: user, Reason: reason})
+	}
+	return b.forceCloseUserConnections(user, reason)
 }
 
 // OpenChannel opens channel number num on a connection.
@@ -56,7 +65,10 @@ func (b *Broker) OpenChannel(conn ConnID, num uint16) (ChannelID, error) {
 //
 // It applies CmdCloseChannel: see CmdCloseChannel.
 func (b *Broker) CloseChannel(channel ChannelID) {
-	b.Apply(CmdCloseChannel{Channel: channel})
+	if b.cfg.RecordCommands {
+		b.record(CmdCloseChannel{Channel: channel})
+	}
+	b.closeChannel(channel)
 }
 
 // ChannelException closes a channel for a protocol-level reason the driver
@@ -66,21 +78,30 @@ func (b *Broker) CloseChannel(channel ChannelID) {
 //
 // It applies CmdChannelException: see CmdChannelException.
 func (b *Broker) ChannelException(channel ChannelID, err *Error) {
-	b.Apply(CmdChannelException{Channel: channel, Err: err})
+	if b.cfg.RecordCommands {
+		b.record(CmdChannelException{Channel: channel, Err: err})
+	}
+	b.channelException(channel, err)
 }
 
 // ExchangeDeclare declares (or with Passive checks) an exchange.
 //
 // It applies CmdExchangeDeclare: see CmdExchangeDeclare.
 func (b *Broker) ExchangeDeclare(channel ChannelID, declare ExchangeDeclare) error {
-	return b.Apply(CmdExchangeDeclare{Channel: channel, Declare: declare}).Err
+	if b.cfg.RecordCommands {
+		b.record(CmdExchangeDeclare{Channel: channel, Declare: declare})
+	}
+	return b.declareExchange(channel, declare)
 }
 
 // ExchangeDelete deletes an exchange and every binding to or from it.
 //
 // It applies CmdExchangeDelete: see CmdExchangeDelete.
 func (b *Broker) ExchangeDelete(channel ChannelID, delete ExchangeDelete) error {
-	return b.Apply(CmdExchangeDelete{Channel: channel, Delete: delete}).Err
+	if b.cfg.RecordCommands {
+		b.record(CmdExchangeDelete{Channel: channel, Delete: delete})
+	}
+	return b.exchangeDelete(channel, delete)
 }
 
 // ExchangeBind binds an exchange to an exchange.
@@ -140,7 +161,10 @@ func (b *Broker) QueuePurge(channel ChannelID, queue string) (int, error) {
 //
 // It applies CmdBasicQos: see CmdBasicQos.
 func (b *Broker) BasicQos(channel ChannelID, qos BasicQos) error {
-	return b.Apply(CmdBasicQos{Channel: channel, Qos: qos}).Err
+	if b.cfg.RecordCommands {
+		b.record(CmdBasicQos{Channel: channel, Qos: qos})
+	}
+	return b.basicQos(channel, qos)
 }
 
 // BasicConsume starts a consumer and returns its tag (server-generated
@@ -156,14 +180,20 @@ func (b *Broker) BasicConsume(channel ChannelID, consume BasicConsume) (string, 
 //
 // It applies CmdBasicCancel: see CmdBasicCancel.
 func (b *Broker) BasicCancel(channel ChannelID, consumerTag string) error {
-	return b.Apply(CmdBasicCancel{Channel: channel, ConsumerTag: consumerTag}).Err
+	if b.cfg.RecordCommands {
+		b.record(CmdBasicCancel{Channel: channel, ConsumerTag: consumerTag})
+	}
+	return b.basicCancel(channel, consumerTag)
 }
 
 // BasicPublish publishes a message.
 //
 // It applies CmdBasicPublish: see CmdBasicPublish.
 func (b *Broker) BasicPublish(channel ChannelID, publish BasicPublish) error {
-	return b.Apply(CmdBasicPublish{Channel: channel, Publish: publish}).Err
+	if b.cfg.RecordCommands {
+		b.record(CmdBasicPublish{Channel: channel, Publish: publish})
+	}
+	return b.basicPublish(channel, publish)
 }
 
 // BasicGet fetches one message synchronously.
@@ -178,14 +208,20 @@ func (b *Broker) BasicGet(channel ChannelID, get BasicGet) (GetOk, bool, error) 
 //
 // It applies CmdConfirmSelect: see CmdConfirmSelect.
 func (b *Broker) ConfirmSelect(channel ChannelID) error {
-	return b.Apply(CmdConfirmSelect{Channel: channel}).Err
+	if b.cfg.RecordCommands {
+		b.record(CmdConfirmSelect{Channel: channel})
+	}
+	return b.confirmSelect(channel)
 }
 
 // TxSelect puts the channel in transactional mode.
 //
 // It applies CmdTxSelect: see CmdTxSelect.
 func (b *Broker) TxSelect(channel ChannelID) error {
-	return b.Apply(CmdTxSelect{Channel: channel}).Err
+	if b.cfg.RecordCommands {
+		b.record(CmdTxSelect{Channel: channel})
+	}
+	return b.txSelect(channel)
 }
 
 // TxCommit applies the buffered publishes and acknowledgements, in order:
@@ -193,7 +229,10 @@ func (b *Broker) TxSelect(channel ChannelID) error {
 //
 // It applies CmdTxCommit: see CmdTxCommit.
 func (b *Broker) TxCommit(channel ChannelID) error {
-	return b.Apply(CmdTxCommit{Channel: channel}).Err
+	if b.cfg.RecordCommands {
+		b.record(CmdTxCommit{Channel: channel})
+	}
+	return b.commitTx(channel)
 }
 
 // TxRollback discards buffered publishes and returns buffered
@@ -201,30 +240,45 @@ func (b *Broker) TxCommit(channel ChannelID) error {
 //
 // It applies CmdTxRollback: see CmdTxRollback.
 func (b *Broker) TxRollback(channel ChannelID) error {
-	return b.Apply(CmdTxRollback{Channel: channel}).Err
+	if b.cfg.RecordCommands {
+		b.record(CmdTxRollback{Channel: channel})
+	}
+	return b.rollbackTx(channel)
 }
 
 // SetPolicy applies CmdSetPolicy with Operator false: see CmdSetPolicy.
 func (b *Broker) SetPolicy(policy Policy) error {
-	return b.Apply(CmdSetPolicy{Policy: policy, Operator: false}).Err
+	if b.cfg.RecordCommands {
+		b.record(CmdSetPolicy{Policy: policy, Operator: false})
+	}
+	return b.setPolicy(policy, false)
 }
 
 // SetOperatorPolicy applies CmdSetPolicy with Operator true: see
 // CmdSetPolicy.
 func (b *Broker) SetOperatorPolicy(policy Policy) error {
-	return b.Apply(CmdSetPolicy{Policy: policy, Operator: true}).Err
+	if b.cfg.RecordCommands {
+		b.record(CmdSetPolicy{Policy: policy, Operator: true})
+	}
+	return b.setPolicy(policy, true)
 }
 
 // ClearPolicy applies CmdClearPolicy with Operator false: see
 // CmdClearPolicy.
 func (b *Broker) ClearPolicy(vhost, name string) error {
-	return b.Apply(CmdClearPolicy{Vhost: vhost, Name: name, Operator: false}).Err
+	if b.cfg.RecordCommands {
+		b.record(CmdClearPolicy{Vhost: vhost, Name: name, Operator: false})
+	}
+	return b.clearPolicy(vhost, name, false)
 }
 
 // ClearOperatorPolicy applies CmdClearPolicy with Operator true: see
 // CmdClearPolicy.
 func (b *Broker) ClearOperatorPolicy(vhost, name string) error {
-	return b.Apply(CmdClearPolicy{Vhost: vhost, Name: name, Operator: true}).Err
+	if b.cfg.RecordCommands {
+		b.record(CmdClearPolicy{Vhost: vhost, Name: name, Operator: true})
+	}
+	return b.clearPolicy(vhost, name, true)
 }
 
 // SetPermissions replaces the permissions that user's open connections to
@@ -235,7 +289,10 @@ func (b *Broker) ClearOperatorPolicy(vhost, name string) error {
 //
 // It applies CmdSetPermissions: see CmdSetPermissions.
 func (b *Broker) SetPermissions(user, vhost string, perms *Permissions) {
-	b.Apply(CmdSetPermissions{User: user, Vhost: vhost, Perms: perms})
+	if b.cfg.RecordCommands {
+		b.record(CmdSetPermissions{User: user, Vhost: vhost, Perms: perms})
+	}
+	b.setPermissions(user, vhost, perms)
 }
 
 // AddVhost creates a vhost; adding an existing one is a no-op, as in
@@ -243,7 +300,10 @@ func (b *Broker) SetPermissions(user, vhost string, perms *Permissions) {
 //
 // It applies CmdAddVhost: see CmdAddVhost.
 func (b *Broker) AddVhost(name string) error {
-	return b.Apply(CmdAddVhost{Name: name}).Err
+	if b.cfg.RecordCommands {
+		b.record(CmdAddVhost{Name: name})
+	}
+	return b.createVhost(name)
 }
 
 // DeleteVhost deletes a vhost and everything in it, the users' permissions
@@ -252,7 +312,10 @@ func (b *Broker) AddVhost(name string) error {
 //
 // It applies CmdDeleteVhost: see CmdDeleteVhost.
 func (b *Broker) DeleteVhost(name string) error {
-	return b.Apply(CmdDeleteVhost{Name: name}).Err
+	if b.cfg.RecordCommands {
+		b.record(CmdDeleteVhost{Name: name})
+	}
+	return b.deleteVhost(name)
 }
 
 // AdvanceTo moves virtual time forward to time, firing every due timer in
@@ -261,7 +324,10 @@ func (b *Broker) DeleteVhost(name string) error {
 //
 // It applies CmdAdvanceTo: see CmdAdvanceTo.
 func (b *Broker) AdvanceTo(time Time) {
-	b.Apply(CmdAdvanceTo{Time: time})
+	if b.cfg.RecordCommands {
+		b.record(CmdAdvanceTo{Time: time})
+	}
+	b.advanceTo(time)
 }
 
 // Settle moves the clock to time as AdvanceTo does, repeated until nothing
@@ -270,7 +336,10 @@ func (b *Broker) AdvanceTo(time Time) {
 //
 // It applies CmdSettle: see CmdSettle.
 func (b *Broker) Settle(time Time) {
-	b.Apply(CmdSettle{Time: time})
+	if b.cfg.RecordCommands {
+		b.record(CmdSettle{Time: time})
+	}
+	b.settle(time)
 }
 
 // Step advances to the next deadline, if any, and reports the time it moved
@@ -288,7 +357,10 @@ func (b *Broker) Step() (Time, bool) {
 //
 // It applies CmdRestart: see CmdRestart.
 func (b *Broker) Restart(at Time) {
-	b.Apply(CmdRestart{At: at})
+	if b.cfg.RecordCommands {
+		b.record(CmdRestart{At: at})
+	}
+	b.restart(at)
 }
 
 // PutUser creates a user, or replaces the record of an existing one keeping
@@ -297,7 +369,10 @@ func (b *Broker) Restart(at Time) {
 //
 // It applies CmdPutUser: see CmdPutUser.
 func (b *Broker) PutUser(user User) error {
-	return b.Apply(CmdPutUser{User: user}).Err
+	if b.cfg.RecordCommands {
+		b.record(CmdPutUser{User: user})
+	}
+	return b.putUser(user)
 }
 
 // DeleteUser deletes a user with all their permissions and topic
@@ -305,7 +380,10 @@ func (b *Broker) PutUser(user User) error {
 //
 // It applies CmdDeleteUser: see CmdDeleteUser.
 func (b *Broker) DeleteUser(name string) error {
-	return b.Apply(CmdDeleteUser{Name: name}).Err
+	if b.cfg.RecordCommands {
+		b.record(CmdDeleteUser{Name: name})
+	}
+	return b.deleteUser(name)
 }
 
 // PutUserPermission sets a user's permissions in a vhost, replacing any
@@ -313,7 +391,10 @@ func (b *Broker) DeleteUser(name string) error {
 //
 // It applies CmdPutUserPermission: see CmdPutUserPermission.
 func (b *Broker) PutUserPermission(permission UserPermission) error {
-	return b.Apply(CmdPutUserPermission{Permission: permission}).Err
+	if b.cfg.RecordCommands {
+		b.record(CmdPutUserPermission{Permission: permission})
+	}
+	return b.putUserPermission(permission)
 }
 
 // ClearUserPermission removes a user's permissions in a vhost, as
@@ -321,7 +402,10 @@ func (b *Broker) PutUserPermission(permission UserPermission) error {
 //
 // It applies CmdClearUserPermission: see CmdClearUserPermission.
 func (b *Broker) ClearUserPermission(user, vhost string) error {
-	return b.Apply(CmdClearUserPermission{User: user, Vhost: vhost}).Err
+	if b.cfg.RecordCommands {
+		b.record(CmdClearUserPermission{User: user, Vhost: vhost})
+	}
+	return b.clearUserPermission(user, vhost)
 }
 
 // PutTopicPermission sets a user's topic permission on an exchange in a
@@ -330,7 +414,10 @@ func (b *Broker) ClearUserPermission(user, vhost string) error {
 //
 // It applies CmdPutTopicPermission: see CmdPutTopicPermission.
 func (b *Broker) PutTopicPermission(permission UserTopicPermission) error {
-	return b.Apply(CmdPutTopicPermission{Permission: permission}).Err
+	if b.cfg.RecordCommands {
+		b.record(CmdPutTopicPermission{Permission: permission})
+	}
+	return b.putTopicPermission(permission)
 }
 
 // ClearTopicPermissions removes a user's topic permissions in a vhost: the
@@ -339,7 +426,10 @@ func (b *Broker) PutTopicPermission(permission UserTopicPermission) error {
 //
 // It applies CmdClearTopicPermissions: see CmdClearTopicPermissions.
 func (b *Broker) ClearTopicPermissions(user, vhost, exchange string) error {
-	return b.Apply(CmdClearTopicPermissions{User: user, Vhost: vhost, Exchange: exchange}).Err
+	if b.cfg.RecordCommands {
+		b.record(CmdClearTopicPermissions{User: user, Vhost: vhost, Exchange: exchange})
+	}
+	return b.clearTopicPermissions(user, vhost, exchange)
 }
 
 // SetLimits changes the limits from the next command on; what is already
