@@ -101,8 +101,65 @@ $(E2E_NODE)/node_modules/.package-lock.json: $(E2E_NODE)/package.json $(E2E_NODE
 	cd $(E2E_NODE) && npm ci --no-audit --no-fund
 	touch $@
 
-# Engine benchmarks natively (one core and two) and under WebAssembly; see BENCHMARKS.md.
-bench: node
+# The engine's hot path against a baseline (not part of `make test`: a
+# benchmark is not a timed test; see docs/benchmarks.md): builds the
+# engine's test binary, runs the hot-path benchmarks (BENCH_HOT) on one
+# core BENCH_COUNT times for BENCH_TIME each, then benchstat (a pinned Go
+# tool) prints each benchmark's median with its 95% confidence interval,
+# the change and its p-value, and benchgate fails when one is slower by
+# more than BENCH_MAX percent (or allocates more) with benchstat's
+# confidence. The baseline is $(BENCH_BASELINE), committed;
+# BENCH_AGAINST=<commit> compares with that commit instead, built from
+# git archive and run interleaved with this tree (old, new, old, new ...)
+# so both see the same load: the way to judge a change on a shared
+# machine. About 2 minutes (twice that with BENCH_AGAINST).
+.PHONY: bench-baseline bench-all
+BENCH_HOT ?= ^Benchmark(PublishDeliverAck|PublishDeliverAckRecorded|TopicRoute|TopicPublish|FanoutPublish)$$
+BENCH_COUNT ?= 10
+BENCH_TIME ?= 500ms
+BENCH_MAX ?= 5
+BENCH_AGAINST ?=
+BENCH_BASELINE := engine/testdata/bench-baseline.txt
+# The units compared: the custom metrics (msgs/s, ...) restate sec/op.
+BENCHSTAT := $(GO) tool benchstat -ignore cpu -filter '.unit:(sec/op OR B/op OR allocs/op)'
+bench:
+	@d="$$(mktemp -d)" && trap 'rm -rf "$$d"' EXIT && \
+	$(GO) test -c -o "$$d/new.test" ./engine && \
+	old=$(BENCH_BASELINE) && \
+	if [ -n "$(BENCH_AGAINST)" ]; then \
+		mkdir "$$d/old" && git archive "$(BENCH_AGAINST)" | tar -x -C "$$d/old" && \
+		(cd "$$d/old" && $(GO) test -c -o "$$d/old.test" ./engine) && old="$$d/old.txt" || exit 1; \
+	fi && \
+	for i in $$(seq $(BENCH_COUNT)); do \
+		echo "round $$i of $(BENCH_COUNT)" >&2; \
+		if [ -n "$(BENCH_AGAINST)" ]; then \
+			(cd engine && "$$d/old.test" -test.run '^$$' -test.bench '$(BENCH_HOT)' -test.benchmem -test.cpu 1 -test.benchtime $(BENCH_TIME)) >> "$$d/old.txt" || exit 1; \
+		fi; \
+		(cd engine && "$$d/new.test" -test.run '^$$' -test.bench '$(BENCH_HOT)' -test.benchmem -test.cpu 1 -test.benchtime $(BENCH_TIME)) >> "$$d/new.txt" || exit 1; \
+	done && \
+	$(BENCHSTAT) "$$old" "$$d/new.txt" && \
+	$(BENCHSTAT) -format csv "$$old" "$$d/new.txt" 2>/dev/null | \
+		$(GO) run ./server/cmd/benchgate -max $(BENCH_MAX) -count $(BENCH_COUNT) -old "$$old" -new "$$d/new.txt"
+
+# bench-baseline rewrites $(BENCH_BASELINE) from this tree, as `make
+# bench` measures it: run it on a quiet machine, after a change that makes
+# the hot path faster (or slower on purpose, saying why in the commit), and
+# commit the file with the change.
+bench-baseline:
+	@d="$$(mktemp -d)" && trap 'rm -rf "$$d"' EXIT && \
+	$(GO) test -c -o "$$d/new.test" ./engine && \
+	{ echo "# The engine's hot-path benchmarks, as make bench runs them: the baseline it"; \
+	  echo "# compares with (docs/benchmarks.md). Written by make bench-baseline at"; \
+	  echo "# $$(git rev-parse --short HEAD)$$(git diff --quiet HEAD -- engine || echo ' with uncommitted engine changes'), load average $$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)."; } > "$$d/base.txt" && \
+	for i in $$(seq $(BENCH_COUNT)); do \
+		echo "round $$i of $(BENCH_COUNT)" >&2; \
+		(cd engine && "$$d/new.test" -test.run '^$$' -test.bench '$(BENCH_HOT)' -test.benchmem -test.cpu 1 -test.benchtime $(BENCH_TIME)) >> "$$d/base.txt" || exit 1; \
+	done && \
+	mv "$$d/base.txt" $(BENCH_BASELINE) && echo "wrote $(BENCH_BASELINE)"
+
+# Every engine benchmark natively (one core and two) and the hot path under
+# WebAssembly; see BENCHMARKS.md.
+bench-all: node
 	$(GO) test -run '^$$' -bench . -benchmem -cpu 1,2 ./engine/...
 	GOOS=js GOARCH=wasm $(GO) test -exec="$(WASM_EXEC)" -run '^$$' -bench 'PublishDeliverAck|TopicRoute' -benchmem ./engine/
 

@@ -189,6 +189,9 @@ web
 server, server/console, server/ctl < server/cmd/warren;
 CLIENT, server < server/conformance, server/cmd/warren-bench;
 PURE, EMBED, RUNTIME, OS, NET < server/cmd/warren-suites;
+# benchgate reads benchstat's CSV comparison for make bench.
+PURE < encoding/csv;
+PURE, OS, encoding/csv < server/cmd/benchgate;
 CLIENT !< server/cmd/warren;
 
 # No package imports a testing package: harnesses stay in _test.go files
@@ -200,7 +203,8 @@ TESTING !< engine/..., lessons, server/..., wasm/..., web/...;
 # never through a driver.
 PURE, RUNTIME, OS, TESTING, engine/hub, engine/amqp < ENGINE_TEST;
 ENGINE_TEST, GOTOOLS, server/cmd/warren, server/cmd/warren-suites,
-server/conformance, server/cmd/warren-bench, wasm/playground, wasm/worker
+server/conformance, server/cmd/warren-bench, server/cmd/benchgate,
+wasm/playground, wasm/worker
 < TEST;
 `
 
