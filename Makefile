@@ -331,7 +331,7 @@ edge-size: edge edge-deps
 # The playground's performance in headless chromium (not part of `make
 # test`; see BENCHMARKS.md, "Playground in chromium"): builds warren with
 # the fresh web/static, starts `warren serve` on loopback (PERF_HTTP,
-# PERF_AMQP), waits for the port, runs web/e2e/perf.mjs against it
+# PERF_AMQP) in the default mode, on a fresh data directory, waits for the port, runs web/e2e/perf.mjs against it
 # PERF_RUNS times (each in a fresh chromium profile) and stops warren by
 # its pid. Prints a table; about a minute per run.
 .PHONY: bench-playground
@@ -342,7 +342,8 @@ bench-playground: web web-deps
 	@echo "web/static/warren.wasm: $$(wc -c < $(WEB_STATIC)/warren.wasm) bytes, $$(gzip -9 -c $(WEB_STATIC)/warren.wasm | wc -c) gzipped (budget 3 MB)"
 	@d="$$(mktemp -d)" && \
 	$(GO) build -o "$$d/warren" ./server/cmd/warren && \
-	{ "$$d/warren" serve --http $(PERF_HTTP) --amqp $(PERF_AMQP) --data "" > "$$d/serve.log" 2>&1 & pid=$$!; } && \
+	mkdir "$$d/data" && \
+	{ "$$d/warren" serve --http $(PERF_HTTP) --amqp $(PERF_AMQP) --data "$$d/data" > "$$d/serve.log" 2>&1 & pid=$$!; } && \
 	trap 'kill $$pid 2>/dev/null; wait $$pid 2>/dev/null; rm -rf "$$d"' EXIT && \
 	for i in $$(seq 100); do curl -sf -o /dev/null http://$(PERF_HTTP)/ && break; sleep 0.1; done && \
 	node $(E2E_WEB)/perf.mjs http://$(PERF_HTTP) $(PERF_RUNS)
