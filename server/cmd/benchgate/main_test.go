@@ -51,7 +51,7 @@ func TestJudge(t *testing.T) {
 // with: every hot-path benchmark is there, with the samples make bench
 // takes (BENCH_COUNT, 10), on one line each the way go test writes them.
 func TestBaselineParses(t *testing.T) {
-	path := filepath.Join("..", "..", "..", "engine", "testdata", "bench-baseline.txt")
+	path := filepath.Join("..", "..", "..", "engine", "testdata", "bench", "baseline.txt")
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -63,6 +63,7 @@ func TestBaselineParses(t *testing.T) {
 	}
 	for _, name := range []string{
 		"PublishDeliverAck/exchange=direct", "PublishDeliverAck/exchange=default",
+		"ApplyPublishDeliverAck/exchange=direct", "ApplyPublishDeliverAck/exchange=default",
 		"PublishDeliverAckRecorded/record=off", "PublishDeliverAckRecorded/record=on",
 		"TopicRoute", "TopicPublish", "FanoutPublish",
 	} {
