@@ -150,7 +150,7 @@ bench-baseline:
 	$(GO) test -c -o "$$d/new.test" ./engine && \
 	{ echo "# The engine's hot-path benchmarks, as make bench runs them: the baseline it"; \
 	  echo "# compares with (docs/benchmarks.md). Written by make bench-baseline at"; \
-	  echo "# $$(git rev-parse --short HEAD)$$(git diff --quiet HEAD -- engine || echo ' with uncommitted engine changes'), load average $$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)."; } > "$$d/base.txt" && \
+	  echo "# $$(git rev-parse --short HEAD)$$(git diff --quiet HEAD -- engine ':!engine/testdata' || echo ' with uncommitted engine changes'), load average $$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)."; } > "$$d/base.txt" && \
 	for i in $$(seq $(BENCH_COUNT)); do \
 		echo "round $$i of $(BENCH_COUNT)" >&2; \
 		(cd engine && "$$d/new.test" -test.run '^$$' -test.bench '$(BENCH_HOT)' -test.benchmem -test.cpu 1 -test.benchtime $(BENCH_TIME)) >> "$$d/base.txt" || exit 1; \
