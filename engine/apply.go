@@ -34,11 +34,13 @@ type Result struct {
 // Config.RecordCommands on, the command's record is logged first, for
 // DrainCommands (command_log.go).
 //
-// The wrappers copy what comes before the switch and each case that is one
-// call (server/cmd/cmdgen/direct.go), so cmdgen stops when the statements
-// before the switch change: teach it the new ones. Each case sets the
-// fields of the named result r rather than returning a Result literal,
-// which would be built and then copied (176 bytes) on every command.
+// The wrappers repeat what comes before the switch, and each case that is
+// one call (server/cmd/cmdgen/direct.go): a statement added before the
+// switch reaches them at the next go generate (one that returns, reads r
+// or assigns c stops cmdgen, since a wrapper could not repeat it). Each
+// case sets the fields of the named result r rather than returning a
+// Result literal, which would be built and then copied (176 bytes) on
+// every command.
 func (b *Broker) Apply(c Command) (r Result) {
 	if b.cfg.RecordCommands {
 		b.record(c)

@@ -8,10 +8,10 @@ import "strconv"
 // the management API or an AMQP connection does, and every move of the
 // clock. Broker.Apply is the one entry point that applies it; the
 // per-method API (BasicPublish, AdvanceTo, ..., in wrappers_gen.go)
-// applies the command as Apply does: it records it when recording, then
-// makes the call Apply's case makes, which cmdgen copies from apply.go
-// (so the two cannot drift), or calls Apply where the case is more than
-// one call. Because inputs are data, a
+// applies the command as Apply does: it does what Apply does before its
+// switch (records it when recording), then makes the call Apply's case
+// makes, both copied from apply.go by cmdgen (so the two cannot drift), or
+// calls Apply where the case is more than one call. Because inputs are data, a
 // broker's history is a log: replaying the commands a broker applied, in
 // order, on a fresh broker with the same Config gives the same broker and
 // the same events, natively and in wasm (raft's lesson: state machines

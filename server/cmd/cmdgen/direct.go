@@ -21,9 +21,10 @@ package main
 //	return b.basicPublish(channel, publish)
 //
 // The call is read from apply.go, never written twice, so the wrapper
-// cannot drift from Apply. Apply's statements before its switch are
-// copied too, and checked: when they change, the generator stops and says
-// so rather than writing wrappers that would skip the new statement.
+// cannot drift from Apply; so are Apply's statements before its switch,
+// repeated in every direct wrapper with the command literal for c (a
+// statement there that returns, reads r or assigns c stops the generator,
+// which says so, rather than writing wrappers that would skip it).
 
 import (
 	"fmt"
@@ -33,17 +34,14 @@ import (
 	"strings"
 )
 
-// applyPrologue is Apply's code before its switch, as format.Node prints
-// it, which every direct wrapper repeats (recordPrologue).
-const applyPrologue = "if b.cfg.RecordCommands {\n\tb.record(c)\n}"
-
 // directCall is Apply's case for one command when that case is a single
 // call b.method(args): result is the Result field it assigns ("" for a
-// call whose value is not kept).
+// call whose value is not kept), prologue what Apply does before.
 type directCall struct {
-	result string
-	method string
-	args   []callArg
+	result   string
+	method   string
+	args     []callArg
+	prologue *prologue
 }
 
 // callArg is one argument: the command's field (c.Field), the whole
@@ -54,25 +52,76 @@ type callArg struct {
 	text  string
 }
 
+// prologue is Apply's statements before its switch, which every direct
+// wrapper repeats with the command literal in place of c: the record when
+// recording, and whatever a later change puts there.
+type prologue struct {
+	fset  *token.FileSet
+	stmts []ast.Stmt
+	cs    []*ast.Ident // the uses of c, renamed to the literal to print
+}
+
+// render prints the statements with c as lit, indented one tab.
+func (p *prologue) render(lit string) (string, error) {
+	for _, id := range p.cs {
+		id.Name = lit
+	}
+	defer func() {
+		for _, id := range p.cs {
+			id.Name = "c"
+		}
+	}()
+	var out strings.Builder
+	for _, s := range p.stmts {
+		var t strings.Builder
+		if err := format.Node(&t, p.fset, s); err != nil {
+			return "", err
+		}
+		for _, line := range strings.Split(t.String(), "\n") {
+			out.WriteString("\t" + line + "\n")
+		}
+	}
+	return out.String(), nil
+}
+
 // applyCases reads Broker.Apply's type switch and returns, by Cmd type
-// name, the cases that are one direct call. It fails when Apply's shape is
-// not the one the direct wrappers copy.
+// name, the cases that are one direct call, each with the statements
+// before the switch. It fails when Apply's shape is not the one the direct
+// wrappers copy, or a statement before the switch could not be repeated
+// in a wrapper as it is: one that returns, reads the result r or assigns c.
 func applyCases(fset *token.FileSet, fd *ast.FuncDecl) (map[string]directCall, error) {
 	stmts := fd.Body.List
 	if len(stmts) < 2 {
 		return nil, fmt.Errorf("Broker.Apply: want its statements, a type switch and return r")
 	}
-	var pro strings.Builder
-	for i, s := range stmts[:len(stmts)-2] {
-		if i > 0 {
-			pro.WriteString("\n")
+	pro := &prologue{fset: fset, stmts: stmts[:len(stmts)-2]}
+	for _, s := range pro.stmts {
+		var bad string
+		ast.Inspect(s, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.ReturnStmt:
+				bad = "returns"
+			case *ast.AssignStmt:
+				for _, l := range n.Lhs {
+					if isIdent(l, "c") {
+						bad = "assigns c"
+					}
+				}
+			case *ast.Ident:
+				switch n.Name {
+				case "r":
+					bad = "reads the result r"
+				case "c":
+					pro.cs = append(pro.cs, n)
+				}
+			}
+			return bad == ""
+		})
+		if bad != "" {
+			var t strings.Builder
+			format.Node(&t, fset, s)
+			return nil, fmt.Errorf("Broker.Apply's statement before its switch\n%s\n%s, so the direct wrappers (server/cmd/cmdgen/direct.go) cannot repeat it", t.String(), bad)
 		}
-		if err := format.Node(&pro, fset, s); err != nil {
-			return nil, err
-		}
-	}
-	if pro.String() != applyPrologue {
-		return nil, fmt.Errorf("Broker.Apply's statements before its switch are\n%s\nbut the direct wrappers (server/cmd/cmdgen/direct.go) repeat\n%s\nupdate applyPrologue and recordPrologue together", pro.String(), applyPrologue)
 	}
 	sw, ok := stmts[len(stmts)-2].(*ast.TypeSwitchStmt)
 	if !ok {
@@ -92,6 +141,7 @@ func applyCases(fset *token.FileSet, fd *ast.FuncDecl) (map[string]directCall, e
 			continue
 		}
 		if d, ok := direct(fset, cc.Body[0]); ok {
+			d.prologue = pro
 			out[id.Name] = d
 		}
 	}
@@ -195,16 +245,15 @@ func directBody(d directCall, lit string, values map[string]string, returns []st
 		}
 	}
 	call := "b." + d.method + "(" + strings.Join(args, ", ") + ")"
+	pro, err := d.prologue.render(lit)
+	if err != nil {
+		return "", false
+	}
 	switch {
 	case len(returns) == 0 && d.result == "":
-		return recordPrologue(lit) + "\t" + call + "\n", true
+		return pro + "\t" + call + "\n", true
 	case len(returns) == 1 && returns[0] == d.result:
-		return recordPrologue(lit) + "\treturn " + call + "\n", true
+		return pro + "\treturn " + call + "\n", true
 	}
 	return "", false
-}
-
-// recordPrologue is applyPrologue for the command literal lit.
-func recordPrologue(lit string) string {
-	return "\tif b.cfg.RecordCommands {\n\t\tb.record(" + lit + ")\n\t}\n"
 }

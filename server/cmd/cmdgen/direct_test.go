@@ -10,6 +10,8 @@ import (
 
 // applySource is a Broker.Apply of the shape the direct wrappers copy,
 // with prologue before its switch.
+const recordWhenRecording = "if b.cfg.RecordCommands {\n\t\tb.record(c)\n\t}"
+
 func applySource(prologue string) string {
 	return `package engine
 func (b *Broker) Apply(c Command) (r Result) {
@@ -41,7 +43,7 @@ func applyOf(t *testing.T, src string) (*token.FileSet, *ast.FuncDecl) {
 // TestDirectCases checks which of Apply's cases a wrapper may make
 // itself: one call on the command's fields, and nothing else.
 func TestDirectCases(t *testing.T) {
-	fset, fd := applyOf(t, applySource(applyPrologue))
+	fset, fd := applyOf(t, applySource(recordWhenRecording))
 	cases, err := applyCases(fset, fd)
 	if err != nil {
 		t.Fatal(err)
@@ -71,12 +73,28 @@ func TestDirectCases(t *testing.T) {
 	}
 }
 
-// TestApplyPrologueIsChecked checks that a statement added to Apply
-// before its switch stops the generator, rather than giving wrappers
-// that skip it.
-func TestApplyPrologueIsChecked(t *testing.T) {
-	fset, fd := applyOf(t, applySource(applyPrologue+"\n\tb.journal(c)"))
-	if _, err := applyCases(fset, fd); err == nil || !strings.Contains(err.Error(), "before its switch") {
-		t.Fatalf("got %v", err)
+// TestApplyPrologueIsRepeated checks that what Apply does before its
+// switch is what a direct wrapper does first, with the command for c, a
+// statement added there included; and that one a wrapper could not repeat
+// as it is (a return, a read of the result) stops the generator.
+func TestApplyPrologueIsRepeated(t *testing.T) {
+	fset, fd := applyOf(t, applySource(recordWhenRecording+"\n\tif b.dlog != nil {\n\t\tb.dlog.noteCommand(c)\n\t}"))
+	cases, err := applyCases(fset, fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lit := "CmdCloseChannel{Channel: channel}"
+	body, ok := directBody(cases["CmdCloseChannel"], lit, map[string]string{"Channel": "channel"}, nil)
+	want := "\tif b.cfg.RecordCommands {\n\t\tb.record(" + lit + ")\n\t}\n" +
+		"\tif b.dlog != nil {\n\t\tb.dlog.noteCommand(" + lit + ")\n\t}\n" +
+		"\tb.closeChannel(channel)\n"
+	if !ok || body != want {
+		t.Errorf("got\n%s\nwant\n%s", body, want)
+	}
+	for _, bad := range []string{"if c == nil {\n\t\treturn r\n\t}", "r.Err = nil", "c = nil"} {
+		fset, fd := applyOf(t, applySource(bad))
+		if _, err := applyCases(fset, fd); err == nil || !strings.Contains(err.Error(), "cannot repeat it") {
+			t.Errorf("%q: got %v", bad, err)
+		}
 	}
 }
