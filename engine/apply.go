@@ -37,6 +37,9 @@ func (b *Broker) Apply(c Command) Result {
 	if b.cfg.RecordCommands {
 		b.record(c)
 	}
+	if b.dlog != nil {
+		b.dlog.noteCommand(c)
+	}
 	switch c := c.(type) {
 	case CmdBasicPublish:
 		return Result{Err: b.basicPublish(c.Channel, c.Publish)}
@@ -144,6 +147,8 @@ func (b *Broker) Apply(c Command) Result {
 		return Result{Err: b.putTopicPermission(c.Permission)}
 	case CmdClearTopicPermissions:
 		return Result{Err: b.clearTopicPermissions(c.User, c.Vhost, c.Exchange)}
+	case CmdDurablePut, CmdDurableTake, CmdDurableHold, CmdDurableDone, CmdDurableClock:
+		b.applyDurable(c) // durable_replay.go
 	case CmdSetLimits:
 		b.cfg.MaxQueuesPerVhost, b.cfg.MaxMessagesPerVhost = c.Limits.MaxQueuesPerVhost, c.Limits.MaxMessagesPerVhost
 	default:

@@ -59,6 +59,11 @@ const (
 	kindPutTopicPermission        CommandKind = 47
 	kindClearTopicPermissions     CommandKind = 48
 	kindSetLimits                 CommandKind = 49
+	kindDurablePut                CommandKind = 50
+	kindDurableTake               CommandKind = 51
+	kindDurableHold               CommandKind = 52
+	kindDurableDone               CommandKind = 53
+	kindDurableClock              CommandKind = 54
 )
 
 // commandNames names the kinds, for errors and tests; its length bounds
@@ -113,6 +118,11 @@ var commandNames = [...]string{
 	kindPutTopicPermission:        "PutTopicPermission",
 	kindClearTopicPermissions:     "ClearTopicPermissions",
 	kindSetLimits:                 "SetLimits",
+	kindDurablePut:                "DurablePut",
+	kindDurableTake:               "DurableTake",
+	kindDurableHold:               "DurableHold",
+	kindDurableDone:               "DurableDone",
+	kindDurableClock:              "DurableClock",
 }
 
 func (CmdOpenConnection) kind() CommandKind            { return kindOpenConnection }
@@ -164,6 +174,11 @@ func (CmdClearUserPermission) kind() CommandKind       { return kindClearUserPer
 func (CmdPutTopicPermission) kind() CommandKind        { return kindPutTopicPermission }
 func (CmdClearTopicPermissions) kind() CommandKind     { return kindClearTopicPermissions }
 func (CmdSetLimits) kind() CommandKind                 { return kindSetLimits }
+func (CmdDurablePut) kind() CommandKind                { return kindDurablePut }
+func (CmdDurableTake) kind() CommandKind               { return kindDurableTake }
+func (CmdDurableHold) kind() CommandKind               { return kindDurableHold }
+func (CmdDurableDone) kind() CommandKind               { return kindDurableDone }
+func (CmdDurableClock) kind() CommandKind              { return kindDurableClock }
 
 // cmd writes c's kind and fields. The kind is written as a constant, not
 // through the Command interface: a call through it would make every
@@ -421,6 +436,34 @@ func (e *encoder) cmd(c Command) {
 		e.tag(kindSetLimits)
 		e.varint(int64(c.Limits.MaxQueuesPerVhost))
 		e.varint(c.Limits.MaxMessagesPerVhost)
+	case CmdDurablePut:
+		e.tag(kindDurablePut)
+		e.str(c.Vhost)
+		e.str(c.Queue)
+		e.varint(int64(c.Return))
+		e.uvarint(c.Key)
+		e.bytes(c.Entry)
+	case CmdDurableTake:
+		e.tag(kindDurableTake)
+		e.str(c.Vhost)
+		e.str(c.Queue)
+		e.uvarint(c.Seq)
+	case CmdDurableHold:
+		e.tag(kindDurableHold)
+		e.str(c.Vhost)
+		e.str(c.Queue)
+		e.uvarint(c.Seq)
+		e.channel(c.Channel)
+		e.uvarint(c.Tag)
+		e.bytes(c.Entry)
+	case CmdDurableDone:
+		e.tag(kindDurableDone)
+		e.str(c.Vhost)
+		e.str(c.Queue)
+		e.uvarint(c.Seq)
+	case CmdDurableClock:
+		e.tag(kindDurableClock)
+		e.varint(int64(c.Time))
 	default:
 		e.fail("not a command")
 	}
@@ -533,6 +576,16 @@ func (d *decoder) cmd() Command {
 		return CmdClearTopicPermissions{User: d.str(), Vhost: d.str(), Exchange: d.str()}
 	case kindSetLimits:
 		return CmdSetLimits{Limits: Limits{MaxQueuesPerVhost: int(d.signed(math.MinInt, math.MaxInt)), MaxMessagesPerVhost: d.varint()}}
+	case kindDurablePut:
+		return CmdDurablePut{Vhost: d.str(), Queue: d.str(), Return: int(d.signed(math.MinInt, math.MaxInt)), Key: d.uvarint(), Entry: d.bytes()}
+	case kindDurableTake:
+		return CmdDurableTake{Vhost: d.str(), Queue: d.str(), Seq: d.uvarint()}
+	case kindDurableHold:
+		return CmdDurableHold{Vhost: d.str(), Queue: d.str(), Seq: d.uvarint(), Channel: d.channel(), Tag: d.uvarint(), Entry: d.bytes()}
+	case kindDurableDone:
+		return CmdDurableDone{Vhost: d.str(), Queue: d.str(), Seq: d.uvarint()}
+	case kindDurableClock:
+		return CmdDurableClock{Time: Time(d.varint())}
 	}
 	d.off--
 	d.fail("unknown command kind " + strconv.Itoa(int(k)))

@@ -60,6 +60,11 @@ var recordedKinds = map[string]CommandKind{
 	"PutTopicPermission":        47,
 	"ClearTopicPermissions":     48,
 	"SetLimits":                 49,
+	"DurablePut":                50,
+	"DurableTake":               51,
+	"DurableHold":               52,
+	"DurableDone":               53,
+	"DurableClock":              54,
 }
 
 func TestCommandKindNumbersArePinned(t *testing.T) {

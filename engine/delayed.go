@@ -70,6 +70,7 @@ func delayOf(x *exchange, m *Message) (int64, bool) {
 
 func (b *Broker) delay(x *exchange, m *Message, delayMs int64) {
 	d := &delayedMsg{x: x, msg: m, delay: delayMs}
+	b.durableDirty(true) // every held message survives a restart
 	d.timer.Value = timerRef{kind: timerDelayed, d: d}
 	b.timers.Reset(&d.timer, int64(b.now)+delayMs)
 	d.heldAt = len(x.held)
@@ -85,6 +86,7 @@ func (b *Broker) delay(x *exchange, m *Message, delayMs int64) {
 // message reaches only the deleted exchange's alternate exchange, or the
 // bindings of an exchange declared since under the same name.
 func (b *Broker) releaseDelayed(d *delayedMsg) {
+	b.durableDirty(true)
 	x := d.x
 	v := x.vhost
 	if v.deleted {

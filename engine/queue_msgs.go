@@ -196,6 +196,9 @@ func (q *queue) requeue(e entry, ch ChannelID, tag uint64, how returnHow) {
 	if q.quorum {
 		e.deliveries++
 		if q.set.deliveryLimit >= 0 && int64(e.deliveries) > q.set.deliveryLimit {
+			if b.dlog != nil {
+				q.durableDone(&e)
+			}
 			b.emit(Event{Kind: EvDeliveryLimited, Vhost: q.vhost.name, Channel: ch, Queue: q.name, MsgID: e.msg.ID, Msg: e.msg, DeliveryTag: tag, Deliveries: int(e.deliveries)})
 			q.deadLetter(e.msg, ReasonDeliveryLimit)
 			return

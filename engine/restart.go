@@ -101,7 +101,9 @@ const (
 // restart applies CmdRestart (see Restart).
 func (b *Broker) restart(at Time) {
 	b.lastChan = nil
-	deliveries := b.dropConnections()
+	// A broker replaying the durable log has no channels, and holds their
+	// copies itself (durable_replay.go).
+	deliveries := append(b.dropConnections(), b.heldForRestart()...)
 	b.finishEnds()
 	if at := min(at, MaxTime); at > b.now {
 		b.now = at

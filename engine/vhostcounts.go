@@ -23,10 +23,17 @@ type userCounts struct{ connections, channels int }
 func (v *vhost) addQueue(q *queue) {
 	v.queues[q.name] = q
 	q.listed = v.counts.queueNames.add(q.name)
+	if v.b.dlog != nil && q.durable {
+		q.ready.jq = q
+		v.b.durableDirty(false)
+	}
 }
 
 func (v *vhost) dropQueue(q *queue) {
 	delete(v.queues, q.name)
+	if q.durable {
+		v.b.durableDirty(false)
+	}
 	if moved, ok := v.counts.queueNames.remove(q.listed); ok {
 		v.queues[moved].listed = q.listed
 	}
@@ -35,10 +42,16 @@ func (v *vhost) dropQueue(q *queue) {
 func (v *vhost) addExchange(x *exchange) {
 	v.exchanges[x.name] = x
 	x.listed = v.counts.exchangeNames.add(x.name)
+	if x.durable {
+		v.b.durableDirty(false)
+	}
 }
 
 func (v *vhost) dropExchange(x *exchange) {
 	delete(v.exchanges, x.name)
+	if x.durable {
+		v.b.durableDirty(false)
+	}
 	if moved, ok := v.counts.exchangeNames.remove(x.listed); ok {
 		v.exchanges[moved].listed = x.listed
 	}

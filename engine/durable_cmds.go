@@ -1,0 +1,70 @@
+package engine
+
+// The durable log's records (durable.go): context-free changes of what a
+// restart keeps, which the engine writes while durable logging is on
+// (EnableDurableLog) and applies to a broker being recovered
+// (BeginDurableReplay). They are commands like any other, so that the
+// codec, the log and the generator are the ones every command has, but
+// no driver makes them: each names its queue by vhost and name and its
+// message copy by the queue's arrival number (entry.seq), never a channel
+// that a restart forgets, so they replay on a broker that has none.
+//
+// An Entry is one message copy as a snapshot writes it (saver.entry):
+// the message with its properties, body and death history, the binding
+// that routed it, its arrival number and time, expiry, delivery count
+// and priority.
+
+// CmdDurablePut puts a kept message copy into the ready messages of
+// queue Queue in Vhost: Return 0 at the back of its priority level, 1 among
+// the returned copies by Key (a classic queue's requeue: Key is the
+// arrival number), 2 among them by Key after every earlier return (a
+// quorum queue's). A copy with the same arrival number that was held by a
+// channel (CmdDurableHold) is no longer.
+//
+//engine:kind 50
+type CmdDurablePut struct {
+	Vhost, Queue string
+	Return       int
+	Key          uint64
+	Entry        []byte
+}
+
+// CmdDurableTake takes the ready copy with arrival number Seq out of the
+// queue: it was delivered, fetched, expired, dropped, purged or
+// dead-lettered. A CmdDurableHold of the same copy may follow.
+//
+//engine:kind 51
+type CmdDurableTake struct {
+	Vhost, Queue string
+	Seq          uint64
+}
+
+// CmdDurableHold records that the copy with arrival number Seq is held
+// unacknowledged by a channel, as delivery Tag on Channel: a restart puts
+// it back as that channel's closing would, in channel and tag order.
+// Entry is empty when the copy is the one CmdDurableTake just took;
+// otherwise (a copy handed to a consumer as it arrived) it is the copy.
+//
+//engine:kind 52
+type CmdDurableHold struct {
+	Vhost, Queue string
+	Seq          uint64
+	Channel      ChannelID
+	Tag          uint64
+	Entry        []byte
+}
+
+// CmdDurableDone ends a held copy: acknowledged, or rejected or returned
+// past its delivery limit and dead-lettered, or its queue gone.
+//
+//engine:kind 53
+type CmdDurableDone struct {
+	Vhost, Queue string
+	Seq          uint64
+}
+
+// CmdDurableClock moves the clock of a broker being recovered to Time
+// without firing anything: the time of the durable changes that follow.
+//
+//engine:kind 54
+type CmdDurableClock struct{ Time Time }

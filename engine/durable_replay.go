@@ -1,0 +1,281 @@
+package engine
+
+import "sort"
+
+// Replaying the durable log (durable.go) on a broker being recovered.
+//
+// The records change the broker's state directly: a copy goes into or
+// out of a queue's ready messages, or into or out of the broker's held
+// copies, without delivering, expiring, dead-lettering or routing
+// anything, since the broker that wrote them did all that and recorded
+// its outcome. The held copies are those a channel held when the log was
+// written; the broker has no channels (BeginDurableReplay drops them),
+// so it keeps them itself, by channel and tag, until the restart puts
+// them back as the channels' closing would have (restart.go).
+//
+// A record naming a queue the broker does not have, or a copy it does
+// not hold, changes nothing: it can only follow a change of definitions
+// that a checkpoint logged after it carries, which a crash cut off (the
+// driver logs that checkpoint in the same turn, and nothing waits on the
+// records without it).
+
+// durableReplay is a broker's state while it replays the durable log.
+type durableReplay struct {
+	held   map[heldKey]*heldCopy
+	taken  entry // the copy the last Take took
+	takenQ *queue
+	slabs  slabs
+}
+
+type heldKey struct {
+	q   *queue
+	seq uint64
+}
+
+// heldCopy is a copy held by channel ch. rank numbers the runs of
+// copies a channel held in its base snapshot, so that those a transaction
+// had buffered come after its other ones, as at a channel's close.
+type heldCopy struct {
+	ch   ChannelID
+	rank int
+	d    delivery
+}
+
+// BeginDurableReplay prepares a broker loaded from a snapshot for the
+// durable log's records: its connections and channels go, silently, as
+// at a restart, and the copies they held become the broker's held copies,
+// in the order a restart would bring them back. Settle the broker before
+// saving the snapshot (HasWorkInFlight): the records go on from there.
+func (b *Broker) BeginDurableReplay() {
+	if b.replay != nil {
+		return
+	}
+	r := &durableReplay{held: map[heldKey]*heldCopy{}}
+	b.replay = r
+	b.lastChan = nil
+	var last ChannelID
+	var lastTag uint64
+	rank := 0
+	for _, rd := range b.dropConnections() {
+		if rd.ch != last {
+			last, lastTag, rank = rd.ch, 0, 0
+		} else if rd.d.tag <= lastTag {
+			rank++
+		}
+		lastTag = rd.d.tag
+		r.held[heldKey{rd.d.q, rd.d.e.seq}] = &heldCopy{ch: rd.ch, rank: rank, d: rd.d}
+	}
+}
+
+// heldForRestart returns the copies the broker holds, in the order a
+// restart brings them back (channel, then the channel's order), and
+// forgets them.
+func (b *Broker) heldForRestart() []restartDelivery {
+	r := b.replay
+	if r == nil {
+		return nil
+	}
+	b.replay = nil
+	hs := make([]*heldCopy, 0, len(r.held))
+	for _, h := range r.held {
+		hs = append(hs, h)
+	}
+	sort.Slice(hs, func(i, j int) bool {
+		a, c := hs[i], hs[j]
+		if a.ch != c.ch {
+			if a.ch.Conn != c.ch.Conn {
+				return a.ch.Conn < c.ch.Conn
+			}
+			return a.ch.Num < c.ch.Num
+		}
+		if a.rank != c.rank {
+			return a.rank < c.rank
+		}
+		return a.d.tag < c.d.tag
+	})
+	out := make([]restartDelivery, len(hs))
+	for i, h := range hs {
+		out[i] = restartDelivery{ch: h.ch, d: h.d}
+	}
+	return out
+}
+
+// applyDurable applies one of the durable log's records.
+func (b *Broker) applyDurable(c Command) {
+	b.BeginDurableReplay()
+	r := b.replay
+	switch c := c.(type) {
+	case CmdDurableClock:
+		if c.Time > b.now {
+			b.now = min(c.Time, MaxTime)
+		}
+	case CmdDurablePut:
+		q := b.replayQueue(c.Vhost, c.Queue)
+		if q == nil {
+			return
+		}
+		e, ok := r.decodeEntry(c.Entry)
+		if !ok {
+			return
+		}
+		b.dropHeld(q, e.seq)
+		s := &q.ready
+		l := s.level(e.priority)
+		switch c.Return {
+		case 0:
+			s.levels[l].fresh.push(e)
+		default:
+			s.levels[l].returns.push(returned{key: c.Key, e: e})
+			if c.Return == 2 {
+				s.returnSeq = max(s.returnSeq, c.Key)
+			}
+		}
+		s.account(1, int64(len(e.msg.Body)))
+		q.nextSeq = max(q.nextSeq, e.seq)
+		b.nextMsg = max(b.nextMsg, e.msg.ID)
+	case CmdDurableTake:
+		r.takenQ = nil
+		q := b.replayQueue(c.Vhost, c.Queue)
+		if q == nil {
+			return
+		}
+		if e, ok := q.ready.removeSeq(c.Seq); ok {
+			r.taken, r.takenQ = e, q
+		}
+	case CmdDurableHold:
+		q := b.replayQueue(c.Vhost, c.Queue)
+		if q == nil {
+			return
+		}
+		var e entry
+		switch {
+		case len(c.Entry) > 0:
+			var ok bool
+			if e, ok = r.decodeEntry(c.Entry); !ok {
+				return
+			}
+			q.nextSeq = max(q.nextSeq, e.seq)
+			b.nextMsg = max(b.nextMsg, e.msg.ID)
+		case r.takenQ == q && r.taken.seq == c.Seq:
+			e = r.taken
+		default:
+			return
+		}
+		r.takenQ, r.taken = nil, entry{}
+		b.dropHeld(q, e.seq)
+		q.accountUnacked(1, int64(len(e.msg.Body)))
+		r.held[heldKey{q, e.seq}] = &heldCopy{ch: c.Channel, d: delivery{tag: c.Tag, q: q, e: e, atMs: b.now}}
+	case CmdDurableDone:
+		if q := b.replayQueue(c.Vhost, c.Queue); q != nil {
+			b.dropHeld(q, c.Seq)
+		}
+	}
+}
+
+// dropHeld forgets the held copy of q with arrival number seq, if any.
+func (b *Broker) dropHeld(q *queue, seq uint64) {
+	r := b.replay
+	k := heldKey{q, seq}
+	if h, ok := r.held[k]; ok {
+		delete(r.held, k)
+		q.accountUnacked(-1, -int64(len(h.d.e.msg.Body)))
+	}
+}
+
+func (b *Broker) replayQueue(vhost, name string) *queue {
+	v, ok := b.vhosts[vhost]
+	if !ok || v.deleted {
+		return nil
+	}
+	q := v.queues[name]
+	if q == nil || q.deleted || !q.durable {
+		return nil
+	}
+	return q
+}
+
+// decodeEntry reads a copy as durableLog.entryBytes wrote it.
+func (r *durableReplay) decodeEntry(data []byte) (entry, bool) {
+	l := &loader{decoder: decoder{src: data, form: formSnapshot}}
+	l.slabs = r.slabs
+	defer func() { r.slabs = l.slabs }()
+	flags := l.byte1()
+	m := l.slabs.message()
+	m.ID = l.uvarint()
+	m.Exchange = l.str()
+	m.RoutingKey = l.str()
+	m.Props = l.props()
+	if n := l.int(l.left() + 1); n > 0 {
+		m.Body = l.slabs.bodyCopy(l.raw(n - 1))
+	}
+	m.extra = l.extra()
+	e := entry{msg: m, via: l.via(), seq: l.uvarint(), enqueuedAt: Time(l.varint()), expiresAt: Never}
+	if flags&entryExpires != 0 {
+		e.expiresAt = e.enqueuedAt + Time(l.varint())
+	}
+	e.redelivered = flags&entryRedelivered != 0
+	if flags&entryDeliveries != 0 {
+		e.deliveries = int32(l.sint())
+	}
+	if flags&entryPriority != 0 {
+		e.priority = l.byte1()
+	}
+	if l.err != nil || l.off != len(data) {
+		return entry{}, false
+	}
+	return e, true
+}
+
+// removeSeq takes the ready copy with arrival number seq out of the
+// store. A copy is taken from the head of its level but for records that
+// interleave with copies the broker being recovered never had, so the
+// heads are looked at first and the levels searched only then.
+func (s *store) removeSeq(seq uint64) (entry, bool) {
+	for l := len(s.levels) - 1; l >= 0; l-- {
+		if e := s.levels[l].front(); e != nil && e.seq == seq {
+			return s.popLevel(l), true
+		}
+	}
+	for l := range s.levels {
+		lv := &s.levels[l]
+		found := -1
+		for i := 0; i < lv.fresh.len(); i++ {
+			if lv.fresh.at(i).seq == seq {
+				found = i
+				break
+			}
+		}
+		if found >= 0 {
+			var kept deque
+			var e entry
+			for i := 0; i < lv.fresh.len(); i++ {
+				if i == found {
+					e = *lv.fresh.at(i)
+					continue
+				}
+				kept.push(*lv.fresh.at(i))
+			}
+			lv.fresh = kept
+			s.account(-1, -int64(len(e.msg.Body)))
+			return e, true
+		}
+		for i := 0; i < lv.returns.len(); i++ {
+			if lv.returns.at(i).e.seq == seq {
+				var kept returnHeap
+				var e entry
+				for j := 0; j < lv.returns.len(); j++ {
+					r := *lv.returns.at(j)
+					if j == i {
+						e = r.e
+						continue
+					}
+					kept.push(r)
+				}
+				lv.returns = kept
+				s.account(-1, -int64(len(e.msg.Body)))
+				return e, true
+			}
+		}
+	}
+	return entry{}, false
+}
