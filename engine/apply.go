@@ -147,7 +147,8 @@ func (b *Broker) Apply(c Command) Result {
 		return Result{Err: b.putTopicPermission(c.Permission)}
 	case CmdClearTopicPermissions:
 		return Result{Err: b.clearTopicPermissions(c.User, c.Vhost, c.Exchange)}
-	case CmdDurablePut, CmdDurableTake, CmdDurableHold, CmdDurableDone, CmdDurableClock:
+	case CmdDurablePut, CmdDurableTake, CmdDurableHold, CmdDurableDone, CmdDurableClock,
+		CmdDurableQueue, CmdDurableQueueGone, CmdDurableExchange, CmdDurableExchangeGone, CmdDurableBind, CmdDurableUnbind:
 		b.applyDurable(c) // durable_replay.go
 	case CmdSetLimits:
 		b.cfg.MaxQueuesPerVhost, b.cfg.MaxMessagesPerVhost = c.Limits.MaxQueuesPerVhost, c.Limits.MaxMessagesPerVhost

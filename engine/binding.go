@@ -159,8 +159,8 @@ func (x *exchange) addBinding(bd *binding) {
 	}
 	bd.viaDirect = newVia(bd, false) // made here, not on the publish path
 	x.bindings = append(x.bindings, bd)
-	if bindingDurable(bd) {
-		x.vhost.b.durableDirty(false)
+	if x.vhost.b.dlog != nil && bindingDurable(bd) {
+		x.vhost.b.addDurable(durableBinding(bd, true))
 	}
 	switch x.route {
 	case KindDirect:
@@ -182,8 +182,8 @@ func (v *vhost) removeBinding(bd *binding) {
 		}
 	}
 	x.unindex(bd)
-	if bindingDurable(bd) {
-		v.b.durableDirty(false)
+	if v.b.dlog != nil && bindingDurable(bd) {
+		v.b.addDurable(durableBinding(bd, false))
 	}
 	v.b.emit(Event{Kind: EvUnbound, Vhost: v.name, Exchange: x.name, RoutingKey: bd.key,
 		Detail: &EventDetail{Destination: bindDestName(bd.dst), Args: argsText(bd.args)}})

@@ -64,6 +64,12 @@ const (
 	kindDurableHold               CommandKind = 52
 	kindDurableDone               CommandKind = 53
 	kindDurableClock              CommandKind = 54
+	kindDurableQueue              CommandKind = 55
+	kindDurableQueueGone          CommandKind = 56
+	kindDurableExchange           CommandKind = 57
+	kindDurableExchangeGone       CommandKind = 58
+	kindDurableBind               CommandKind = 59
+	kindDurableUnbind             CommandKind = 60
 )
 
 // commandNames names the kinds, for errors and tests; its length bounds
@@ -123,6 +129,12 @@ var commandNames = [...]string{
 	kindDurableHold:               "DurableHold",
 	kindDurableDone:               "DurableDone",
 	kindDurableClock:              "DurableClock",
+	kindDurableQueue:              "DurableQueue",
+	kindDurableQueueGone:          "DurableQueueGone",
+	kindDurableExchange:           "DurableExchange",
+	kindDurableExchangeGone:       "DurableExchangeGone",
+	kindDurableBind:               "DurableBind",
+	kindDurableUnbind:             "DurableUnbind",
 }
 
 func (CmdOpenConnection) kind() CommandKind            { return kindOpenConnection }
@@ -179,6 +191,12 @@ func (CmdDurableTake) kind() CommandKind               { return kindDurableTake 
 func (CmdDurableHold) kind() CommandKind               { return kindDurableHold }
 func (CmdDurableDone) kind() CommandKind               { return kindDurableDone }
 func (CmdDurableClock) kind() CommandKind              { return kindDurableClock }
+func (CmdDurableQueue) kind() CommandKind              { return kindDurableQueue }
+func (CmdDurableQueueGone) kind() CommandKind          { return kindDurableQueueGone }
+func (CmdDurableExchange) kind() CommandKind           { return kindDurableExchange }
+func (CmdDurableExchangeGone) kind() CommandKind       { return kindDurableExchangeGone }
+func (CmdDurableBind) kind() CommandKind               { return kindDurableBind }
+func (CmdDurableUnbind) kind() CommandKind             { return kindDurableUnbind }
 
 // cmd writes c's kind and fields. The kind is written as a constant, not
 // through the Command interface: a call through it would make every
@@ -464,6 +482,46 @@ func (e *encoder) cmd(c Command) {
 	case CmdDurableClock:
 		e.tag(kindDurableClock)
 		e.varint(int64(c.Time))
+	case CmdDurableQueue:
+		e.tag(kindDurableQueue)
+		e.str(c.Vhost)
+		e.str(c.Name)
+		e.boolean(c.AutoDelete)
+		e.table(c.Args, 0)
+		e.boolean(c.Quorum)
+	case CmdDurableQueueGone:
+		e.tag(kindDurableQueueGone)
+		e.str(c.Vhost)
+		e.str(c.Name)
+	case CmdDurableExchange:
+		e.tag(kindDurableExchange)
+		e.str(c.Vhost)
+		e.str(c.Name)
+		e.str(c.Type)
+		e.str(c.Route)
+		e.boolean(c.AutoDelete)
+		e.boolean(c.Internal)
+		e.table(c.Args, 0)
+	case CmdDurableExchangeGone:
+		e.tag(kindDurableExchangeGone)
+		e.str(c.Vhost)
+		e.str(c.Name)
+	case CmdDurableBind:
+		e.tag(kindDurableBind)
+		e.str(c.Vhost)
+		e.str(c.Source)
+		e.str(c.Destination)
+		e.boolean(c.ToExchange)
+		e.str(c.Key)
+		e.table(c.Args, 0)
+	case CmdDurableUnbind:
+		e.tag(kindDurableUnbind)
+		e.str(c.Vhost)
+		e.str(c.Source)
+		e.str(c.Destination)
+		e.boolean(c.ToExchange)
+		e.str(c.Key)
+		e.table(c.Args, 0)
 	default:
 		e.fail("not a command")
 	}
@@ -586,6 +644,18 @@ func (d *decoder) cmd() Command {
 		return CmdDurableDone{Vhost: d.str(), Queue: d.str(), Seq: d.uvarint()}
 	case kindDurableClock:
 		return CmdDurableClock{Time: Time(d.varint())}
+	case kindDurableQueue:
+		return CmdDurableQueue{Vhost: d.str(), Name: d.str(), AutoDelete: d.boolean(), Args: d.table(0), Quorum: d.boolean()}
+	case kindDurableQueueGone:
+		return CmdDurableQueueGone{Vhost: d.str(), Name: d.str()}
+	case kindDurableExchange:
+		return CmdDurableExchange{Vhost: d.str(), Name: d.str(), Type: d.str(), Route: d.str(), AutoDelete: d.boolean(), Internal: d.boolean(), Args: d.table(0)}
+	case kindDurableExchangeGone:
+		return CmdDurableExchangeGone{Vhost: d.str(), Name: d.str()}
+	case kindDurableBind:
+		return CmdDurableBind{Vhost: d.str(), Source: d.str(), Destination: d.str(), ToExchange: d.boolean(), Key: d.str(), Args: d.table(0)}
+	case kindDurableUnbind:
+		return CmdDurableUnbind{Vhost: d.str(), Source: d.str(), Destination: d.str(), ToExchange: d.boolean(), Key: d.str(), Args: d.table(0)}
 	}
 	d.off--
 	d.fail("unknown command kind " + strconv.Itoa(int(k)))

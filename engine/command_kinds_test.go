@@ -65,6 +65,12 @@ var recordedKinds = map[string]CommandKind{
 	"DurableHold":               52,
 	"DurableDone":               53,
 	"DurableClock":              54,
+	"DurableQueue":              55,
+	"DurableQueueGone":          56,
+	"DurableExchange":           57,
+	"DurableExchangeGone":       58,
+	"DurableBind":               59,
+	"DurableUnbind":             60,
 }
 
 func TestCommandKindNumbersArePinned(t *testing.T) {

@@ -31,9 +31,11 @@ package engine
 //   - the clock, before the records of a command that moved it
 //     (CmdDurableClock), so that a recovered broker has the time of its
 //     last durable change;
-//   - for every other change of durable state (definitions: vhosts,
-//     durable exchanges and queues, bindings whose both ends are
-//     durable, policies, users, permissions, limits; the messages a
+//   - the definitions that need no context and change no message (users,
+//     permissions, a new vhost, limits): their commands;
+//   - for every other change of durable state (definitions: durable
+//     exchanges and queues, bindings whose both ends are durable,
+//     policies, a vhost's deletion; the messages a
 //     delayed-message exchange holds, which all survive), a mark that
 //     the state needs a checkpoint: the driver then logs a whole
 //     snapshot (Save) in place of the records, which replaces the
@@ -56,6 +58,7 @@ package engine
 
 // durableLog is the broker's durable log while it is on.
 type durableLog struct {
+	b    *Broker
 	recs commandLog
 	// dirty says that state only a checkpoint carries changed since the
 	// last one; urgent that it holds messages (a delayed exchange's).
@@ -76,7 +79,7 @@ func (b *Broker) EnableDurableLog() {
 	if b.dlog != nil {
 		return
 	}
-	b.dlog = &durableLog{clock: b.now}
+	b.dlog = &durableLog{b: b, clock: b.now}
 	b.dlog.entry = saver{encoder: newSnapshotEncoder(), extras: map[*msgExtra]uint64{}, vias: map[*Via]uint64{}, propsIx: map[propsKey]uint64{}}
 	b.cfg.RecordCommands = false
 	for _, v := range b.vhosts {
@@ -171,8 +174,23 @@ func (l *durableLog) noteCommand(c Command) {
 		CmdOpenChannel, CmdCloseChannel, CmdChannelException, CmdAdvanceTo, CmdSettle, CmdStep,
 		CmdQueueDeclare, CmdQueueDelete, CmdQueueBind, CmdQueueUnbind, CmdQueuePurge,
 		CmdExchangeDeclare, CmdExchangeDelete, CmdExchangeBind, CmdExchangeUnbind:
+	case CmdPutUser, CmdDeleteUser, CmdPutUserPermission, CmdClearUserPermission, CmdPutTopicPermission,
+		CmdClearTopicPermissions, CmdSetPermissions, CmdAddVhost, CmdSetLimits:
+		// Definitions that need no context and change no message: the
+		// command itself is their record.
+		l.b.addDurable(c)
 	default:
 		l.dirty = true
+	}
+}
+
+// LogClock records the clock if it moved since the last record: a
+// driver whose clock is not the wall clock (a paused or manual one) calls
+// it, so that a recovered broker keeps its time.
+func (b *Broker) LogClock() {
+	if l := b.dlog; l != nil && b.now != l.clock {
+		l.clock = b.now
+		l.append(CmdDurableClock{Time: b.now})
 	}
 }
 
@@ -299,4 +317,19 @@ func (q *queue) durableTakeAll(st *store) {
 // bindingDurable reports whether a restart keeps bd.
 func bindingDurable(bd *binding) bool {
 	return bd.src.durable && (bd.dst.q == nil || bd.dst.q.durable) && (bd.dst.x == nil || bd.dst.x.durable)
+}
+
+// durableBinding is bd's record: a binding made, or with add false gone.
+func durableBinding(bd *binding, add bool) Command {
+	dst, toX := "", bd.dst.x != nil
+	if toX {
+		dst = bd.dst.x.name
+	} else {
+		dst = bd.dst.q.name
+	}
+	v := bd.src.vhost.name
+	if add {
+		return CmdDurableBind{Vhost: v, Source: bd.src.name, Destination: dst, ToExchange: toX, Key: bd.key, Args: bd.args}
+	}
+	return CmdDurableUnbind{Vhost: v, Source: bd.src.name, Destination: dst, ToExchange: toX, Key: bd.key, Args: bd.args}
 }

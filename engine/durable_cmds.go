@@ -68,3 +68,60 @@ type CmdDurableDone struct {
 //
 //engine:kind 54
 type CmdDurableClock struct{ Time Time }
+
+// CmdDurableQueue declares durable queue Name in Vhost, as a client's
+// queue.declare did, unless it exists.
+//
+//engine:kind 55
+type CmdDurableQueue struct {
+	Vhost, Name string
+	AutoDelete  bool
+	Args        Table
+	Quorum      bool
+}
+
+// CmdDurableQueueGone removes durable queue Name with its ready messages
+// and the bindings to it, as its deletion did; what the deletion did
+// besides (dead letters, exchanges auto-deleted) has records of its own.
+//
+//engine:kind 56
+type CmdDurableQueueGone struct{ Vhost, Name string }
+
+// CmdDurableExchange declares durable exchange Name in Vhost, routing as
+// Route (Type's, or a delayed-message exchange's x-delayed-type), unless
+// it exists.
+//
+//engine:kind 57
+type CmdDurableExchange struct {
+	Vhost, Name, Type, Route string
+	AutoDelete, Internal     bool
+	Args                     Table
+}
+
+// CmdDurableExchangeGone removes durable exchange Name and the bindings
+// from and to it, as its deletion did.
+//
+//engine:kind 58
+type CmdDurableExchangeGone struct{ Vhost, Name string }
+
+// CmdDurableBind binds durable exchange Source to the durable queue (or
+// with ToExchange the exchange) Destination, unless that binding exists.
+//
+//engine:kind 59
+type CmdDurableBind struct {
+	Vhost, Source, Destination string
+	ToExchange                 bool
+	Key                        string
+	Args                       Table
+}
+
+// CmdDurableUnbind removes the binding CmdDurableBind made, if it is
+// there.
+//
+//engine:kind 60
+type CmdDurableUnbind struct {
+	Vhost, Source, Destination string
+	ToExchange                 bool
+	Key                        string
+	Args                       Table
+}

@@ -81,6 +81,16 @@ func (d *durableDriver) collect(b *engine.Broker, settle func()) {
 	d.checkpoints++
 }
 
+// describe lists the records since the checkpoint.
+func (d *durableDriver) describe() string {
+	var sb strings.Builder
+	for _, rec := range d.records {
+		c, err := engine.DecodeCommand(rec)
+		fmt.Fprintf(&sb, "  %T %+v %v\n", c, c, err)
+	}
+	return sb.String()
+}
+
 // recovered rebuilds the broker from the checkpoint and the records, as
 // the server's Recover does, up to its restart.
 func (d *durableDriver) recovered(t *testing.T) *engine.Broker {
@@ -160,8 +170,8 @@ func runDurableLog(t *testing.T, seed uint64, steps int) {
 		restartAt(live, at)
 		restartAt(rec, at)
 		if a, b := durableDump(live), durableDump(rec); a != b {
-			t.Fatalf("seed %d step %d (%s): restarted from the durable log (checkpoint + %d records) differs from restarted live:\n%s\nrecent commands:\n%s",
-				seed, step, desc, len(d.records), diffLines(a, b), w.recent())
+			t.Fatalf("seed %d step %d (%s): restarted from the durable log (checkpoint + %d records) differs from restarted live:\n%s\nrecords:\n%s\nrecent commands:\n%s",
+				seed, step, desc, len(d.records), diffLines(a, b), d.describe(), w.recent())
 		}
 	}
 	t.Logf("seed %d: %d comparisons, %d checkpoints, %d records", seed, compared, d.checkpoints, d.logged)

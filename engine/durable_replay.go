@@ -44,7 +44,8 @@ type heldCopy struct {
 // BeginDurableReplay prepares a broker loaded from a snapshot for the
 // durable log's records: its connections and channels go, silently, as
 // at a restart, and the copies they held become the broker's held copies,
-// in the order a restart would bring them back. Settle the broker before
+// in the order a restart would bring them back; its transient queues,
+// exchanges, bindings and messages go as a restart makes them go. Settle the broker before
 // saving the snapshot (HasWorkInFlight): the records go on from there.
 func (b *Broker) BeginDurableReplay() {
 	if b.replay != nil {
@@ -64,6 +65,28 @@ func (b *Broker) BeginDurableReplay() {
 		}
 		lastTag = rd.d.tag
 		r.held[heldKey{rd.d.q, rd.d.e.seq}] = &heldCopy{ch: rd.ch, rank: rank, d: rd.d}
+	}
+	// What no restart keeps goes now, as the restart would make it go:
+	// the records name only durable things, and one may be declared
+	// where a transient one of the same name was.
+	for _, name := range b.Vhosts() {
+		v := b.vhosts[name]
+		exchanges := v.sortedExchanges()
+		v.unbindTransient(exchanges)
+		for _, q := range v.sortedQueues() {
+			switch {
+			case !q.durable:
+				q.dropConsumers()
+				q.dropAtRestart()
+			case !q.quorum:
+				q.dropTransient()
+			}
+		}
+		for _, x := range exchanges {
+			if !x.durable {
+				x.dropAtRestart()
+			}
+		}
 	}
 }
 
@@ -169,7 +192,109 @@ func (b *Broker) applyDurable(c Command) {
 		if q := b.replayQueue(c.Vhost, c.Queue); q != nil {
 			b.dropHeld(q, c.Seq)
 		}
+	case CmdDurableQueue:
+		if v := b.replayVhost(c.Vhost); v != nil && v.queues[c.Name] == nil {
+			v.newQueue(c.Name, true, c.AutoDelete, c.Args, c.Quorum, nil)
+		}
+	case CmdDurableQueueGone:
+		if q := b.replayQueue(c.Vhost, c.Name); q != nil {
+			q.vhost.dropBindingsTo(dest{q: q})
+			q.dropAtRestart()
+		}
+	case CmdDurableExchange:
+		if v := b.replayVhost(c.Vhost); v != nil && v.exchanges[c.Name] == nil {
+			x := newExchange(v, c.Name, c.Type)
+			x.durable, x.autoDelete, x.internal, x.args, x.route = true, c.AutoDelete, c.Internal, c.Args.Clone(), c.Route
+			v.addExchange(x)
+		}
+	case CmdDurableExchangeGone:
+		v := b.replayVhost(c.Vhost)
+		if v == nil {
+			return
+		}
+		if x := v.exchanges[c.Name]; x != nil {
+			for _, bd := range x.bindings {
+				x.unindex(bd)
+			}
+			x.bindings = nil
+			x.deleted = true
+			v.dropExchange(x)
+			v.dropBindingsTo(dest{x: x})
+		}
+	case CmdDurableBind, CmdDurableUnbind:
+		b.replayBinding(c)
 	}
+}
+
+func (b *Broker) replayVhost(name string) *vhost {
+	if v, ok := b.vhosts[name]; ok && !v.deleted {
+		return v
+	}
+	return nil
+}
+
+// replayBinding applies CmdDurableBind or CmdDurableUnbind: the binding
+// made or removed, nothing else (an exchange the removal auto-deleted
+// has a record of its own).
+func (b *Broker) replayBinding(c Command) {
+	var vh, src, dst, key string
+	var toX, add bool
+	var args Table
+	switch c := c.(type) {
+	case CmdDurableBind:
+		vh, src, dst, toX, key, args, add = c.Vhost, c.Source, c.Destination, c.ToExchange, c.Key, c.Args, true
+	case CmdDurableUnbind:
+		vh, src, dst, toX, key, args = c.Vhost, c.Source, c.Destination, c.ToExchange, c.Key, c.Args
+	}
+	v := b.replayVhost(vh)
+	if v == nil {
+		return
+	}
+	x := v.exchanges[src]
+	var d dest
+	if toX {
+		d.x = v.exchanges[dst]
+	} else if q := v.queues[dst]; q != nil {
+		d.q = q
+	}
+	if x == nil || (d.x == nil && d.q == nil) {
+		return
+	}
+	bd := x.findBinding(d, key, args)
+	switch {
+	case add && bd == nil:
+		xmatch := ""
+		if x.route == KindHeaders {
+			xmatch, _ = headersMatchMode(args)
+		}
+		b.bindingSerial++
+		x.addBinding(&binding{src: x, dst: d, key: key, args: args.Clone(), xmatch: xmatch, serial: b.bindingSerial})
+	case !add && bd != nil:
+		x.dropBinding(bd)
+	}
+}
+
+// dropBindingsTo removes every binding to d, silently and with no
+// auto-delete: a recovered broker is told of those by their records.
+func (v *vhost) dropBindingsTo(d dest) {
+	for _, x := range v.exchanges {
+		for _, bd := range append([]*binding(nil), x.bindings...) {
+			if bd.dst == d {
+				x.dropBinding(bd)
+			}
+		}
+	}
+}
+
+// dropBinding takes bd out of x, with no event and no auto-delete.
+func (x *exchange) dropBinding(bd *binding) {
+	for i, o := range x.bindings {
+		if o == bd {
+			x.bindings = append(x.bindings[:i], x.bindings[i+1:]...)
+			break
+		}
+	}
+	x.unindex(bd)
 }
 
 // dropHeld forgets the held copy of q with arrival number seq, if any.

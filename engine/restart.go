@@ -232,6 +232,11 @@ func (v *vhost) restart() {
 				q.dropTransient()
 			}
 			q.touchLease()
+			// Armed afresh, in the queues' order: which of two queues
+			// expiring at once goes first no longer depends on when
+			// their timers were armed before the stop, which a broker
+			// recovered from its durable log cannot know (durable.go).
+			q.vhost.b.timers.Remove(&q.expiryTimer)
 			q.rearmExpiry()
 		}
 	}

@@ -49,6 +49,13 @@ type Broker struct {
 	st        *store.Store
 	dur       *durability
 	persistFn func([]byte) // persistRecord, bound once
+	lastPos   store.Pos    // the position of the last record appended
+	// ckptPromised says this turn ends with a checkpoint, at lastPos+1
+	// (persist); ckptSince when a change waiting for one was first seen,
+	// ckptArmed that a timer will come back for it (maybeCheckpoint).
+	ckptPromised bool
+	ckptSince    time.Time
+	ckptArmed    bool
 	storeErr  error        // the store's error as last told to the hooks
 	diskHooks []func(error)
 
@@ -67,8 +74,8 @@ type Options struct {
 	Now func() time.Time
 	// Clock is the clock's mode at start (clock.go); live by default.
 	Clock ClockMode
-	// Store, when set, keeps the command log and snapshots on disk
-	// (durable.go): the broker appends every command it applies to it.
+	// Store, when set, keeps the durable log and snapshots on disk
+	// (durable.go): the broker appends what a restart keeps to it.
 	Store *store.Store
 }
 
@@ -91,8 +98,8 @@ func StartWith(cfg engine.Config, opts Options) *Broker {
 }
 
 // StartDurable starts a broker around eng, rebuilt from opts.Store by
-// Recover, as Start does, and appends every command it applies from now
-// on to the store (durable.go).
+// Recover, as Start does, and logs a checkpoint of it and then what a
+// restart keeps of what it applies to the store (durable.go).
 func StartDurable(eng *engine.Broker, opts Options) *Broker {
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -117,7 +124,13 @@ func run(eng *engine.Broker, opts Options) *Broker {
 	if st := opts.Store; st != nil {
 		b.st, b.dur = st, newDurability()
 		b.persistFn = b.persistRecord
-		b.persist()
+		// From now on the engine logs what a restart keeps
+		// (engine/durable.go), starting from a checkpoint of the state
+		// as it starts: the restart Recover applied is in it.
+		b.eng.EnableDurableLog()
+		dropRecorded(b.eng)
+		b.persistRecord(b.eng.Save())
+		b.eng.MarkCheckpointed()
 		go b.forwardSyncs()
 	}
 	b.eng.DrainEvents(nil)

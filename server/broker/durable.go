@@ -103,18 +103,25 @@ func (d *durability) setSynced(pos uint64, failed error) {
 }
 
 // Recover rebuilds the engine a data directory holds: the snapshot's
-// state, then every command logged after it, applied as they were. The
-// engine's events are dropped on the way (they went to clients that are
-// gone); then the restart command applies RabbitMQ's rules for what a
-// node keeps across a restart (engine.Broker.Restart), and the clock
-// moves to now, so messages whose TTL ran out while the broker was down
-// expire and are dead-lettered at once. A broker restored with a paused
-// or manual clock keeps the time it had instead: the downtime does not
-// count (clock.go).
+// state, then every record logged after it, in order. A record is one of
+// the engine's durable log (engine/durable.go: the kept messages' changes,
+// applied to the state without redoing the work), a checkpoint (a whole
+// snapshot, which replaces the state), or, in a directory an older Warren
+// wrote, a command it applied, which is applied again. The engine's
+// events are dropped on the way (they went to clients that are gone);
+// then the restart command applies RabbitMQ's rules for what a node keeps
+// across a restart (engine.Broker.Restart), and the clock moves to now, so
+// messages whose TTL ran out while the broker was down expire and are
+// dead-lettered at once. A broker restored with a paused or manual clock
+// keeps the time it had instead: the downtime does not count (clock.go);
+// that is the time of its last durable change, since moving the clock is
+// no durable change.
 //
 // A directory with nothing in it starts a new broker from cfg; its first
 // snapshot is written at once, so that the configuration the log was
-// recorded under (the epoch, the seed) is on disk with it.
+// recorded under (the epoch, the seed) is on disk with it. The broker
+// started on the result logs a checkpoint of it first (StartDurable), so
+// the restart is on disk before anything that follows it.
 func Recover(cfg engine.Config, now time.Time, mode ClockMode, st *store.Store, rec *store.Recovered) (*engine.Broker, error) {
 	var eng *engine.Broker
 	if rec.Snapshot != nil {
@@ -124,21 +131,15 @@ func Recover(cfg engine.Config, now time.Time, mode ClockMode, st *store.Store, 
 		}
 	} else {
 		cfg.EpochMs = now.UnixMilli()
-		cfg.RecordCommands = true
 		eng = engine.New(cfg)
 	}
-	discardRecords := func([]byte) {}
-	discardEvents := func([]engine.Event) {}
-	eng.DrainCommands(discardRecords)
-	eng.DrainEventsTo(discardEvents)
+	dropRecorded(eng)
 	err := rec.Replay(func(pos store.Pos, data []byte) error {
-		c, err := engine.DecodeCommand(data)
+		next, err := ReplayRecord(eng, data)
 		if err != nil {
 			return fmt.Errorf("data directory: log record %d: %w", pos, err)
 		}
-		eng.Apply(c)
-		eng.DrainCommands(discardRecords)
-		eng.DrainEventsTo(discardEvents)
+		eng = next
 		return nil
 	})
 	if err != nil {
@@ -149,8 +150,6 @@ func Recover(cfg engine.Config, now time.Time, mode ClockMode, st *store.Store, 
 			return nil, err
 		}
 	}
-	// The restart and the clock's jump over the downtime are commands
-	// like any other: logged, so a crash during start-up replays them.
 	at := eng.Now()
 	if mode == ClockLive {
 		at = max(engineTime(eng, now), at)
@@ -162,8 +161,36 @@ func Recover(cfg engine.Config, now time.Time, mode ClockMode, st *store.Store, 
 		eng.SetLimits(l)
 	}
 	eng.AdvanceTo(at)
-	eng.DrainEventsTo(discardEvents)
+	dropRecorded(eng)
 	return eng, nil
+}
+
+// ReplayRecord applies one log record to eng, as Recover does, and
+// returns the broker it leaves: eng, or for a checkpoint the broker the
+// checkpoint holds. The `warren store` commands replay with it too.
+func ReplayRecord(eng *engine.Broker, data []byte) (*engine.Broker, error) {
+	if engine.IsSnapshot(data) {
+		next, err := engine.Load(data)
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint: %w", err)
+		}
+		dropRecorded(next)
+		return next, nil
+	}
+	c, err := engine.DecodeCommand(data)
+	if err != nil {
+		return nil, err
+	}
+	eng.Apply(c)
+	dropRecorded(eng)
+	return eng, nil
+}
+
+// dropRecorded drops what eng logged and emitted while being rebuilt.
+func dropRecorded(eng *engine.Broker) {
+	eng.DrainCommands(func([]byte) {})
+	eng.DrainDurable(func([]byte) {})
+	eng.DrainEventsTo(func([]engine.Event) {})
 }
 
 // firstSnapshot saves a new broker in a new data directory and waits
@@ -191,16 +218,38 @@ func engineTime(eng *engine.Broker, t time.Time) engine.Time {
 	return engine.Time(t.UnixMilli() - eng.Config().EpochMs)
 }
 
-// persist appends the commands the engine applied since the last call to
-// the store, in order, and moves LogEnd past them. It runs under the
-// broker's lock after every command and clock move, before the events are
-// dispatched, so a sink that queues a confirm knows the position the
-// confirm waits for.
+// persist appends the engine's durable records since the last call to
+// the store, in order, and moves LogEnd past them (engine/durable.go:
+// transient work makes none). It runs under the broker's lock after every
+// command and clock move, before the events are dispatched, so a sink that
+// queues a confirm knows the position the confirm waits for.
+//
+// When the engine has changed what only a checkpoint carries (a
+// definition, a delayed message) and the turn has records, or the change
+// is urgent, the records are not appended: the checkpoint logged at the
+// end of the turn (maybeSnapshot) covers them, and LogEnd is the position
+// it will get, so nothing waits on records that would replay on a state
+// without the change. Only the turn's owner appends, so no other record
+// can take that position.
 func (b *Broker) persist() {
 	if b.st == nil {
 		return
 	}
-	b.eng.DrainCommands(b.persistFn)
+	if b.clk.mode != ClockLive {
+		// A restart keeps a paused or manual clock's time; a live one
+		// is the wall clock's.
+		b.eng.LogClock()
+	}
+	due, urgent := b.eng.DurableCheckpoint()
+	if !b.ckptPromised && due && (urgent || b.eng.PendingDurable() > 0) {
+		b.ckptPromised = true
+		b.dur.setEnd(uint64(b.lastPos) + 1)
+	}
+	if b.ckptPromised {
+		b.eng.DrainDurable(func([]byte) {})
+		return
+	}
+	b.eng.DrainDurable(b.persistFn)
 }
 
 func (b *Broker) persistRecord(rec []byte) {
@@ -214,7 +263,50 @@ func (b *Broker) persistRecord(rec []byte) {
 		b.dur.setSynced(0, err)
 		return
 	}
+	b.lastPos = pos
 	b.dur.setEnd(uint64(pos))
+}
+
+// checkpointDelay is how long a change of definitions with no record
+// after it waits for its checkpoint: a client declaring its topology
+// makes many in a row, and each checkpoint is the whole state.
+const checkpointDelay = 50 * time.Millisecond
+
+// maybeCheckpoint logs a checkpoint (the engine's Save, as one record)
+// when persist promised one, or a change of definitions has waited
+// checkpointDelay, or force. Work the engine left for later calls is done
+// first (Settle), its records dropped: the checkpoint holds its outcome,
+// and a replay goes on from a checkpoint with no work in flight. It runs
+// at the end of a turn, under the lock, with the events dispatched.
+func (b *Broker) maybeCheckpoint(force bool) {
+	due, _ := b.eng.DurableCheckpoint()
+	if !due && !b.ckptPromised {
+		return
+	}
+	if !b.ckptPromised && !force {
+		if b.ckptSince.IsZero() {
+			b.ckptSince = time.Now()
+		}
+		if wait := checkpointDelay - time.Since(b.ckptSince); wait > 0 {
+			if !b.ckptArmed {
+				b.ckptArmed = true
+				time.AfterFunc(wait, func() {
+					b.own(func() { b.ckptArmed = false })
+				})
+			}
+			return
+		}
+	}
+	for b.eng.HasWorkInFlight() {
+		b.eng.Settle(b.eng.Now())
+		b.eng.DrainDurable(func([]byte) {})
+		b.dispatch()
+	}
+	b.eng.DrainCommands(func([]byte) {})
+	b.ckptPromised = false
+	b.ckptSince = time.Time{}
+	b.persistRecord(b.eng.Save())
+	b.eng.MarkCheckpointed()
 }
 
 // forwardSyncs tells the writers whenever the store's durable position or
@@ -259,12 +351,22 @@ func (b *Broker) diskState(err error) {
 	}
 }
 
-// maybeSnapshot replaces the log with a snapshot of the state once the
-// log has grown past the store's limit, so that a restart replays little.
-// It runs under the broker's lock between commands, when no events are
-// pending; the store writes the bytes in the background.
+// maybeSnapshot logs the checkpoint a turn owes (maybeCheckpoint), and
+// replaces the log with a snapshot of the state once the log has grown
+// past the store's limit, so that a restart replays little. It runs under
+// the broker's lock at the end of every turn, when no events are pending;
+// the store writes the bytes in the background. A snapshot waits for the
+// work in flight to be done, as a checkpoint does, and for a change of
+// definitions to be checkpointed first: records logged after the snapshot
+// may need it, and if the snapshot does not reach the disk, the log
+// before it must hold it.
 func (b *Broker) maybeSnapshot() {
-	if b.st == nil || !b.st.NeedsSnapshot() {
+	if b.st == nil {
+		return
+	}
+	need := b.st.NeedsSnapshot()
+	b.maybeCheckpoint(need)
+	if !need || b.eng.HasWorkInFlight() {
 		return
 	}
 	if err := b.st.WriteSnapshot(b.eng.Save()); err != nil {

@@ -24,6 +24,8 @@ var withoutWrapper = []string{
 	// The durable log's records (engine/durable_cmds.go): the engine
 	// writes them and a recovery applies them; no driver makes one.
 	"CmdDurablePut", "CmdDurableTake", "CmdDurableHold", "CmdDurableDone", "CmdDurableClock",
+	"CmdDurableQueue", "CmdDurableQueueGone", "CmdDurableExchange", "CmdDurableExchangeGone",
+	"CmdDurableBind", "CmdDurableUnbind",
 }
 
 // TestWrappersAreComplete keeps the per-method API generated: every
