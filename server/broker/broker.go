@@ -56,8 +56,8 @@ type Broker struct {
 	ckptPromised bool
 	ckptSince    time.Time
 	ckptArmed    bool
-	storeErr  error        // the store's error as last told to the hooks
-	diskHooks []func(error)
+	storeErr     error // the store's error as last told to the hooks
+	diskHooks    []func(error)
 
 	clk clock // the clock's mode and where it is going (clock.go)
 
