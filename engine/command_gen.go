@@ -70,6 +70,7 @@ const (
 	kindDurableExchangeGone       CommandKind = 58
 	kindDurableBind               CommandKind = 59
 	kindDurableUnbind             CommandKind = 60
+	kindDurableBuffer             CommandKind = 61
 )
 
 // commandNames names the kinds, for errors and tests; its length bounds
@@ -135,6 +136,7 @@ var commandNames = [...]string{
 	kindDurableExchangeGone:       "DurableExchangeGone",
 	kindDurableBind:               "DurableBind",
 	kindDurableUnbind:             "DurableUnbind",
+	kindDurableBuffer:             "DurableBuffer",
 }
 
 func (CmdOpenConnection) kind() CommandKind            { return kindOpenConnection }
@@ -197,6 +199,7 @@ func (CmdDurableExchange) kind() CommandKind           { return kindDurableExcha
 func (CmdDurableExchangeGone) kind() CommandKind       { return kindDurableExchangeGone }
 func (CmdDurableBind) kind() CommandKind               { return kindDurableBind }
 func (CmdDurableUnbind) kind() CommandKind             { return kindDurableUnbind }
+func (CmdDurableBuffer) kind() CommandKind             { return kindDurableBuffer }
 
 // cmd writes c's kind and fields. The kind is written as a constant, not
 // through the Command interface: a call through it would make every
@@ -522,6 +525,12 @@ func (e *encoder) cmd(c Command) {
 		e.boolean(c.ToExchange)
 		e.str(c.Key)
 		e.table(c.Args, 0)
+	case CmdDurableBuffer:
+		e.tag(kindDurableBuffer)
+		e.str(c.Vhost)
+		e.str(c.Queue)
+		e.uvarint(c.Seq)
+		e.boolean(c.Buffered)
 	default:
 		e.fail("not a command")
 	}
@@ -656,6 +665,8 @@ func (d *decoder) cmd() Command {
 		return CmdDurableBind{Vhost: d.str(), Source: d.str(), Destination: d.str(), ToExchange: d.boolean(), Key: d.str(), Args: d.table(0)}
 	case kindDurableUnbind:
 		return CmdDurableUnbind{Vhost: d.str(), Source: d.str(), Destination: d.str(), ToExchange: d.boolean(), Key: d.str(), Args: d.table(0)}
+	case kindDurableBuffer:
+		return CmdDurableBuffer{Vhost: d.str(), Queue: d.str(), Seq: d.uvarint(), Buffered: d.boolean()}
 	}
 	d.off--
 	d.fail("unknown command kind " + strconv.Itoa(int(k)))

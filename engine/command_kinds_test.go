@@ -71,6 +71,7 @@ var recordedKinds = map[string]CommandKind{
 	"DurableExchangeGone":       58,
 	"DurableBind":               59,
 	"DurableUnbind":             60,
+	"DurableBuffer":             61,
 }
 
 func TestCommandKindNumbersArePinned(t *testing.T) {

@@ -58,6 +58,7 @@ func commandSamples() []Command {
 		CmdDurableExchangeGone{Vhost: "/", Name: "x"},
 		CmdDurableBind{Vhost: "/", Source: "x", Destination: "q", Key: "a.*", Args: Table{}},
 		CmdDurableUnbind{Vhost: "/", Source: "x", Destination: "y", ToExchange: true, Key: "k"},
+		CmdDurableBuffer{Vhost: "/", Queue: "q", Seq: 3, Buffered: true},
 		CmdPutUser{User: User{Name: "bob", PasswordHash: "aGFzaA==", HashingAlgorithm: "rabbit_password_hashing_sha256", Tags: []string{"administrator", "impersonator"}}},
 		CmdPutUser{User: User{Name: "nobody"}},
 		CmdDeleteUser{Name: "bob"},

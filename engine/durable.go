@@ -308,6 +308,15 @@ func (q *queue) durableDone(e *entry) {
 	b.addDurable(CmdDurableDone{Vhost: q.vhost.name, Queue: q.name, Seq: e.seq})
 }
 
+// durableBuffer records a held kept copy's acknowledgement buffered in a
+// transaction, or with buffered false given back by a rollback.
+func (q *queue) durableBuffer(e *entry, buffered bool) {
+	if !q.durable || q.deleted || !survives(q, e.msg) {
+		return
+	}
+	q.vhost.b.addDurable(CmdDurableBuffer{Vhost: q.vhost.name, Queue: q.name, Seq: e.seq, Buffered: buffered})
+}
+
 // durableTakeAll records every kept copy of st (taken out of q at once).
 func (q *queue) durableTakeAll(st *store) {
 	st.eachInPlace(func(e *entry) { q.durableTake(e) })

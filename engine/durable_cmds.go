@@ -125,3 +125,15 @@ type CmdDurableUnbind struct {
 	Key                        string
 	Args                       Table
 }
+
+// CmdDurableBuffer records that a held copy's acknowledgement is buffered
+// in its channel's transaction (Buffered), or back to plain unacked by a
+// rollback: a restart brings a channel's buffered copies back after its
+// other ones, in the order they were buffered.
+//
+//engine:kind 61
+type CmdDurableBuffer struct {
+	Vhost, Queue string
+	Seq          uint64
+	Buffered     bool
+}

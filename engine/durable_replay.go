@@ -25,6 +25,9 @@ type durableReplay struct {
 	taken  entry // the copy the last Take took
 	takenQ *queue
 	slabs  slabs
+	// order numbers the copies buffered in a transaction, which come
+	// back after their channel's others in the order they were buffered.
+	order int
 }
 
 type heldKey struct {
@@ -32,13 +35,15 @@ type heldKey struct {
 	seq uint64
 }
 
-// heldCopy is a copy held by channel ch. rank numbers the runs of
-// copies a channel held in its base snapshot, so that those a transaction
-// had buffered come after its other ones, as at a channel's close.
+// heldCopy is a copy held by channel ch. A restart brings a channel's
+// copies back by tag, then those whose acknowledgement a transaction
+// buffered (buffered), in the order they were buffered (order), as a
+// channel's close does.
 type heldCopy struct {
-	ch   ChannelID
-	rank int
-	d    delivery
+	ch       ChannelID
+	buffered bool
+	order    int
+	d        delivery
 }
 
 // BeginDurableReplay prepares a broker loaded from a snapshot for the
@@ -54,17 +59,20 @@ func (b *Broker) BeginDurableReplay() {
 	r := &durableReplay{held: map[heldKey]*heldCopy{}}
 	b.replay = r
 	b.lastChan = nil
+	// A channel's deliveries come by tag, then its buffered ones: where
+	// the tags stop rising, the buffered ones begin.
 	var last ChannelID
 	var lastTag uint64
-	rank := 0
+	buffered := false
 	for _, rd := range b.dropConnections() {
 		if rd.ch != last {
-			last, lastTag, rank = rd.ch, 0, 0
+			last, lastTag, buffered = rd.ch, 0, false
 		} else if rd.d.tag <= lastTag {
-			rank++
+			buffered = true
 		}
 		lastTag = rd.d.tag
-		r.held[heldKey{rd.d.q, rd.d.e.seq}] = &heldCopy{ch: rd.ch, rank: rank, d: rd.d}
+		r.order++
+		r.held[heldKey{rd.d.q, rd.d.e.seq}] = &heldCopy{ch: rd.ch, buffered: buffered, order: r.order, d: rd.d}
 	}
 	// What no restart keeps goes now, as the restart would make it go:
 	// the records name only durable things, and one may be declared
@@ -111,8 +119,11 @@ func (b *Broker) heldForRestart() []restartDelivery {
 			}
 			return a.ch.Num < c.ch.Num
 		}
-		if a.rank != c.rank {
-			return a.rank < c.rank
+		if a.buffered != c.buffered {
+			return c.buffered
+		}
+		if a.buffered {
+			return a.order < c.order
 		}
 		return a.d.tag < c.d.tag
 	})
@@ -191,6 +202,13 @@ func (b *Broker) applyDurable(c Command) {
 	case CmdDurableDone:
 		if q := b.replayQueue(c.Vhost, c.Queue); q != nil {
 			b.dropHeld(q, c.Seq)
+		}
+	case CmdDurableBuffer:
+		if q := b.replayQueue(c.Vhost, c.Queue); q != nil {
+			if h := r.held[heldKey{q, c.Seq}]; h != nil {
+				r.order++
+				h.buffered, h.order = c.Buffered, r.order
+			}
 		}
 	case CmdDurableQueue:
 		if v := b.replayVhost(c.Vhost); v != nil && v.queues[c.Name] == nil {

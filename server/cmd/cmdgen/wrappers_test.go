@@ -25,7 +25,7 @@ var withoutWrapper = []string{
 	// writes them and a recovery applies them; no driver makes one.
 	"CmdDurablePut", "CmdDurableTake", "CmdDurableHold", "CmdDurableDone", "CmdDurableClock",
 	"CmdDurableQueue", "CmdDurableQueueGone", "CmdDurableExchange", "CmdDurableExchangeGone",
-	"CmdDurableBind", "CmdDurableUnbind",
+	"CmdDurableBind", "CmdDurableUnbind", "CmdDurableBuffer",
 }
 
 // TestWrappersAreComplete keeps the per-method API generated: every
