@@ -10,3 +10,9 @@ func AlignCounters(a, b *Broker) {
 	n := max(a.nextMsg, b.nextMsg)
 	a.nextMsg, b.nextMsg = n, n
 }
+
+// NextMsgID is the number the broker's last message got.
+func NextMsgID(b *Broker) uint64 { return b.nextMsg }
+
+// SetNextMsgID sets it.
+func SetNextMsgID(b *Broker, n uint64) { b.nextMsg = n }
