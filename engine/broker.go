@@ -69,8 +69,10 @@ type Broker struct {
 	// dlog is the durable log, nil unless EnableDurableLog turned it on
 	// (durable.go); orphans are the held copies of a broker being
 	// recovered (durable_replay.go).
-	dlog   *durableLog
-	replay *durableReplay
+	dlog *durableLog
+	// restarting is set while a restart brings deliveries back.
+	restarting bool
+	replay     *durableReplay
 
 	vhosts map[string]*vhost
 	users  userDB // users and their permissions (users.go)

@@ -213,10 +213,11 @@ func (q *queue) requeue(e entry, ch ChannelID, tag uint64, how returnHow) {
 	default:
 		q.ready.returnInOrder(e)
 	}
-	if !q.quorum {
+	if !q.quorum && !b.restarting {
 		// A requeue is not refused by reject-publish, but a classic queue
 		// with drop-head trims itself right after it, from the head
-		// (observed: RabbitMQ 3.10.8, observations.md §12 (d), (e)).
+		// (observed: RabbitMQ 3.10.8, observations.md §12 (d), (e)); a
+		// restart trims once all are back (restart.go).
 		q.dropHeadOverflow()
 	}
 	q.rearmExpiry()

@@ -109,11 +109,24 @@ func (b *Broker) restart(at Time) {
 		b.now = at
 	}
 	b.emit(Event{Kind: EvRestarted})
+	// A length limit trims a classic queue once its transient messages
+	// are gone, not as each delivery comes back: what a queue holds
+	// after a restart does not depend on what no restart keeps (and a
+	// broker recovered from its durable log never had it, durable.go).
+	b.restarting = true
 	for _, d := range deliveries {
 		b.restoreDelivery(d)
 	}
+	b.restarting = false
 	for _, name := range b.Vhosts() {
 		b.vhosts[name].restart()
+	}
+	for _, name := range b.Vhosts() {
+		for _, q := range b.vhosts[name].sortedQueues() {
+			if q.durable && !q.quorum {
+				q.dropHeadOverflow()
+			}
+		}
 	}
 	b.flush()
 }

@@ -17,7 +17,7 @@ var savedFields = []struct {
 	v      any
 	fields string
 }{
-	{Broker{}, "cfg now rng events cmds users vhosts conns chans lastChan timers connRefs chanRefs nextCon nextMsg pendingDL ends endsTimer ready unacked delayed lastDLSource lastDeath lastDeathKey consumerSeq bindingSerial routeGen routeWork topicScratch queueScratch delayedCount dlog replay"},
+	{Broker{}, "cfg now rng events cmds users vhosts conns chans lastChan timers connRefs chanRefs nextCon nextMsg pendingDL ends endsTimer ready unacked delayed lastDLSource lastDeath lastDeathKey consumerSeq bindingSerial routeGen routeWork topicScratch queueScratch delayedCount dlog replay restarting"},
 	{Config{}, "Seed ConsumerTimeoutMs EpochMs MaxQueuesPerVhost MaxMessagesPerVhost MaxDeadLetterHops MaxBatch RecordCommands"},
 	{vhost{}, "b name exchanges queues queueMemo policies opPolicies ready counts policyGen policyWalk deleted"},
 	{vhostCounts{}, "queueNames exchangeNames consumers unacked connections channels byUser"},
