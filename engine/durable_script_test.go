@@ -1,6 +1,9 @@
 package engine_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,4 +95,59 @@ func TestDurableLogScripts(t *testing.T) {
 		}
 	}
 	t.Logf("%d restart lines compared", restarts)
+}
+
+// goldenDurable is the SHA-256 of the durable log (records and
+// checkpoints) of one long random run, checked natively and under
+// GOOS=js GOARCH=wasm, as goldenTrace is for events: the same commands
+// write the same bytes on every platform.
+const goldenDurable = "testdata/durable.sha256"
+
+func TestSameDurableLogOnEveryPlatform(t *testing.T) {
+	const seed, steps = 4242, 1500
+	r := rand.New(rand.NewPCG(seed, 0xd0ab1e))
+	cfg := engine.Config{Seed: seed, ConsumerTimeoutMs: 5000, EpochMs: 1_700_000_000_000}
+	w := &world{r: r, b: engine.New(cfg), twin: engine.New(cfg), m: newModel()}
+	w.b.DrainEvents(nil)
+	w.twin.DrainEvents(nil)
+	w.b.EnableDurableLog()
+	h := sha256.New()
+	d := &durableDriver{}
+	settle := func() {
+		w.b.Settle(w.b.Now())
+		w.twin.Settle(w.b.Now())
+		w.b.DrainEvents(nil)
+		w.twin.DrainEvents(nil)
+	}
+	for step := 1; step <= steps; step++ {
+		w.pre = w.b.Snapshot()
+		desc, err := w.randomCommand(step)
+		w.log(desc, err)
+		w.b.DrainEvents(nil)
+		w.twin.DrainEvents(nil)
+		n, c := len(d.records), d.checkpoints
+		d.collect(w.b, settle)
+		if d.checkpoints != c {
+			h.Write(d.base)
+			n = 0
+		}
+		for _, rec := range d.records[n:] {
+			h.Write(rec)
+		}
+	}
+	got := hex.EncodeToString(h.Sum(nil))
+	if *rewrite {
+		if err := os.WriteFile(goldenDurable, []byte(got+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(goldenDurable)
+	if err != nil {
+		t.Fatalf("%v (run with -rewrite to create it)", err)
+	}
+	if strings.TrimSpace(string(want)) != got {
+		t.Fatalf("durable log hash %s, golden %s: the durable log changed (or differs on this platform)", got, strings.TrimSpace(string(want)))
+	}
+	t.Logf("%d checkpoints, %d records", d.checkpoints, d.logged)
 }
