@@ -189,3 +189,51 @@ func TestOldCommandLogLoads(t *testing.T) {
 		t.Fatalf("q after a second start: %v", got)
 	}
 }
+
+// TestCheckpointsCarryWhatRecordsDoNot: a policy and the messages a
+// delayed-message exchange holds (all of which a restart keeps) have no
+// records of their own; the broker logs a checkpoint for them, at the
+// end of the turn when records or a delayed message came with it (the
+// persistent publish's confirm waits for it: LogEnd is its position), and
+// otherwise shortly after, with nothing more happening.
+func TestCheckpointsCarryWhatRecordsDoNot(t *testing.T) {
+	dir := t.TempDir()
+	b, st := startOnDir(t, dir)
+	ch := openChannel(t, b)
+	before := st.Stats().Appended
+	mustApply(t, b, engine.CmdSetPolicy{Policy: engine.Policy{Vhost: "/", Name: "ttl", Pattern: "^q", ApplyTo: "queues", Definition: engine.Table{"message-ttl": int32(3600_000)}}})
+	deadline := time.Now().Add(5 * time.Second)
+	for st.Stats().Appended == before {
+		if time.Now().After(deadline) {
+			t.Fatal("no checkpoint logged for the policy")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	mustApply(t, b,
+		engine.CmdExchangeDeclare{Channel: ch, Declare: engine.ExchangeDeclare{Exchange: "later", Type: engine.KindDelayed, Durable: true, Args: engine.Table{"x-delayed-type": "direct"}}},
+		engine.CmdQueueDeclare{Channel: ch, Declare: engine.QueueDeclare{Queue: "q", Durable: true}},
+		engine.CmdQueueBind{Channel: ch, Bind: engine.QueueBind{Queue: "q", Exchange: "later", RoutingKey: "q"}},
+		engine.CmdBasicPublish{Channel: ch, Publish: engine.BasicPublish{Exchange: "later", RoutingKey: "q", Body: []byte("held"),
+			Props: &engine.Properties{DeliveryMode: 2, Headers: engine.Table{"x-delay": int32(3600_000)}}}},
+	)
+	end := b.LogEnd()
+	if got := uint64(st.Stats().Appended); got != end {
+		t.Fatalf("LogEnd %d, last record %d: the delayed message's checkpoint is not the position confirms wait for", end, got)
+	}
+	stopOnDir(t, b)
+
+	b, _ = startOnDir(t, dir)
+	defer stopOnDir(t, b)
+	var policies, held int
+	b.locked(func() {
+		for _, v := range b.eng.Snapshot().Vhosts {
+			policies += len(v.Policies)
+			for _, x := range v.Exchanges {
+				held += x.HeldCount
+			}
+		}
+	})
+	if policies != 1 || held != 1 {
+		t.Fatalf("after the restart: %d policies, %d delayed messages; want 1 and 1", policies, held)
+	}
+}
