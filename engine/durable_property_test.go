@@ -106,6 +106,9 @@ func (d *durableDriver) recovered(t *testing.T) *engine.Broker {
 		}
 		r.Apply(c)
 	}
+	if n := r.DurableSkipped(); n > 0 {
+		t.Fatalf("%d records about copies the recovered broker did not have\nrecords:\n%s", n, d.describe())
+	}
 	return r
 }
 

@@ -14,10 +14,9 @@ import "sort"
 // them back as the channels' closing would have (restart.go).
 //
 // A record naming a queue the broker does not have, or a copy it does
-// not hold, changes nothing: it can only follow a change of definitions
-// that a checkpoint logged after it carries, which a crash cut off (the
-// driver logs that checkpoint in the same turn, and nothing waits on the
-// records without it).
+// not hold, changes nothing, and is counted (DurableSkipped): the log
+// lost records before it (a repair set damage aside), which the driver
+// reports.
 
 // durableReplay is a broker's state while it replays the durable log.
 type durableReplay struct {
@@ -28,6 +27,8 @@ type durableReplay struct {
 	// order numbers the copies buffered in a transaction, which come
 	// back after their channel's others in the order they were buffered.
 	order int
+	// skipped counts the records about copies that were not there.
+	skipped int
 }
 
 type heldKey struct {
@@ -146,10 +147,12 @@ func (b *Broker) applyDurable(c Command) {
 	case CmdDurablePut:
 		q := b.replayQueue(c.Vhost, c.Queue)
 		if q == nil {
+			r.skipped++
 			return
 		}
 		e, ok := r.decodeEntry(c.Entry)
 		if !ok {
+			r.skipped++
 			return
 		}
 		b.dropHeld(q, e.seq)
@@ -171,14 +174,19 @@ func (b *Broker) applyDurable(c Command) {
 		r.takenQ = nil
 		q := b.replayQueue(c.Vhost, c.Queue)
 		if q == nil {
+			r.skipped++
 			return
 		}
-		if e, ok := q.ready.removeSeq(c.Seq); ok {
-			r.taken, r.takenQ = e, q
+		e, ok := q.ready.removeSeq(c.Seq)
+		if !ok {
+			r.skipped++
+			return
 		}
+		r.taken, r.takenQ = e, q
 	case CmdDurableHold:
 		q := b.replayQueue(c.Vhost, c.Queue)
 		if q == nil {
+			r.skipped++
 			return
 		}
 		var e entry
@@ -186,6 +194,7 @@ func (b *Broker) applyDurable(c Command) {
 		case len(c.Entry) > 0:
 			var ok bool
 			if e, ok = r.decodeEntry(c.Entry); !ok {
+				r.skipped++
 				return
 			}
 			q.nextSeq = max(q.nextSeq, e.seq)
@@ -193,6 +202,7 @@ func (b *Broker) applyDurable(c Command) {
 		case r.takenQ == q && r.taken.seq == c.Seq:
 			e = r.taken
 		default:
+			r.skipped++
 			return
 		}
 		r.takenQ, r.taken = nil, entry{}
@@ -200,8 +210,9 @@ func (b *Broker) applyDurable(c Command) {
 		q.accountUnacked(1, int64(len(e.msg.Body)))
 		r.held[heldKey{q, e.seq}] = &heldCopy{ch: c.Channel, d: delivery{tag: c.Tag, q: q, e: e, atMs: b.now}}
 	case CmdDurableDone:
-		if q := b.replayQueue(c.Vhost, c.Queue); q != nil {
-			b.dropHeld(q, c.Seq)
+		q := b.replayQueue(c.Vhost, c.Queue)
+		if q == nil || !b.dropHeld(q, c.Seq) {
+			r.skipped++
 		}
 	case CmdDurableBuffer:
 		if q := b.replayQueue(c.Vhost, c.Queue); q != nil {
@@ -315,14 +326,27 @@ func (x *exchange) dropBinding(bd *binding) {
 	x.unindex(bd)
 }
 
-// dropHeld forgets the held copy of q with arrival number seq, if any.
-func (b *Broker) dropHeld(q *queue, seq uint64) {
+// dropHeld forgets the held copy of q with arrival number seq, if any,
+// and reports whether there was one.
+func (b *Broker) dropHeld(q *queue, seq uint64) bool {
 	r := b.replay
 	k := heldKey{q, seq}
-	if h, ok := r.held[k]; ok {
+	h, ok := r.held[k]
+	if ok {
 		delete(r.held, k)
 		q.accountUnacked(-1, -int64(len(h.d.e.msg.Body)))
 	}
+	return ok
+}
+
+// DurableSkipped is the number of durable records about message copies
+// the broker being recovered did not have. It is 0 but for a log whose
+// records were lost (a repair gave up some): the driver says so.
+func (b *Broker) DurableSkipped() int {
+	if b.replay == nil {
+		return 0
+	}
+	return b.replay.skipped
 }
 
 func (b *Broker) replayQueue(vhost, name string) *queue {

@@ -150,6 +150,9 @@ func Recover(cfg engine.Config, now time.Time, mode ClockMode, st *store.Store, 
 			return nil, err
 		}
 	}
+	if n := eng.DurableSkipped(); n > 0 {
+		log.Printf("warren: data directory: %d log records name messages the records before them do not hold (records were lost, as a repair reports); they changed nothing 数据目录：%d 条日志记录提到的消息在之前的记录中不存在（有记录丢失，修复时会报告）；这些记录没有产生任何改变", n, n)
+	}
 	at := eng.Now()
 	if mode == ClockLive {
 		at = max(engineTime(eng, now), at)
