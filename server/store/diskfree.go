@@ -62,6 +62,13 @@ func (s *Store) LowDisk() error {
 	return &LowDiskError{Free: s.free, Limit: s.opts.DiskFreeLimit}
 }
 
+// SnapshotErr is why the last snapshot was not written, nil once one is.
+func (s *Store) SnapshotErr() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.snapErr
+}
+
 func (s *Store) lowLocked() bool {
 	return s.opts.DiskFreeLimit > 0 && s.free >= 0 && s.free < s.opts.DiskFreeLimit
 }
