@@ -241,6 +241,11 @@ func (b *Broker) forwardSyncs() {
 				log.Printf("warren: no snapshot this time, the log goes on and nothing is blocked 本次未写快照，日志继续写入，不阻塞任何人: %v", snap)
 			}
 		}
+		if b.st.NeedsSnapshot() {
+			// Due again after one failed, with no command coming (a
+			// drained broker whose publishers are blocked): take it now.
+			b.own(func() {})
+		}
 	}
 }
 

@@ -106,10 +106,12 @@ func (s *Store) wrote(n int64) {
 // from a fresh measurement. A snapshot exists beside the files it replaces
 // until it is durable, so it needs its own size free for a moment. It is
 // written when that leaves the disk-free limit untouched, or, when it
-// would dip into the limit, only if it frees more than it takes (the old
-// snapshot and log it replaces are larger) and leaves half the limit
-// free: that is how a broker whose publishers are blocked for disk
-// gets its space back once consumers have drained it. Otherwise it is
+// would dip into the limit, only if it frees at least as much again as it
+// takes (the old snapshot and log it replaces are at least twice its
+// size) and leaves half the limit free: that is how a broker whose
+// publishers are blocked for disk gets its space back once consumers have
+// drained it, while a broker whose state only grows is not blocked for a
+// moment at every snapshot for little gain. Otherwise it is
 // deferred and publishers are not blocked for it: the log goes on until
 // the disk-free limit itself blocks them. So the broker uses the disk down
 // to the limit, not down to the size of its state.
@@ -118,7 +120,7 @@ func (s *Store) snapshotRoom(need, replaces int64) error {
 	s.mu.Lock()
 	free, limit := s.free, s.opts.DiskFreeLimit
 	s.mu.Unlock()
-	if free < 0 || need <= free-limit || (need < replaces && need <= free-limit/2) {
+	if free < 0 || need <= free-limit || (2*need <= replaces && need <= free-limit/2) {
 		return nil
 	}
 	return &NoRoomError{Need: need, Free: free, Limit: limit}

@@ -72,8 +72,8 @@ func TestLowDiskAfterWrites(t *testing.T) {
 }
 
 // TestSnapshotRoom is the rule for when a snapshot is written: when it
-// leaves the disk-free limit untouched, or dips into it only to free more
-// than it takes and leaves half of it.
+// leaves the disk-free limit untouched, or dips into it only to free as
+// much again as it takes, and leaves half of it.
 func TestSnapshotRoom(t *testing.T) {
 	const limit = 1000
 	for _, c := range []struct {
@@ -84,7 +84,8 @@ func TestSnapshotRoom(t *testing.T) {
 		{"fits above the limit", 10000, 9000, 0, true},
 		{"exactly the limit left", 10000, 9000, 0, true},
 		{"would dip into the limit, frees nothing", 10000, 9001, 9001, false},
-		{"dips into the limit, frees more", 1200, 700, 5000, true},
+		{"dips into the limit, frees as much again", 1200, 700, 1400, true},
+		{"dips into the limit, frees less than that", 1200, 700, 1399, false},
 		{"frees more but leaves under half the limit", 1200, 701, 5000, false},
 		{"already below the limit, frees more", 900, 400, 5000, true},
 		{"bigger than the free space", 900, 901, 5000, false},

@@ -72,6 +72,12 @@ func (s *Store) run() {
 			logRetry = nil
 		case <-tick.C:
 			s.checkFree()
+			s.mu.Lock()
+			retry := s.snapErr != nil && s.pending == nil && s.active == nil && s.snapshotDueLocked()
+			s.mu.Unlock()
+			if retry {
+				s.signal() // an idle owner learns a snapshot is due again
+			}
 		case err := <-snapDone:
 			job.done = nil
 			if errors.Is(err, errCrashed) {
