@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"cmp"
 	"fmt"
 	"log"
 	"sync"
@@ -253,8 +254,15 @@ func (b *Broker) forwardSyncs() {
 // store starts failing to write or free disk space falls below the
 // disk-free limit (err), and when neither holds any more (nil): the
 // memory-and-disk alarm blocks publishers meanwhile.
+// A hook registered while the disk already blocks publishers (a broker
+// started on a full disk) is told at once.
 func (b *Broker) OnDiskError(f func(err error)) {
-	b.locked(func() { b.diskHooks = append(b.diskHooks, f) })
+	b.locked(func() {
+		b.diskHooks = append(b.diskHooks, f)
+		if blocked := cmp.Or(b.storeErr, b.lowDisk); blocked != nil {
+			f(blocked)
+		}
+	})
 }
 
 // diskState logs each change of the two disk reasons to block publishers,
@@ -278,10 +286,7 @@ func (b *Broker) diskState(err, low error) {
 		}
 	}
 	b.storeErr, b.lowDisk = err, low
-	blocked := err
-	if blocked == nil {
-		blocked = low
-	}
+	blocked := cmp.Or(err, low)
 	if (blocked != nil) == was {
 		return
 	}

@@ -203,3 +203,33 @@ func overviewDisk(t *testing.T, srv *server.Server) diskFields {
 	must(t, json.NewDecoder(resp.Body).Decode(&o))
 	return o.Storage
 }
+
+// TestStartOnALowDisk: a broker started with less free space than the
+// limit is blocked from the start: a publish waits until space is back.
+func TestStartOnALowDisk(t *testing.T) {
+	root := smallDisk(t, "4m")
+	const limit = 2 << 20
+	must(t, os.WriteFile(filepath.Join(root, "filler"), make([]byte, freeBytes(t, root)-limit+(256<<10)), 0o640))
+	srv := startServerWith(t, server.Options{DataDir: filepath.Join(root, "data"), Store: store.Options{DiskFreeLimit: limit, DiskCheckInterval: 20 * time.Millisecond}})
+	c := dial(t, srv)
+	blocked := c.NotifyBlocked(make(chan amqp.Blocking, 4))
+	ch := channel(t, c)
+	must(t, ch.Confirm(false))
+	_, err := ch.QueueDeclare("kept", true, false, false, false, nil)
+	must(t, err)
+	waiting, err := ch.PublishWithDeferredConfirm("", "kept", false, false, amqp.Publishing{DeliveryMode: amqp.Persistent, Body: []byte("waits")})
+	must(t, err)
+	select {
+	case <-waiting.Done():
+		t.Fatal("a publish was confirmed on a broker started below the disk-free limit")
+	case <-time.After(300 * time.Millisecond):
+	}
+	if o := overviewDisk(t, srv); !o.Alarm {
+		t.Errorf("/api/overview storage: %+v", o)
+	}
+	must(t, os.Remove(filepath.Join(root, "filler")))
+	awaitDiskBlocking(t, blocked, false)
+	if !waiting.Wait() {
+		t.Fatal("the waiting publish was nacked")
+	}
+}

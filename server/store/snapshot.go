@@ -87,10 +87,14 @@ func (s *Store) finishSnapshot(job *snapJob) {
 // name only ever refers to a complete, fsynced file.
 func (s *Store) writeSnapshotFile(job *snapJob) error {
 	s.mu.Lock()
-	replaces := s.stats.snapBytes + job.logBytes
+	replaces, first := s.stats.snapBytes+job.logBytes, s.stats.snapTime.IsZero()
 	s.mu.Unlock()
-	if err := s.snapshotRoom(snapHeaderBytes+int64(len(job.data)), replaces); err != nil {
-		return err
+	// A new directory's first snapshot records the configuration the log
+	// is replayed under; it is tiny, and always tried.
+	if !first {
+		if err := s.snapshotRoom(snapHeaderBytes+int64(len(job.data)), replaces); err != nil {
+			return err
+		}
 	}
 	final := join(s.dir, snapName(job.pos))
 	tmp := final + ".tmp"
