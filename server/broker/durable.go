@@ -220,8 +220,8 @@ func (b *Broker) persistRecord(rec []byte) {
 
 // forwardSyncs tells the writers whenever the store's durable position or
 // error changes, and the broker (under its lock) when the write error or
-// the low-disk state changes, until the broker stops. A snapshot the store
-// had to drop is logged once per failure.
+// the low-disk state changes, until the broker stops. Snapshots the store
+// had to drop are logged when they start and stop failing.
 func (b *Broker) forwardSyncs() {
 	var last, lastLow, lastSnap error
 	for {
@@ -236,10 +236,13 @@ func (b *Broker) forwardSyncs() {
 			last, lastLow = err, low
 			b.own(func() { b.diskState(err, low) })
 		}
-		if snap := b.st.SnapshotErr(); snap != lastSnap {
+		if snap := b.st.SnapshotErr(); (snap == nil) != (lastSnap == nil) {
+			// Once per streak of failures: retries back off to a minute.
 			lastSnap = snap
 			if snap != nil {
-				log.Printf("warren: no snapshot this time, the log goes on and nothing is blocked 本次未写快照，日志继续写入，不阻塞任何人: %v", snap)
+				log.Printf("warren: no snapshot for now, the log goes on, nothing is blocked, and it is tried again later 暂不写快照，日志继续写入，不阻塞任何人，稍后重试: %v", snap)
+			} else {
+				log.Printf("warren: a snapshot was written again 快照已再次写入")
 			}
 		}
 		if b.st.NeedsSnapshot() {
