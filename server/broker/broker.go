@@ -56,7 +56,8 @@ type Broker struct {
 	ckptPromised bool
 	ckptSince    time.Time
 	ckptArmed    bool
-	storeErr     error // the store's error as last told to the hooks
+	storeErr     error // the store's write error as last told to the hooks
+	lowDisk      error // the store's low-disk state (*store.LowDiskError), likewise
 	diskHooks    []func(error)
 
 	clk clock // the clock's mode and where it is going (clock.go)
