@@ -148,7 +148,7 @@ func (b *Broker) Apply(c Command) Result {
 	case CmdClearTopicPermissions:
 		return Result{Err: b.clearTopicPermissions(c.User, c.Vhost, c.Exchange)}
 	case CmdDurablePut, CmdDurableTake, CmdDurableHold, CmdDurableDone, CmdDurableClock,
-		CmdDurableQueue, CmdDurableQueueGone, CmdDurableExchange, CmdDurableExchangeGone, CmdDurableBind, CmdDurableUnbind, CmdDurableBuffer:
+		CmdDurableQueue, CmdDurableQueueGone, CmdDurableExchange, CmdDurableExchangeGone, CmdDurableBind, CmdDurableUnbind, CmdDurableBuffer, CmdDurableDelay, CmdDurableRelease:
 		b.applyDurable(c) // durable_replay.go
 	case CmdSetLimits:
 		b.cfg.MaxQueuesPerVhost, b.cfg.MaxMessagesPerVhost = c.Limits.MaxQueuesPerVhost, c.Limits.MaxMessagesPerVhost

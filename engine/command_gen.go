@@ -71,6 +71,8 @@ const (
 	kindDurableBind               CommandKind = 59
 	kindDurableUnbind             CommandKind = 60
 	kindDurableBuffer             CommandKind = 61
+	kindDurableDelay              CommandKind = 62
+	kindDurableRelease            CommandKind = 63
 )
 
 // commandNames names the kinds, for errors and tests; its length bounds
@@ -137,6 +139,8 @@ var commandNames = [...]string{
 	kindDurableBind:               "DurableBind",
 	kindDurableUnbind:             "DurableUnbind",
 	kindDurableBuffer:             "DurableBuffer",
+	kindDurableDelay:              "DurableDelay",
+	kindDurableRelease:            "DurableRelease",
 }
 
 func (CmdOpenConnection) kind() CommandKind            { return kindOpenConnection }
@@ -200,6 +204,8 @@ func (CmdDurableExchangeGone) kind() CommandKind       { return kindDurableExcha
 func (CmdDurableBind) kind() CommandKind               { return kindDurableBind }
 func (CmdDurableUnbind) kind() CommandKind             { return kindDurableUnbind }
 func (CmdDurableBuffer) kind() CommandKind             { return kindDurableBuffer }
+func (CmdDurableDelay) kind() CommandKind              { return kindDurableDelay }
+func (CmdDurableRelease) kind() CommandKind            { return kindDurableRelease }
 
 // cmd writes c's kind and fields. The kind is written as a constant, not
 // through the Command interface: a call through it would make every
@@ -531,6 +537,23 @@ func (e *encoder) cmd(c Command) {
 		e.str(c.Queue)
 		e.uvarint(c.Seq)
 		e.boolean(c.Buffered)
+	case CmdDurableDelay:
+		e.tag(kindDurableDelay)
+		e.str(c.Vhost)
+		e.str(c.Exchange)
+		e.str(c.Type)
+		e.str(c.Route)
+		e.boolean(c.Durable)
+		e.boolean(c.AutoDelete)
+		e.boolean(c.Internal)
+		e.table(c.Args, 0)
+		e.varint(c.Delay)
+		e.bytes(c.Entry)
+	case CmdDurableRelease:
+		e.tag(kindDurableRelease)
+		e.str(c.Vhost)
+		e.str(c.Exchange)
+		e.uvarint(c.ID)
 	default:
 		e.fail("not a command")
 	}
@@ -667,6 +690,10 @@ func (d *decoder) cmd() Command {
 		return CmdDurableUnbind{Vhost: d.str(), Source: d.str(), Destination: d.str(), ToExchange: d.boolean(), Key: d.str(), Args: d.table(0)}
 	case kindDurableBuffer:
 		return CmdDurableBuffer{Vhost: d.str(), Queue: d.str(), Seq: d.uvarint(), Buffered: d.boolean()}
+	case kindDurableDelay:
+		return CmdDurableDelay{Vhost: d.str(), Exchange: d.str(), Type: d.str(), Route: d.str(), Durable: d.boolean(), AutoDelete: d.boolean(), Internal: d.boolean(), Args: d.table(0), Delay: d.varint(), Entry: d.bytes()}
+	case kindDurableRelease:
+		return CmdDurableRelease{Vhost: d.str(), Exchange: d.str(), ID: d.uvarint()}
 	}
 	d.off--
 	d.fail("unknown command kind " + strconv.Itoa(int(k)))

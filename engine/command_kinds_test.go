@@ -72,6 +72,8 @@ var recordedKinds = map[string]CommandKind{
 	"DurableBind":               59,
 	"DurableUnbind":             60,
 	"DurableBuffer":             61,
+	"DurableDelay":              62,
+	"DurableRelease":            63,
 }
 
 func TestCommandKindNumbersArePinned(t *testing.T) {

@@ -59,6 +59,8 @@ func commandSamples() []Command {
 		CmdDurableBind{Vhost: "/", Source: "x", Destination: "q", Key: "a.*", Args: Table{}},
 		CmdDurableUnbind{Vhost: "/", Source: "x", Destination: "y", ToExchange: true, Key: "k"},
 		CmdDurableBuffer{Vhost: "/", Queue: "q", Seq: 3, Buffered: true},
+		CmdDurableDelay{Vhost: "/", Exchange: "later", Type: "x-delayed-message", Route: "direct", Durable: true, Args: Table{"x-delayed-type": "direct"}, Delay: 5000, Entry: []byte{0, 1}},
+		CmdDurableRelease{Vhost: "/", Exchange: "later", ID: 12},
 		CmdPutUser{User: User{Name: "bob", PasswordHash: "aGFzaA==", HashingAlgorithm: "rabbit_password_hashing_sha256", Tags: []string{"administrator", "impersonator"}}},
 		CmdPutUser{User: User{Name: "nobody"}},
 		CmdDeleteUser{Name: "bob"},

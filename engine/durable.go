@@ -33,15 +33,17 @@ package engine
 //     last durable change;
 //   - the definitions that need no context and change no message (users,
 //     permissions, a new vhost, limits): their commands;
-//   - for every other change of durable state (definitions: durable
-//     exchanges and queues, bindings whose both ends are durable,
-//     policies, a vhost's deletion; the messages a
-//     delayed-message exchange holds, which all survive), a mark that
-//     the state needs a checkpoint: the driver then logs a whole
+//   - durable queues and exchanges declared and deleted, and bindings
+//     whose both ends are durable made and removed (CmdDurableQueue,
+//     CmdDurableBind, ...), and the messages a delayed-message exchange
+//     holds, which all survive, held and released (CmdDurableDelay,
+//     CmdDurableRelease);
+//   - for every other change of durable state (a policy, which re-times
+//     and trims queues; a vhost's deletion), a mark that the state needs
+//     a checkpoint (DurableCheckpoint): the driver then logs a whole
 //     snapshot (Save) in place of the records, which replaces the
-//     broker on replay. Definitions change rarely and in bursts (a
-//     client declaring its topology), so the driver may coalesce
-//     those marks; a delayed message's is urgent (DurableCheckpoint).
+//     broker on replay. Those change rarely and in bursts, so the driver
+//     may coalesce the marks.
 //
 // Recovery loads the last snapshot or checkpoint, applies the records
 // after it (BeginDurableReplay first: the copies the base's channels held
@@ -61,8 +63,8 @@ type durableLog struct {
 	b    *Broker
 	recs commandLog
 	// dirty says that state only a checkpoint carries changed since the
-	// last one; urgent that it holds messages (a delayed exchange's).
-	dirty, urgent bool
+	// last one.
+	dirty bool
 	// clock is the time the last record carried.
 	clock Time
 	// popped is the copy the last Take took, which a Hold right after it
@@ -119,15 +121,8 @@ func (b *Broker) PendingDurable() int {
 }
 
 // DurableCheckpoint reports whether state that only a checkpoint carries
-// changed since the last MarkCheckpointed, and whether that is urgent
-// (messages a delayed-message exchange holds, which a confirm may be
-// waiting for).
-func (b *Broker) DurableCheckpoint() (due, urgent bool) {
-	if b.dlog == nil {
-		return false, false
-	}
-	return b.dlog.dirty, b.dlog.urgent
-}
+// changed since the last MarkCheckpointed.
+func (b *Broker) DurableCheckpoint() bool { return b.dlog != nil && b.dlog.dirty }
 
 // MarkCheckpointed says the driver has logged a snapshot (Save) of the
 // state as it is now; the records pending are covered by it, and
@@ -138,7 +133,7 @@ func (b *Broker) MarkCheckpointed() {
 		return
 	}
 	b.DrainDurable(func([]byte) {})
-	b.dlog.dirty, b.dlog.urgent = false, false
+	b.dlog.dirty = false
 	b.dlog.clock = b.now
 	b.dlog.poppedQ = nil
 }
@@ -155,10 +150,9 @@ func IsSnapshot(rec []byte) bool {
 }
 
 // durableDirty marks that state only a checkpoint carries changed.
-func (b *Broker) durableDirty(urgent bool) {
+func (b *Broker) durableDirty() {
 	if l := b.dlog; l != nil {
 		l.dirty = true
-		l.urgent = l.urgent || urgent
 	}
 }
 

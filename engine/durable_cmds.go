@@ -137,3 +137,28 @@ type CmdDurableBuffer struct {
 	Seq          uint64
 	Buffered     bool
 }
+
+// CmdDurableDelay holds a message in delayed-message exchange Exchange
+// until At, as a publish to it did (every one survives a restart, the
+// exchange durable or not). The exchange's definition comes with it: a
+// transient one is gone from a recovered broker, and the message is
+// routed by the exchange record it was held with.
+//
+//engine:kind 62
+type CmdDurableDelay struct {
+	Vhost, Exchange, Type, Route  string
+	Durable, AutoDelete, Internal bool
+	Args                          Table
+	Delay                         int64
+	Entry                         []byte
+}
+
+// CmdDurableRelease takes the delayed message ID out of Exchange: its
+// delay ran out, and it was routed (its copies have records of their
+// own).
+//
+//engine:kind 63
+type CmdDurableRelease struct {
+	Vhost, Exchange string
+	ID              uint64
+}

@@ -29,6 +29,17 @@ type durableReplay struct {
 	order int
 	// skipped counts the records about copies that were not there.
 	skipped int
+	// ghosts are the transient delayed-message exchanges the records
+	// hold messages in, by vhost and name; delayed indexes the held
+	// messages by exchange and id (built at the first release): a
+	// message routed through two delayed exchanges is held by both.
+	ghosts  map[[2]string]*exchange
+	delayed map[delayedKey]*delayedMsg
+}
+
+type delayedKey struct {
+	vhost, exchange string
+	id              uint64
 }
 
 type heldKey struct {
@@ -252,6 +263,67 @@ func (b *Broker) applyDurable(c Command) {
 		}
 	case CmdDurableBind, CmdDurableUnbind:
 		b.replayBinding(c)
+	case CmdDurableDelay:
+		b.replayDelay(c)
+	case CmdDurableRelease:
+		r.indexDelayed(b)
+		k := delayedKey{c.Vhost, c.Exchange, c.ID}
+		d := r.delayed[k]
+		if d == nil {
+			r.skipped++
+			return
+		}
+		delete(r.delayed, k)
+		b.timers.Remove(&d.timer)
+		d.x.unhold(d)
+	}
+}
+
+// replayDelay holds a message as CmdDurableDelay says, in the exchange
+// of that name if it is the one, else in a deleted copy of the exchange
+// record (a transient exchange, which a recovered broker does not have).
+func (b *Broker) replayDelay(c CmdDurableDelay) {
+	r := b.replay
+	v, ok := b.vhosts[c.Vhost]
+	if !ok {
+		r.skipped++
+		return
+	}
+	e, ok := r.decodeEntry(c.Entry)
+	if !ok {
+		r.skipped++
+		return
+	}
+	x := v.exchanges[c.Exchange]
+	if x == nil || x.kind != c.Type || !x.durable || !c.Durable {
+		k := [2]string{c.Vhost, c.Exchange}
+		x = r.ghosts[k]
+		if x == nil || x.kind != c.Type || !valuesEqual(x.args, c.Args) {
+			x = newExchange(v, c.Exchange, c.Type)
+			x.durable, x.autoDelete, x.internal, x.args, x.route, x.deleted = c.Durable, c.AutoDelete, c.Internal, c.Args.Clone(), c.Route, true
+			if r.ghosts == nil {
+				r.ghosts = map[[2]string]*exchange{}
+			}
+			r.ghosts[k] = x
+		}
+	}
+	b.nextMsg = max(b.nextMsg, e.msg.ID)
+	b.delay(x, e.msg, c.Delay)
+	if r.delayed != nil {
+		r.delayed[delayedKey{c.Vhost, c.Exchange, e.msg.ID}] = x.held[len(x.held)-1]
+	}
+}
+
+// indexDelayed indexes the held messages by id, once.
+func (r *durableReplay) indexDelayed(b *Broker) {
+	if r.delayed != nil {
+		return
+	}
+	r.delayed = map[delayedKey]*delayedMsg{}
+	for _, t := range b.timers.Items() {
+		if d := t.Value.d; t.Value.kind == timerDelayed {
+			r.delayed[delayedKey{d.x.vhost.name, d.x.name, d.msg.ID}] = d
+		}
 	}
 }
 

@@ -373,7 +373,7 @@ func (q *queue) resolveDeliveryLimit(pol, op *Policy) int64 {
 func (q *queue) applyPolicy() {
 	v := q.vhost
 	if q.durable {
-		v.b.durableDirty(false) // settings and expiries change with it
+		v.b.durableDirty() // settings and expiries change with it
 	}
 	q.policyGen = v.policyGen
 	// What expired under the old settings dies by them (backlog.go).

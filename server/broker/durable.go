@@ -228,9 +228,9 @@ func engineTime(eng *engine.Broker, t time.Time) engine.Time {
 // command and clock move, before the events are dispatched, so a sink that
 // queues a confirm knows the position the confirm waits for.
 //
-// When the engine has changed what only a checkpoint carries (a
-// definition, a delayed message) and the turn has records, or the change
-// is urgent, the records are not appended: the checkpoint logged at the
+// When the engine has changed what only a checkpoint carries (a policy,
+// a vhost's deletion) and the turn has records, the records are not
+// appended: the checkpoint logged at the
 // end of the turn (maybeSnapshot) covers them, and LogEnd is the position
 // it will get, so nothing waits on records that would replay on a state
 // without the change. Only the turn's owner appends, so no other record
@@ -244,8 +244,7 @@ func (b *Broker) persist() {
 		// is the wall clock's.
 		b.eng.LogClock()
 	}
-	due, urgent := b.eng.DurableCheckpoint()
-	if !b.ckptPromised && due && (urgent || b.eng.PendingDurable() > 0) {
+	if !b.ckptPromised && b.eng.DurableCheckpoint() && b.eng.PendingDurable() > 0 {
 		b.ckptPromised = true
 		b.dur.setEnd(uint64(b.lastPos) + 1)
 	}
@@ -271,9 +270,9 @@ func (b *Broker) persistRecord(rec []byte) {
 	b.dur.setEnd(uint64(pos))
 }
 
-// checkpointDelay is how long a change of definitions with no record
-// after it waits for its checkpoint: a client declaring its topology
-// makes many in a row, and each checkpoint is the whole state.
+// checkpointDelay is how long a change only a checkpoint carries waits
+// for it when no record follows: policies are often set several in a
+// row, and each checkpoint is the whole state.
 const checkpointDelay = 50 * time.Millisecond
 
 // maybeCheckpoint logs a checkpoint (the engine's Save, as one record)
@@ -283,8 +282,7 @@ const checkpointDelay = 50 * time.Millisecond
 // and a replay goes on from a checkpoint with no work in flight. It runs
 // at the end of a turn, under the lock, with the events dispatched.
 func (b *Broker) maybeCheckpoint(force bool) {
-	due, _ := b.eng.DurableCheckpoint()
-	if !due && !b.ckptPromised {
+	if !b.eng.DurableCheckpoint() && !b.ckptPromised {
 		return
 	}
 	if !b.ckptPromised && !force {

@@ -190,12 +190,11 @@ func TestOldCommandLogLoads(t *testing.T) {
 	}
 }
 
-// TestCheckpointsCarryWhatRecordsDoNot: a policy and the messages a
-// delayed-message exchange holds (all of which a restart keeps) have no
-// records of their own; the broker logs a checkpoint for them, at the
-// end of the turn when records or a delayed message came with it (the
-// persistent publish's confirm waits for it: LogEnd is its position), and
-// otherwise shortly after, with nothing more happening.
+// TestCheckpointsCarryWhatRecordsDoNot: a policy has no record of its
+// own; the broker logs a checkpoint for it shortly after, with nothing
+// more happening. The messages a delayed-message exchange holds (all of
+// which a restart keeps) have records, and a persistent one's confirm
+// waits for them: LogEnd is the last. Both come back after a restart.
 func TestCheckpointsCarryWhatRecordsDoNot(t *testing.T) {
 	dir := t.TempDir()
 	b, st := startOnDir(t, dir)

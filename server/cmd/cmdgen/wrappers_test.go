@@ -26,6 +26,7 @@ var withoutWrapper = []string{
 	"CmdDurablePut", "CmdDurableTake", "CmdDurableHold", "CmdDurableDone", "CmdDurableClock",
 	"CmdDurableQueue", "CmdDurableQueueGone", "CmdDurableExchange", "CmdDurableExchangeGone",
 	"CmdDurableBind", "CmdDurableUnbind", "CmdDurableBuffer",
+	"CmdDurableDelay", "CmdDurableRelease",
 }
 
 // TestWrappersAreComplete keeps the per-method API generated: every

@@ -81,6 +81,9 @@ func (l *loss) add(d store.Damage) {
 		l.def(fmt.Sprintf("bind %s → %s key %s", quote(c.Source), quote(c.Destination), quote(c.Key)))
 	case engine.CmdDurableUnbind:
 		l.def(fmt.Sprintf("unbind %s → %s key %s", quote(c.Source), quote(c.Destination), quote(c.Key)))
+	case engine.CmdDurableDelay:
+		l.messages++
+		l.targets[fmt.Sprintf("held by delayed exchange 由延迟交换机持有 %s, vhost 虚拟主机 %s", quote(c.Exchange), quote(c.Vhost))]++
 	case engine.CmdDurablePut:
 		l.messages++
 		l.persistent++
