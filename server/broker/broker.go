@@ -227,6 +227,7 @@ func (b *Broker) loop() {
 		b.persist()
 		b.dispatch()
 		b.maybeSnapshot()
+		b.handOffLog(false)
 		if at, ok := b.eng.NextDeadline(); ok && at <= b.eng.Now() || b.clockBehind() {
 			// A backlog is being worked off, a batch per AdvanceTo
 			// (engine/backlog.go), or a paused or manual clock is

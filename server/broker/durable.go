@@ -21,8 +21,12 @@ import (
 // fsyncs and runs the releases that became due, in the order they were
 // queued. A broker without a store has no durability: nothing waits.
 type durability struct {
-	mu      sync.Mutex
-	end     uint64    // position of the last record appended
+	mu  sync.Mutex
+	end uint64 // position of the last record appended
+	// lead is set when a confirm caused by the request under way waits
+	// for the log (LogEnd): the request's goroutine then syncs the log
+	// itself once it lets go of the lock (Broker.handOffLog).
+	lead    bool
 	synced  uint64    // position known to be on disk
 	failed  error     // the store's write error, while it lasts
 	waiting []release // in queueing order, so positions never decrease
@@ -37,13 +41,18 @@ type release struct {
 func newDurability() *durability { return &durability{} }
 
 // LogEnd is the log position of the last command applied: what a confirm
-// caused by it waits for. It is called under the broker's lock (sinks).
+// caused by it waits for. It is called under the broker's lock (sinks),
+// for a confirm that will wait: the goroutine whose request caused it
+// then writes and fsyncs the log itself at the end of the request
+// (handOffLog), rather than waking the store's syncer and then being
+// woken for the confirm.
 func (b *Broker) LogEnd() uint64 {
 	if b.dur == nil {
 		return 0
 	}
 	b.dur.mu.Lock()
 	defer b.dur.mu.Unlock()
+	b.dur.lead = true
 	return b.dur.end
 }
 
@@ -201,10 +210,52 @@ func (b *Broker) persist() {
 		return
 	}
 	b.eng.DrainCommands(b.persistFn)
+	b.st.Wake()
+}
+
+// persistDeferred is persist for the end of a request: the records wait
+// for handOffLog, which gives them to the syncer or to the request's own
+// goroutine, once for the whole request.
+func (b *Broker) persistDeferred() {
+	if b.st == nil {
+		return
+	}
+	b.eng.DrainCommands(b.persistFn)
+}
+
+// handOffLog ends a request under the lock: it wakes the store's syncer
+// for the records the request appended, unless a confirm it caused waits
+// for them (LogEnd) and canLead. Then it returns true, and the caller,
+// once it has let go of the lock, syncs them itself (syncLog): the
+// goroutine that will send the confirm does the fsync, with no goroutine
+// woken in between (one confirm in flight: an fsync per publish). The
+// timer goroutine, which sends nothing, never leads. Under the lock.
+func (b *Broker) handOffLog(canLead bool) (lead bool) {
+	if b.st == nil {
+		return false
+	}
+	b.dur.mu.Lock()
+	lead, b.dur.lead = b.dur.lead && canLead, false
+	b.dur.mu.Unlock()
+	if !lead {
+		b.st.Wake()
+	}
+	return lead
+}
+
+// syncLog writes and fsyncs the log on the caller's goroutine, outside the
+// lock, and runs the releases that became due (the caller's own confirm
+// among them, or it finds its place synced when it comes). When another
+// round is under way, the store's syncer covers the records instead and
+// the forwarder releases them (store.SyncNow).
+func (b *Broker) syncLog() {
+	if b.st.SyncNow() {
+		b.dur.setSynced(uint64(b.st.Durable()), b.st.Err())
+	}
 }
 
 func (b *Broker) persistRecord(rec []byte) {
-	pos, err := b.st.Append(rec)
+	pos, err := b.st.AppendDeferred(rec)
 	if err != nil {
 		// Append refuses only a record past MaxRecordBytes (larger than
 		// any message the connections accept) or a closed store (at

@@ -10,20 +10,29 @@ package broker
 // Visit's steps, and the broker's bookkeeping (sinks, observers, the
 // clock, the disk hooks). Drivers reach the engine only through those.
 func (b *Broker) own(f func()) error {
+	lead, err := b.ownLocked(f)
+	if lead {
+		b.syncLog() // outside the lock (handOffLog)
+	}
+	return err
+}
+
+// ownLocked is own's part under the lock; lead is handOffLog's.
+func (b *Broker) ownLocked(f func()) (lead bool, err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.stopped {
-		return ErrStopped
+		return false, ErrStopped
 	}
 	b.eng.AdvanceTo(b.clockTarget())
-	b.persist()
+	b.persistDeferred()
 	b.dispatch()
 	f()
-	b.persist()
+	b.persistDeferred()
 	b.dispatch()
 	b.maybeSnapshot()
 	b.kickIfDue()
-	return nil
+	return b.handOffLog(true), nil
 }
 
 // locked runs f under the lock and nothing else: for the broker's

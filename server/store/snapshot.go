@@ -40,7 +40,7 @@ func (s *Store) WriteSnapshot(data []byte) error {
 		return ErrSnapshotPending
 	}
 	s.pending = &snapJob{data: data, pos: s.next - 1, tail: s.buf}
-	s.buf = nil
+	s.buf, s.unwoken = nil, false
 	s.logBytes.Store(0)
 	s.kick()
 	return nil
