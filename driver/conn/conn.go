@@ -185,6 +185,10 @@ type conn struct {
 	heldMu       sync.Mutex
 	held         heldQueue
 	releaseHeld  func()
+	// idleFn is c.idle, made once (apply hands it to the backend);
+	// heldOver says run holds commands read for its next turn.
+	idleFn   func() bool
+	heldOver bool
 
 	hbStart chan int64 // how often to send heartbeats, ms (the machine's), for the writer
 
@@ -230,6 +234,7 @@ func ServeAdmitted(ctx context.Context, t Transport, cfg *Config, admission Admi
 		frameMax: cfg.FrameMax, admission: admission, owner: currentOwner()}
 	c.wake.init(t)
 	c.releaseHeld = c.releaseHeldItem
+	c.idleFn = c.idle
 	c.ackPace, _ = t.(AckPacer)
 	defer c.leave()
 	defer c.shutdown()
@@ -365,6 +370,7 @@ func (c *conn) run() error {
 		if len(held) > 0 {
 			cmd, err = held[0].cmd, held[0].err
 			held = held[1:]
+			c.heldOver = len(held) > 0
 		} else {
 			cmd, err = r.next()
 		}
@@ -383,6 +389,7 @@ func (c *conn) run() error {
 				nc, ok, nerr := r.nextBuffered()
 				if nerr != nil || (ok && !nc.heartbeat && !batchable(nc)) {
 					held = append(held, heldCommand{nc, nerr})
+					c.heldOver = true
 					break
 				}
 				if !ok {

@@ -70,7 +70,13 @@ func (c *conn) ready() error {
 // consume-ok before the first delivery).
 func (c *conn) apply(cmds []engine.Command) error {
 	c.inbox.begin()
-	res, err := c.b.Apply(cmds, c.res[:0])
+	var res []engine.Result
+	var err error
+	if ts, ok := c.b.(thenSyncer); ok && c.idleFn != nil {
+		res, err = ts.ApplyThenSync(cmds, c.res[:0], c.idleFn)
+	} else {
+		res, err = c.b.Apply(cmds, c.res[:0])
+	}
 	c.res = res[:0]
 	if err != nil {
 		c.settle(nil, false)
@@ -79,6 +85,31 @@ func (c *conn) apply(cmds []engine.Command) error {
 	c.settle(res, true)
 	clear(res)
 	return nil
+}
+
+// thenSyncer is a backend that can leave the fsync of the command log
+// to the caller's goroutine when a confirm waits for it (the server's
+// broker, broker.ApplyThenSync): at one confirm in flight, the
+// connection's goroutine then applies the publish, fsyncs and writes the
+// confirm with no other goroutine woken.
+type thenSyncer interface {
+	ApplyThenSync(cmds []engine.Command, res []engine.Result, idle func() bool) ([]engine.Result, error)
+}
+
+// inputQueuer is a transport that can tell whether a read would get
+// bytes now (TCP's SIOCINQ).
+type inputQueuer interface{ InputQueued() bool }
+
+// idle reports whether the connection has nothing more to read: no byte
+// its frame reader has not consumed, none held over for the next turn,
+// and none waiting in the socket. Only then does its goroutine fsync the
+// log itself (thenSyncer); a client that streams is read on meanwhile.
+func (c *conn) idle() bool {
+	if c.r == nil || c.r.fr.Buffered() > 0 || c.heldOver {
+		return false
+	}
+	q, ok := c.t.(inputQueuer)
+	return ok && !q.InputQueued()
 }
 
 // settle ends an inbox.begin: it hands the machine the events kept and,

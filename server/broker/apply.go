@@ -14,16 +14,42 @@ import "warren/engine"
 // code runs while it owns the engine. The commands of one call are
 // applied in one turn, with no other request between them.
 func (b *Broker) Apply(cmds []engine.Command, res []engine.Result) ([]engine.Result, error) {
-	err := b.own(func() {
-		for _, c := range cmds {
-			r := b.eng.Apply(c)
-			res = append(res, r)
-			if r.Err != nil {
-				break
-			}
-		}
-	})
+	err := b.own(func() { res = b.applyCmds(cmds, res) })
 	return res, err
+}
+
+// ApplyThenSync is Apply for a connection that, once the commands are
+// applied, has nothing to do but send what they caused (idle, asked
+// after the lock is let go, says it has nothing more to read): when a
+// confirm they caused waits for the command log, the caller's goroutine
+// writes and fsyncs the log itself (syncLog, a leader/follower group
+// commit) instead of waking the store's syncer and then being woken for
+// the confirm. At one confirm in flight that is an fsync a publish with
+// no goroutine woken around it. A caller with more to read leaves the
+// fsync to the syncer and reads on meanwhile.
+func (b *Broker) ApplyThenSync(cmds []engine.Command, res []engine.Result, idle func() bool) ([]engine.Result, error) {
+	lead, err := b.ownLocked(func() { res = b.applyCmds(cmds, res) }, true)
+	if lead {
+		if idle() {
+			b.syncLog()
+		} else {
+			b.st.Wake()
+		}
+	}
+	return res, err
+}
+
+// applyCmds applies cmds in order until one fails, appending each
+// result to res. Under the lock.
+func (b *Broker) applyCmds(cmds []engine.Command, res []engine.Result) []engine.Result {
+	for _, c := range cmds {
+		r := b.eng.Apply(c)
+		res = append(res, r)
+		if r.Err != nil {
+			break
+		}
+	}
+	return res
 }
 
 // ApplyOne applies one command, as Apply does, and returns its result; the

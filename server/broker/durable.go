@@ -42,10 +42,8 @@ func newDurability() *durability { return &durability{} }
 
 // LogEnd is the log position of the last command applied: what a confirm
 // caused by it waits for. It is called under the broker's lock (sinks),
-// for a confirm that will wait: the goroutine whose request caused it
-// then writes and fsyncs the log itself at the end of the request
-// (handOffLog), rather than waking the store's syncer and then being
-// woken for the confirm.
+// for a confirm that will wait: an ApplyThenSync that caused it may then
+// fsync the log on its own goroutine (handOffLog).
 func (b *Broker) LogEnd() uint64 {
 	if b.dur == nil {
 		return 0
@@ -225,11 +223,9 @@ func (b *Broker) persistDeferred() {
 
 // handOffLog ends a request under the lock: it wakes the store's syncer
 // for the records the request appended, unless a confirm it caused waits
-// for them (LogEnd) and canLead. Then it returns true, and the caller,
-// once it has let go of the lock, syncs them itself (syncLog): the
-// goroutine that will send the confirm does the fsync, with no goroutine
-// woken in between (one confirm in flight: an fsync per publish). The
-// timer goroutine, which sends nothing, never leads. Under the lock.
+// for them (LogEnd) and canLead (ApplyThenSync). Then it returns true,
+// and the caller, once it has let go of the lock, syncs them itself
+// (syncLog) or wakes the syncer. Under the lock.
 func (b *Broker) handOffLog(canLead bool) (lead bool) {
 	if b.st == nil {
 		return false

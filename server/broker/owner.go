@@ -10,15 +10,14 @@ package broker
 // Visit's steps, and the broker's bookkeeping (sinks, observers, the
 // clock, the disk hooks). Drivers reach the engine only through those.
 func (b *Broker) own(f func()) error {
-	lead, err := b.ownLocked(f)
-	if lead {
-		b.syncLog() // outside the lock (handOffLog)
-	}
+	_, err := b.ownLocked(f, false)
 	return err
 }
 
-// ownLocked is own's part under the lock; lead is handOffLog's.
-func (b *Broker) ownLocked(f func()) (lead bool, err error) {
+// ownLocked is own's part under the lock. With canLead, lead is
+// handOffLog's: the caller must then, once the lock is let go, either
+// sync the log itself (syncLog) or wake the store's syncer.
+func (b *Broker) ownLocked(f func(), canLead bool) (lead bool, err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.stopped {
@@ -32,7 +31,7 @@ func (b *Broker) ownLocked(f func()) (lead bool, err error) {
 	b.dispatch()
 	b.maybeSnapshot()
 	b.kickIfDue()
-	return b.handOffLog(true), nil
+	return b.handOffLog(canLead), nil
 }
 
 // locked runs f under the lock and nothing else: for the broker's
