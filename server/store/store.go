@@ -231,7 +231,8 @@ func (s *Store) Append(rec []byte) (Pos, error) {
 // AppendDeferred is Append without waking the syncer: the owner appends
 // a request's records this way and then calls Wake, or SyncNow on the
 // goroutine that waits for them, once, for all of them. Until then the
-// records wait in memory. Only the owner calls it.
+// records wait in memory, unless a round under way takes them with its
+// next one. Only the owner calls it.
 func (s *Store) AppendDeferred(rec []byte) (Pos, error) {
 	if len(rec) > s.opts.MaxRecordBytes {
 		return 0, ErrTooLarge
