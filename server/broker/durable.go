@@ -18,8 +18,11 @@ import (
 //
 // The lock's holder advances end as it appends records and queues
 // releases; the forwarder goroutine advances synced as the store reports
-// fsyncs and runs the releases that became due, in the order they were
-// queued. A broker without a store has no durability: nothing waits.
+// the syncer's fsyncs and runs the releases that became due, in the order
+// they were queued. A connection with one confirm in flight does its own
+// fsync instead (ApplyThenSync) and runs the releases on its goroutine:
+// no goroutine is woken between the publish and its confirm. A broker
+// without a store has no durability: nothing waits.
 type durability struct {
 	mu  sync.Mutex
 	end uint64 // position of the last record appended
