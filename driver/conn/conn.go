@@ -185,9 +185,10 @@ type conn struct {
 	heldMu       sync.Mutex
 	held         heldQueue
 	releaseHeld  func()
-	// idleFn is c.idle, made once (apply hands it to the backend);
-	// heldOver says run holds commands read for its next turn.
-	idleFn   func() bool
+	// syncLeft says an apply left the command log's fsync to the turn's
+	// end (syncLeftLog); heldOver says run holds commands read for its
+	// next turn.
+	syncLeft bool
 	heldOver bool
 
 	hbStart chan int64 // how often to send heartbeats, ms (the machine's), for the writer
@@ -234,7 +235,6 @@ func ServeAdmitted(ctx context.Context, t Transport, cfg *Config, admission Admi
 		frameMax: cfg.FrameMax, admission: admission, owner: currentOwner()}
 	c.wake.init(t)
 	c.releaseHeld = c.releaseHeldItem
-	c.idleFn = c.idle
 	c.ackPace, _ = t.(AckPacer)
 	defer c.leave()
 	defer c.shutdown()

@@ -18,25 +18,35 @@ func (b *Broker) Apply(cmds []engine.Command, res []engine.Result) ([]engine.Res
 	return res, err
 }
 
-// ApplyThenSync is Apply for a connection that, once the commands are
-// applied, has nothing to do but send what they caused (idle, asked
-// after the lock is let go, says it has nothing more to read): when a
-// confirm they caused waits for the command log, the caller's goroutine
-// writes and fsyncs the log itself (syncLog, a leader/follower group
-// commit) instead of waking the store's syncer and then being woken for
-// the confirm. At one confirm in flight that is an fsync a publish with
-// no goroutine woken around it. A caller with more to read leaves the
-// fsync to the syncer and reads on meanwhile.
-func (b *Broker) ApplyThenSync(cmds []engine.Command, res []engine.Result, idle func() bool) ([]engine.Result, error) {
-	lead, err := b.ownLocked(func() { res = b.applyCmds(cmds, res) }, true)
-	if lead {
-		if idle() {
-			b.syncLog()
-		} else {
-			b.st.Wake()
-		}
+// ApplyLeavingSync is Apply for a connection that may fsync the command
+// log itself: lead says a confirm the commands caused waits for the log
+// and its fsync was left to the caller, who must then, once, soon, either
+// call SyncLog, if it has nothing else to do (nothing more to read), or
+// WakeLog. At one confirm in flight the connection's goroutine then
+// applies the publish, fsyncs and writes the confirm with no goroutine
+// woken around the fsync; a connection with more to read leaves the fsync
+// to the store's syncer and reads on meanwhile. Without lead, the syncer
+// has the records already.
+func (b *Broker) ApplyLeavingSync(cmds []engine.Command, res []engine.Result) (_ []engine.Result, lead bool, err error) {
+	lead, err = b.ownLocked(func() { res = b.applyCmds(cmds, res) }, true)
+	return res, lead, err
+}
+
+// SyncLog writes and fsyncs the command log on the caller's goroutine, or
+// leaves it to the store's syncer when a round is under way, and runs the
+// releases that became due (after ApplyLeavingSync).
+func (b *Broker) SyncLog() {
+	if b.st != nil {
+		b.syncLog()
 	}
-	return res, err
+}
+
+// WakeLog hands the records an ApplyLeavingSync left to the store's
+// syncer.
+func (b *Broker) WakeLog() {
+	if b.st != nil {
+		b.st.Wake()
+	}
 }
 
 // applyCmds applies cmds in order until one fails, appending each

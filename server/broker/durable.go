@@ -20,7 +20,7 @@ import (
 // releases; the forwarder goroutine advances synced as the store reports
 // the syncer's fsyncs and runs the releases that became due, in the order
 // they were queued. A connection with one confirm in flight does its own
-// fsync instead (ApplyThenSync) and runs the releases on its goroutine:
+// fsync instead (ApplyLeavingSync) and runs the releases on its goroutine:
 // no goroutine is woken between the publish and its confirm. A broker
 // without a store has no durability: nothing waits.
 type durability struct {
@@ -45,8 +45,8 @@ func newDurability() *durability { return &durability{} }
 
 // LogEnd is the log position of the last command applied: what a confirm
 // caused by it waits for. It is called under the broker's lock (sinks),
-// for a confirm that will wait: an ApplyThenSync that caused it may then
-// fsync the log on its own goroutine (handOffLog).
+// for a confirm that will wait: the connection whose ApplyLeavingSync
+// caused it may then fsync the log on its own goroutine (handOffLog).
 func (b *Broker) LogEnd() uint64 {
 	if b.dur == nil {
 		return 0
@@ -226,8 +226,8 @@ func (b *Broker) persistDeferred() {
 
 // handOffLog ends a request under the lock: it wakes the store's syncer
 // for the records the request appended, unless a confirm it caused waits
-// for them (LogEnd) and canLead (ApplyThenSync). Then it returns true,
-// and the caller, once it has let go of the lock, syncs them itself
+// for them (LogEnd) and canLead (ApplyLeavingSync). Then it returns
+// true, and the caller, once it has let go of the lock, syncs them itself
 // (syncLog) or wakes the syncer. Under the lock.
 func (b *Broker) handOffLog(canLead bool) (lead bool) {
 	if b.st == nil {
