@@ -74,8 +74,9 @@ func (d *syncedDisk) onDisk(t *testing.T, body []byte) bool {
 // only once its log record is in a completed fsync, whichever goroutine
 // did the fsync: the publisher's own (one confirm in flight, the
 // connection idle: broker.ApplyThenSync) or the store's syncer (two
-// publishers at once, one of them finding the other's fsync under way).
-// And while the disk does not finish an fsync, no such confirm comes.
+// publishers at once, one of them finding the other's fsync under way;
+// a publisher that streams). And while the disk does not finish an
+// fsync, no such confirm comes.
 func TestEveryConfirmFollowsItsFsync(t *testing.T) {
 	disk := &syncedDisk{failingDisk: failingDisk{release: make(chan struct{})}, synced: map[string]int64{}}
 	srv := startServerWith(t, server.Options{DataDir: t.TempDir(), Store: store.Options{OpenFile: disk.open}})
@@ -113,6 +114,32 @@ func TestEveryConfirmFollowsItsFsync(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+
+	// A publisher that streams (up to 64 unconfirmed) leaves the fsync
+	// to the syncer: the same holds.
+	ch = channel(t, dial(t, srv))
+	must(t, ch.Confirm(false))
+	const streamed, window = 400, 64
+	pending := make([]*amqp.DeferredConfirmation, 0, window)
+	bodies := make([][]byte, 0, window)
+	for i := range streamed {
+		body := fmt.Appendf(nil, "streamed-message-%04d", i)
+		dc, err := ch.PublishWithDeferredConfirm("", "kept", false, false, amqp.Publishing{DeliveryMode: amqp.Persistent, Body: body})
+		must(t, err)
+		pending, bodies = append(pending, dc), append(bodies, body)
+		if len(pending) < window && i < streamed-1 {
+			continue
+		}
+		for j, dc := range pending {
+			if !dc.Wait() {
+				t.Fatalf("%s: nack", bodies[j])
+			}
+			if !disk.onDisk(t, bodies[j]) {
+				t.Fatalf("%s was confirmed before an fsync covered it", bodies[j])
+			}
+		}
+		pending, bodies = pending[:0], bodies[:0]
 	}
 
 	// An fsync that does not finish holds the confirm back.
