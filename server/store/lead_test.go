@@ -22,6 +22,10 @@ func TestSyncNowLeads(t *testing.T) {
 			t.Fatal(err)
 		}
 	}()
+	select {
+	case <-s.Notify(): // from opening (the free space measured)
+	default:
+	}
 	before := fs.syncs.Load()
 	var last Pos
 	for i := 1; i <= 100; i++ {
