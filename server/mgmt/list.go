@@ -2,6 +2,7 @@ package mgmt
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"slices"
@@ -173,26 +174,11 @@ type streamedList struct {
 
 // streamItems writes the items of refs as a JSON array.
 func streamItems[R, V any](c *call, l lister[R, V], refs []R, w io.Writer) error {
-	buf := []byte{'['}
-	first := true
-	err := eachView(c, l, refs, func(v V) {
-		data, err := marshal(l.render(c, v))
-		if err != nil {
-			return
-		}
-		if !first {
-			buf = append(buf, ',')
-		}
-		first = false
-		buf = append(buf, data...)
-		if len(buf) >= 64<<10 {
-			w.Write(buf)
-			buf = buf[:0]
-		}
-	})
-	buf = append(buf, ']')
-	w.Write(buf)
-	return err
+	s := newJSONStream(w)
+	s.open("")
+	err := eachView(c, l, refs, func(v V) { s.item(l.render(c, v)) })
+	s.close()
+	return errors.Join(err, s.flush())
 }
 
 // filterNames keeps the entries whose names pass the name filter.
