@@ -108,10 +108,11 @@ bench: node
 
 # AMQP server vs RabbitMQ (not part of `make test`; see BENCHMARKS.md):
 # builds warren and warren-bench, then warren-bench starts warren on free
-# loopback ports, in memory (--data '') unless BENCH_WARREN_MODE=default
-# gives it a fresh temporary data directory as `make run` keeps its state
-# on disk (in memory, a second one with --data runs the persistent
-# workload), and a RabbitMQ node of its own from RABBIT_SERVER in a
+# loopback ports as `make run` does by default, with its state on disk in
+# a fresh temporary data directory (BENCH_WARREN_MODE=memory: --data '',
+# with a second one on disk for the persistent workload;
+# BENCH_ARGS=--beside-memory: a second Warren in memory beside the
+# default one, shown where it differs), and a RabbitMQ node of its own from RABBIT_SERVER in a
 # temporary directory (loopback, own epmd, schedulers without
 # busy-waiting), restarts both before each memory run, runs every
 # workload against both, interleaved,
@@ -126,7 +127,7 @@ bench: node
 RABBIT_URL ?=
 RABBIT_SERVER ?= /usr/lib/rabbitmq/bin/rabbitmq-server
 BENCH_REPS ?= 5
-BENCH_WARREN_MODE ?= memory
+BENCH_WARREN_MODE ?= default
 bench-amqp:
 	@d="$$(mktemp -d)" && trap 'rm -rf "$$d"' EXIT && \
 	$(GO) build -o "$$d/warren" ./server/cmd/warren && \
@@ -225,8 +226,8 @@ bench-pauses:
 		--rabbit-server '$(RABBIT_SERVER)' --work "$$d/work" $(BENCH_ARGS)
 
 # Shared sessions under load (not part of `make test`; see BENCHMARKS.md):
-# builds warren and warren-bench; warren-bench starts `warren serve --data ''`
-# on free loopback ports, creates 100 sessions with 5 browser-protocol pages
+# builds warren and warren-bench; warren-bench starts `warren serve` on a
+# fresh data directory (the default mode) and free loopback ports, creates 100 sessions with 5 browser-protocol pages
 # and 1 AMQP client each (POST /api/sessions, /ws/sessions/{id}, the
 # session's AMQP login), measures the server's RSS with the sessions idle,
 # then has every page send 20 lines at 5 a second and every client publish
@@ -358,7 +359,7 @@ edge-size: edge edge-deps
 # The playground's performance in headless chromium (not part of `make
 # test`; see BENCHMARKS.md, "Playground in chromium"): builds warren with
 # the fresh web/static, starts `warren serve` on loopback (PERF_HTTP,
-# PERF_AMQP), waits for the port, runs web/e2e/perf.mjs against it
+# PERF_AMQP) in the default mode, on a fresh data directory, waits for the port, runs web/e2e/perf.mjs against it
 # PERF_RUNS times (each in a fresh chromium profile) and stops warren by
 # its pid. Prints a table; about a minute per run.
 .PHONY: bench-playground
@@ -369,7 +370,8 @@ bench-playground: web web-deps
 	@echo "web/static/warren.wasm: $$(wc -c < $(WEB_STATIC)/warren.wasm) bytes, $$(gzip -9 -c $(WEB_STATIC)/warren.wasm | wc -c) gzipped (budget 3 MB)"
 	@d="$$(mktemp -d)" && \
 	$(GO) build -o "$$d/warren" ./server/cmd/warren && \
-	{ "$$d/warren" serve --http $(PERF_HTTP) --amqp $(PERF_AMQP) --data "" > "$$d/serve.log" 2>&1 & pid=$$!; } && \
+	mkdir "$$d/data" && \
+	{ "$$d/warren" serve --http $(PERF_HTTP) --amqp $(PERF_AMQP) --data "$$d/data" > "$$d/serve.log" 2>&1 & pid=$$!; } && \
 	trap 'kill $$pid 2>/dev/null; wait $$pid 2>/dev/null; rm -rf "$$d"' EXIT && \
 	for i in $$(seq 100); do curl -sf -o /dev/null http://$(PERF_HTTP)/ && break; sleep 0.1; done && \
 	node $(E2E_WEB)/perf.mjs http://$(PERF_HTTP) $(PERF_RUNS)

@@ -49,7 +49,8 @@ type Broker struct {
 	st        *store.Store
 	dur       *durability
 	persistFn func([]byte) // persistRecord, bound once
-	storeErr  error        // the store's error as last told to the hooks
+	storeErr  error        // the store's write error as last told to the hooks
+	lowDisk   error        // the store's low-disk state (*store.LowDiskError), likewise
 	diskHooks []func(error)
 
 	clk clock // the clock's mode and where it is going (clock.go)

@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"cmp"
 	"fmt"
 	"log"
 	"sync"
@@ -218,44 +219,85 @@ func (b *Broker) persistRecord(rec []byte) {
 }
 
 // forwardSyncs tells the writers whenever the store's durable position or
-// error changes, and the broker (under its lock) when the error changes, until
-// the broker stops.
+// error changes, and the broker (under its lock) when the write error or
+// the low-disk state changes, until the broker stops. Snapshots the store
+// had to drop are logged when they start and stop failing.
 func (b *Broker) forwardSyncs() {
-	var last error
+	var last, lastLow, lastSnap error
 	for {
 		select {
 		case <-b.st.Notify():
 		case <-b.done:
 			return
 		}
-		err := b.st.Err()
+		err, low := b.st.Err(), b.st.LowDisk()
 		b.dur.setSynced(uint64(b.st.Durable()), err)
-		if (err == nil) != (last == nil) {
-			last = err
-			b.own(func() { b.diskState(err) })
+		if (err == nil) != (last == nil) || (low == nil) != (lastLow == nil) {
+			last, lastLow = err, low
+			b.own(func() { b.diskState(err, low) })
+		}
+		if snap := b.st.SnapshotErr(); (snap == nil) != (lastSnap == nil) {
+			// Once per streak of failures: retries back off to a minute.
+			lastSnap = snap
+			if snap != nil {
+				log.Printf("warren: no snapshot for now, the log goes on, nothing is blocked, and it is tried again later 暂不写快照，日志继续写入，不阻塞任何人，稍后重试: %v", snap)
+			} else {
+				log.Printf("warren: a snapshot was written again 快照已再次写入")
+			}
+		}
+		if b.st.NeedsSnapshot() {
+			// Due again after one failed, with no command coming (a
+			// drained broker whose publishers are blocked): take it now.
+			b.own(func() {})
 		}
 	}
 }
 
 // OnDiskError registers f to be told, under the broker's lock, when the
-// store starts failing to write (err) and when it recovers (nil): the
+// store starts failing to write or free disk space falls below the
+// disk-free limit (err), and when neither holds any more (nil): the
 // memory-and-disk alarm blocks publishers meanwhile.
+// A hook registered while the disk already blocks publishers (a broker
+// started on a full disk) is told at once.
 func (b *Broker) OnDiskError(f func(err error)) {
-	b.locked(func() { b.diskHooks = append(b.diskHooks, f) })
+	b.locked(func() {
+		b.diskHooks = append(b.diskHooks, f)
+		if blocked := cmp.Or(b.storeErr, b.lowDisk); blocked != nil {
+			f(blocked)
+		}
+	})
 }
 
-func (b *Broker) diskState(err error) {
-	if (err == nil) == (b.storeErr == nil) {
+// diskState logs each change of the two disk reasons to block publishers,
+// a failing write and low free space, and tells the hooks when the two
+// together start or stop blocking.
+func (b *Broker) diskState(err, low error) {
+	was := b.storeErr != nil || b.lowDisk != nil
+	if (err == nil) != (b.storeErr == nil) {
+		if err != nil {
+			log.Printf("warren: writing the data directory failed, publishers are blocked until it works again 写入数据目录失败，生产者被阻塞，直到可以再次写入: %v", err)
+		} else {
+			log.Printf("warren: the data directory is writable again 数据目录恢复可写")
+		}
+	}
+	if (low == nil) != (b.lowDisk == nil) {
+		if low != nil {
+			log.Printf("warren: low on disk, publishers are blocked until free space is back above the limit 磁盘空间不足，生产者被阻塞，直到可用空间回到下限以上: %v", low)
+		} else {
+			d := b.st.DiskFree()
+			log.Printf("warren: free disk space is back above the limit (%d bytes free, limit %d) 磁盘可用空间已回到下限以上（可用 %d 字节，下限 %d 字节）", d.Free, d.Limit, d.Free, d.Limit)
+		}
+	}
+	b.storeErr, b.lowDisk = err, low
+	blocked := cmp.Or(err, low)
+	if (blocked != nil) == was {
 		return
 	}
-	b.storeErr = err
-	if err != nil {
-		log.Printf("warren: writing the data directory failed, publishers are blocked until it works again 写入数据目录失败，生产者被阻塞，直到可以再次写入: %v", err)
-	} else {
-		log.Printf("warren: the data directory is writable again, publishers are unblocked 数据目录恢复可写，生产者已解除阻塞")
+	if blocked == nil {
+		log.Printf("warren: publishers are unblocked 生产者已解除阻塞")
 	}
 	for _, f := range b.diskHooks {
-		f(err)
+		f(blocked)
 	}
 }
 

@@ -24,6 +24,17 @@ type Options struct {
 	// RetryInterval is how long the store waits after a failed write
 	// before trying again. Default 1 s.
 	RetryInterval time.Duration
+	// DiskFreeLimit is RabbitMQ's disk_free_limit: while the file system
+	// holding the directory has fewer bytes free, LowDisk reports it and
+	// the owner blocks publishers. Zero: no disk alarm. Snapshots are only
+	// written where they leave this much free (snapshotRoom).
+	DiskFreeLimit int64
+	// DiskCheckInterval is how often free space is measured besides after
+	// writes (diskfree.go). Default 1 s.
+	DiskCheckInterval time.Duration
+	// FreeSpace measures the bytes free on the file system holding dir;
+	// statfs if nil. Tests give a fake disk.
+	FreeSpace func(dir string) (int64, error)
 
 	// crashAt, set by tests only, stops the syncer dead after the named
 	// step of writing a snapshot, as a power cut would, leaving the files
@@ -44,6 +55,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.RetryInterval <= 0 {
 		o.RetryInterval = time.Second
+	}
+	if o.DiskCheckInterval <= 0 {
+		o.DiskCheckInterval = time.Second
+	}
+	if o.FreeSpace == nil {
+		o.FreeSpace = statfsFree
 	}
 	return o
 }
@@ -69,20 +86,29 @@ type Store struct {
 	stop   chan struct{} // closed by Close
 	done   chan struct{} // closed when the syncer has exited
 
-	mu       sync.Mutex
-	cond     *sync.Cond // Broadcast when durable advances or the syncer exits
-	next     Pos        // position the next Append gets
-	buf      []byte     // framed records not yet taken by the syncer
-	bufLast  Pos        // position of the last record in buf
-	pending  *snapJob   // a WriteSnapshot the syncer has not started
-	active   *snapJob   // the snapshot the syncer is writing
-	durable  Pos
-	logErr   error // the log write or fsync that is failing
-	snapErr  error // the snapshot write that is failing
-	closing  bool
-	exited   bool
-	closeErr error
-	stats    statsState
+	mu      sync.Mutex
+	cond    *sync.Cond // Broadcast when durable advances or the syncer exits
+	next    Pos        // position the next Append gets
+	buf     []byte     // framed records not yet taken by the syncer
+	bufLast Pos        // position of the last record in buf
+	pending *snapJob   // a WriteSnapshot the syncer has not started
+	active  *snapJob   // the snapshot the syncer is writing
+	durable Pos
+	logErr  error // the log write or fsync that is failing
+	snapErr error // why the last snapshot was not written; nil after one is
+	// snapFailures counts snapshots failed in a row; snapRetryAt is when
+	// the owner is asked for the next, or sooner once snapNeed bytes fit.
+	snapFailures int
+	snapRetryAt  time.Time
+	snapNeed     int64
+	// free is the free space last measured (-1: unknown); sinceCheck
+	// counts bytes written since (diskfree.go).
+	free       int64
+	sinceCheck int64
+	closing    bool
+	exited     bool
+	closeErr   error
+	stats      statsState
 
 	// logBytes counts framed bytes appended since the last snapshot; the
 	// owner reads it on every command through NeedsSnapshot.
@@ -147,9 +173,11 @@ func open(dir string, opts Options) (*Store, *Recovered, error) {
 		dir: dir, opts: opts,
 		notify: make(chan struct{}, 1), wake: make(chan struct{}, 1),
 		stop: make(chan struct{}), done: make(chan struct{}),
-		next: rec.Last + 1, durable: rec.Last,
+		next: rec.Last + 1, durable: rec.Last, free: -1,
 	}
 	s.cond = sync.NewCond(&s.mu)
+	s.checkFree()
+	s.signal() // the owner reads the disk's state at once
 	s.stats.snapPos, s.stats.snapBytes, s.stats.snapTime = rec.SnapshotPos, int64(len(rec.Snapshot)), rec.snapTime
 	for _, sg := range rec.segs {
 		s.segs = append(s.segs, sg.path)
@@ -269,12 +297,11 @@ func (s *Store) Err() error {
 	return s.errLocked()
 }
 
-// errLocked prefers the log's error: it is the one holding confirms back.
+// errLocked is the log's error: it is the one holding confirms back. A
+// snapshot that fails blocks no one (snapshotFailed): the log after the
+// previous one is intact, and it is tried again later.
 func (s *Store) errLocked() error {
-	if s.logErr != nil {
-		return s.logErr
-	}
-	return s.snapErr
+	return s.logErr
 }
 
 // WaitSynced blocks until record p is durable, or returns the error that
@@ -295,15 +322,16 @@ func (s *Store) WaitSynced(p Pos) error {
 }
 
 // NeedsSnapshot says the log since the last snapshot has grown past
-// Options.SnapshotLogBytes and no snapshot is being written: time for the
-// owner to save its state and call WriteSnapshot.
+// Options.SnapshotLogBytes and no snapshot is being written (nor, after
+// one failed, waiting out its back-off): time for the owner to save its
+// state and call WriteSnapshot.
 func (s *Store) NeedsSnapshot() bool {
 	if s.logBytes.Load() < s.opts.SnapshotLogBytes {
 		return false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.pending == nil && s.active == nil
+	return s.pending == nil && s.active == nil && s.snapshotDueLocked()
 }
 
 // Close writes and fsyncs what is buffered, stops the syncer and closes

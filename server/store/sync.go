@@ -22,14 +22,16 @@ func (s *Store) run() {
 		s.mu.Unlock()
 		close(s.done)
 	}()
-	var logRetry, snapRetry <-chan time.Time // set while waiting to retry
+	var logRetry <-chan time.Time // set while waiting to retry
+	tick := time.NewTicker(s.opts.DiskCheckInterval)
+	defer tick.Stop()
 	for {
 		s.mu.Lock()
 		s.takeLocked()
 		closing := s.closing
 		s.mu.Unlock()
 		if closing {
-			logRetry, snapRetry = nil, nil // one last attempt at each
+			logRetry = nil // one last attempt
 		}
 		job := s.active
 		if logRetry == nil && (len(s.held) > 0 || (job != nil && !job.segmentMade)) {
@@ -39,6 +41,7 @@ func (s *Store) run() {
 			}
 			s.setErr(&s.logErr, err)
 			if err != nil {
+				s.checkFree() // a full disk is also low on disk
 				if closing {
 					s.giveUp(err)
 					return
@@ -47,7 +50,7 @@ func (s *Store) run() {
 			}
 			continue
 		}
-		if job != nil && job.segmentMade && job.done == nil && snapRetry == nil {
+		if job != nil && job.segmentMade && job.done == nil {
 			s.startSnapshotFile(job)
 			continue
 		}
@@ -67,26 +70,26 @@ func (s *Store) run() {
 		case <-stop:
 		case <-logRetry:
 			logRetry = nil
-		case <-snapRetry:
-			snapRetry = nil
+		case <-tick.C:
+			s.checkFree()
+			s.mu.Lock()
+			retry := s.snapErr != nil && s.pending == nil && s.active == nil && s.snapshotDueLocked()
+			s.mu.Unlock()
+			if retry {
+				s.signal() // an idle owner learns a snapshot is due again
+			}
 		case err := <-snapDone:
 			job.done = nil
 			if errors.Is(err, errCrashed) {
 				return
 			}
-			switch {
-			case err == nil:
+			if err == nil {
 				s.finishSnapshot(job)
-			case closing:
-				// The log holds everything; the snapshot only saved
-				// replay time at the next start. Leave it.
-				s.mu.Lock()
-				s.active = nil
-				s.mu.Unlock()
-			default:
-				snapRetry = time.After(s.opts.RetryInterval)
+			} else {
+				// The log holds everything; the snapshot only saves
+				// replay time and space, and is asked for again later.
+				s.snapshotFailed(job, err)
 			}
-			s.setErr(&s.snapErr, err)
 		}
 	}
 }
@@ -168,6 +171,7 @@ func (s *Store) writeHeld() error {
 		return err
 	}
 	seg.off += int64(len(s.held))
+	s.wrote(int64(len(s.held)))
 	s.held = s.held[:0]
 	s.mu.Lock()
 	s.durable = s.heldLast

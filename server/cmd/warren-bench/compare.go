@@ -59,12 +59,15 @@ type compareConfig struct {
 	size      int
 	messages  int        // 0: each workload's own count
 	mode      warrenMode // how a Warren this tool starts keeps its state
-	only      []workload
-	jsonPath  string
-	client    string
-	floor     bool // also run the scale workloads on the floor (floor.go)
-	pipe      pipeConfig
-	scale     scaleConfig
+	// besideMemory also runs a second Warren in memory, whose figures the
+	// tables show beside the default mode's where they differ.
+	besideMemory bool
+	only         []workload
+	jsonPath     string
+	client       string
+	floor        bool // also run the scale workloads on the floor (floor.go)
+	pipe         pipeConfig
+	scale        scaleConfig
 }
 
 // runCompare is `warren-bench compare`: every workload against Warren and
@@ -102,8 +105,9 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.inflight, "inflight", 1000, "publish-consume: how far the publisher may run ahead")
 	fs.IntVar(&cfg.size, "size", 16, "message body size in bytes")
 	fs.IntVar(&cfg.messages, "messages", 0, "messages (or what each workload counts) per run; 0: each workload's own count")
-	cfg.mode = warrenInMemory
-	fs.Var(&cfg.mode, "warren-mode", "with --warren-bin: how Warren keeps its state, memory (--data '') or default (--data in a fresh temporary directory per process, as make run keeps it on disk)")
+	cfg.mode = warrenDefault
+	fs.Var(&cfg.mode, "warren-mode", "with --warren-bin: how Warren keeps its state, default (--data in a fresh temporary directory per process, as make run keeps it on disk) or memory (--data '')")
+	fs.BoolVar(&cfg.besideMemory, "beside-memory", false, "with --warren-bin in the default mode: also run a second Warren in memory (--data ''), interleaved, and show its figure beside the default mode's where the two differ by more than "+fmt.Sprintf("%.0f%%", besideMemoryDiffers*100))
 	names := fs.String("workloads", "", "comma-separated workloads (default: all but scale-queues, scale-conns and idle-memory, which run only when named)")
 	fs.StringVar(&cfg.jsonPath, "json", "", "also write every run's result to this file as JSON")
 	fs.BoolVar(&cfg.floor, "floor", false, "also run scale-queues and scale-conns on the floor (this binary's floor subcommand: a relay that does no broker work, with Warren's socket handling), for what is left of the latency with the broker taken out")
@@ -121,6 +125,10 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs.Visit(func(f *flag.Flag) { modeSet = modeSet || f.Name == "warren-mode" })
 	if modeSet && *warrenURL != "" {
 		fmt.Fprintln(stderr, "warren-bench compare: --warren-mode is for a Warren this tool starts (--warren-bin); one at --warren-url runs as it was started")
+		return 2
+	}
+	if cfg.besideMemory && (*warrenBin == "" || cfg.mode != warrenDefault) {
+		fmt.Fprintln(stderr, "warren-bench compare: --beside-memory runs a second Warren beside one this tool starts in the default mode (--warren-bin, --warren-mode default)")
 		return 2
 	}
 	if cfg.reps < 1 || cfg.reps > 50 {
@@ -185,6 +193,21 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		}()
 		fmt.Fprintf(stderr, "started warren (pid %d) at %s, %s\n", warren.pid, warren.url, cfg.mode.describe())
 	}
+	var memory *broker
+	if cfg.besideMemory {
+		p, err := startWarrenIn(ctx, *warrenBin, warrenInMemory)
+		if err != nil {
+			fmt.Fprintf(stderr, "warren-bench compare: %v\n", err)
+			return 1
+		}
+		memory = &broker{label: memoryLabel, url: p.url, pid: p.pid, bin: *warrenBin, proc: p}
+		defer func() {
+			if err := memory.proc.stop(); err != nil {
+				fmt.Fprintf(stderr, "warren-bench compare: %v\n", err)
+			}
+		}()
+		fmt.Fprintf(stderr, "started warren (pid %d) at %s, %s\n", memory.pid, memory.url, warrenInMemory.describe())
+	}
 	rabbit := &broker{label: "RabbitMQ", url: *rabbitURL, pid: *rabbitPID}
 	if *rabbitScript != "" {
 		node, err := startRabbitNode(ctx, *rabbitScript)
@@ -242,13 +265,13 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "started the floor (pid %d) at %s\n", p.pid, p.url)
 	}
 
-	results := compareRuns(ctx, cfg, warren, rabbit, floor, stderr)
+	results := compareRuns(ctx, cfg, warren, rabbit, floor, memory, stderr)
 	done := 0
 	for _, r := range results {
 		done = max(done, r.Rep)
 	}
-	printHeader(stdout, cfg, done, warren, rabbit)
-	printTable(stdout, cfg.only, results, warren, rabbit)
+	printHeader(stdout, cfg, done, warren, rabbit, memory)
+	printTable(stdout, cfg.only, results, warren, rabbit, memory)
 	if cfg.jsonPath != "" {
 		if err := writeJSON(cfg.jsonPath, results); err != nil {
 			fmt.Fprintf(stderr, "warren-bench compare: %v\n", err)
@@ -271,8 +294,9 @@ type runResult struct {
 
 // compareRuns runs the repetitions and returns every run, failed ones
 // included. floor, when set, runs the scale workloads too, between the
-// two brokers.
-func compareRuns(ctx context.Context, cfg compareConfig, warren, rabbit, floor *broker, log io.Writer) []runResult {
+// two brokers; memory, when set, runs every workload but those that need
+// a data directory right after Warren in the default mode.
+func compareRuns(ctx context.Context, cfg compareConfig, warren, rabbit, floor, memory *broker, log io.Writer) []runResult {
 	var out []runResult
 	started := time.Now()
 	order := freshFirst(cfg.only)
@@ -283,22 +307,24 @@ func compareRuns(ctx context.Context, cfg compareConfig, warren, rabbit, floor *
 			break
 		}
 		repStart := time.Now()
-		pair := []*broker{warren, floor, rabbit}
+		pair := []*broker{warren, memory, floor, rabbit}
 		if rep%2 == 0 {
-			pair = []*broker{rabbit, floor, warren}
+			pair = []*broker{rabbit, floor, memory, warren}
 		}
 		for _, w := range order {
 			for _, b := range pair {
 				if ctx.Err() != nil {
 					return out
 				}
-				if b == nil || b.skip != "" || (b == floor && !w.scale) {
+				if b == nil || b.skip != "" || (b == floor && !w.scale) || (b == memory && w.durable) {
 					continue
 				}
 				r := runResult{Broker: b.label, Rep: rep}
 				pids := []int{warren.pid, rabbit.pid}
-				if floor != nil {
-					pids = append(pids, floor.pid)
+				for _, o := range []*broker{floor, memory} {
+					if o != nil {
+						pids = append(pids, o.pid)
+					}
 				}
 				waited, quiet, qerr := waitQuiet(ctx, pids...)
 				res, err := runOn(ctx, cfg, w, b)

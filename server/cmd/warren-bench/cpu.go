@@ -127,13 +127,14 @@ const cpuTarget = 5.0
 // brackets), RabbitMQ's CPU per unit divided by Warren's against the
 // target, and the client's own CPU per unit in the runs against each;
 // then the brokers' system calls per unit (printSysCallTable).
-func printCPUTable(out io.Writer, order []workload, runs []runResult, warren, rabbit *broker) {
+func printCPUTable(out io.Writer, order []workload, runs []runResult, warren, rabbit, memory *broker) {
 	fmt.Fprintf(out, "Broker CPU (user+system of its process, /proc/PID/stat, %d ms ticks) over each run's timed span, per unit of work:\n\n", 1000/clockTicksHz)
-	fmt.Fprintf(out, "| workload | Warren rate | %s rate | Warren broker CPU | %s broker CPU | RabbitMQ ÷ Warren (CPU) | target | met | client CPU (vs Warren / vs RabbitMQ) |\n", rabbit.label, rabbit.label)
-	fmt.Fprintln(out, "|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintf(out, "| workload | Warren rate | %s rate | Warren broker CPU | %s broker CPU | RabbitMQ ÷ Warren (CPU) | target | met | client CPU (vs Warren / vs RabbitMQ) |%s\n", rabbit.label, rabbit.label, besideHeader(memory))
+	fmt.Fprintf(out, "|---|---|---|---|---|---|---|---|---|%s\n", besideRule(memory))
 	for _, w := range order {
 		wr := metricSeries(runs, w.name, warren.label)
 		rr := metricSeries(runs, w.name, rabbit.label)
+		mr := besideSeries(runs, w.name, memory)
 		if len(wr[metricBrokerCPU]) == 0 && len(rr[metricBrokerCPU]) == 0 {
 			continue
 		}
@@ -170,6 +171,9 @@ func printCPUTable(out io.Writer, order []workload, runs []runResult, warren, ra
 			} else {
 				row[5] = "— (Warren under one tick)"
 			}
+		}
+		if memory != nil {
+			row = append(row, besideCell(mr[metricBrokerCPU], wr[metricBrokerCPU], func(vs []float64) string { return withUnit(vs, unit) }))
 		}
 		fmt.Fprintf(out, "| %s |\n", strings.Join(row, " | "))
 	}

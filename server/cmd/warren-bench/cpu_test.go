@@ -120,7 +120,7 @@ func TestCPUTable(t *testing.T) {
 	printTable(&out, []workload{w}, []runResult{
 		run("Warren", 1, 90_000, 4, 10, 0.2, 0.5), run("RabbitMQ 3.10.8", 1, 40_000, 16, 11, 0.3, 1.5),
 		run("Warren", 2, 100_000, 6, 12, 0.3, 0.7), run("RabbitMQ 3.10.8", 2, 30_000, 20, 13, 0.5, 2.5),
-	}, warren, rabbit)
+	}, warren, rabbit, nil)
 	s := out.String()
 	for _, want := range []string{
 		"| publish-consume | throughput (msgs/s) | 95,000 [90,000–100,000] | 35,000 [30,000–40,000] | 2.71× | ≥ 5× | **no** |",
@@ -135,6 +135,37 @@ func TestCPUTable(t *testing.T) {
 	}
 	if strings.Contains(s, "| publish-consume | broker CPU") || strings.Contains(s, "| publish-consume | broker reads") {
 		t.Errorf("CPU and system call rows belong in their own tables only:\n%s", s)
+	}
+}
+
+// TestBesideMemory: with a Warren in memory beside the default mode's,
+// the common and CPU tables name its median only where the two differ by
+// more than 10%, and say "same" elsewhere.
+func TestBesideMemory(t *testing.T) {
+	run := func(b string, rep int, rate, broker float64) runResult {
+		return runResult{Broker: b, Rep: rep, Result: Result{Workload: "publish-only", Metrics: []Metric{
+			{Name: "throughput", Unit: "msgs/s", Value: rate, HigherIsBetter: true},
+			{Name: metricBrokerCPU, Unit: "µs/msg", Value: broker},
+		}}}
+	}
+	warren, rabbit, memory := &broker{label: "Warren"}, &broker{label: "RabbitMQ 3.10.8"}, &broker{label: memoryLabel}
+	w, _ := findWorkload("publish-only")
+	var out bytes.Buffer
+	printTable(&out, []workload{w}, []runResult{
+		run("Warren", 1, 100_000, 6), run(memoryLabel, 1, 105_000, 2), run("RabbitMQ 3.10.8", 1, 50_000, 18),
+	}, warren, rabbit, memory)
+	s := out.String()
+	for _, want := range []string{
+		"| workload | metric | Warren | RabbitMQ 3.10.8 | Warren ÷ RabbitMQ | target | met | Warren in memory |",
+		"| publish-only | throughput (msgs/s) | 100,000 | 50,000 | 2.00× | ≥ 5× | **no** | same |",
+		"| publish-only | 100,000 msgs/s | 50,000 msgs/s | 6.00 µs/msg | 18.0 µs/msg | 3.00× | ≥ 5× | **no** | — / — | 2.00 µs/msg |",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("table lacks\n%s\nin\n%s", want, s)
+		}
+	}
+	if got := besideCell(nil, []float64{1}, cell); got != "—" {
+		t.Errorf("not run beside: %q", got)
 	}
 }
 

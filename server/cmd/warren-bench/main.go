@@ -8,7 +8,7 @@
 //
 //	warren-bench --url URL --workload NAME [--messages N] [--size 16] [--pid PID] [--json] [--client pipelined]
 //	warren-bench --inproc --workload NAME [--cpuprofile FILE] [--memprofile FILE]
-//	warren-bench compare --warren-bin PATH [--warren-mode memory|default] [--rabbit-server SCRIPT | --rabbit-url URL] [--reps 3] [--client pipelined]
+//	warren-bench compare --warren-bin PATH [--warren-mode default|memory] [--beside-memory] [--rabbit-server SCRIPT | --rabbit-url URL] [--reps 3] [--client pipelined]
 //	warren-bench serve [--amqp ADDR] [--for 1m] [--cpuprofile FILE] [--memprofile FILE]
 //	warren-bench durable --warren-bin PATH [--rabbit-server PATH] [--reps 3]
 //	warren-bench sessions --warren-bin PATH [--sessions 100] [--participants 5] [--commands 20] [--rate 5] [--amqp=false]
@@ -20,10 +20,11 @@
 // with the server's goroutines labelled side=server and the client's
 // side=client in the CPU profile, so `go tool pprof -tagfocus side=server`
 // shows where the server spends its time. The third is what `make
-// bench-amqp` runs: every workload against a Warren it starts (in memory,
-// or with --warren-mode default on a fresh data directory, as `make run`
-// keeps its state) and against RabbitMQ, interleaved, several times, and a
-// side-by-side table of medians.
+// bench-amqp` runs: every workload against a Warren it starts (on a
+// fresh data directory, as `make run` keeps its state; in memory with
+// --warren-mode memory, or both with --beside-memory) and against
+// RabbitMQ, interleaved, several times, and a side-by-side table of
+// medians.
 // The fourth runs only a Warren server in this process, under the CPU
 // profiler, for workloads driven from another process: a profile of the
 // server alone, in the same setting as the comparison. The fifth is what

@@ -149,7 +149,7 @@ func TestScaleWorkloadsRunOnlyWhenNamed(t *testing.T) {
 	var out bytes.Buffer
 	run := scaleRun("Warren", 1, map[int][4]float64{10: {10_000, 20, 0.1, 0.5}})
 	run.Result.Workload = "scale-conns"
-	printTable(&out, []workload{w}, []runResult{run}, &broker{label: "Warren"}, &broker{label: "RabbitMQ"})
+	printTable(&out, []workload{w}, []runResult{run}, &broker{label: "Warren"}, &broker{label: "RabbitMQ"}, nil)
 	if s := out.String(); strings.Contains(s, "| workload | metric |") || !strings.Contains(s, "| connections |") {
 		t.Errorf("table:\n%s", s)
 	}

@@ -54,7 +54,7 @@ memory per idle session is read again with the client connected.
 
 The pages do not replicate the engine: they read, count and time entries.
 
-With --warren-bin it starts 'warren serve --data '' --max-sessions N' on free
+With --warren-bin it starts 'warren serve --data DIR --max-sessions N' (DIR a fresh temporary directory, as make run keeps its state on disk) on free
 loopback ports and stops it by its pid at the end; with --url it uses a running
 server (memory and CPU need --pid) and deletes the sessions it created.
 Everything is bounded by --timeout.
@@ -197,7 +197,7 @@ func runSessions(args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	var c sessionsConfig
-	fs.StringVar(&c.bin, "warren-bin", "", "the warren binary to start (`warren serve --data ''` on free loopback ports)")
+	fs.StringVar(&c.bin, "warren-bin", "", "the warren binary to start (`warren serve` in the default mode, on a fresh data directory and free loopback ports)")
 	fs.StringVar(&c.url, "url", "", "instead of --warren-bin: the HTTP address of a running warren, http://HOST:PORT")
 	fs.IntVar(&c.pid, "pid", 0, "with --url: the server's process id, for its RSS and CPU")
 	fs.IntVar(&c.sessions, "sessions", 100, "shared sessions")
@@ -240,7 +240,7 @@ func sessionsLoad(ctx context.Context, c *sessionsConfig, out io.Writer) (err er
 	base := c.url
 	pid := c.pid
 	if c.bin != "" {
-		w, err := startWarren(ctx, c.bin, "--data", "",
+		w, err := startWarrenIn(ctx, c.bin, warrenDefault,
 			"--max-sessions", strconv.Itoa(c.sessions),
 			"--session-max-participants", strconv.Itoa(c.participants),
 			"--session-rate", strconv.Itoa(c.sessionRate()))

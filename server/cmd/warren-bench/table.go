@@ -34,7 +34,7 @@ func targetFor(m Metric) (target, bool) {
 }
 
 // printHeader says where and when the numbers were taken.
-func printHeader(out io.Writer, cfg compareConfig, repsDone int, warren, rabbit *broker) {
+func printHeader(out io.Writer, cfg compareConfig, repsDone int, warren, rabbit, memory *broker) {
 	host, _ := os.Hostname()
 	fmt.Fprintf(out, "\nwarren-bench compare, %s, on %s: %d CPUs (GOMAXPROCS %d), %s\n",
 		time.Now().UTC().Format(time.UnixDate), host, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version())
@@ -46,6 +46,10 @@ func printHeader(out io.Writer, cfg compareConfig, repsDone int, warren, rabbit 
 		mode = warren.proc.mode.describe()
 	}
 	fmt.Fprintf(out, "Warren at %s, %s; %s at %s\n", redact(warren.url), mode, rabbit.label, redact(rabbit.url))
+	if memory != nil {
+		fmt.Fprintf(out, "%s at %s beside it, %s: its column gives its median where it differs from the default mode's by more than %.0f%%, else \"same\"\n",
+			memory.label, redact(memory.url), warrenInMemory.describe(), besideMemoryDiffers*100)
+	}
 	fmt.Fprintf(out, "%d of %d repetitions, interleaved; medians, with the range in brackets; %d-byte bodies\n", repsDone, cfg.reps, cfg.size)
 	fmt.Fprintf(out, "load client: %s\n\n", cfg.pipe.describe(cfg.client))
 	if rabbit.skip != "" {
@@ -60,7 +64,7 @@ func printHeader(out io.Writer, cfg compareConfig, repsDone int, warren, rabbit 
 // of their own (printCommonTable) and their CPU per unit of work
 // (printCPUTable); then each other workload's own table (workload.table);
 // then the failed runs and the notes worth keeping.
-func printTable(out io.Writer, order []workload, runs []runResult, warren, rabbit *broker) {
+func printTable(out io.Writer, order []workload, runs []runResult, warren, rabbit, memory *broker) {
 	var common, own []workload // own: those with a table of their own
 	for _, w := range order {
 		if w.table != nil {
@@ -70,8 +74,8 @@ func printTable(out io.Writer, order []workload, runs []runResult, warren, rabbi
 		}
 	}
 	if len(common) > 0 {
-		printCommonTable(out, common, runs, warren, rabbit)
-		printCPUTable(out, common, runs, warren, rabbit)
+		printCommonTable(out, common, runs, warren, rabbit, memory)
+		printCPUTable(out, common, runs, warren, rabbit, memory)
 	}
 	for _, w := range own {
 		w.table(out, w, runs, warren, rabbit)
@@ -101,12 +105,13 @@ func printTable(out io.Writer, order []workload, runs []runResult, warren, rabbi
 // printCommonTable prints one Markdown row per workload metric: each
 // broker's median and range, Warren's median as a multiple of RabbitMQ's,
 // and the target.
-func printCommonTable(out io.Writer, order []workload, runs []runResult, warren, rabbit *broker) {
-	fmt.Fprintf(out, "| workload | metric | Warren | %s | Warren ÷ RabbitMQ | target | met |\n", rabbit.label)
-	fmt.Fprintln(out, "|---|---|---|---|---|---|---|")
+func printCommonTable(out io.Writer, order []workload, runs []runResult, warren, rabbit, memory *broker) {
+	fmt.Fprintf(out, "| workload | metric | Warren | %s | Warren ÷ RabbitMQ | target | met |%s\n", rabbit.label, besideHeader(memory))
+	fmt.Fprintf(out, "|---|---|---|---|---|---|---|%s\n", besideRule(memory))
 	for _, w := range order {
 		wr := metricSeries(runs, w.name, warren.label)
 		rr := metricSeries(runs, w.name, rabbit.label)
+		mr := besideSeries(runs, w.name, memory)
 		for _, name := range metricNames(runs, w.name) {
 			if inCPUTable(name) {
 				continue // in printCPUTable
@@ -125,6 +130,9 @@ func printCommonTable(out io.Writer, order []workload, runs []runResult, warren,
 					}
 					row[6] = map[bool]string{true: "yes", false: "**no**"}[met]
 				}
+			}
+			if memory != nil {
+				row = append(row, besideCell(mr[name], wv, cell))
 			}
 			fmt.Fprintf(out, "| %s |\n", strings.Join(row, " | "))
 		}
