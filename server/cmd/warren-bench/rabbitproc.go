@@ -93,7 +93,10 @@ func newRabbitNodeWith(script, dir string, management bool) (*rabbitNode, error)
 			return nil, err
 		}
 		files["enabled_plugins"] = "[rabbitmq_management]."
-		files["rabbitmq.conf"] += "management.tcp.ip = 127.0.0.1\nmanagement.tcp.port = " + port(mgmtAddr) + "\n"
+		// A listing of 100,000 queues takes RabbitMQ minutes: its HTTP
+		// timeouts (cowboy's, 60 s by default) are raised to 10.
+		files["rabbitmq.conf"] += "management.tcp.ip = 127.0.0.1\nmanagement.tcp.port = " + port(mgmtAddr) + "\n" +
+			"management.tcp.idle_timeout = 600000\nmanagement.tcp.inactivity_timeout = 600000\nmanagement.tcp.request_timeout = 600000\n"
 	}
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
