@@ -91,13 +91,15 @@ func runListings(ctx context.Context, cfg pausesConfig, b *pauseBroker, log io.W
 			})
 			res.Workload = name
 			if err != nil {
-				// A broker that gives up on the listing has answered.
-				if ctx.Err() != nil {
-					return out, fmt.Errorf("%s: %w", name, err)
-				}
+				// A broker that gives up on the listing, or does not
+				// answer in time, has answered; the healthy client's
+				// round trips meanwhile count.
 				res.Notes = append(res.Notes, fmt.Sprintf("the GET failed: %v", err))
 			}
 			out = append(out, res)
+			if ctx.Err() != nil {
+				return out, fmt.Errorf("%s: %w", name, err)
+			}
 		}
 	}
 	return out, nil
