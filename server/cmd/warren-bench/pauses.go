@@ -296,6 +296,9 @@ func pausesRuns(ctx context.Context, cfg pausesConfig, sides *pausesSides, log i
 			var b *pauseBroker
 			var err error
 			switch {
+			case which == "warren" && sc == "recovery" && sides.mode != warrenDefault:
+				fmt.Fprintln(log, "NOTE: recovery: Warren in memory has nothing to recover (--warren-mode default measures it)")
+				continue
 			case which == "warren" && sides.warrenBin != "":
 				b, err = sides.startWarrenFor(ctx, sc, cfg)
 			case which == "rabbit" && sides.rabbit != "" && sides.rabbitNote == "":
