@@ -164,10 +164,10 @@ func sortByViews[R, V any](c *call, l lister[R, V], lq listQuery, refs []R) ([]R
 	return sorted, sortedItems, nil
 }
 
-// streamedList is a whole list written item by item as its views are
-// built, readBatch per read, so that neither the
-// views nor the encoded reply of 100,000 queues (44 MB) sit in memory at
-// once; writeJSON recognises it.
+// streamedList is a long reply (a whole list, the definitions document)
+// written item by item as it is read (jsonStream, stream.go), so that
+// neither the views nor the encoded reply of 100,000 queues (44 MB) sit
+// in memory at once; writeJSON recognises it.
 type streamedList struct {
 	write func(w io.Writer) error
 }
