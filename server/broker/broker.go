@@ -132,6 +132,7 @@ func run(eng *engine.Broker, opts Options) *Broker {
 		dropRecorded(b.eng)
 		b.persistRecord(b.eng.Save())
 		b.eng.MarkCheckpointed()
+		st.Wake()
 		go b.forwardSyncs()
 	}
 	b.eng.DrainEvents(nil)
@@ -241,6 +242,7 @@ func (b *Broker) loop() {
 		b.persist()
 		b.dispatch()
 		b.maybeSnapshot()
+		b.handOffLog(false)
 		if at, ok := b.eng.NextDeadline(); ok && at <= b.eng.Now() || b.clockBehind() {
 			// A backlog is being worked off, a batch per AdvanceTo
 			// (engine/backlog.go), or a paused or manual clock is

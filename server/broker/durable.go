@@ -19,11 +19,18 @@ import (
 //
 // The lock's holder advances end as it appends records and queues
 // releases; the forwarder goroutine advances synced as the store reports
-// fsyncs and runs the releases that became due, in the order they were
-// queued. A broker without a store has no durability: nothing waits.
+// the syncer's fsyncs and runs the releases that became due, in the order
+// they were queued. A connection with one confirm in flight does its own
+// fsync instead (ApplyLeavingSync) and runs the releases on its goroutine:
+// no goroutine is woken between the publish and its confirm. A broker
+// without a store has no durability: nothing waits.
 type durability struct {
-	mu      sync.Mutex
-	end     uint64    // position of the last record appended
+	mu  sync.Mutex
+	end uint64 // position of the last record appended
+	// lead is set when a confirm caused by the request under way waits
+	// for the log (LogEnd): the request's goroutine then syncs the log
+	// itself once it lets go of the lock (Broker.handOffLog).
+	lead    bool
 	synced  uint64    // position known to be on disk
 	failed  error     // the store's write error, while it lasts
 	waiting []release // in queueing order, so positions never decrease
@@ -38,13 +45,16 @@ type release struct {
 func newDurability() *durability { return &durability{} }
 
 // LogEnd is the log position of the last command applied: what a confirm
-// caused by it waits for. It is called under the broker's lock (sinks).
+// caused by it waits for. It is called under the broker's lock (sinks),
+// for a confirm that will wait: the connection whose ApplyLeavingSync
+// caused it may then fsync the log on its own goroutine (handOffLog).
 func (b *Broker) LogEnd() uint64 {
 	if b.dur == nil {
 		return 0
 	}
 	b.dur.mu.Lock()
 	defer b.dur.mu.Unlock()
+	b.dur.lead = true
 	return b.dur.end
 }
 
@@ -239,6 +249,23 @@ func (b *Broker) persist() {
 	if b.st == nil {
 		return
 	}
+	b.drainDurable()
+	b.st.Wake()
+}
+
+// persistDeferred is persist for the end of a request: the records wait
+// for handOffLog, which gives them to the syncer or to the request's own
+// goroutine, once for the whole request.
+func (b *Broker) persistDeferred() {
+	if b.st == nil {
+		return
+	}
+	b.drainDurable()
+}
+
+// drainDurable appends the engine's durable records, or drops them for
+// the checkpoint the turn then owes (see persist).
+func (b *Broker) drainDurable() {
 	if b.clk.mode != ClockLive {
 		// A restart keeps a paused or manual clock's time; a live one
 		// is the wall clock's.
@@ -255,8 +282,37 @@ func (b *Broker) persist() {
 	b.eng.DrainDurable(b.persistFn)
 }
 
+// handOffLog ends a request under the lock: it wakes the store's syncer
+// for the records the request appended, unless a confirm it caused waits
+// for them (LogEnd) and canLead (ApplyLeavingSync). Then it returns
+// true, and the caller, once it has let go of the lock, syncs them itself
+// (syncLog) or wakes the syncer. Under the lock.
+func (b *Broker) handOffLog(canLead bool) (lead bool) {
+	if b.st == nil {
+		return false
+	}
+	b.dur.mu.Lock()
+	lead, b.dur.lead = b.dur.lead && canLead, false
+	b.dur.mu.Unlock()
+	if !lead {
+		b.st.Wake()
+	}
+	return lead
+}
+
+// syncLog writes and fsyncs the log on the caller's goroutine, outside the
+// lock, and runs the releases that became due (the caller's own confirm
+// among them, or it finds its place synced when it comes). When another
+// round is under way, the store's syncer covers the records instead and
+// the forwarder releases them (store.SyncNow).
+func (b *Broker) syncLog() {
+	if b.st.SyncNow() {
+		b.dur.setSynced(uint64(b.st.Durable()), b.st.Err())
+	}
+}
+
 func (b *Broker) persistRecord(rec []byte) {
-	pos, err := b.st.Append(rec)
+	pos, err := b.st.AppendDeferred(rec)
 	if err != nil {
 		// Append refuses only a record past MaxRecordBytes (larger than
 		// any message the connections accept) or a closed store (at

@@ -43,7 +43,7 @@ func (s *Store) WriteSnapshot(data []byte) error {
 		return ErrSnapshotPending
 	}
 	s.pending = &snapJob{data: data, pos: s.next - 1, tail: s.buf, logBytes: s.logBytes.Swap(0)}
-	s.buf = nil
+	s.buf, s.unwoken = nil, false
 	s.kick()
 	return nil
 }

@@ -75,8 +75,10 @@ var (
 
 // Store is an open data directory. Append and WriteSnapshot belong to one
 // owner at a time (the broker, which calls them under its lock); a
-// background goroutine, the syncer, does every write and fsync, so the
-// owner never waits for the disk.
+// background goroutine, the syncer, does the writes and fsyncs, so the
+// owner never waits for the disk. A goroutine that has nothing to do but
+// wait for its records (a publisher's, whose confirm waits) may write
+// and fsync them itself instead, with SyncNow (lead.go).
 type Store struct {
 	dir    string
 	opts   Options
@@ -86,11 +88,17 @@ type Store struct {
 	stop   chan struct{} // closed by Close
 	done   chan struct{} // closed when the syncer has exited
 
+	// writing is held by whoever writes the log: the syncer for each of
+	// its rounds, or a goroutine in SyncNow. It guards the syncer's own
+	// state below (seg, segs, held, heldLast).
+	writing sync.Mutex
+
 	mu      sync.Mutex
 	cond    *sync.Cond // Broadcast when durable advances or the syncer exits
 	next    Pos        // position the next Append gets
 	buf     []byte     // framed records not yet taken by the syncer
 	bufLast Pos        // position of the last record in buf
+	unwoken bool       // buf has records AppendDeferred has not woken the syncer for
 	pending *snapJob   // a WriteSnapshot the syncer has not started
 	active  *snapJob   // the snapshot the syncer is writing
 	durable Pos
@@ -115,7 +123,7 @@ type Store struct {
 	logBytes atomic.Int64
 	fsyncs   atomic.Uint64
 
-	// The syncer's own state, touched by no other goroutine.
+	// The syncer's own state, touched only under writing.
 	seg      openSegment
 	segs     []string // paths of the live log files, oldest first
 	held     []byte   // taken from buf, not yet durable
@@ -241,6 +249,19 @@ func (s *Store) sync(f File) error {
 // into a buffer (no system call); the record is durable once Durable()
 // reaches the returned position. Only the owner calls it.
 func (s *Store) Append(rec []byte) (Pos, error) {
+	p, err := s.AppendDeferred(rec)
+	if err == nil {
+		s.Wake()
+	}
+	return p, err
+}
+
+// AppendDeferred is Append without waking the syncer: the owner appends
+// a request's records this way and then calls Wake, or SyncNow on the
+// goroutine that waits for them, once, for all of them. Until then the
+// records wait in memory, unless a round under way takes them with its
+// next one. Only the owner calls it.
+func (s *Store) AppendDeferred(rec []byte) (Pos, error) {
 	if len(rec) > s.opts.MaxRecordBytes {
 		return 0, ErrTooLarge
 	}
@@ -253,10 +274,22 @@ func (s *Store) Append(rec []byte) (Pos, error) {
 	p := s.next
 	s.next++
 	s.bufLast = p
+	s.unwoken = true
 	s.mu.Unlock()
 	s.logBytes.Add(int64(recordHeaderBytes + len(rec)))
-	s.kick()
 	return p, nil
+}
+
+// Wake hands the records AppendDeferred buffered to the syncer; it does
+// nothing (no wake-up) when there are none.
+func (s *Store) Wake() {
+	s.mu.Lock()
+	wake := s.unwoken
+	s.unwoken = false
+	s.mu.Unlock()
+	if wake {
+		s.kick()
+	}
 }
 
 // kick wakes the syncer without ever blocking the owner.

@@ -26,6 +26,7 @@ func (s *Store) run() {
 	tick := time.NewTicker(s.opts.DiskCheckInterval)
 	defer tick.Stop()
 	for {
+		s.writing.Lock()
 		s.mu.Lock()
 		s.takeLocked()
 		closing := s.closing
@@ -36,6 +37,7 @@ func (s *Store) run() {
 		job := s.active
 		if logRetry == nil && (len(s.held) > 0 || (job != nil && !job.segmentMade)) {
 			err := s.round()
+			s.writing.Unlock()
 			if errors.Is(err, errCrashed) {
 				return
 			}
@@ -52,13 +54,16 @@ func (s *Store) run() {
 		}
 		if job != nil && job.segmentMade && job.done == nil {
 			s.startSnapshotFile(job)
+			s.writing.Unlock()
 			continue
 		}
+		heldEmpty := len(s.held) == 0
+		s.writing.Unlock()
 		var snapDone <-chan error
 		if job != nil {
 			snapDone = job.done
 		}
-		if closing && len(s.held) == 0 && snapDone == nil {
+		if closing && heldEmpty && snapDone == nil {
 			return
 		}
 		var stop <-chan struct{}
@@ -84,7 +89,9 @@ func (s *Store) run() {
 				return
 			}
 			if err == nil {
+				s.writing.Lock()
 				s.finishSnapshot(job)
+				s.writing.Unlock()
 			} else {
 				// The log holds everything; the snapshot only saves
 				// replay time and space, and is asked for again later.
@@ -114,6 +121,7 @@ func (s *Store) takeLocked() {
 	if (s.active != nil && !s.active.segmentMade) || len(s.buf) == 0 {
 		return
 	}
+	s.unwoken = false // they are the syncer's now, or SyncNow's
 	if len(s.held) == 0 {
 		// Swap rather than copy: the owner reuses the syncer's old buffer.
 		s.held, s.buf = s.buf, s.held[:0]
@@ -129,7 +137,7 @@ func (s *Store) takeLocked() {
 // to be tried again.
 func (s *Store) round() error {
 	if len(s.held) > 0 {
-		if err := s.writeHeld(); err != nil {
+		if err := s.writeHeld(true); err != nil {
 			return err
 		}
 	}
@@ -147,14 +155,16 @@ func (s *Store) round() error {
 	return nil
 }
 
-// writeHeld appends the held records to the log file and fsyncs it.
+// writeHeld appends the held records to the log file and fsyncs it, and
+// tells Notify's reader (signal), unless the caller learns of it from
+// its return (SyncNow).
 //
 // After a failed write or fsync, the bytes past the last durable record
 // are not trusted: Linux may drop dirty pages whose writeback failed and
 // then report the next fsync as a success. So the file is cut back to the
 // durable end and the records are written again from our own buffer,
 // which is why held is kept until its fsync succeeds.
-func (s *Store) writeHeld() error {
+func (s *Store) writeHeld(signal bool) error {
 	seg := &s.seg
 	if seg.dirty {
 		if err := seg.f.Truncate(seg.off); err != nil {
@@ -177,7 +187,9 @@ func (s *Store) writeHeld() error {
 	s.durable = s.heldLast
 	s.cond.Broadcast()
 	s.mu.Unlock()
-	s.signal()
+	if signal {
+		s.signal()
+	}
 	return nil
 }
 
