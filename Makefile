@@ -254,6 +254,34 @@ bench-durable:
 	timeout -s INT -k 2m 30m "$$d/warren-bench" durable --warren-bin "$$d/warren" --rabbit-server '$(RABBIT_SERVER)' \
 		--work "$$d/work" --reps $(BENCH_DURABLE_REPS) $(BENCH_ARGS)
 
+# Pauses vs RabbitMQ (issue 28 item 4; not part of `make test`; see
+# BENCHMARKS.md): builds warren and warren-bench; for each scenario
+# warren-bench starts a fresh Warren (BENCH_PAUSES_MODE, the default mode
+# unless told: a fresh data directory, as `make run` keeps its state) and a
+# fresh RabbitMQ node of its own with its management plugin (loopback, own
+# epmd), and a healthy client times a passive queue.declare every 1 ms
+# while another client runs the scenario: GET /api/queues, /api/bindings
+# and /api/definitions at 100,000 queues; a 100,000 x 1 KB burst to a
+# consumer that stopped reading; a flood against a 50 MB memory
+# watermark; publishing a 400,000-message backlog; a million persistent
+# messages recovered after SIGKILL (how long until a client is served,
+# then its round trips until all are back). Prints the healthy client's
+# p99 and longest round trip per scenario, Warren beside RabbitMQ.
+# Smaller sizes for a quick run: BENCH_ARGS='--queues 10000 --burst 10000
+# --backlog 40000 --recovery-messages 100000'; --scenarios picks some.
+# Stops what it started by pid; interrupted (and cleaned up) after
+# BENCH_PAUSES_MINUTES.
+.PHONY: bench-pauses
+BENCH_PAUSES_MODE ?= default
+BENCH_PAUSES_MINUTES ?= 40
+bench-pauses:
+	@d="$$(mktemp -d)" && trap 'rm -rf "$$d"' EXIT && \
+	$(GO) build -o "$$d/warren" ./server/cmd/warren && \
+	$(GO) build -o "$$d/warren-bench" ./server/cmd/warren-bench && \
+	mkdir "$$d/work" && \
+	timeout -s INT -k 2m $(BENCH_PAUSES_MINUTES)m "$$d/warren-bench" pauses --warren-bin "$$d/warren" --warren-mode $(BENCH_PAUSES_MODE) \
+		--rabbit-server '$(RABBIT_SERVER)' --work "$$d/work" $(BENCH_ARGS)
+
 # Shared sessions under load (not part of `make test`; see BENCHMARKS.md):
 # builds warren and warren-bench; warren-bench starts `warren serve` on a
 # fresh data directory (the default mode) and free loopback ports, creates 100 sessions with 5 browser-protocol pages

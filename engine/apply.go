@@ -45,6 +45,9 @@ func (b *Broker) Apply(c Command) (r Result) {
 	if b.cfg.RecordCommands {
 		b.record(c)
 	}
+	if b.dlog != nil {
+		b.dlog.noteCommand(c)
+	}
 	switch c := c.(type) {
 	case CmdBasicPublish:
 		r.Err = b.basicPublish(c.Channel, c.Publish)
@@ -152,6 +155,9 @@ func (b *Broker) Apply(c Command) (r Result) {
 		r.Err = b.putTopicPermission(c.Permission)
 	case CmdClearTopicPermissions:
 		r.Err = b.clearTopicPermissions(c.User, c.Vhost, c.Exchange)
+	case CmdDurablePut, CmdDurableTake, CmdDurableHold, CmdDurableDone, CmdDurableClock,
+		CmdDurableQueue, CmdDurableQueueGone, CmdDurableExchange, CmdDurableExchangeGone, CmdDurableBind, CmdDurableUnbind, CmdDurableBuffer, CmdDurableDelay, CmdDurableRelease:
+		b.applyDurable(c) // durable_replay.go
 	case CmdSetLimits:
 		b.cfg.MaxQueuesPerVhost, b.cfg.MaxMessagesPerVhost = c.Limits.MaxQueuesPerVhost, c.Limits.MaxMessagesPerVhost
 	default:

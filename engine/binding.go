@@ -159,6 +159,9 @@ func (x *exchange) addBinding(bd *binding) {
 	}
 	bd.viaDirect = newVia(bd, false) // made here, not on the publish path
 	x.bindings = append(x.bindings, bd)
+	if x.vhost.b.dlog != nil && bindingDurable(bd) {
+		x.vhost.b.addDurable(durableBinding(bd, true))
+	}
 	switch x.route {
 	case KindDirect:
 		x.direct[bd.key] = append(x.direct[bd.key], bd)
@@ -179,6 +182,9 @@ func (v *vhost) removeBinding(bd *binding) {
 		}
 	}
 	x.unindex(bd)
+	if v.b.dlog != nil && bindingDurable(bd) {
+		v.b.addDurable(durableBinding(bd, false))
+	}
 	v.b.emit(Event{Kind: EvUnbound, Vhost: v.name, Exchange: x.name, RoutingKey: bd.key,
 		Detail: &EventDetail{Destination: bindDestName(bd.dst), Args: argsText(bd.args)}})
 	if x.autoDelete && len(x.bindings) == 0 && !x.deleted {

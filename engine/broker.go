@@ -66,6 +66,13 @@ type Broker struct {
 	rng    uint64
 	events eventLog
 	cmds   commandLog
+	// dlog is the durable log, nil unless EnableDurableLog turned it on
+	// (durable.go); orphans are the held copies of a broker being
+	// recovered (durable_replay.go).
+	dlog *durableLog
+	// restarting is set while a restart brings deliveries back.
+	restarting bool
+	replay     *durableReplay
 
 	vhosts map[string]*vhost
 	users  userDB // users and their permissions (users.go)

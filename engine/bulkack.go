@@ -57,6 +57,9 @@ func (ch *channel) settleUpTo(tag uint64, reject bool) {
 		}
 		run.n++
 		run.nb += int64(len(d.e.msg.Body))
+		if b.dlog != nil {
+			d.q.durableDone(&d.e)
+		}
 		ch.unackedLive--
 		if d.c != nil {
 			d.c.unacked--

@@ -103,9 +103,13 @@ func (q *queue) takeHead(n int) store {
 		return q.ready.takeFront(n)
 	}
 	held := q.ready
-	held.vhostTotal, held.brokerTotal = nil, nil
+	held.vhostTotal, held.brokerTotal, held.jq = nil, nil, nil
 	q.ready.account(-q.ready.n, -q.ready.bytes)
+	jq := q.ready.jq
 	q.ready = newStore(q.set.maxPriority, q.ready.vhostTotal, q.ready.brokerTotal)
+	if q.ready.jq = jq; jq != nil {
+		q.durableTakeAll(&held)
+	}
 	return held
 }
 

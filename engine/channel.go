@@ -85,6 +85,9 @@ func (ch *channel) deliver(q *queue, e entry, c *consumer, noAck bool) uint64 {
 	if noAck {
 		return tag
 	}
+	if ch.b.dlog != nil {
+		q.durableHold(&e, ch.id, tag)
+	}
 	ch.unacked.push(delivery{tag: tag, q: q, e: e, c: c, atMs: ch.b.now, ctag: ctag})
 	ch.unackedLive++
 	q.accountUnacked(1, int64(len(e.msg.Body)))
@@ -226,6 +229,9 @@ func (ch *channel) trim() {
 // ackOne acknowledges a delivery: the message copy ends.
 func (ch *channel) ackOne(d *delivery) {
 	v := ch.settle(d)
+	if ch.b.dlog != nil {
+		v.q.durableDone(&v.e)
+	}
 	ev := ch.b.emitted(EvAcked)
 	ev.Vhost, ev.Channel, ev.Queue, ev.MsgID, ev.Msg = v.q.vhost.name, ch.id, v.q.name, v.e.msg.ID, v.e.msg
 	ev.DeliveryTag, ev.ConsumerTag = v.tag, v.ctag
@@ -238,6 +244,9 @@ func (ch *channel) rejectOne(d *delivery, requeue bool) {
 	if requeue {
 		v.q.requeue(v.e, ch.id, v.tag, returnByClient)
 		return
+	}
+	if ch.b.dlog != nil {
+		v.q.durableDone(&v.e)
 	}
 	ch.b.emit(Event{Kind: EvRejected, Vhost: v.q.vhost.name, Channel: ch.id, Queue: v.q.name, MsgID: v.e.msg.ID, Msg: v.e.msg, DeliveryTag: v.tag})
 	v.q.deadLetter(v.e.msg, ReasonRejected)

@@ -59,6 +59,20 @@ const (
 	kindPutTopicPermission        CommandKind = 47
 	kindClearTopicPermissions     CommandKind = 48
 	kindSetLimits                 CommandKind = 49
+	kindDurablePut                CommandKind = 50
+	kindDurableTake               CommandKind = 51
+	kindDurableHold               CommandKind = 52
+	kindDurableDone               CommandKind = 53
+	kindDurableClock              CommandKind = 54
+	kindDurableQueue              CommandKind = 55
+	kindDurableQueueGone          CommandKind = 56
+	kindDurableExchange           CommandKind = 57
+	kindDurableExchangeGone       CommandKind = 58
+	kindDurableBind               CommandKind = 59
+	kindDurableUnbind             CommandKind = 60
+	kindDurableBuffer             CommandKind = 61
+	kindDurableDelay              CommandKind = 62
+	kindDurableRelease            CommandKind = 63
 )
 
 // commandNames names the kinds, for errors and tests; its length bounds
@@ -113,6 +127,20 @@ var commandNames = [...]string{
 	kindPutTopicPermission:        "PutTopicPermission",
 	kindClearTopicPermissions:     "ClearTopicPermissions",
 	kindSetLimits:                 "SetLimits",
+	kindDurablePut:                "DurablePut",
+	kindDurableTake:               "DurableTake",
+	kindDurableHold:               "DurableHold",
+	kindDurableDone:               "DurableDone",
+	kindDurableClock:              "DurableClock",
+	kindDurableQueue:              "DurableQueue",
+	kindDurableQueueGone:          "DurableQueueGone",
+	kindDurableExchange:           "DurableExchange",
+	kindDurableExchangeGone:       "DurableExchangeGone",
+	kindDurableBind:               "DurableBind",
+	kindDurableUnbind:             "DurableUnbind",
+	kindDurableBuffer:             "DurableBuffer",
+	kindDurableDelay:              "DurableDelay",
+	kindDurableRelease:            "DurableRelease",
 }
 
 func (CmdOpenConnection) kind() CommandKind            { return kindOpenConnection }
@@ -164,6 +192,20 @@ func (CmdClearUserPermission) kind() CommandKind       { return kindClearUserPer
 func (CmdPutTopicPermission) kind() CommandKind        { return kindPutTopicPermission }
 func (CmdClearTopicPermissions) kind() CommandKind     { return kindClearTopicPermissions }
 func (CmdSetLimits) kind() CommandKind                 { return kindSetLimits }
+func (CmdDurablePut) kind() CommandKind                { return kindDurablePut }
+func (CmdDurableTake) kind() CommandKind               { return kindDurableTake }
+func (CmdDurableHold) kind() CommandKind               { return kindDurableHold }
+func (CmdDurableDone) kind() CommandKind               { return kindDurableDone }
+func (CmdDurableClock) kind() CommandKind              { return kindDurableClock }
+func (CmdDurableQueue) kind() CommandKind              { return kindDurableQueue }
+func (CmdDurableQueueGone) kind() CommandKind          { return kindDurableQueueGone }
+func (CmdDurableExchange) kind() CommandKind           { return kindDurableExchange }
+func (CmdDurableExchangeGone) kind() CommandKind       { return kindDurableExchangeGone }
+func (CmdDurableBind) kind() CommandKind               { return kindDurableBind }
+func (CmdDurableUnbind) kind() CommandKind             { return kindDurableUnbind }
+func (CmdDurableBuffer) kind() CommandKind             { return kindDurableBuffer }
+func (CmdDurableDelay) kind() CommandKind              { return kindDurableDelay }
+func (CmdDurableRelease) kind() CommandKind            { return kindDurableRelease }
 
 // cmd writes c's kind and fields. The kind is written as a constant, not
 // through the Command interface: a call through it would make every
@@ -421,6 +463,97 @@ func (e *encoder) cmd(c Command) {
 		e.tag(kindSetLimits)
 		e.varint(int64(c.Limits.MaxQueuesPerVhost))
 		e.varint(c.Limits.MaxMessagesPerVhost)
+	case CmdDurablePut:
+		e.tag(kindDurablePut)
+		e.str(c.Vhost)
+		e.str(c.Queue)
+		e.varint(int64(c.Return))
+		e.uvarint(c.Key)
+		e.bytes(c.Entry)
+	case CmdDurableTake:
+		e.tag(kindDurableTake)
+		e.str(c.Vhost)
+		e.str(c.Queue)
+		e.uvarint(c.Seq)
+	case CmdDurableHold:
+		e.tag(kindDurableHold)
+		e.str(c.Vhost)
+		e.str(c.Queue)
+		e.uvarint(c.Seq)
+		e.channel(c.Channel)
+		e.uvarint(c.Tag)
+		e.bytes(c.Entry)
+	case CmdDurableDone:
+		e.tag(kindDurableDone)
+		e.str(c.Vhost)
+		e.str(c.Queue)
+		e.uvarint(c.Seq)
+	case CmdDurableClock:
+		e.tag(kindDurableClock)
+		e.varint(int64(c.Time))
+	case CmdDurableQueue:
+		e.tag(kindDurableQueue)
+		e.str(c.Vhost)
+		e.str(c.Name)
+		e.boolean(c.AutoDelete)
+		e.table(c.Args, 0)
+		e.boolean(c.Quorum)
+	case CmdDurableQueueGone:
+		e.tag(kindDurableQueueGone)
+		e.str(c.Vhost)
+		e.str(c.Name)
+	case CmdDurableExchange:
+		e.tag(kindDurableExchange)
+		e.str(c.Vhost)
+		e.str(c.Name)
+		e.str(c.Type)
+		e.str(c.Route)
+		e.boolean(c.AutoDelete)
+		e.boolean(c.Internal)
+		e.table(c.Args, 0)
+	case CmdDurableExchangeGone:
+		e.tag(kindDurableExchangeGone)
+		e.str(c.Vhost)
+		e.str(c.Name)
+	case CmdDurableBind:
+		e.tag(kindDurableBind)
+		e.str(c.Vhost)
+		e.str(c.Source)
+		e.str(c.Destination)
+		e.boolean(c.ToExchange)
+		e.str(c.Key)
+		e.table(c.Args, 0)
+	case CmdDurableUnbind:
+		e.tag(kindDurableUnbind)
+		e.str(c.Vhost)
+		e.str(c.Source)
+		e.str(c.Destination)
+		e.boolean(c.ToExchange)
+		e.str(c.Key)
+		e.table(c.Args, 0)
+	case CmdDurableBuffer:
+		e.tag(kindDurableBuffer)
+		e.str(c.Vhost)
+		e.str(c.Queue)
+		e.uvarint(c.Seq)
+		e.boolean(c.Buffered)
+	case CmdDurableDelay:
+		e.tag(kindDurableDelay)
+		e.str(c.Vhost)
+		e.str(c.Exchange)
+		e.str(c.Type)
+		e.str(c.Route)
+		e.boolean(c.Durable)
+		e.boolean(c.AutoDelete)
+		e.boolean(c.Internal)
+		e.table(c.Args, 0)
+		e.varint(c.Delay)
+		e.bytes(c.Entry)
+	case CmdDurableRelease:
+		e.tag(kindDurableRelease)
+		e.str(c.Vhost)
+		e.str(c.Exchange)
+		e.uvarint(c.ID)
 	default:
 		e.fail("not a command")
 	}
@@ -533,6 +666,34 @@ func (d *decoder) cmd() Command {
 		return CmdClearTopicPermissions{User: d.str(), Vhost: d.str(), Exchange: d.str()}
 	case kindSetLimits:
 		return CmdSetLimits{Limits: Limits{MaxQueuesPerVhost: int(d.signed(math.MinInt, math.MaxInt)), MaxMessagesPerVhost: d.varint()}}
+	case kindDurablePut:
+		return CmdDurablePut{Vhost: d.str(), Queue: d.str(), Return: int(d.signed(math.MinInt, math.MaxInt)), Key: d.uvarint(), Entry: d.bytes()}
+	case kindDurableTake:
+		return CmdDurableTake{Vhost: d.str(), Queue: d.str(), Seq: d.uvarint()}
+	case kindDurableHold:
+		return CmdDurableHold{Vhost: d.str(), Queue: d.str(), Seq: d.uvarint(), Channel: d.channel(), Tag: d.uvarint(), Entry: d.bytes()}
+	case kindDurableDone:
+		return CmdDurableDone{Vhost: d.str(), Queue: d.str(), Seq: d.uvarint()}
+	case kindDurableClock:
+		return CmdDurableClock{Time: Time(d.varint())}
+	case kindDurableQueue:
+		return CmdDurableQueue{Vhost: d.str(), Name: d.str(), AutoDelete: d.boolean(), Args: d.table(0), Quorum: d.boolean()}
+	case kindDurableQueueGone:
+		return CmdDurableQueueGone{Vhost: d.str(), Name: d.str()}
+	case kindDurableExchange:
+		return CmdDurableExchange{Vhost: d.str(), Name: d.str(), Type: d.str(), Route: d.str(), AutoDelete: d.boolean(), Internal: d.boolean(), Args: d.table(0)}
+	case kindDurableExchangeGone:
+		return CmdDurableExchangeGone{Vhost: d.str(), Name: d.str()}
+	case kindDurableBind:
+		return CmdDurableBind{Vhost: d.str(), Source: d.str(), Destination: d.str(), ToExchange: d.boolean(), Key: d.str(), Args: d.table(0)}
+	case kindDurableUnbind:
+		return CmdDurableUnbind{Vhost: d.str(), Source: d.str(), Destination: d.str(), ToExchange: d.boolean(), Key: d.str(), Args: d.table(0)}
+	case kindDurableBuffer:
+		return CmdDurableBuffer{Vhost: d.str(), Queue: d.str(), Seq: d.uvarint(), Buffered: d.boolean()}
+	case kindDurableDelay:
+		return CmdDurableDelay{Vhost: d.str(), Exchange: d.str(), Type: d.str(), Route: d.str(), Durable: d.boolean(), AutoDelete: d.boolean(), Internal: d.boolean(), Args: d.table(0), Delay: d.varint(), Entry: d.bytes()}
+	case kindDurableRelease:
+		return CmdDurableRelease{Vhost: d.str(), Exchange: d.str(), ID: d.uvarint()}
 	}
 	d.off--
 	d.fail("unknown command kind " + strconv.Itoa(int(k)))

@@ -60,6 +60,20 @@ var recordedKinds = map[string]CommandKind{
 	"PutTopicPermission":        47,
 	"ClearTopicPermissions":     48,
 	"SetLimits":                 49,
+	"DurablePut":                50,
+	"DurableTake":               51,
+	"DurableHold":               52,
+	"DurableDone":               53,
+	"DurableClock":              54,
+	"DurableQueue":              55,
+	"DurableQueueGone":          56,
+	"DurableExchange":           57,
+	"DurableExchangeGone":       58,
+	"DurableBind":               59,
+	"DurableUnbind":             60,
+	"DurableBuffer":             61,
+	"DurableDelay":              62,
+	"DurableRelease":            63,
 }
 
 func TestCommandKindNumbersArePinned(t *testing.T) {

@@ -70,6 +70,11 @@ func delayOf(x *exchange, m *Message) (int64, bool) {
 
 func (b *Broker) delay(x *exchange, m *Message, delayMs int64) {
 	d := &delayedMsg{x: x, msg: m, delay: delayMs}
+	if b.dlog != nil {
+		// Every held message survives a restart (durable.go).
+		b.addDurable(CmdDurableDelay{Vhost: x.vhost.name, Exchange: x.name, Type: x.kind, Route: x.route, Durable: x.durable,
+			AutoDelete: x.autoDelete, Internal: x.internal, Args: x.args, Delay: delayMs, Entry: b.dlog.entryBytes(&entry{msg: m, expiresAt: Never})})
+	}
 	d.timer.Value = timerRef{kind: timerDelayed, d: d}
 	b.timers.Reset(&d.timer, int64(b.now)+delayMs)
 	d.heldAt = len(x.held)
@@ -85,6 +90,9 @@ func (b *Broker) delay(x *exchange, m *Message, delayMs int64) {
 // message reaches only the deleted exchange's alternate exchange, or the
 // bindings of an exchange declared since under the same name.
 func (b *Broker) releaseDelayed(d *delayedMsg) {
+	if b.dlog != nil {
+		b.addDurable(CmdDurableRelease{Vhost: d.x.vhost.name, Exchange: d.x.name, ID: d.msg.ID})
+	}
 	x := d.x
 	v := x.vhost
 	if v.deleted {

@@ -17,7 +17,11 @@
 // over events. Applying those records, in order, to a new broker with the
 // same Config rebuilds the same broker, with the same events on the way.
 // Reads (Snapshot, NextDeadline, the listings) are not commands and must
-// not change what later commands do.
+// not change what later commands do. A driver that keeps only what a
+// restart keeps (a data directory) turns on the durable log instead
+// (EnableDurableLog, durable.go): DrainDurable hands over context-free
+// records of the durable state's changes, and DurableCheckpoint says when
+// a Save must be logged in their place.
 //
 // The driver's duties (compare etcd raft's Node/RawNode contract):
 //

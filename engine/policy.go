@@ -372,6 +372,9 @@ func (q *queue) resolveDeliveryLimit(pol, op *Policy) int64 {
 // head, a new x-expires lease starts now.
 func (q *queue) applyPolicy() {
 	v := q.vhost
+	if q.durable {
+		v.b.durableDirty() // settings and expiries change with it
+	}
 	q.policyGen = v.policyGen
 	// What expired under the old settings dies by them (backlog.go).
 	q.catchUp()

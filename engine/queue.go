@@ -183,20 +183,34 @@ func (b *Broker) queueDeclare(ch *channel, d QueueDeclare) (QueueDeclareOk, *Err
 	if lim := b.cfg.MaxQueuesPerVhost; lim > 0 && len(v.queues) >= lim {
 		return QueueDeclareOk{}, channelErr(PreconditionFailed, m, "cannot declare queue '%s': queue limit in vhost '%s' (%d) is reached", name, v.name, lim)
 	}
+	var owner *connection
+	if d.Exclusive {
+		owner = ch.conn
+	}
+	q := v.newQueue(name, d.Durable, d.AutoDelete, d.Args, quorum, owner)
+	ch.lastQueue = name
+	b.emit(Event{Kind: EvQueueDeclared, Vhost: v.name, Channel: ch.id, Queue: name, Detail: &EventDetail{Features: q.describe()}})
+	q.touchLease()
+	return q.declareOk(), nil
+}
+
+// newQueue makes a queue declared with these flags and arguments (the
+// owner's exclusive one if owner is set) and adds it to the vhost.
+func (v *vhost) newQueue(name string, durable, autoDelete bool, args Table, quorum bool, owner *connection) *queue {
 	q := &queue{
 		vhost:      v,
 		name:       name,
-		durable:    d.Durable,
-		exclusive:  d.Exclusive,
-		autoDelete: d.AutoDelete,
-		args:       d.Args.Clone(),
+		durable:    durable,
+		exclusive:  owner != nil,
+		autoDelete: autoDelete,
+		args:       args.Clone(),
 		quorum:     quorum,
 	}
-	if sac, ok := d.Args["x-single-active-consumer"].(bool); ok {
+	if sac, ok := args["x-single-active-consumer"].(bool); ok {
 		q.sac = sac
 	}
-	if d.Exclusive {
-		q.owner = ch.conn
+	if owner != nil {
+		q.owner = owner
 		if q.owner.exclusives == nil {
 			q.owner.exclusives = map[string]*queue{}
 		}
@@ -207,13 +221,10 @@ func (b *Broker) queueDeclare(ch *channel, d QueueDeclare) (QueueDeclareOk, *Err
 	q.dispatchTimer.Value = timerRef{kind: timerQueueDispatch, q: q}
 	q.set = q.resolveSettings()
 	q.policyGen = v.policyGen
-	q.ready = newStore(q.set.maxPriority, &v.ready, &b.ready)
+	q.ready = newStore(q.set.maxPriority, &v.ready, &v.b.ready)
 	v.addQueue(q)
 	v.queueMemo.forget()
-	ch.lastQueue = name
-	b.emit(Event{Kind: EvQueueDeclared, Vhost: v.name, Channel: ch.id, Queue: name, Detail: &EventDetail{Features: q.describe()}})
-	q.touchLease()
-	return q.declareOk(), nil
+	return q
 }
 
 // describe summarises the queue's flags and arguments for the trace.

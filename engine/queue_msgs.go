@@ -196,6 +196,9 @@ func (q *queue) requeue(e entry, ch ChannelID, tag uint64, how returnHow) {
 	if q.quorum {
 		e.deliveries++
 		if q.set.deliveryLimit >= 0 && int64(e.deliveries) > q.set.deliveryLimit {
+			if b.dlog != nil {
+				q.durableDone(&e)
+			}
 			b.emit(Event{Kind: EvDeliveryLimited, Vhost: q.vhost.name, Channel: ch, Queue: q.name, MsgID: e.msg.ID, Msg: e.msg, DeliveryTag: tag, Deliveries: int(e.deliveries)})
 			q.deadLetter(e.msg, ReasonDeliveryLimit)
 			return
@@ -210,10 +213,11 @@ func (q *queue) requeue(e entry, ch ChannelID, tag uint64, how returnHow) {
 	default:
 		q.ready.returnInOrder(e)
 	}
-	if !q.quorum {
+	if !q.quorum && !b.restarting {
 		// A requeue is not refused by reject-publish, but a classic queue
 		// with drop-head trims itself right after it, from the head
-		// (observed: RabbitMQ 3.10.8, observations.md §12 (d), (e)).
+		// (observed: RabbitMQ 3.10.8, observations.md §12 (d), (e)); a
+		// restart trims once all are back (restart.go).
 		q.dropHeadOverflow()
 	}
 	q.rearmExpiry()

@@ -101,17 +101,32 @@ const (
 // restart applies CmdRestart (see Restart).
 func (b *Broker) restart(at Time) {
 	b.lastChan = nil
-	deliveries := b.dropConnections()
+	// A broker replaying the durable log has no channels, and holds their
+	// copies itself (durable_replay.go).
+	deliveries := append(b.dropConnections(), b.heldForRestart()...)
 	b.finishEnds()
 	if at := min(at, MaxTime); at > b.now {
 		b.now = at
 	}
 	b.emit(Event{Kind: EvRestarted})
+	// A length limit trims a classic queue once its transient messages
+	// are gone, not as each delivery comes back: what a queue holds
+	// after a restart does not depend on what no restart keeps (and a
+	// broker recovered from its durable log never had it, durable.go).
+	b.restarting = true
 	for _, d := range deliveries {
 		b.restoreDelivery(d)
 	}
+	b.restarting = false
 	for _, name := range b.Vhosts() {
 		b.vhosts[name].restart()
+	}
+	for _, name := range b.Vhosts() {
+		for _, q := range b.vhosts[name].sortedQueues() {
+			if q.durable && !q.quorum {
+				q.dropHeadOverflow()
+			}
+		}
 	}
 	b.flush()
 }
@@ -230,6 +245,11 @@ func (v *vhost) restart() {
 				q.dropTransient()
 			}
 			q.touchLease()
+			// Armed afresh, in the queues' order: which of two queues
+			// expiring at once goes first no longer depends on when
+			// their timers were armed before the stop, which a broker
+			// recovered from its durable log cannot know (durable.go).
+			q.vhost.b.timers.Remove(&q.expiryTimer)
 			q.rearmExpiry()
 		}
 	}

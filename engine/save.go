@@ -78,6 +78,9 @@ func (b *Broker) Save() []byte {
 	if b.events.len() > 0 || b.PendingCommands() > 0 {
 		panic("engine: Save with undrained events or command records: drain them first")
 	}
+	if b.replay != nil {
+		panic("engine: Save while replaying the durable log: restart first (durable_replay.go)")
+	}
 	s := newSaver(b)
 	// A queued message takes about 30 bytes: start near the size (the
 	// totals bound only the start, see newMsgIndex).

@@ -17,7 +17,7 @@ var savedFields = []struct {
 	v      any
 	fields string
 }{
-	{Broker{}, "cfg now rng events cmds users vhosts conns chans lastChan timers connRefs chanRefs nextCon nextMsg pendingDL ends endsTimer ready unacked delayed lastDLSource lastDeath lastDeathKey consumerSeq bindingSerial routeGen routeWork topicScratch queueScratch delayedCount"},
+	{Broker{}, "cfg now rng events cmds users vhosts conns chans lastChan timers connRefs chanRefs nextCon nextMsg pendingDL ends endsTimer ready unacked delayed lastDLSource lastDeath lastDeathKey consumerSeq bindingSerial routeGen routeWork topicScratch queueScratch delayedCount dlog replay restarting"},
 	{Config{}, "Seed ConsumerTimeoutMs EpochMs MaxQueuesPerVhost MaxMessagesPerVhost MaxDeadLetterHops MaxBatch RecordCommands"},
 	{vhost{}, "b name exchanges queues queueMemo policies opPolicies ready counts policyGen policyWalk deleted"},
 	{vhostCounts{}, "queueNames exchangeNames consumers unacked connections channels byUser"},
@@ -25,7 +25,7 @@ var savedFields = []struct {
 	{binding{}, "src dst viaDirect viaAlt key args xmatch serial"},
 	{queue{}, "vhost name durable exclusive autoDelete owner args quorum sac deleted set ready unacked unackedBytes nextSeq returning consumers hadConsumers exclusiveC active expiryTimer leaseTimer dispatchTimer policyGen visit viaDefault listed"},
 	{queueSettings{}, "ttlMs expiresMs maxLen maxBytes overflow dlx hasDLX dlrk hasDLRK deliveryLimit maxPriority policy opPolicy"},
-	{store{}, "levels n bytes returnSeq work vhostTotal brokerTotal"},
+	{store{}, "levels n bytes returnSeq work vhostTotal brokerTotal jq"},
 	{entry{}, "msg via seq enqueuedAt expiresAt deliveries priority redelivered"},
 	{connection{}, "id vhost name user clientProps channels exclusives grants listed paused"},
 	{channel{}, "b conn id closed nextTag unacked unackedLive one pubX pubTopic lastQueue consumers consumerOrder reply prefetch globalPrefetch consumerLive confirm publishSeq tx txPubs txAcks commit ackTimer listed ackIdle"},

@@ -47,6 +47,10 @@ type store struct {
 	// messages and bytes, kept here where every change happens, for the
 	// per-vhost message limit and the server's memory alarm.
 	vhostTotal, brokerTotal *tally
+	// jq is the queue, when it is durable and the broker keeps a durable
+	// log (durable.go): the store tells it of every copy that comes and
+	// goes. nil otherwise, which costs the hot path one check.
+	jq *queue
 }
 
 // level is one priority level's ready copies in delivery order: those
@@ -119,6 +123,9 @@ func (s *store) level(p uint8) int {
 func (s *store) push(e entry) {
 	s.levels[s.level(e.priority)].fresh.push(e)
 	s.account(1, int64(len(e.msg.Body)))
+	if s.jq != nil {
+		s.jq.durablePut(&e, 0, 0)
+	}
 }
 
 // returnBySeq puts a copy a classic queue takes back at its original
@@ -126,6 +133,9 @@ func (s *store) push(e entry) {
 func (s *store) returnBySeq(e entry) {
 	s.work += s.levels[s.level(e.priority)].returns.push(returned{key: e.seq, e: e})
 	s.account(1, int64(len(e.msg.Body)))
+	if s.jq != nil {
+		s.jq.durablePut(&e, 1, e.seq)
+	}
 }
 
 // returnInOrder puts a copy a quorum queue takes back after the copies
@@ -136,6 +146,9 @@ func (s *store) returnInOrder(e entry) {
 	s.returnSeq++
 	s.work += s.levels[s.level(e.priority)].returns.push(returned{key: s.returnSeq, e: e})
 	s.account(1, int64(len(e.msg.Body)))
+	if s.jq != nil {
+		s.jq.durablePut(&e, 2, s.returnSeq)
+	}
 }
 
 // head returns the entry that would be delivered next, or nil.
@@ -169,6 +182,9 @@ func (s *store) popLevel(l int) entry {
 		e = lv.fresh.pop()
 	}
 	s.account(-1, -int64(len(e.msg.Body)))
+	if s.jq != nil {
+		s.jq.durableTake(&e)
+	}
 	return e
 }
 
@@ -304,5 +320,8 @@ func (s *store) takeFront(k int) store {
 		out.bytes = bytes - left
 	}
 	s.account(-out.n, -out.bytes)
+	if s.jq != nil {
+		s.jq.durableTakeAll(&out)
+	}
 	return out
 }

@@ -27,6 +27,9 @@ type txAck struct {
 func (ch *channel) bufferAcks(ds []*delivery, k txAckKind) {
 	for _, d := range ds {
 		v := *d
+		if ch.b.dlog != nil {
+			v.q.durableBuffer(&v.e, true)
+		}
 		d.done = true
 		d.e = entry{}
 		ch.unackedLive--
@@ -91,6 +94,9 @@ func (b *Broker) rollbackTx(id ChannelID) error {
 	}
 	n := len(ch.txPubs) + len(ch.txAcks)
 	for _, a := range ch.txAcks {
+		if b.dlog != nil {
+			a.d.q.durableBuffer(&a.d.e, false)
+		}
 		ch.restoreUnacked(a.d)
 	}
 	ch.txPubs, ch.txAcks = nil, nil

@@ -52,6 +52,9 @@ func (ch *channel) stepCommit() {
 			ch.consumerLive--
 		}
 		c.queues = append(c.queues, d.q)
+		if b.dlog != nil && !a.kind.requeue {
+			d.q.durableDone(&d.e)
+		}
 		switch {
 		case a.kind.ack:
 			b.emit(Event{Kind: EvAcked, Vhost: d.q.vhost.name, Channel: ch.id, Queue: d.q.name, MsgID: d.e.msg.ID, Msg: d.e.msg, DeliveryTag: d.tag, ConsumerTag: d.ctag})

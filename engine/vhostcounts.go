@@ -23,10 +23,17 @@ type userCounts struct{ connections, channels int }
 func (v *vhost) addQueue(q *queue) {
 	v.queues[q.name] = q
 	q.listed = v.counts.queueNames.add(q.name)
+	if v.b.dlog != nil && q.durable {
+		q.ready.jq = q
+		v.b.addDurable(CmdDurableQueue{Vhost: v.name, Name: q.name, AutoDelete: q.autoDelete, Args: q.args, Quorum: q.quorum})
+	}
 }
 
 func (v *vhost) dropQueue(q *queue) {
 	delete(v.queues, q.name)
+	if v.b.dlog != nil && q.durable {
+		v.b.addDurable(CmdDurableQueueGone{Vhost: v.name, Name: q.name})
+	}
 	if moved, ok := v.counts.queueNames.remove(q.listed); ok {
 		v.queues[moved].listed = q.listed
 	}
@@ -35,10 +42,16 @@ func (v *vhost) dropQueue(q *queue) {
 func (v *vhost) addExchange(x *exchange) {
 	v.exchanges[x.name] = x
 	x.listed = v.counts.exchangeNames.add(x.name)
+	if v.b.dlog != nil && x.durable {
+		v.b.addDurable(CmdDurableExchange{Vhost: v.name, Name: x.name, Type: x.kind, Route: x.route, AutoDelete: x.autoDelete, Internal: x.internal, Args: x.args})
+	}
 }
 
 func (v *vhost) dropExchange(x *exchange) {
 	delete(v.exchanges, x.name)
+	if v.b.dlog != nil && x.durable {
+		v.b.addDurable(CmdDurableExchangeGone{Vhost: v.name, Name: x.name})
+	}
 	if moved, ok := v.counts.exchangeNames.remove(x.listed); ok {
 		v.exchanges[moved].listed = x.listed
 	}

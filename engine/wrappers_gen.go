@@ -23,6 +23,9 @@ func (b *Broker) CloseConnection(conn ConnID) {
 	if b.cfg.RecordCommands {
 		b.record(CmdCloseConnection{Conn: conn})
 	}
+	if b.dlog != nil {
+		b.dlog.noteCommand(CmdCloseConnection{Conn: conn})
+	}
 	b.closeConnectionByID(conn)
 }
 
@@ -35,6 +38,9 @@ func (b *Broker) CloseConnection(conn ConnID) {
 func (b *Broker) ForceCloseConnection(conn ConnID, reason string) {
 	if b.cfg.RecordCommands {
 		b.record(CmdForceCloseConnection{Conn: conn, Reason: reason})
+	}
+	if b.dlog != nil {
+		b.dlog.noteCommand(CmdForceCloseConnection{Conn: conn, Reason: reason})
 	}
 	b.forceCloseConnection(conn, reason)
 }
@@ -49,6 +55,9 @@ func (b *Broker) ForceCloseConnection(conn ConnID, reason string) {
 func (b *Broker) ForceCloseUserConnections(user, reason string) int {
 	if b.cfg.RecordCommands {
 		b.record(CmdForceCloseUserConnections{User: user, Reason: reason})
+	}
+	if b.dlog != nil {
+		b.dlog.noteCommand(CmdForceCloseUserConnections{User: user, Reason: reason})
 	}
 	return b.forceCloseUserConnections(user, reason)
 }
@@ -68,6 +77,9 @@ func (b *Broker) CloseChannel(channel ChannelID) {
 	if b.cfg.RecordCommands {
 		b.record(CmdCloseChannel{Channel: channel})
 	}
+	if b.dlog != nil {
+		b.dlog.noteCommand(CmdCloseChannel{Channel: channel})
+	}
 	b.closeChannel(channel)
 }
 
@@ -81,6 +93,9 @@ func (b *Broker) ChannelException(channel ChannelID, err *Error) {
 	if b.cfg.RecordCommands {
 		b.record(CmdChannelException{Channel: channel, Err: err})
 	}
+	if b.dlog != nil {
+		b.dlog.noteCommand(CmdChannelException{Channel: channel, Err: err})
+	}
 	b.channelException(channel, err)
 }
 
@@ -91,6 +106,9 @@ func (b *Broker) ExchangeDeclare(channel ChannelID, declare ExchangeDeclare) err
 	if b.cfg.RecordCommands {
 		b.record(CmdExchangeDeclare{Channel: channel, Declare: declare})
 	}
+	if b.dlog != nil {
+		b.dlog.noteCommand(CmdExchangeDeclare{Channel: channel, Declare: declare})
+	}
 	return b.declareExchange(channel, declare)
 }
 
@@ -100,6 +118,9 @@ func (b *Broker) ExchangeDeclare(channel ChannelID, declare ExchangeDeclare) err
 func (b *Broker) ExchangeDelete(channel ChannelID, delete ExchangeDelete) error {
 	if b.cfg.RecordCommands {
 		b.record(CmdExchangeDelete{Channel: channel, Delete: delete})
+	}
+	if b.dlog != nil {
+		b.dlog.noteCommand(CmdExchangeDelete{Channel: channel, Delete: delete})
 	}
 	return b.exchangeDelete(channel, delete)
 }
@@ -164,6 +185,9 @@ func (b *Broker) BasicQos(channel ChannelID, qos BasicQos) error {
 	if b.cfg.RecordCommands {
 		b.record(CmdBasicQos{Channel: channel, Qos: qos})
 	}
+	if b.dlog != nil {
+		b.dlog.noteCommand(CmdBasicQos{Channel: channel, Qos: qos})
+	}
 	return b.basicQos(channel, qos)
 }
 
@@ -183,6 +207,9 @@ func (b *Broker) BasicCancel(channel ChannelID, consumerTag string) error {
 	if b.cfg.RecordCommands {
 		b.record(CmdBasicCancel{Channel: channel, ConsumerTag: consumerTag})
 	}
+	if b.dlog != nil {
+		b.dlog.noteCommand(CmdBasicCancel{Channel: channel, ConsumerTag: consumerTag})
+	}
 	return b.basicCancel(channel, consumerTag)
 }
 
@@ -192,6 +219,9 @@ func (b *Broker) BasicCancel(channel ChannelID, consumerTag string) error {
 func (b *Broker) BasicPublish(channel ChannelID, publish BasicPublish) error {
 	if b.cfg.RecordCommands {
 		b.record(CmdBasicPublish{Channel: channel, Publish: publish})
+	}
+	if b.dlog != nil {
+		b.dlog.noteCommand(CmdBasicPublish{Channel: channel, Publish: publish})
 	}
 	return b.basicPublish(channel, publish)
 }
@@ -211,6 +241,9 @@ func (b *Broker) ConfirmSelect(channel ChannelID) error {
 	if b.cfg.RecordCommands {
 		b.record(CmdConfirmSelect{Channel: channel})
 	}
+	if b.dlog != nil {
+		b.dlog.noteCommand(CmdConfirmSelect{Channel: channel})
+	}
 	return b.confirmSelect(channel)
 }
 
@@ -220,6 +253,9 @@ func (b *Broker) ConfirmSelect(channel ChannelID) error {
 func (b *Broker) TxSelect(channel ChannelID) error {
 	if b.cfg.RecordCommands {
 		b.record(CmdTxSelect{Channel: channel})
+	}
+	if b.dlog != nil {
+		b.dlog.noteCommand(CmdTxSelect{Channel: channel})
 	}
 	return b.txSelect(channel)
 }
@@ -232,6 +268,9 @@ func (b *Broker) TxCommit(channel ChannelID) error {
 	if b.cfg.RecordCommands {
 		b.record(CmdTxCommit{Channel: channel})
 	}
+	if b.dlog != nil {
+		b.dlog.noteCommand(CmdTxCommit{Channel: channel})
+	}
 	return b.commitTx(channel)
 }
 
@@ -243,6 +282,9 @@ func (b *Broker) TxRollback(channel ChannelID) error {
 	if b.cfg.RecordCommands {
 		b.record(CmdTxRollback{Channel: channel})
 	}
+	if b.dlog != nil {
+		b.dlog.noteCommand(CmdTxRollback{Channel: channel})
+	}
 	return b.rollbackTx(channel)
 }
 
@@ -250,6 +292,9 @@ func (b *Broker) TxRollback(channel ChannelID) error {
 func (b *Broker) SetPolicy(policy Policy) error {
 	if b.cfg.RecordCommands {
 		b.record(CmdSetPolicy{Policy: policy, Operator: false})
+	}
+	if b.dlog != nil {
+		b.dlog.noteCommand(CmdSetPolicy{Policy: policy, Operator: false})
 	}
 	return b.setPolicy(policy, false)
 }
@@ -260,6 +305,9 @@ func (b *Broker) SetOperatorPolicy(policy Policy) error {
 	if b.cfg.RecordCommands {
 		b.record(CmdSetPolicy{Policy: policy, Operator: true})
 	}
+	if b.dlog != nil {
+		b.dlog.noteCommand(CmdSetPolicy{Policy: policy, Operator: true})
+	}
 	return b.setPolicy(policy, true)
 }
 
@@ -269,6 +317,9 @@ func (b *Broker) ClearPolicy(vhost, name string) error {
 	if b.cfg.RecordCommands {
 		b.record(CmdClearPolicy{Vhost: vhost, Name: name, Operator: false})
 	}
+	if b.dlog != nil {
+		b.dlog.noteCommand(CmdClearPolicy{Vhost: vhost, Name: name, Operator: false})
+	}
 	return b.clearPolicy(vhost, name, false)
 }
 
@@ -277,6 +328,9 @@ func (b *Broker) ClearPolicy(vhost, name string) error {
 func (b *Broker) ClearOperatorPolicy(vhost, name string) error {
 	if b.cfg.RecordCommands {
 		b.record(CmdClearPolicy{Vhost: vhost, Name: name, Operator: true})
+	}
+	if b.dlog != nil {
+		b.dlog.noteCommand(CmdClearPolicy{Vhost: vhost, Name: name, Operator: true})
 	}
 	return b.clearPolicy(vhost, name, true)
 }
@@ -292,6 +346,9 @@ func (b *Broker) SetPermissions(user, vhost string, perms *Permissions) {
 	if b.cfg.RecordCommands {
 		b.record(CmdSetPermissions{User: user, Vhost: vhost, Perms: perms})
 	}
+	if b.dlog != nil {
+		b.dlog.noteCommand(CmdSetPermissions{User: user, Vhost: vhost, Perms: perms})
+	}
 	b.setPermissions(user, vhost, perms)
 }
 
@@ -302,6 +359,9 @@ func (b *Broker) SetPermissions(user, vhost string, perms *Permissions) {
 func (b *Broker) AddVhost(name string) error {
 	if b.cfg.RecordCommands {
 		b.record(CmdAddVhost{Name: name})
+	}
+	if b.dlog != nil {
+		b.dlog.noteCommand(CmdAddVhost{Name: name})
 	}
 	return b.createVhost(name)
 }
@@ -315,6 +375,9 @@ func (b *Broker) DeleteVhost(name string) error {
 	if b.cfg.RecordCommands {
 		b.record(CmdDeleteVhost{Name: name})
 	}
+	if b.dlog != nil {
+		b.dlog.noteCommand(CmdDeleteVhost{Name: name})
+	}
 	return b.deleteVhost(name)
 }
 
@@ -327,6 +390,9 @@ func (b *Broker) AdvanceTo(time Time) {
 	if b.cfg.RecordCommands {
 		b.record(CmdAdvanceTo{Time: time})
 	}
+	if b.dlog != nil {
+		b.dlog.noteCommand(CmdAdvanceTo{Time: time})
+	}
 	b.advanceTo(time)
 }
 
@@ -338,6 +404,9 @@ func (b *Broker) AdvanceTo(time Time) {
 func (b *Broker) Settle(time Time) {
 	if b.cfg.RecordCommands {
 		b.record(CmdSettle{Time: time})
+	}
+	if b.dlog != nil {
+		b.dlog.noteCommand(CmdSettle{Time: time})
 	}
 	b.settle(time)
 }
@@ -360,6 +429,9 @@ func (b *Broker) Restart(at Time) {
 	if b.cfg.RecordCommands {
 		b.record(CmdRestart{At: at})
 	}
+	if b.dlog != nil {
+		b.dlog.noteCommand(CmdRestart{At: at})
+	}
 	b.restart(at)
 }
 
@@ -372,6 +444,9 @@ func (b *Broker) PutUser(user User) error {
 	if b.cfg.RecordCommands {
 		b.record(CmdPutUser{User: user})
 	}
+	if b.dlog != nil {
+		b.dlog.noteCommand(CmdPutUser{User: user})
+	}
 	return b.putUser(user)
 }
 
@@ -382,6 +457,9 @@ func (b *Broker) PutUser(user User) error {
 func (b *Broker) DeleteUser(name string) error {
 	if b.cfg.RecordCommands {
 		b.record(CmdDeleteUser{Name: name})
+	}
+	if b.dlog != nil {
+		b.dlog.noteCommand(CmdDeleteUser{Name: name})
 	}
 	return b.deleteUser(name)
 }
@@ -394,6 +472,9 @@ func (b *Broker) PutUserPermission(permission UserPermission) error {
 	if b.cfg.RecordCommands {
 		b.record(CmdPutUserPermission{Permission: permission})
 	}
+	if b.dlog != nil {
+		b.dlog.noteCommand(CmdPutUserPermission{Permission: permission})
+	}
 	return b.putUserPermission(permission)
 }
 
@@ -404,6 +485,9 @@ func (b *Broker) PutUserPermission(permission UserPermission) error {
 func (b *Broker) ClearUserPermission(user, vhost string) error {
 	if b.cfg.RecordCommands {
 		b.record(CmdClearUserPermission{User: user, Vhost: vhost})
+	}
+	if b.dlog != nil {
+		b.dlog.noteCommand(CmdClearUserPermission{User: user, Vhost: vhost})
 	}
 	return b.clearUserPermission(user, vhost)
 }
@@ -417,6 +501,9 @@ func (b *Broker) PutTopicPermission(permission UserTopicPermission) error {
 	if b.cfg.RecordCommands {
 		b.record(CmdPutTopicPermission{Permission: permission})
 	}
+	if b.dlog != nil {
+		b.dlog.noteCommand(CmdPutTopicPermission{Permission: permission})
+	}
 	return b.putTopicPermission(permission)
 }
 
@@ -428,6 +515,9 @@ func (b *Broker) PutTopicPermission(permission UserTopicPermission) error {
 func (b *Broker) ClearTopicPermissions(user, vhost, exchange string) error {
 	if b.cfg.RecordCommands {
 		b.record(CmdClearTopicPermissions{User: user, Vhost: vhost, Exchange: exchange})
+	}
+	if b.dlog != nil {
+		b.dlog.noteCommand(CmdClearTopicPermissions{User: user, Vhost: vhost, Exchange: exchange})
 	}
 	return b.clearTopicPermissions(user, vhost, exchange)
 }

@@ -319,7 +319,7 @@ func startDurable(opts Options) (b *broker.Broker, restored bool, err error) {
 	}
 	restored = rec.Last > 0 || rec.Snapshot != nil
 	if restored {
-		logf("data directory 数据目录 %s: restored snapshot %d and %d logged commands in %v 已恢复快照 %[2]d 及其后的 %[3]d 条命令，用时 %[4]v",
+		logf("data directory 数据目录 %s: restored snapshot %d and %d log records in %v 已恢复快照 %[2]d 及其后的 %[3]d 条日志记录，用时 %[4]v",
 			opts.DataDir, rec.SnapshotPos, rec.Last-rec.SnapshotPos, time.Since(began).Round(time.Millisecond))
 	}
 	return broker.StartDurable(eng, broker.Options{Clock: opts.Clock, Store: st}), restored, nil

@@ -77,9 +77,10 @@ func (a *Alarm) Totals(t engine.MessageTotals) {
 
 // DiskFailed is told, under the backend's lock, when the store that keeps
 // the broker's state on disk starts failing to write (disk full, an I/O
-// error) and when it recovers (err nil). While it fails, publishers are
-// blocked as for RabbitMQ's disk alarm, since nothing they publish could
-// be made durable; consumers keep draining.
+// error) or its file system has less free space than the disk-free limit
+// (RabbitMQ's disk alarm, disk_free_limit), and when neither holds any
+// more (err nil). Meanwhile publishers are blocked with RabbitMQ's reason,
+// "low on disk"; consumers keep draining.
 func (a *Alarm) DiskFailed(err error) {
 	a.disk = err != nil
 	a.update()

@@ -185,6 +185,11 @@ type conn struct {
 	heldMu       sync.Mutex
 	held         heldQueue
 	releaseHeld  func()
+	// syncLeft says an apply left the command log's fsync to the turn's
+	// end (syncLeftLog); heldOver says run holds commands read for its
+	// next turn.
+	syncLeft bool
+	heldOver bool
 
 	hbStart chan int64 // how often to send heartbeats, ms (the machine's), for the writer
 
@@ -365,6 +370,7 @@ func (c *conn) run() error {
 		if len(held) > 0 {
 			cmd, err = held[0].cmd, held[0].err
 			held = held[1:]
+			c.heldOver = len(held) > 0
 		} else {
 			cmd, err = r.next()
 		}
@@ -383,6 +389,7 @@ func (c *conn) run() error {
 				nc, ok, nerr := r.nextBuffered()
 				if nerr != nil || (ok && !nc.heartbeat && !batchable(nc)) {
 					held = append(held, heldCommand{nc, nerr})
+					c.heldOver = true
 					break
 				}
 				if !ok {

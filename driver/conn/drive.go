@@ -19,13 +19,33 @@ func (c *conn) turn() (err error) {
 	c.owner.check()
 	pressure := pressureWakes.Load()
 	c.writeInline(func() { err = c.ready() })
+	c.syncLeftLog()
 	if err == nil {
 		err = c.backlog()
+		c.syncLeftLog()
 	}
 	if pressureWakes.Load() != pressure {
 		runtime.Gosched() // let the owner it woke pause its connection (inbox.go)
 	}
 	return err
+}
+
+// syncLeftLog does the fsync an ApplyLeavingSync of the turn left to the
+// connection (logSyncer): on its own goroutine when it has nothing more
+// to read, its released confirms then written as a request's replies are
+// (writeInline); else by the store's syncer. It runs after the turn's
+// other sends are written, so no delivery waits for the disk.
+func (c *conn) syncLeftLog() {
+	if !c.syncLeft {
+		return
+	}
+	c.syncLeft = false
+	ls := c.b.(logSyncer)
+	if c.idle() {
+		c.writeInline(ls.SyncLog)
+	} else {
+		ls.WakeLog()
+	}
 }
 
 // ready is turn's loop.
@@ -70,7 +90,15 @@ func (c *conn) ready() error {
 // consume-ok before the first delivery).
 func (c *conn) apply(cmds []engine.Command) error {
 	c.inbox.begin()
-	res, err := c.b.Apply(cmds, c.res[:0])
+	var res []engine.Result
+	var err error
+	if ls, ok := c.b.(logSyncer); ok {
+		var lead bool
+		res, lead, err = ls.ApplyLeavingSync(cmds, c.res[:0])
+		c.syncLeft = c.syncLeft || lead
+	} else {
+		res, err = c.b.Apply(cmds, c.res[:0])
+	}
 	c.res = res[:0]
 	if err != nil {
 		c.settle(nil, false)
@@ -79,6 +107,33 @@ func (c *conn) apply(cmds []engine.Command) error {
 	c.settle(res, true)
 	clear(res)
 	return nil
+}
+
+// logSyncer is a backend that can leave the fsync of the command log to
+// the connection when one of its confirms waits for it (the server's
+// broker, broker.ApplyLeavingSync): the connection does it at the end of
+// its turn (syncLeftLog), once the replies and deliveries the turn caused
+// are written, if it has nothing more to read.
+type logSyncer interface {
+	ApplyLeavingSync(cmds []engine.Command, res []engine.Result) ([]engine.Result, bool, error)
+	SyncLog()
+	WakeLog()
+}
+
+// inputQueuer is a transport that can tell whether a read would get
+// bytes now (TCP's SIOCINQ).
+type inputQueuer interface{ InputQueued() bool }
+
+// idle reports whether the connection has nothing more to read: no byte
+// its frame reader has not consumed, none held over for the next turn,
+// and none waiting in the socket. Only then does its goroutine fsync the
+// log itself (logSyncer); a client that streams is read on meanwhile.
+func (c *conn) idle() bool {
+	if c.r == nil || c.r.fr.Buffered() > 0 || c.heldOver {
+		return false
+	}
+	q, ok := c.t.(inputQueuer)
+	return ok && !q.InputQueued()
 }
 
 // settle ends an inbox.begin: it hands the machine the events kept and,

@@ -30,6 +30,11 @@ type FrameReader struct {
 	err          error
 }
 
+// Buffered is how many bytes Feed gave that Next has not consumed yet
+// (a partial frame, or frames not yet read): a driver that has none left
+// and an empty socket has nothing to do but wait.
+func (r *FrameReader) Buffered() int { return len(r.buf) }
+
 // ReaderConfig configures a FrameReader.
 type ReaderConfig struct {
 	// FrameMax is the frame-max in force until SetFrameMax changes it (see

@@ -14,16 +14,52 @@ import "warren/engine"
 // code runs while it owns the engine. The commands of one call are
 // applied in one turn, with no other request between them.
 func (b *Broker) Apply(cmds []engine.Command, res []engine.Result) ([]engine.Result, error) {
-	err := b.own(func() {
-		for _, c := range cmds {
-			r := b.eng.Apply(c)
-			res = append(res, r)
-			if r.Err != nil {
-				break
-			}
-		}
-	})
+	err := b.own(func() { res = b.applyCmds(cmds, res) })
 	return res, err
+}
+
+// ApplyLeavingSync is Apply for a connection that may fsync the command
+// log itself: lead says a confirm the commands caused waits for the log
+// and its fsync was left to the caller, who must then, once, soon, either
+// call SyncLog, if it has nothing else to do (nothing more to read), or
+// WakeLog. At one confirm in flight the connection's goroutine then
+// applies the publish, fsyncs and writes the confirm with no goroutine
+// woken around the fsync; a connection with more to read leaves the fsync
+// to the store's syncer and reads on meanwhile. Without lead, the syncer
+// has the records already.
+func (b *Broker) ApplyLeavingSync(cmds []engine.Command, res []engine.Result) (_ []engine.Result, lead bool, err error) {
+	lead, err = b.ownLocked(func() { res = b.applyCmds(cmds, res) }, true)
+	return res, lead, err
+}
+
+// SyncLog writes and fsyncs the command log on the caller's goroutine, or
+// leaves it to the store's syncer when a round is under way, and runs the
+// releases that became due (after ApplyLeavingSync).
+func (b *Broker) SyncLog() {
+	if b.st != nil {
+		b.syncLog()
+	}
+}
+
+// WakeLog hands the records an ApplyLeavingSync left to the store's
+// syncer.
+func (b *Broker) WakeLog() {
+	if b.st != nil {
+		b.st.Wake()
+	}
+}
+
+// applyCmds applies cmds in order until one fails, appending each
+// result to res. Under the lock.
+func (b *Broker) applyCmds(cmds []engine.Command, res []engine.Result) []engine.Result {
+	for _, c := range cmds {
+		r := b.eng.Apply(c)
+		res = append(res, r)
+		if r.Err != nil {
+			break
+		}
+	}
+	return res
 }
 
 // ApplyOne applies one command, as Apply does, and returns its result; the

@@ -49,8 +49,16 @@ type Broker struct {
 	st        *store.Store
 	dur       *durability
 	persistFn func([]byte) // persistRecord, bound once
-	storeErr  error        // the store's error as last told to the hooks
-	diskHooks []func(error)
+	lastPos   store.Pos    // the position of the last record appended
+	// ckptPromised says this turn ends with a checkpoint, at lastPos+1
+	// (persist); ckptSince when a change waiting for one was first seen,
+	// ckptArmed that a timer will come back for it (maybeCheckpoint).
+	ckptPromised bool
+	ckptSince    time.Time
+	ckptArmed    bool
+	storeErr     error // the store's write error as last told to the hooks
+	lowDisk      error // the store's low-disk state (*store.LowDiskError), likewise
+	diskHooks    []func(error)
 
 	clk clock // the clock's mode and where it is going (clock.go)
 
@@ -67,8 +75,8 @@ type Options struct {
 	Now func() time.Time
 	// Clock is the clock's mode at start (clock.go); live by default.
 	Clock ClockMode
-	// Store, when set, keeps the command log and snapshots on disk
-	// (durable.go): the broker appends every command it applies to it.
+	// Store, when set, keeps the durable log and snapshots on disk
+	// (durable.go): the broker appends what a restart keeps to it.
 	Store *store.Store
 }
 
@@ -91,8 +99,8 @@ func StartWith(cfg engine.Config, opts Options) *Broker {
 }
 
 // StartDurable starts a broker around eng, rebuilt from opts.Store by
-// Recover, as Start does, and appends every command it applies from now
-// on to the store (durable.go).
+// Recover, as Start does, and logs a checkpoint of it and then what a
+// restart keeps of what it applies to the store (durable.go).
 func StartDurable(eng *engine.Broker, opts Options) *Broker {
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -117,7 +125,14 @@ func run(eng *engine.Broker, opts Options) *Broker {
 	if st := opts.Store; st != nil {
 		b.st, b.dur = st, newDurability()
 		b.persistFn = b.persistRecord
-		b.persist()
+		// From now on the engine logs what a restart keeps
+		// (engine/durable.go), starting from a checkpoint of the state
+		// as it starts: the restart Recover applied is in it.
+		b.eng.EnableDurableLog()
+		dropRecorded(b.eng)
+		b.persistRecord(b.eng.Save())
+		b.eng.MarkCheckpointed()
+		st.Wake()
 		go b.forwardSyncs()
 	}
 	b.eng.DrainEvents(nil)
@@ -227,6 +242,7 @@ func (b *Broker) loop() {
 		b.persist()
 		b.dispatch()
 		b.maybeSnapshot()
+		b.handOffLog(false)
 		if at, ok := b.eng.NextDeadline(); ok && at <= b.eng.Now() || b.clockBehind() {
 			// A backlog is being worked off, a batch per AdvanceTo
 			// (engine/backlog.go), or a paused or manual clock is

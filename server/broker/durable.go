@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"cmp"
 	"fmt"
 	"log"
 	"sync"
@@ -18,11 +19,18 @@ import (
 //
 // The lock's holder advances end as it appends records and queues
 // releases; the forwarder goroutine advances synced as the store reports
-// fsyncs and runs the releases that became due, in the order they were
-// queued. A broker without a store has no durability: nothing waits.
+// the syncer's fsyncs and runs the releases that became due, in the order
+// they were queued. A connection with one confirm in flight does its own
+// fsync instead (ApplyLeavingSync) and runs the releases on its goroutine:
+// no goroutine is woken between the publish and its confirm. A broker
+// without a store has no durability: nothing waits.
 type durability struct {
-	mu      sync.Mutex
-	end     uint64    // position of the last record appended
+	mu  sync.Mutex
+	end uint64 // position of the last record appended
+	// lead is set when a confirm caused by the request under way waits
+	// for the log (LogEnd): the request's goroutine then syncs the log
+	// itself once it lets go of the lock (Broker.handOffLog).
+	lead    bool
 	synced  uint64    // position known to be on disk
 	failed  error     // the store's write error, while it lasts
 	waiting []release // in queueing order, so positions never decrease
@@ -37,13 +45,16 @@ type release struct {
 func newDurability() *durability { return &durability{} }
 
 // LogEnd is the log position of the last command applied: what a confirm
-// caused by it waits for. It is called under the broker's lock (sinks).
+// caused by it waits for. It is called under the broker's lock (sinks),
+// for a confirm that will wait: the connection whose ApplyLeavingSync
+// caused it may then fsync the log on its own goroutine (handOffLog).
 func (b *Broker) LogEnd() uint64 {
 	if b.dur == nil {
 		return 0
 	}
 	b.dur.mu.Lock()
 	defer b.dur.mu.Unlock()
+	b.dur.lead = true
 	return b.dur.end
 }
 
@@ -103,18 +114,25 @@ func (d *durability) setSynced(pos uint64, failed error) {
 }
 
 // Recover rebuilds the engine a data directory holds: the snapshot's
-// state, then every command logged after it, applied as they were. The
-// engine's events are dropped on the way (they went to clients that are
-// gone); then the restart command applies RabbitMQ's rules for what a
-// node keeps across a restart (engine.Broker.Restart), and the clock
-// moves to now, so messages whose TTL ran out while the broker was down
-// expire and are dead-lettered at once. A broker restored with a paused
-// or manual clock keeps the time it had instead: the downtime does not
-// count (clock.go).
+// state, then every record logged after it, in order. A record is one of
+// the engine's durable log (engine/durable.go: the kept messages' changes,
+// applied to the state without redoing the work), a checkpoint (a whole
+// snapshot, which replaces the state), or, in a directory an older Warren
+// wrote, a command it applied, which is applied again. The engine's
+// events are dropped on the way (they went to clients that are gone);
+// then the restart command applies RabbitMQ's rules for what a node keeps
+// across a restart (engine.Broker.Restart), and the clock moves to now, so
+// messages whose TTL ran out while the broker was down expire and are
+// dead-lettered at once. A broker restored with a paused or manual clock
+// keeps the time it had instead: the downtime does not count (clock.go);
+// that is the time of its last durable change, since moving the clock is
+// no durable change.
 //
 // A directory with nothing in it starts a new broker from cfg; its first
 // snapshot is written at once, so that the configuration the log was
-// recorded under (the epoch, the seed) is on disk with it.
+// recorded under (the epoch, the seed) is on disk with it. The broker
+// started on the result logs a checkpoint of it first (StartDurable), so
+// the restart is on disk before anything that follows it.
 func Recover(cfg engine.Config, now time.Time, mode ClockMode, st *store.Store, rec *store.Recovered) (*engine.Broker, error) {
 	var eng *engine.Broker
 	if rec.Snapshot != nil {
@@ -124,21 +142,15 @@ func Recover(cfg engine.Config, now time.Time, mode ClockMode, st *store.Store, 
 		}
 	} else {
 		cfg.EpochMs = now.UnixMilli()
-		cfg.RecordCommands = true
 		eng = engine.New(cfg)
 	}
-	discardRecords := func([]byte) {}
-	discardEvents := func([]engine.Event) {}
-	eng.DrainCommands(discardRecords)
-	eng.DrainEventsTo(discardEvents)
+	dropRecorded(eng)
 	err := rec.Replay(func(pos store.Pos, data []byte) error {
-		c, err := engine.DecodeCommand(data)
+		next, err := ReplayRecord(eng, data)
 		if err != nil {
 			return fmt.Errorf("data directory: log record %d: %w", pos, err)
 		}
-		eng.Apply(c)
-		eng.DrainCommands(discardRecords)
-		eng.DrainEventsTo(discardEvents)
+		eng = next
 		return nil
 	})
 	if err != nil {
@@ -149,8 +161,9 @@ func Recover(cfg engine.Config, now time.Time, mode ClockMode, st *store.Store, 
 			return nil, err
 		}
 	}
-	// The restart and the clock's jump over the downtime are commands
-	// like any other: logged, so a crash during start-up replays them.
+	if n := eng.DurableSkipped(); n > 0 {
+		log.Printf("warren: data directory: %d log records name messages the records before them do not hold (records were lost, as a repair reports); they changed nothing 数据目录：%d 条日志记录提到的消息在之前的记录中不存在（有记录丢失，修复时会报告）；这些记录没有产生任何改变", n, n)
+	}
 	at := eng.Now()
 	if mode == ClockLive {
 		at = max(engineTime(eng, now), at)
@@ -162,8 +175,36 @@ func Recover(cfg engine.Config, now time.Time, mode ClockMode, st *store.Store, 
 		eng.SetLimits(l)
 	}
 	eng.AdvanceTo(at)
-	eng.DrainEventsTo(discardEvents)
+	dropRecorded(eng)
 	return eng, nil
+}
+
+// ReplayRecord applies one log record to eng, as Recover does, and
+// returns the broker it leaves: eng, or for a checkpoint the broker the
+// checkpoint holds. The `warren store` commands replay with it too.
+func ReplayRecord(eng *engine.Broker, data []byte) (*engine.Broker, error) {
+	if engine.IsSnapshot(data) {
+		next, err := engine.Load(data)
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint: %w", err)
+		}
+		dropRecorded(next)
+		return next, nil
+	}
+	c, err := engine.DecodeCommand(data)
+	if err != nil {
+		return nil, err
+	}
+	eng.Apply(c)
+	dropRecorded(eng)
+	return eng, nil
+}
+
+// dropRecorded drops what eng logged and emitted while being rebuilt.
+func dropRecorded(eng *engine.Broker) {
+	eng.DrainCommands(func([]byte) {})
+	eng.DrainDurable(func([]byte) {})
+	eng.DrainEventsTo(func([]engine.Event) {})
 }
 
 // firstSnapshot saves a new broker in a new data directory and waits
@@ -191,20 +232,87 @@ func engineTime(eng *engine.Broker, t time.Time) engine.Time {
 	return engine.Time(t.UnixMilli() - eng.Config().EpochMs)
 }
 
-// persist appends the commands the engine applied since the last call to
-// the store, in order, and moves LogEnd past them. It runs under the
-// broker's lock after every command and clock move, before the events are
-// dispatched, so a sink that queues a confirm knows the position the
-// confirm waits for.
+// persist appends the engine's durable records since the last call to
+// the store, in order, and moves LogEnd past them (engine/durable.go:
+// transient work makes none). It runs under the broker's lock after every
+// command and clock move, before the events are dispatched, so a sink that
+// queues a confirm knows the position the confirm waits for.
+//
+// When the engine has changed what only a checkpoint carries (a policy,
+// a vhost's deletion) and the turn has records, the records are not
+// appended: the checkpoint logged at the
+// end of the turn (maybeSnapshot) covers them, and LogEnd is the position
+// it will get, so nothing waits on records that would replay on a state
+// without the change. Only the turn's owner appends, so no other record
+// can take that position.
 func (b *Broker) persist() {
 	if b.st == nil {
 		return
 	}
-	b.eng.DrainCommands(b.persistFn)
+	b.drainDurable()
+	b.st.Wake()
+}
+
+// persistDeferred is persist for the end of a request: the records wait
+// for handOffLog, which gives them to the syncer or to the request's own
+// goroutine, once for the whole request.
+func (b *Broker) persistDeferred() {
+	if b.st == nil {
+		return
+	}
+	b.drainDurable()
+}
+
+// drainDurable appends the engine's durable records, or drops them for
+// the checkpoint the turn then owes (see persist).
+func (b *Broker) drainDurable() {
+	if b.clk.mode != ClockLive {
+		// A restart keeps a paused or manual clock's time; a live one
+		// is the wall clock's.
+		b.eng.LogClock()
+	}
+	if !b.ckptPromised && b.eng.DurableCheckpoint() && b.eng.PendingDurable() > 0 {
+		b.ckptPromised = true
+		b.dur.setEnd(uint64(b.lastPos) + 1)
+	}
+	if b.ckptPromised {
+		b.eng.DrainDurable(func([]byte) {})
+		return
+	}
+	b.eng.DrainDurable(b.persistFn)
+}
+
+// handOffLog ends a request under the lock: it wakes the store's syncer
+// for the records the request appended, unless a confirm it caused waits
+// for them (LogEnd) and canLead (ApplyLeavingSync). Then it returns
+// true, and the caller, once it has let go of the lock, syncs them itself
+// (syncLog) or wakes the syncer. Under the lock.
+func (b *Broker) handOffLog(canLead bool) (lead bool) {
+	if b.st == nil {
+		return false
+	}
+	b.dur.mu.Lock()
+	lead, b.dur.lead = b.dur.lead && canLead, false
+	b.dur.mu.Unlock()
+	if !lead {
+		b.st.Wake()
+	}
+	return lead
+}
+
+// syncLog writes and fsyncs the log on the caller's goroutine, outside the
+// lock, and runs the releases that became due (the caller's own confirm
+// among them, or it finds its place synced when it comes). When another
+// round is under way, the store's syncer covers the records instead and
+// the forwarder releases them (store.SyncNow).
+func (b *Broker) syncLog() {
+	if b.st.SyncNow() {
+		b.dur.setSynced(uint64(b.st.Durable()), b.st.Err())
+	}
 }
 
 func (b *Broker) persistRecord(rec []byte) {
-	pos, err := b.st.Append(rec)
+	pos, err := b.st.AppendDeferred(rec)
 	if err != nil {
 		// Append refuses only a record past MaxRecordBytes (larger than
 		// any message the connections accept) or a closed store (at
@@ -214,57 +322,150 @@ func (b *Broker) persistRecord(rec []byte) {
 		b.dur.setSynced(0, err)
 		return
 	}
+	b.lastPos = pos
 	b.dur.setEnd(uint64(pos))
 }
 
+// checkpointDelay is how long a change only a checkpoint carries waits
+// for it when no record follows: policies are often set several in a
+// row, and each checkpoint is the whole state.
+const checkpointDelay = 50 * time.Millisecond
+
+// maybeCheckpoint logs a checkpoint (the engine's Save, as one record)
+// when persist promised one, or a change of definitions has waited
+// checkpointDelay, or force. Work the engine left for later calls is done
+// first (Settle), its records dropped: the checkpoint holds its outcome,
+// and a replay goes on from a checkpoint with no work in flight. It runs
+// at the end of a turn, under the lock, with the events dispatched.
+func (b *Broker) maybeCheckpoint(force bool) {
+	if !b.eng.DurableCheckpoint() && !b.ckptPromised {
+		return
+	}
+	if !b.ckptPromised && !force {
+		if b.ckptSince.IsZero() {
+			b.ckptSince = time.Now()
+		}
+		if wait := checkpointDelay - time.Since(b.ckptSince); wait > 0 {
+			if !b.ckptArmed {
+				b.ckptArmed = true
+				time.AfterFunc(wait, func() {
+					b.own(func() { b.ckptArmed = false })
+				})
+			}
+			return
+		}
+	}
+	for b.eng.HasWorkInFlight() {
+		b.eng.Settle(b.eng.Now())
+		b.eng.DrainDurable(func([]byte) {})
+		b.dispatch()
+	}
+	b.eng.DrainCommands(func([]byte) {})
+	b.ckptPromised = false
+	b.ckptSince = time.Time{}
+	b.persistRecord(b.eng.Save())
+	b.eng.MarkCheckpointed()
+}
+
 // forwardSyncs tells the writers whenever the store's durable position or
-// error changes, and the broker (under its lock) when the error changes, until
-// the broker stops.
+// error changes, and the broker (under its lock) when the write error or
+// the low-disk state changes, until the broker stops. Snapshots the store
+// had to drop are logged when they start and stop failing.
 func (b *Broker) forwardSyncs() {
-	var last error
+	var last, lastLow, lastSnap error
 	for {
 		select {
 		case <-b.st.Notify():
 		case <-b.done:
 			return
 		}
-		err := b.st.Err()
+		err, low := b.st.Err(), b.st.LowDisk()
 		b.dur.setSynced(uint64(b.st.Durable()), err)
-		if (err == nil) != (last == nil) {
-			last = err
-			b.own(func() { b.diskState(err) })
+		if (err == nil) != (last == nil) || (low == nil) != (lastLow == nil) {
+			last, lastLow = err, low
+			b.own(func() { b.diskState(err, low) })
+		}
+		if snap := b.st.SnapshotErr(); (snap == nil) != (lastSnap == nil) {
+			// Once per streak of failures: retries back off to a minute.
+			lastSnap = snap
+			if snap != nil {
+				log.Printf("warren: no snapshot for now, the log goes on, nothing is blocked, and it is tried again later 暂不写快照，日志继续写入，不阻塞任何人，稍后重试: %v", snap)
+			} else {
+				log.Printf("warren: a snapshot was written again 快照已再次写入")
+			}
+		}
+		if b.st.NeedsSnapshot() {
+			// Due again after one failed, with no command coming (a
+			// drained broker whose publishers are blocked): take it now.
+			b.own(func() {})
 		}
 	}
 }
 
 // OnDiskError registers f to be told, under the broker's lock, when the
-// store starts failing to write (err) and when it recovers (nil): the
+// store starts failing to write or free disk space falls below the
+// disk-free limit (err), and when neither holds any more (nil): the
 // memory-and-disk alarm blocks publishers meanwhile.
+// A hook registered while the disk already blocks publishers (a broker
+// started on a full disk) is told at once.
 func (b *Broker) OnDiskError(f func(err error)) {
-	b.locked(func() { b.diskHooks = append(b.diskHooks, f) })
+	b.locked(func() {
+		b.diskHooks = append(b.diskHooks, f)
+		if blocked := cmp.Or(b.storeErr, b.lowDisk); blocked != nil {
+			f(blocked)
+		}
+	})
 }
 
-func (b *Broker) diskState(err error) {
-	if (err == nil) == (b.storeErr == nil) {
+// diskState logs each change of the two disk reasons to block publishers,
+// a failing write and low free space, and tells the hooks when the two
+// together start or stop blocking.
+func (b *Broker) diskState(err, low error) {
+	was := b.storeErr != nil || b.lowDisk != nil
+	if (err == nil) != (b.storeErr == nil) {
+		if err != nil {
+			log.Printf("warren: writing the data directory failed, publishers are blocked until it works again 写入数据目录失败，生产者被阻塞，直到可以再次写入: %v", err)
+		} else {
+			log.Printf("warren: the data directory is writable again 数据目录恢复可写")
+		}
+	}
+	if (low == nil) != (b.lowDisk == nil) {
+		if low != nil {
+			log.Printf("warren: low on disk, publishers are blocked until free space is back above the limit 磁盘空间不足，生产者被阻塞，直到可用空间回到下限以上: %v", low)
+		} else {
+			d := b.st.DiskFree()
+			log.Printf("warren: free disk space is back above the limit (%d bytes free, limit %d) 磁盘可用空间已回到下限以上（可用 %d 字节，下限 %d 字节）", d.Free, d.Limit, d.Free, d.Limit)
+		}
+	}
+	b.storeErr, b.lowDisk = err, low
+	blocked := cmp.Or(err, low)
+	if (blocked != nil) == was {
 		return
 	}
-	b.storeErr = err
-	if err != nil {
-		log.Printf("warren: writing the data directory failed, publishers are blocked until it works again 写入数据目录失败，生产者被阻塞，直到可以再次写入: %v", err)
-	} else {
-		log.Printf("warren: the data directory is writable again, publishers are unblocked 数据目录恢复可写，生产者已解除阻塞")
+	if blocked == nil {
+		log.Printf("warren: publishers are unblocked 生产者已解除阻塞")
 	}
 	for _, f := range b.diskHooks {
-		f(err)
+		f(blocked)
 	}
 }
 
-// maybeSnapshot replaces the log with a snapshot of the state once the
-// log has grown past the store's limit, so that a restart replays little.
-// It runs under the broker's lock between commands, when no events are
-// pending; the store writes the bytes in the background.
+// maybeSnapshot logs the checkpoint a turn owes (maybeCheckpoint), and
+// replaces the log with a snapshot of the state once the log has grown
+// past the store's limit, so that a restart replays little. It runs under
+// the broker's lock at the end of every turn, when no events are pending;
+// the store writes the bytes in the background. A snapshot waits for the
+// work in flight to be done, as a checkpoint does, and for a change of
+// definitions to be checkpointed first: records logged after the snapshot
+// may need it, and if the snapshot does not reach the disk, the log
+// before it must hold it.
 func (b *Broker) maybeSnapshot() {
-	if b.st == nil || !b.st.NeedsSnapshot() {
+	if b.st == nil {
+		return
+	}
+	need := b.st.NeedsSnapshot()
+	b.maybeCheckpoint(need)
+	if !need || b.eng.HasWorkInFlight() {
 		return
 	}
 	if err := b.st.WriteSnapshot(b.eng.Save()); err != nil {

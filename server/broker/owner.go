@@ -10,20 +10,28 @@ package broker
 // Visit's steps, and the broker's bookkeeping (sinks, observers, the
 // clock, the disk hooks). Drivers reach the engine only through those.
 func (b *Broker) own(f func()) error {
+	_, err := b.ownLocked(f, false)
+	return err
+}
+
+// ownLocked is own's part under the lock. With canLead, lead is
+// handOffLog's: the caller must then, once the lock is let go, either
+// sync the log itself (syncLog) or wake the store's syncer.
+func (b *Broker) ownLocked(f func(), canLead bool) (lead bool, err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.stopped {
-		return ErrStopped
+		return false, ErrStopped
 	}
 	b.eng.AdvanceTo(b.clockTarget())
-	b.persist()
+	b.persistDeferred()
 	b.dispatch()
 	f()
-	b.persist()
+	b.persistDeferred()
 	b.dispatch()
 	b.maybeSnapshot()
 	b.kickIfDue()
-	return nil
+	return b.handOffLog(canLead), nil
 }
 
 // locked runs f under the lock and nothing else: for the broker's

@@ -37,6 +37,9 @@ func runStatus(e *env) int {
 			LogBytes      int64  `json:"log_bytes"`
 			Durable       uint64 `json:"durable_position"`
 			Error         string `json:"error"`
+			DiskFree      int64  `json:"disk_free"`
+			DiskFreeLimit int64  `json:"disk_free_limit"`
+			DiskFreeAlarm bool   `json:"disk_free_alarm"`
 			LastError     string `json:"last_error"`
 			LastErrorTime string `json:"last_error_time"`
 		} `json:"storage"`
@@ -59,6 +62,12 @@ func runStatus(e *env) int {
 			fmt.Fprintf(&b, "Last snapshot: %s, %s, covering log records up to %d\n", s.SnapshotTime, byteCount(s.SnapshotBytes), s.SnapshotPos)
 		}
 		fmt.Fprintf(&b, "Log since the snapshot: %d records, %s (replayed at start)\nOn disk up to log record: %d\n", s.LogRecords, byteCount(s.LogBytes), s.Durable)
+		if s.DiskFree >= 0 {
+			fmt.Fprintf(&b, "Free disk space: %s (limit %s)\n", byteCount(s.DiskFree), byteCount(s.DiskFreeLimit))
+		}
+		if s.DiskFreeAlarm {
+			b.WriteString("Disk alarm: free space is below the limit, publishers are blocked (low on disk)\n")
+		}
 		if s.Error != "" {
 			fmt.Fprintf(&b, "Write error: %s (publishers are blocked until writes succeed again)\n", s.Error)
 		} else if s.LastError != "" {

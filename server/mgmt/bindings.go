@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"hash/fnv"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -89,13 +90,19 @@ func allBindings() bindingQuery {
 	return bindingQuery{keep: func(engine.BindingView) bool { return true }}
 }
 
-// bindings lists the bindings in the request's scope that the query keeps,
-// in RabbitMQ's order (vhostBindings). The first turn of the engine's owner
-// lends the queue-name and exchange-name indexes; the declared bindings are
-// then copied in further turns, readBatch units at a time (walkBindings),
-// and sorted, filtered and rendered here. A binding added or removed
-// meanwhile may or may not be listed (see engine.BindingCursor).
-func (a *api) bindings(c *call, q bindingQuery) ([]bindingJSON, error) {
+// vhostBindingList is the bindings a list shows of one vhost, in order.
+type vhostBindingList struct {
+	vhost string
+	bs    []engine.BindingView
+}
+
+// selectBindings finds the bindings in the request's scope that the query
+// keeps, in RabbitMQ's order (vhostBindings). The first turn of the
+// engine's owner lends the queue-name and exchange-name indexes; the
+// declared bindings are then copied in further turns, readBatch units at a
+// time (walkBindings), and sorted and filtered here. A binding added or
+// removed meanwhile may or may not be listed (see engine.BindingCursor).
+func (a *api) selectBindings(c *call, q bindingQuery) ([]vhostBindingList, error) {
 	var vhosts []string
 	var queues, exchanges [][][]string
 	var err error
@@ -130,17 +137,51 @@ func (a *api) bindings(c *call, q bindingQuery) ([]bindingJSON, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []bindingJSON{}
+	out := make([]vhostBindingList, len(vhosts))
 	for i, v := range vhosts {
 		names := concat(queues[i])
 		slices.Sort(names)
-		for _, b := range vhostBindings(names, declared[i]) {
-			if q.keep(b) {
-				out = append(out, toBindingJSON(v, b))
-			}
+		kept := vhostBindings(names, declared[i])
+		kept = slices.DeleteFunc(kept, func(b engine.BindingView) bool { return !q.keep(b) })
+		out[i] = vhostBindingList{v, kept}
+	}
+	return out, nil
+}
+
+// bindings is the bindings selectBindings finds, rendered.
+func (a *api) bindings(c *call, q bindingQuery) ([]bindingJSON, error) {
+	lists, err := a.selectBindings(c, q)
+	if err != nil {
+		return nil, err
+	}
+	out := []bindingJSON{}
+	for _, l := range lists {
+		for _, b := range l.bs {
+			out = append(out, toBindingJSON(l.vhost, b))
 		}
 	}
 	return out, nil
+}
+
+// bindingList is a list reply of the bindings selectBindings finds,
+// rendered and written as they are encoded (jsonStream): the reply of
+// 200,000 bindings is never held whole.
+func (a *api) bindingList(c *call, q bindingQuery) (int, any, error) {
+	lists, err := a.selectBindings(c, q)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, streamedList{func(w io.Writer) error {
+		s := newJSONStream(w)
+		s.open("")
+		for _, l := range lists {
+			for _, b := range l.bs {
+				s.item(toBindingJSON(l.vhost, b))
+			}
+		}
+		s.close()
+		return s.flush()
+	}}, nil
 }
 
 // walkBindings runs the cursors to their ends, in reads of at most
@@ -173,10 +214,7 @@ func (a *api) walkBindings(cursors []*engine.BindingCursor) ([][]engine.BindingV
 	return out, nil
 }
 
-func (a *api) listBindings(c *call) (int, any, error) {
-	out, err := a.bindings(c, allBindings())
-	return http.StatusOK, out, err
-}
+func (a *api) listBindings(c *call) (int, any, error) { return a.bindingList(c, allBindings()) }
 
 // exchangeBindings is GET /api/exchanges/{vhost}/{name}/bindings/source
 // (bindings from the exchange) or .../destination (bindings to it).
@@ -187,15 +225,13 @@ func (a *api) exchangeBindings(source bool) endpoint {
 		if source {
 			q = bindingQuery{keep: func(b engine.BindingView) bool { return b.Source == name }, source: &name}
 		}
-		out, err := a.bindings(c, q)
-		return http.StatusOK, out, err
+		return a.bindingList(c, q)
 	}
 }
 
 func (a *api) queueBindings(c *call) (int, any, error) {
 	name := c.r.PathValue("name")
-	out, err := a.bindings(c, bindingQuery{keep: func(b engine.BindingView) bool { return !b.DestinationIsExchange && b.Destination == name }})
-	return http.StatusOK, out, err
+	return a.bindingList(c, bindingQuery{keep: func(b engine.BindingView) bool { return !b.DestinationIsExchange && b.Destination == name }})
 }
 
 // betweenEnds is the ends a binding path names: from {source} to
@@ -217,10 +253,7 @@ func between(c *call, kind string) bindingQuery {
 }
 
 func (a *api) listBindingsBetween(kind string) endpoint {
-	return func(c *call) (int, any, error) {
-		out, err := a.bindings(c, between(c, kind))
-		return http.StatusOK, out, err
-	}
+	return func(c *call) (int, any, error) { return a.bindingList(c, between(c, kind)) }
 }
 
 func (a *api) getBinding(kind string) endpoint {

@@ -2,6 +2,7 @@ package mgmt
 
 import (
 	"fmt"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strconv"
@@ -355,4 +356,73 @@ func TestDefinitionsImportFailures(t *testing.T) {
 		t.Errorf("permission granted: %v", p)
 	}
 	f.must(404, "GET", "/api/topic-permissions/%2F/app", "")
+}
+
+// writeLog is a ResponseWriter that records each write's size and how
+// many turns the API had taken when it came.
+type writeLog struct {
+	*httptest.ResponseRecorder
+	reads *readStats
+	sizes []int
+	turns []int64
+}
+
+func (w *writeLog) Write(b []byte) (int, error) {
+	w.sizes = append(w.sizes, len(b))
+	w.turns = append(w.turns, w.reads.turns.Load())
+	return w.ResponseRecorder.Write(b)
+}
+
+// TestLongRepliesAreStreamed checks that the whole-list replies go out in
+// pieces of about streamChunk bytes, never whole, each piece encoded
+// outside the engine's turns; that the definitions document is sent while
+// it is read (its first piece before its last turn); and that they are
+// the bytes the one-turn reads give, with no turn over readBatch items.
+func TestLongRepliesAreStreamed(t *testing.T) {
+	f := newFixture(t)
+	bigWorld(t, f)
+	r := &f.api.reads
+	for _, tc := range []struct {
+		path       string
+		want       func() string
+		whileRead  bool // the first piece goes out before the last turn
+		minPieces  int
+		largestOne int // bytes of the largest item, beyond streamChunk
+	}{
+		{"/api/bindings", func() string {
+			return oneTurnBindings(t, f, []string{"/", "v1"}, func(engine.BindingView) bool { return true })
+		}, false, 3, 1 << 10},
+		{"/api/definitions", func() string { return oneTurnDefinitions(t, f, "") }, true, 2, 1 << 10},
+		{"/api/queues", nil, true, 3, 2 << 10},
+	} {
+		req := httptest.NewRequest("GET", tc.path, nil)
+		req.RemoteAddr = "127.0.0.1:40000"
+		req.SetBasicAuth("guest", "guest")
+		w := &writeLog{ResponseRecorder: httptest.NewRecorder(), reads: r}
+		r.most.Store(0)
+		f.h.ServeHTTP(w, req)
+		last := r.turns.Load()
+		if w.Code != 200 {
+			t.Fatalf("%s: %d %s", tc.path, w.Code, w.Body)
+		}
+		if most := r.most.Load(); most > readBatch {
+			t.Errorf("%s: a turn handled %d items, want at most %d", tc.path, most, readBatch)
+		}
+		if len(w.sizes) < tc.minPieces {
+			t.Errorf("%s: written in %d pieces (%v), want at least %d", tc.path, len(w.sizes), w.sizes, tc.minPieces)
+		}
+		for _, n := range w.sizes {
+			if n > streamChunk+tc.largestOne {
+				t.Errorf("%s: a piece of %d bytes, want at most %d", tc.path, n, streamChunk+tc.largestOne)
+			}
+		}
+		if tc.whileRead && len(w.turns) > 0 && w.turns[0] >= last {
+			t.Errorf("%s: the first piece went out after the last of %d turns", tc.path, last)
+		}
+		if tc.want != nil {
+			if want := tc.want(); w.Body.String() != want {
+				t.Errorf("%s differs from the one-turn read:\n%.600s\nwant\n%.600s", tc.path, w.Body.String(), want)
+			}
+		}
+	}
 }

@@ -1,6 +1,9 @@
 package mgmt
 
 import (
+	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -94,10 +97,25 @@ type vhostDefinitions struct {
 // not definitions, as in RabbitMQ; withVhost says whether items name their
 // vhost (the whole-broker document) or not (GET /api/definitions/{vhost}).
 func (t *topology) add(v *engine.VhostView, withVhost bool) {
-	vh := ""
-	if withVhost {
-		vh = v.Name
+	t.addPolicies(v)
+	vh := itemVhost(v.Name, withVhost)
+	for i := range v.Queues {
+		if d, ok := toQueueDef(&v.Queues[i], vh); ok {
+			t.Queues = append(t.Queues, d)
+		}
 	}
+	for i := range v.Exchanges {
+		if d, ok := toExchangeDef(&v.Exchanges[i], vh); ok {
+			t.Exchanges = append(t.Exchanges, d)
+		}
+	}
+	for _, b := range vhostBindings(nil, v.Bindings) { // the default exchange's implicit bindings are not exported
+		t.Bindings = append(t.Bindings, toBindingDef(v.Name, vh, b))
+	}
+}
+
+// addPolicies adds a vhost's policies and operator policies.
+func (t *topology) addPolicies(v *engine.VhostView) {
 	for _, p := range v.OperatorPolicies {
 		t.Parameters = append(t.Parameters, parameterDef{Value: parameterValue{p.Pattern, fromTable(p.Definition), p.Priority, p.ApplyTo},
 			Vhost: v.Name, Component: "operator_policy", Name: p.Name})
@@ -105,20 +123,32 @@ func (t *topology) add(v *engine.VhostView, withVhost bool) {
 	for _, p := range v.Policies {
 		t.Policies = append(t.Policies, toPolicyJSON(p))
 	}
-	for _, q := range v.Queues {
-		if !q.Exclusive {
-			t.Queues = append(t.Queues, queueDef{q.Name, vh, q.Durable, q.AutoDelete, fromTable(q.Args)})
-		}
+}
+
+// itemVhost is the vhost an item of the document names: "" (left out)
+// when the document is one vhost's.
+func itemVhost(vhost string, withVhost bool) string {
+	if withVhost {
+		return vhost
 	}
-	for _, x := range v.Exchanges {
-		if x.Name != "" && !strings.HasPrefix(x.Name, "amq.") {
-			t.Exchanges = append(t.Exchanges, exchangeDef{x.Name, vh, x.Type, x.Durable, x.AutoDelete, x.Internal, fromTable(x.Args)})
-		}
-	}
-	for _, b := range vhostBindings(nil, v.Bindings) { // the default exchange's implicit bindings are not exported
-		j := toBindingJSON(v.Name, b)
-		t.Bindings = append(t.Bindings, bindingDef{b.Source, vh, b.Destination, j.DestinationType, b.RoutingKey, j.Arguments})
-	}
+	return ""
+}
+
+// toQueueDef is a queue's definition; an exclusive queue has none.
+func toQueueDef(q *engine.QueueView, vh string) (queueDef, bool) {
+	return queueDef{q.Name, vh, q.Durable, q.AutoDelete, fromTable(q.Args)}, !q.Exclusive
+}
+
+// toExchangeDef is an exchange's definition; the default and predeclared
+// exchanges have none.
+func toExchangeDef(x *engine.ExchangeView, vh string) (exchangeDef, bool) {
+	return exchangeDef{x.Name, vh, x.Type, x.Durable, x.AutoDelete, x.Internal, fromTable(x.Args)},
+		x.Name != "" && !strings.HasPrefix(x.Name, "amq.")
+}
+
+func toBindingDef(vhost, vh string, b engine.BindingView) bindingDef {
+	j := toBindingJSON(vhost, b)
+	return bindingDef{b.Source, vh, b.Destination, j.DestinationType, b.RoutingKey, j.Arguments}
 }
 
 func newTopology() topology {
@@ -126,122 +156,180 @@ func newTopology() topology {
 }
 
 // exportDefinitions is GET /api/definitions (or /api/definitions/{vhost}).
-// It reads the broker over many turns (definitionViews), so the document
-// is not a snapshot of one moment when the broker changes meanwhile; for
-// a broker that does not change it is the same, byte for byte.
+// It reads the broker over many turns (definitionIndex, then
+// writeDefinitions), so the document is not a snapshot of one moment when
+// the broker changes meanwhile; for a broker that does not change it is
+// the same, byte for byte. It is written as it is read: its queues and
+// exchanges readBatch per turn, each batch encoded and sent before the
+// next is read, so that the document of 100,000 queues is never held
+// whole.
 func (a *api) exportDefinitions(c *call) (int, any, error) {
 	if err := c.requireAdmin(); err != nil {
 		return 0, nil, err
 	}
 	name, one := c.pathVhost()
-	views, err := a.definitionViews(name, one)
+	ix, err := a.definitionIndex(name, one)
 	if err != nil {
 		return 0, nil, err
 	}
-	if one {
-		d := vhostDefinitions{RabbitVersion: rabbitVersion, topology: newTopology()}
-		d.add(&views[0], false)
-		return http.StatusOK, d, nil
-	}
+	var head any
 	t := newTopology()
-	d := definitions{RabbitVersion: rabbitVersion, RabbitMQVersion: rabbitVersion, ProductName: productName, ProductVersion: productVersion,
-		Users: []userJSON{}, Vhosts: []vhostDef{}, Permissions: a.users.Permissions(), TopicPermissions: a.users.TopicPermissions(), GlobalParameters: []any{}}
-	for _, u := range a.users.Users() {
-		d.Users = append(d.Users, toUserJSON(u))
+	if one {
+		t.addPolicies(&ix.views[0])
+		head = vhostDefinitions{RabbitVersion: rabbitVersion, topology: t}
+	} else {
+		d := definitions{RabbitVersion: rabbitVersion, RabbitMQVersion: rabbitVersion, ProductName: productName, ProductVersion: productVersion,
+			Users: []userJSON{}, Vhosts: []vhostDef{}, Permissions: a.users.Permissions(), TopicPermissions: a.users.TopicPermissions(), GlobalParameters: []any{}}
+		for _, u := range a.users.Users() {
+			d.Users = append(d.Users, toUserJSON(u))
+		}
+		for i := range ix.views {
+			d.Vhosts = append(d.Vhosts, vhostDef{ix.views[i].Name})
+			t.addPolicies(&ix.views[i])
+		}
+		d.Parameters, d.Policies, d.Queues, d.Exchanges, d.Bindings = t.Parameters, t.Policies, t.Queues, t.Exchanges, t.Bindings
+		head = d
 	}
-	for i := range views {
-		d.Vhosts = append(d.Vhosts, vhostDef{views[i].Name})
-		t.add(&views[i], true)
+	// The document ends with its queues, exchanges and bindings, empty
+	// in head: everything before them is head's encoding without that end.
+	data, err := marshal(head)
+	if err != nil {
+		return 0, nil, err
 	}
-	d.Parameters, d.Policies, d.Queues, d.Exchanges, d.Bindings = t.Parameters, t.Policies, t.Queues, t.Exchanges, t.Bindings
-	return http.StatusOK, d, nil
+	const tail = `,"queues":[],"exchanges":[],"bindings":[]}`
+	prefix, ok := strings.CutSuffix(string(data), tail)
+	if !ok {
+		return 0, nil, fmt.Errorf("the definitions document does not end with %s", tail)
+	}
+	return http.StatusOK, streamedList{func(w io.Writer) error { return a.writeDefinitions(w, prefix, ix, !one) }}, nil
 }
 
-// definitionViews reads what definitions carry of every vhost (only of
-// vhost name when one is set: 404 if it does not exist), as VhostViews
-// without messages or connections. The first read copies the vhosts'
-// policies and borrows their queue and exchange name indexes; the names
-// are sorted here; the queues' and exchanges' views are then built
-// readBatch per read, and the declared bindings copied readBatch units per
-// read (walkBindings).
-func (a *api) definitionViews(name string, one bool) ([]engine.VhostView, error) {
-	var views []engine.VhostView
+// definitionIndex is what a definitions export reads in its first turn.
+type definitionIndex struct {
+	// views are the vhosts' policies (only the named vhost's when one is
+	// set), as VhostViews without objects.
+	views []engine.VhostView
+	// queues and exchanges are each vhost's names, sorted.
+	queues, exchanges [][]string
+}
+
+// definitionIndex reads the definitions' index: the first read copies
+// the vhosts' policies and borrows their queue and exchange name indexes,
+// then the names are sorted here. A vhost name that does not exist is 404.
+func (a *api) definitionIndex(name string, one bool) (definitionIndex, error) {
+	var ix definitionIndex
 	var queues, exchanges [][][]string
-	found := true
 	if err := a.read(func(e engineReads) {
 		for _, v := range e.Vhosts() {
 			if one && v != name {
 				continue
 			}
-			views = append(views, engine.VhostView{Name: v, Policies: e.Policies(v), OperatorPolicies: e.OperatorPolicies(v)})
+			ix.views = append(ix.views, engine.VhostView{Name: v, Policies: e.Policies(v), OperatorPolicies: e.OperatorPolicies(v)})
 			queues = append(queues, e.QueueNames(v))
 			exchanges = append(exchanges, e.ExchangeNames(v))
 		}
-		found = !one || len(views) == 1
 	}); err != nil {
-		return nil, err
+		return ix, err
 	}
-	if !found {
-		return nil, errNotFound
+	if one && len(ix.views) != 1 {
+		return ix, errNotFound
 	}
-	vhosts := make([]string, len(views))
-	queueNames := make([][]string, len(views))
-	exchangeNames := make([][]string, len(views))
-	cursors := make([]*engine.BindingCursor, len(views))
-	for i := range views {
-		vhosts[i] = views[i].Name
-		queueNames[i] = concat(queues[i])
-		slices.Sort(queueNames[i])
-		exchangeNames[i] = concat(exchanges[i])
-		slices.Sort(exchangeNames[i])
-		cursors[i] = engine.NewBindingCursor(vhosts[i], exchangeNames[i])
+	for i := range ix.views {
+		ix.queues = append(ix.queues, concat(queues[i]))
+		slices.Sort(ix.queues[i])
+		ix.exchanges = append(ix.exchanges, concat(exchanges[i]))
+		slices.Sort(ix.exchanges[i])
 	}
-	qs, err := batchedViews(a, vhosts, queueNames, engineReads.QueueSummaries)
+	return ix, nil
+}
+
+// writeDefinitions writes the document after prefix: the queues' and
+// exchanges' definitions as their views are built, readBatch per read
+// (eachBatchedView), then the declared bindings, copied readBatch units
+// per read (walkBindings) and sorted here. withVhost says whether items
+// name their vhost.
+func (a *api) writeDefinitions(w io.Writer, prefix string, ix definitionIndex, withVhost bool) error {
+	s := newJSONStream(w)
+	s.raw(prefix)
+	vhosts := make([]string, len(ix.views))
+	cursors := make([]*engine.BindingCursor, len(ix.views))
+	for i := range ix.views {
+		vhosts[i] = ix.views[i].Name
+		cursors[i] = engine.NewBindingCursor(vhosts[i], ix.exchanges[i])
+	}
+	s.open(`,"queues":`)
+	err := eachBatchedView(a, vhosts, ix.queues, engineReads.QueueSummaries, func(vi int, q *engine.QueueView) {
+		if d, ok := toQueueDef(q, itemVhost(vhosts[vi], withVhost)); ok {
+			s.item(d)
+		}
+	})
+	s.close()
 	if err != nil {
-		return nil, err
+		return errors.Join(err, s.flush())
 	}
-	xs, err := batchedViews(a, vhosts, exchangeNames, engineReads.ExchangeSummaries)
+	s.open(`,"exchanges":`)
+	err = eachBatchedView(a, vhosts, ix.exchanges, engineReads.ExchangeSummaries, func(vi int, x *engine.ExchangeView) {
+		if d, ok := toExchangeDef(x, itemVhost(vhosts[vi], withVhost)); ok {
+			s.item(d)
+		}
+	})
+	s.close()
 	if err != nil {
-		return nil, err
+		return errors.Join(err, s.flush())
 	}
 	bs, err := a.walkBindings(cursors)
 	if err != nil {
-		return nil, err
+		return errors.Join(err, s.flush())
 	}
-	for i := range views {
-		views[i].Queues, views[i].Exchanges, views[i].Bindings = qs[i], xs[i], bs[i]
+	s.open(`,"bindings":`)
+	for i, v := range vhosts {
+		for _, b := range vhostBindings(nil, bs[i]) { // the default exchange's implicit bindings are not exported
+			s.item(toBindingDef(v, itemVhost(v, withVhost), b))
+		}
 	}
-	return views, nil
+	s.close()
+	s.raw("}")
+	return s.flush()
 }
 
-// batchedViews builds the views of the named objects of each vhost (names
-// sorted within each), readBatch names per read; a vhost without any
-// counts as one. Objects gone meanwhile are left out.
-func batchedViews[V any](a *api, vhosts []string, names [][]string, get func(e engineReads, vhost string, names []string) []V) ([][]V, error) {
-	out := make([][]V, len(vhosts))
+// eachBatchedView builds the views of the named objects of each vhost
+// (names sorted within each), readBatch names per read, and hands each to
+// f here with its vhost's index, before the next read; a vhost without
+// any counts as one. Objects gone meanwhile are left out.
+func eachBatchedView[V any](a *api, vhosts []string, names [][]string, get func(e engineReads, vhost string, names []string) []V, f func(vi int, v *V)) error {
 	vi, at := 0, 0
+	type batch struct {
+		vi    int
+		views []V
+	}
 	for vi < len(vhosts) {
+		var got []batch
 		built := 0
 		err := a.read(func(e engineReads) {
 			for budget := readBatch; budget > 0 && vi < len(vhosts); {
-				batch := names[vi][at:min(at+budget, len(names[vi]))]
-				if len(batch) > 0 {
-					vs := get(e, vhosts[vi], batch)
-					out[vi] = append(out[vi], vs...)
+				part := names[vi][at:min(at+budget, len(names[vi]))]
+				if len(part) > 0 {
+					vs := get(e, vhosts[vi], part)
+					got = append(got, batch{vi, vs})
 					built += len(vs)
 				}
-				at += len(batch)
-				budget -= max(len(batch), 1)
+				at += len(part)
+				budget -= max(len(part), 1)
 				if at == len(names[vi]) {
 					vi, at = vi+1, 0
 				}
 			}
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		a.reads.views.Add(int64(built))
 		a.reads.note(built)
+		for _, b := range got {
+			for i := range b.views {
+				f(b.vi, &b.views[i])
+			}
+		}
 	}
-	return out, nil
+	return nil
 }

@@ -2,6 +2,7 @@ package mgmt
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"slices"
@@ -163,36 +164,21 @@ func sortByViews[R, V any](c *call, l lister[R, V], lq listQuery, refs []R) ([]R
 	return sorted, sortedItems, nil
 }
 
-// streamedList is a whole list written item by item as its views are
-// built, readBatch per read, so that neither the
-// views nor the encoded reply of 100,000 queues (44 MB) sit in memory at
-// once; writeJSON recognises it.
+// streamedList is a long reply (a whole list, the definitions document)
+// written item by item as it is read (jsonStream, stream.go), so that
+// neither the views nor the encoded reply of 100,000 queues (44 MB) sit
+// in memory at once; writeJSON recognises it.
 type streamedList struct {
 	write func(w io.Writer) error
 }
 
 // streamItems writes the items of refs as a JSON array.
 func streamItems[R, V any](c *call, l lister[R, V], refs []R, w io.Writer) error {
-	buf := []byte{'['}
-	first := true
-	err := eachView(c, l, refs, func(v V) {
-		data, err := marshal(l.render(c, v))
-		if err != nil {
-			return
-		}
-		if !first {
-			buf = append(buf, ',')
-		}
-		first = false
-		buf = append(buf, data...)
-		if len(buf) >= 64<<10 {
-			w.Write(buf)
-			buf = buf[:0]
-		}
-	})
-	buf = append(buf, ']')
-	w.Write(buf)
-	return err
+	s := newJSONStream(w)
+	s.open("")
+	err := eachView(c, l, refs, func(v V) { s.item(l.render(c, v)) })
+	s.close()
+	return errors.Join(err, s.flush())
 }
 
 // filterNames keeps the entries whose names pass the name filter.

@@ -73,6 +73,13 @@ type storage struct {
 	Durable       uint64 `json:"durable_position"`
 	Fsyncs        uint64 `json:"fsyncs"`
 	Error         string `json:"error,omitempty"`
+	SnapshotError string `json:"snapshot_error,omitempty"`
+	// DiskFree, DiskFreeLimit and DiskFreeAlarm are RabbitMQ's /api/nodes
+	// fields of the same names, for the data directory's file system
+	// (disk_free -1: it cannot be measured on this platform).
+	DiskFree      int64  `json:"disk_free"`
+	DiskFreeLimit int64  `json:"disk_free_limit"`
+	DiskFreeAlarm bool   `json:"disk_free_alarm"`
 	LastError     string `json:"last_error,omitempty"`
 	LastErrorTime string `json:"last_error_time,omitempty"`
 }
@@ -83,7 +90,8 @@ func (a *api) storage() storage {
 		return storage{Mode: "memory"}
 	}
 	s := storage{Mode: "disk", DataDir: st.Dir, SizeBytes: st.DiskBytes, SnapshotPos: uint64(st.SnapshotPos), SnapshotBytes: st.SnapshotBytes,
-		LogRecords: st.LogRecords, LogBytes: st.LogBytes, Durable: uint64(st.Durable), Fsyncs: st.Fsyncs, Error: st.Err, LastError: st.LastError}
+		LogRecords: st.LogRecords, LogBytes: st.LogBytes, Durable: uint64(st.Durable), Fsyncs: st.Fsyncs, Error: st.Err, LastError: st.LastError,
+		SnapshotError: st.SnapshotError, DiskFree: st.DiskFree, DiskFreeLimit: st.DiskFreeLimit, DiskFreeAlarm: st.DiskFreeAlarm}
 	if !st.SnapshotTime.IsZero() {
 		s.SnapshotTime = st.SnapshotTime.UTC().Format(time.RFC3339)
 	}

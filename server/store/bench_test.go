@@ -81,3 +81,23 @@ func BenchmarkRecover(b *testing.B) {
 	}
 	b.ReportMetric(float64(info.Size())/n, "disk-bytes/record")
 }
+
+// BenchmarkSyncNow is one record appended and made durable by the
+// appending goroutine itself, as a publisher waiting for its confirm at
+// window 1 does (broker.ApplyThenSync): an fsync per op, and no
+// allocation.
+func BenchmarkSyncNow(b *testing.B) {
+	s, _ := openT(b, b.TempDir(), Options{})
+	defer s.Close()
+	b.ReportAllocs()
+	led := 0
+	for b.Loop() {
+		p, _ := s.AppendDeferred(payload16)
+		if s.SyncNow() {
+			led++
+		} else if err := s.WaitSynced(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(led)/float64(b.N), "led/op")
+}

@@ -46,7 +46,12 @@
 //  2. Append every command as it is applied. Append only buffers: the
 //     record is durable once Durable() reaches its Pos. Hold back what
 //     must wait for the disk (publisher confirms for persistent messages)
-//     until then; Notify() fires when Durable or Err change.
+//     until then; Notify() fires when Durable or Err change. A request's
+//     records may instead be appended with AppendDeferred and handed
+//     over once, at its end: to the syncer (Wake), or written and
+//     fsynced by the goroutine that waits for them (SyncNow, a
+//     leader/follower group commit: it hands them to the syncer when a
+//     round is under way).
 //  3. While Err() is not nil, block publishers and report the error; the
 //     store keeps retrying the write and clears Err once it succeeds.
 //     Nothing that was durable is lost meanwhile.

@@ -48,12 +48,14 @@ var errCorrupt = errors.New("store: corrupt or torn data")
 // reader off to read a wrong-sized payload whose own checksum might, by bad
 // luck, still be checked against the wrong bytes.
 func appendRecord(dst, payload []byte) []byte {
-	var h [recordHeaderBytes]byte
-	binary.LittleEndian.PutUint32(h[0:4], uint32(len(payload)))
-	crc := crc32.Update(0, castagnoli, h[0:4])
+	// The header is built in dst itself: a local array handed to crc32
+	// escapes, an allocation per record.
+	n := len(dst)
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(payload)))
+	dst = append(dst, 0, 0, 0, 0)
+	crc := crc32.Update(0, castagnoli, dst[n:n+4])
 	crc = crc32.Update(crc, castagnoli, payload)
-	binary.LittleEndian.PutUint32(h[4:8], crc)
-	dst = append(dst, h[:]...)
+	binary.LittleEndian.PutUint32(dst[n+4:n+8], crc)
 	return append(dst, payload...)
 }
 

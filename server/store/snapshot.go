@@ -11,6 +11,9 @@ type snapJob struct {
 	data []byte
 	pos  Pos    // the last record the snapshot includes
 	tail []byte // records appended before it, not yet taken by the syncer
+	// logBytes is the log the snapshot replaces, counted back into
+	// NeedsSnapshot's measure if it fails.
+	logBytes int64
 	// segmentMade is set once the log file for the records after pos
 	// exists; done is set while the snapshot file is being written.
 	segmentMade bool
@@ -39,9 +42,8 @@ func (s *Store) WriteSnapshot(data []byte) error {
 	if s.pending != nil || s.active != nil {
 		return ErrSnapshotPending
 	}
-	s.pending = &snapJob{data: data, pos: s.next - 1, tail: s.buf}
-	s.buf = nil
-	s.logBytes.Store(0)
+	s.pending = &snapJob{data: data, pos: s.next - 1, tail: s.buf, logBytes: s.logBytes.Swap(0)}
+	s.buf, s.unwoken = nil, false
 	s.kick()
 	return nil
 }
@@ -74,14 +76,26 @@ func (s *Store) finishSnapshot(job *snapJob) {
 	s.removeObsolete(job.pos)
 	s.mu.Lock()
 	s.active = nil
+	s.snapErr, s.snapFailures, s.snapNeed = nil, 0, 0
 	s.stats.snapPos, s.stats.snapBytes, s.stats.snapTime = job.pos, int64(len(job.data)), time.Now()
 	s.mu.Unlock()
+	s.checkFree() // the replaced files' space is back
 	s.signal()
 }
 
 // writeSnapshotFile writes job's data to snap-<pos>.snap atomically: the
 // name only ever refers to a complete, fsynced file.
 func (s *Store) writeSnapshotFile(job *snapJob) error {
+	s.mu.Lock()
+	replaces, first := s.stats.snapBytes+job.logBytes, s.stats.snapTime.IsZero()
+	s.mu.Unlock()
+	// A new directory's first snapshot records the configuration the log
+	// is replayed under; it is tiny, and always tried.
+	if !first {
+		if err := s.snapshotRoom(snapHeaderBytes+int64(len(job.data)), replaces); err != nil {
+			return err
+		}
+	}
 	final := join(s.dir, snapName(job.pos))
 	tmp := final + ".tmp"
 	f, err := s.opts.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o640)
@@ -95,6 +109,7 @@ func (s *Store) writeSnapshotFile(job *snapJob) error {
 	if err == nil {
 		err = s.sync(f)
 	}
+	s.wrote(snapHeaderBytes + int64(len(job.data)))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -161,41 +161,51 @@ func TestPartialSnapshotFiles(t *testing.T) {
 	}
 }
 
-// TestSnapshotDiskFull: a snapshot that cannot be written puts the store
-// in the error state and leaves no temporary file taking space; the log
-// goes on (records after the snapshot become durable in the new log file),
-// nothing durable is lost, and the snapshot goes through once space is back.
+// TestSnapshotDiskFull: a snapshot that cannot be written blocks no one
+// (Err stays nil), leaves no temporary file taking space and says why in
+// Stats; the log goes on (records after the snapshot become durable in the
+// new log file), nothing durable is lost, and the owner is asked for a new
+// snapshot, which goes through once space is back.
 func TestSnapshotDiskFull(t *testing.T) {
 	dir := t.TempDir()
 	fs := &faultFS{suffix: ".tmp"}
-	s, _ := openT(t, dir, Options{OpenFile: fs.open, RetryInterval: 1})
+	s, _ := openT(t, dir, Options{OpenFile: fs.open, RetryInterval: 1, SnapshotLogBytes: 1})
 	appendN(t, s, 1, 10)
 	fs.setWriteErr(syscall.ENOSPC)
 	if err := s.WriteSnapshot([]byte("state@10")); err != nil {
 		t.Fatal(err)
 	}
-	for s.Err() == nil {
+	for s.Stats().SnapshotError == "" {
 		<-s.Notify()
+	}
+	if s.Err() != nil {
+		t.Fatalf("a failed snapshot put the store in the error state: %v", s.Err())
 	}
 	appendN(t, s, 11, 11)
-	if s.NeedsSnapshot() || s.Stats().SnapshotPos != 0 {
-		t.Fatalf("snapshot counted as written: %+v", s.Stats())
-	}
-	fs.setWriteErr(nil)
-	for s.Err() != nil {
-		<-s.Notify()
-	}
-	s.Close()
-	if st := s.Stats(); st.SnapshotPos != 10 || st.LastError == "" {
-		t.Fatalf("stats %+v", st)
+	if st := s.Stats(); st.SnapshotPos != 0 || st.LogRecords != 11 {
+		t.Fatalf("snapshot counted as written: %+v", st)
 	}
 	for _, n := range names(t, dir) {
 		if strings.HasSuffix(n, ".tmp") {
 			t.Fatalf("left %s behind", n)
 		}
 	}
+	if !s.NeedsSnapshot() {
+		t.Fatal("the owner is not asked for a snapshot again")
+	}
+	fs.setWriteErr(nil)
+	if err := s.WriteSnapshot([]byte("state@11")); err != nil {
+		t.Fatal(err)
+	}
+	for s.Stats().SnapshotPos != 11 {
+		<-s.Notify()
+	}
+	s.Close()
+	if st := s.Stats(); st.SnapshotError != "" || st.LastError == "" {
+		t.Fatalf("stats %+v", st)
+	}
 	_, r := openT(t, dir, Options{})
-	if got := state(t, r); got != "state@10|"+rec(11) {
+	if got := state(t, r); got != "state@11" {
 		t.Fatalf("recovered %q", got)
 	}
 }

@@ -28,6 +28,16 @@ type Stats struct {
 	Fsyncs     uint64
 	// Err is the error the store is stuck on now; "" when writes succeed.
 	Err string
+	// SnapshotError is why the last snapshot was not written (no room, a
+	// write error); "" once one is. It blocks no one.
+	SnapshotError string
+	// DiskFree is the free space last measured on the directory's file
+	// system (-1: cannot be measured here); DiskFreeAlarm is true while it
+	// is below DiskFreeLimit (RabbitMQ's disk_free, disk_free_limit and
+	// disk_free_alarm).
+	DiskFree      int64
+	DiskFreeLimit int64
+	DiskFreeAlarm bool
 	// LastError is the most recent error, kept after it clears, with its time.
 	LastError     string
 	LastErrorTime time.Time
@@ -51,5 +61,9 @@ func (s *Store) Stats() Stats {
 	if err := s.errLocked(); err != nil {
 		st.Err = err.Error()
 	}
+	if s.snapErr != nil {
+		st.SnapshotError = s.snapErr.Error()
+	}
+	st.DiskFree, st.DiskFreeLimit, st.DiskFreeAlarm = s.free, s.opts.DiskFreeLimit, s.lowLocked()
 	return st
 }

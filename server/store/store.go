@@ -24,6 +24,17 @@ type Options struct {
 	// RetryInterval is how long the store waits after a failed write
 	// before trying again. Default 1 s.
 	RetryInterval time.Duration
+	// DiskFreeLimit is RabbitMQ's disk_free_limit: while the file system
+	// holding the directory has fewer bytes free, LowDisk reports it and
+	// the owner blocks publishers. Zero: no disk alarm. Snapshots are only
+	// written where they leave this much free (snapshotRoom).
+	DiskFreeLimit int64
+	// DiskCheckInterval is how often free space is measured besides after
+	// writes (diskfree.go). Default 1 s.
+	DiskCheckInterval time.Duration
+	// FreeSpace measures the bytes free on the file system holding dir;
+	// statfs if nil. Tests give a fake disk.
+	FreeSpace func(dir string) (int64, error)
 
 	// crashAt, set by tests only, stops the syncer dead after the named
 	// step of writing a snapshot, as a power cut would, leaving the files
@@ -45,6 +56,12 @@ func (o Options) withDefaults() Options {
 	if o.RetryInterval <= 0 {
 		o.RetryInterval = time.Second
 	}
+	if o.DiskCheckInterval <= 0 {
+		o.DiskCheckInterval = time.Second
+	}
+	if o.FreeSpace == nil {
+		o.FreeSpace = statfsFree
+	}
 	return o
 }
 
@@ -58,8 +75,10 @@ var (
 
 // Store is an open data directory. Append and WriteSnapshot belong to one
 // owner at a time (the broker, which calls them under its lock); a
-// background goroutine, the syncer, does every write and fsync, so the
-// owner never waits for the disk.
+// background goroutine, the syncer, does the writes and fsyncs, so the
+// owner never waits for the disk. A goroutine that has nothing to do but
+// wait for its records (a publisher's, whose confirm waits) may write
+// and fsync them itself instead, with SyncNow (lead.go).
 type Store struct {
 	dir    string
 	opts   Options
@@ -69,27 +88,42 @@ type Store struct {
 	stop   chan struct{} // closed by Close
 	done   chan struct{} // closed when the syncer has exited
 
-	mu       sync.Mutex
-	cond     *sync.Cond // Broadcast when durable advances or the syncer exits
-	next     Pos        // position the next Append gets
-	buf      []byte     // framed records not yet taken by the syncer
-	bufLast  Pos        // position of the last record in buf
-	pending  *snapJob   // a WriteSnapshot the syncer has not started
-	active   *snapJob   // the snapshot the syncer is writing
-	durable  Pos
-	logErr   error // the log write or fsync that is failing
-	snapErr  error // the snapshot write that is failing
-	closing  bool
-	exited   bool
-	closeErr error
-	stats    statsState
+	// writing is held by whoever writes the log: the syncer for each of
+	// its rounds, or a goroutine in SyncNow. It guards the syncer's own
+	// state below (seg, segs, held, heldLast).
+	writing sync.Mutex
+
+	mu      sync.Mutex
+	cond    *sync.Cond // Broadcast when durable advances or the syncer exits
+	next    Pos        // position the next Append gets
+	buf     []byte     // framed records not yet taken by the syncer
+	bufLast Pos        // position of the last record in buf
+	unwoken bool       // buf has records AppendDeferred has not woken the syncer for
+	pending *snapJob   // a WriteSnapshot the syncer has not started
+	active  *snapJob   // the snapshot the syncer is writing
+	durable Pos
+	logErr  error // the log write or fsync that is failing
+	snapErr error // why the last snapshot was not written; nil after one is
+	// snapFailures counts snapshots failed in a row; snapRetryAt is when
+	// the owner is asked for the next, or sooner once snapNeed bytes fit.
+	snapFailures int
+	snapRetryAt  time.Time
+	snapNeed     int64
+	// free is the free space last measured (-1: unknown); sinceCheck
+	// counts bytes written since (diskfree.go).
+	free       int64
+	sinceCheck int64
+	closing    bool
+	exited     bool
+	closeErr   error
+	stats      statsState
 
 	// logBytes counts framed bytes appended since the last snapshot; the
 	// owner reads it on every command through NeedsSnapshot.
 	logBytes atomic.Int64
 	fsyncs   atomic.Uint64
 
-	// The syncer's own state, touched by no other goroutine.
+	// The syncer's own state, touched only under writing.
 	seg      openSegment
 	segs     []string // paths of the live log files, oldest first
 	held     []byte   // taken from buf, not yet durable
@@ -147,9 +181,11 @@ func open(dir string, opts Options) (*Store, *Recovered, error) {
 		dir: dir, opts: opts,
 		notify: make(chan struct{}, 1), wake: make(chan struct{}, 1),
 		stop: make(chan struct{}), done: make(chan struct{}),
-		next: rec.Last + 1, durable: rec.Last,
+		next: rec.Last + 1, durable: rec.Last, free: -1,
 	}
 	s.cond = sync.NewCond(&s.mu)
+	s.checkFree()
+	s.signal() // the owner reads the disk's state at once
 	s.stats.snapPos, s.stats.snapBytes, s.stats.snapTime = rec.SnapshotPos, int64(len(rec.Snapshot)), rec.snapTime
 	for _, sg := range rec.segs {
 		s.segs = append(s.segs, sg.path)
@@ -213,6 +249,19 @@ func (s *Store) sync(f File) error {
 // into a buffer (no system call); the record is durable once Durable()
 // reaches the returned position. Only the owner calls it.
 func (s *Store) Append(rec []byte) (Pos, error) {
+	p, err := s.AppendDeferred(rec)
+	if err == nil {
+		s.Wake()
+	}
+	return p, err
+}
+
+// AppendDeferred is Append without waking the syncer: the owner appends
+// a request's records this way and then calls Wake, or SyncNow on the
+// goroutine that waits for them, once, for all of them. Until then the
+// records wait in memory, unless a round under way takes them with its
+// next one. Only the owner calls it.
+func (s *Store) AppendDeferred(rec []byte) (Pos, error) {
 	if len(rec) > s.opts.MaxRecordBytes {
 		return 0, ErrTooLarge
 	}
@@ -225,10 +274,22 @@ func (s *Store) Append(rec []byte) (Pos, error) {
 	p := s.next
 	s.next++
 	s.bufLast = p
+	s.unwoken = true
 	s.mu.Unlock()
 	s.logBytes.Add(int64(recordHeaderBytes + len(rec)))
-	s.kick()
 	return p, nil
+}
+
+// Wake hands the records AppendDeferred buffered to the syncer; it does
+// nothing (no wake-up) when there are none.
+func (s *Store) Wake() {
+	s.mu.Lock()
+	wake := s.unwoken
+	s.unwoken = false
+	s.mu.Unlock()
+	if wake {
+		s.kick()
+	}
 }
 
 // kick wakes the syncer without ever blocking the owner.
@@ -269,12 +330,11 @@ func (s *Store) Err() error {
 	return s.errLocked()
 }
 
-// errLocked prefers the log's error: it is the one holding confirms back.
+// errLocked is the log's error: it is the one holding confirms back. A
+// snapshot that fails blocks no one (snapshotFailed): the log after the
+// previous one is intact, and it is tried again later.
 func (s *Store) errLocked() error {
-	if s.logErr != nil {
-		return s.logErr
-	}
-	return s.snapErr
+	return s.logErr
 }
 
 // WaitSynced blocks until record p is durable, or returns the error that
@@ -295,15 +355,16 @@ func (s *Store) WaitSynced(p Pos) error {
 }
 
 // NeedsSnapshot says the log since the last snapshot has grown past
-// Options.SnapshotLogBytes and no snapshot is being written: time for the
-// owner to save its state and call WriteSnapshot.
+// Options.SnapshotLogBytes and no snapshot is being written (nor, after
+// one failed, waiting out its back-off): time for the owner to save its
+// state and call WriteSnapshot.
 func (s *Store) NeedsSnapshot() bool {
 	if s.logBytes.Load() < s.opts.SnapshotLogBytes {
 		return false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.pending == nil && s.active == nil
+	return s.pending == nil && s.active == nil && s.snapshotDueLocked()
 }
 
 // Close writes and fsyncs what is buffered, stops the syncer and closes

@@ -22,23 +22,28 @@ func (s *Store) run() {
 		s.mu.Unlock()
 		close(s.done)
 	}()
-	var logRetry, snapRetry <-chan time.Time // set while waiting to retry
+	var logRetry <-chan time.Time // set while waiting to retry
+	tick := time.NewTicker(s.opts.DiskCheckInterval)
+	defer tick.Stop()
 	for {
+		s.writing.Lock()
 		s.mu.Lock()
 		s.takeLocked()
 		closing := s.closing
 		s.mu.Unlock()
 		if closing {
-			logRetry, snapRetry = nil, nil // one last attempt at each
+			logRetry = nil // one last attempt
 		}
 		job := s.active
 		if logRetry == nil && (len(s.held) > 0 || (job != nil && !job.segmentMade)) {
 			err := s.round()
+			s.writing.Unlock()
 			if errors.Is(err, errCrashed) {
 				return
 			}
 			s.setErr(&s.logErr, err)
 			if err != nil {
+				s.checkFree() // a full disk is also low on disk
 				if closing {
 					s.giveUp(err)
 					return
@@ -47,15 +52,18 @@ func (s *Store) run() {
 			}
 			continue
 		}
-		if job != nil && job.segmentMade && job.done == nil && snapRetry == nil {
+		if job != nil && job.segmentMade && job.done == nil {
 			s.startSnapshotFile(job)
+			s.writing.Unlock()
 			continue
 		}
+		heldEmpty := len(s.held) == 0
+		s.writing.Unlock()
 		var snapDone <-chan error
 		if job != nil {
 			snapDone = job.done
 		}
-		if closing && len(s.held) == 0 && snapDone == nil {
+		if closing && heldEmpty && snapDone == nil {
 			return
 		}
 		var stop <-chan struct{}
@@ -67,26 +75,28 @@ func (s *Store) run() {
 		case <-stop:
 		case <-logRetry:
 			logRetry = nil
-		case <-snapRetry:
-			snapRetry = nil
+		case <-tick.C:
+			s.checkFree()
+			s.mu.Lock()
+			retry := s.snapErr != nil && s.pending == nil && s.active == nil && s.snapshotDueLocked()
+			s.mu.Unlock()
+			if retry {
+				s.signal() // an idle owner learns a snapshot is due again
+			}
 		case err := <-snapDone:
 			job.done = nil
 			if errors.Is(err, errCrashed) {
 				return
 			}
-			switch {
-			case err == nil:
+			if err == nil {
+				s.writing.Lock()
 				s.finishSnapshot(job)
-			case closing:
-				// The log holds everything; the snapshot only saved
-				// replay time at the next start. Leave it.
-				s.mu.Lock()
-				s.active = nil
-				s.mu.Unlock()
-			default:
-				snapRetry = time.After(s.opts.RetryInterval)
+				s.writing.Unlock()
+			} else {
+				// The log holds everything; the snapshot only saves
+				// replay time and space, and is asked for again later.
+				s.snapshotFailed(job, err)
 			}
-			s.setErr(&s.snapErr, err)
 		}
 	}
 }
@@ -111,6 +121,7 @@ func (s *Store) takeLocked() {
 	if (s.active != nil && !s.active.segmentMade) || len(s.buf) == 0 {
 		return
 	}
+	s.unwoken = false // they are the syncer's now, or SyncNow's
 	if len(s.held) == 0 {
 		// Swap rather than copy: the owner reuses the syncer's old buffer.
 		s.held, s.buf = s.buf, s.held[:0]
@@ -126,7 +137,7 @@ func (s *Store) takeLocked() {
 // to be tried again.
 func (s *Store) round() error {
 	if len(s.held) > 0 {
-		if err := s.writeHeld(); err != nil {
+		if err := s.writeHeld(true); err != nil {
 			return err
 		}
 	}
@@ -144,14 +155,16 @@ func (s *Store) round() error {
 	return nil
 }
 
-// writeHeld appends the held records to the log file and fsyncs it.
+// writeHeld appends the held records to the log file and fsyncs it, and
+// tells Notify's reader (signal), unless the caller learns of it from
+// its return (SyncNow).
 //
 // After a failed write or fsync, the bytes past the last durable record
 // are not trusted: Linux may drop dirty pages whose writeback failed and
 // then report the next fsync as a success. So the file is cut back to the
 // durable end and the records are written again from our own buffer,
 // which is why held is kept until its fsync succeeds.
-func (s *Store) writeHeld() error {
+func (s *Store) writeHeld(signal bool) error {
 	seg := &s.seg
 	if seg.dirty {
 		if err := seg.f.Truncate(seg.off); err != nil {
@@ -168,12 +181,15 @@ func (s *Store) writeHeld() error {
 		return err
 	}
 	seg.off += int64(len(s.held))
+	s.wrote(int64(len(s.held)))
 	s.held = s.held[:0]
 	s.mu.Lock()
 	s.durable = s.heldLast
 	s.cond.Broadcast()
 	s.mu.Unlock()
-	s.signal()
+	if signal {
+		s.signal()
+	}
 	return nil
 }
 

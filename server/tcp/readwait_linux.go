@@ -138,3 +138,24 @@ func (t *Transport) setLowat(n int) {
 		}
 	})
 }
+
+// InputQueued reports whether the socket holds bytes a read would get
+// now (SIOCINQ), true when it cannot tell: a connection's goroutine
+// fsyncs the command log itself for its confirm only when it has nothing
+// more to read (driver/conn's apply), so that a client that streams
+// publishes is read on while the store's syncer fsyncs.
+func (t *Transport) InputQueued() bool {
+	if t.raw == nil {
+		return true
+	}
+	if t.r.count == nil {
+		t.r.count = t.r.countQueued
+	}
+	t.r.queued = 0
+	if err := t.raw.Control(t.r.count); err != nil {
+		return true
+	}
+	return t.r.queued > 0
+}
+
+func (r *sockRead) countQueued(fd uintptr) { r.queued = queuedBytes(fd) }

@@ -50,6 +50,8 @@ type sockRead struct {
 	before   int                   // bytes there when a wait began
 	now      func(fd uintptr) bool // r.readNow
 	waitThen func(fd uintptr) bool // r.waitThenRead
+	queued   int                   // what InputQueued's SIOCINQ found
+	count    func(fd uintptr)      // r.countQueued
 }
 
 // New wraps an accepted TCP connection.

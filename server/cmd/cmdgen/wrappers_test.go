@@ -21,6 +21,12 @@ import (
 var withoutWrapper = []string{
 	"CmdBasicAck", "CmdBasicNack", "CmdBasicReject", "CmdBasicRecover",
 	"CmdBasicRecoverAsync", "CmdPauseConnection",
+	// The durable log's records (engine/durable_cmds.go): the engine
+	// writes them and a recovery applies them; no driver makes one.
+	"CmdDurablePut", "CmdDurableTake", "CmdDurableHold", "CmdDurableDone", "CmdDurableClock",
+	"CmdDurableQueue", "CmdDurableQueueGone", "CmdDurableExchange", "CmdDurableExchangeGone",
+	"CmdDurableBind", "CmdDurableUnbind", "CmdDurableBuffer",
+	"CmdDurableDelay", "CmdDurableRelease",
 }
 
 // TestWrappersAreComplete keeps the per-method API generated: every

@@ -13,6 +13,7 @@
 //	warren-bench durable --warren-bin PATH [--rabbit-server PATH] [--reps 3]
 //	warren-bench sessions --warren-bin PATH [--sessions 100] [--participants 5] [--commands 20] [--rate 5] [--amqp=false]
 //	warren-bench floor [--amqp 127.0.0.1:5674]
+//	warren-bench pauses --warren-bin PATH [--warren-mode default|memory] [--rabbit-server PATH] [--scenarios idle,listings,...] [--queues 100000]
 //
 // The first form runs one workload once. The second starts a Warren server
 // inside this process on loopback ports and runs the workload against it,
@@ -35,7 +36,10 @@
 // fan-out latency, publish->confirm latency and memory per idle session
 // (see sessions.go and sessions_amqp.go). The seventh is the floor
 // (floor.go), a relay that does no broker work, which compare --floor
-// starts and runs the scale workloads on beside the two brokers.
+// starts and runs the scale workloads on beside the two brokers. The
+// eighth is what `make bench-pauses` runs (pauses.go): a healthy client's
+// round trips while another client loads the broker, Warren beside
+// RabbitMQ.
 //
 // compare's default set leaves out scale-queues, scale-conns and
 // idle-memory (scale.go), which run only when --workloads names them, as
@@ -82,6 +86,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return runSessions(args[1:], stdout, stderr)
 		case "floor":
 			return runFloor(args[1:], stdout, stderr)
+		case "pauses":
+			return runPauses(args[1:], stdout, stderr)
 		}
 	}
 	fs := flag.NewFlagSet("warren-bench", flag.ContinueOnError)

@@ -43,6 +43,7 @@ type rabbitNode struct {
 	mnesia  string // RABBITMQ_MNESIA_BASE: the messages and definitions
 	env     []string
 	url     string
+	mgmt    string // the management API's host:port; "" without the plugin
 	epmd    *exec.Cmd
 	epmdEnd chan struct{}
 	beam    *exec.Cmd
@@ -54,6 +55,13 @@ type rabbitNode struct {
 // newRabbitNode prepares dir (which must exist and be empty) and starts
 // the node's epmd on a free loopback port; start starts the node itself.
 func newRabbitNode(script, dir string) (*rabbitNode, error) {
+	return newRabbitNodeWith(script, dir, false)
+}
+
+// newRabbitNodeWith is newRabbitNode, with the management plugin listening
+// on a free loopback port when management is set (the pause benchmark's
+// listings).
+func newRabbitNodeWith(script, dir string, management bool) (*rabbitNode, error) {
 	if _, err := os.Stat(script); err != nil {
 		return nil, err
 	}
@@ -79,6 +87,17 @@ func newRabbitNode(script, dir string) (*rabbitNode, error) {
 		"enabled_plugins":   "[].", // no management plugin
 		"rabbitmq.conf":     "listeners.tcp.1 = " + amqpAddr + "\n",
 	}
+	mgmtAddr := ""
+	if management {
+		if mgmtAddr, err = freeLoopback("127.0.0.1:15682"); err != nil {
+			return nil, err
+		}
+		files["enabled_plugins"] = "[rabbitmq_management]."
+		// A listing of 100,000 queues takes RabbitMQ minutes: its HTTP
+		// timeouts (cowboy's, 60 s by default) are raised to 10.
+		files["rabbitmq.conf"] += "management.tcp.ip = 127.0.0.1\nmanagement.tcp.port = " + port(mgmtAddr) + "\n" +
+			"management.tcp.idle_timeout = 600000\nmanagement.tcp.inactivity_timeout = 600000\nmanagement.tcp.request_timeout = 600000\n"
+	}
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			return nil, err
@@ -88,7 +107,7 @@ func newRabbitNode(script, dir string) (*rabbitNode, error) {
 		return nil, err
 	}
 	n := &rabbitNode{script: script, dir: dir, mnesia: filepath.Join(dir, "mnesia"),
-		url: "amqp://guest:guest@" + amqpAddr + "/"}
+		url: "amqp://guest:guest@" + amqpAddr + "/", mgmt: mgmtAddr}
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "RABBITMQ_") && !strings.HasPrefix(kv, "ERL_") && !strings.HasPrefix(kv, "NOTIFY_SOCKET=") {
 			n.env = append(n.env, kv)
@@ -272,4 +291,17 @@ func parseBusyWait(args []string) (string, bool) {
 		none = none && value == "none"
 	}
 	return strings.Join(parts, " "), none
+}
+
+// ctl runs rabbitmqctl (beside the start script) against the node with
+// args, within a minute.
+func (n *rabbitNode) ctl(ctx context.Context, args ...string) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(filepath.Dir(n.script), "rabbitmqctl"), append([]string{"-n", "warrenbench@localhost"}, args...)...)
+	cmd.Dir, cmd.Env = n.dir, n.env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("rabbitmqctl %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	return nil
 }

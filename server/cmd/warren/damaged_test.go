@@ -48,7 +48,7 @@ func TestDamagedLogCheckRepair(t *testing.T) {
 
 	code, stdout, stderr := warren(t, "", "store", "check", "--data", dir)
 	t.Logf("warren store check (exit %d):\n%s", code, stdout)
-	if code != 1 || !strings.Contains(stdout, `to exchange 发往交换机 "", routing key 路由键 "dmg.q": 1`) || !strings.Contains(stdout, `queue 队列 "dmg.q" vhost "/": 1`) {
+	if code != 1 || !strings.Contains(stdout, `kept in queue 保留在队列 "dmg.q", vhost 虚拟主机 "/": 1`) || !strings.Contains(stdout, `queue 队列 "dmg.q" vhost "/": 1`) {
 		t.Fatalf("store check: exit %d\n%s%s", code, stdout, stderr)
 	}
 	reported := lostMessages(t, stdout)
@@ -236,10 +236,10 @@ func lostMessages(t *testing.T, out string) int {
 }
 
 // TestDamagedDeclareCounted: losing one record can lose more than itself.
-// With the queue.declare's checksum damaged, a repair keeps every publish
-// record, but replayed without the declare they route nowhere: warren
-// store check says all 20 messages and the queue would be lost, which is
-// what a client then finds.
+// With the queue.declare's checksum damaged, a repair keeps every message
+// record, but replayed without the declare they go nowhere: warren store
+// check says all 20 messages and the queue would be lost, which is what a
+// client then finds.
 func TestDamagedDeclareCounted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts warren serve")

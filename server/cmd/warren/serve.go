@@ -45,6 +45,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	maxQueues := fs.Int("max-queues", 0, "most queues per vhost (0: unlimited); past it queue.declare gets 406")
 	maxMsgs := fs.Int64("max-messages", 0, "most ready messages per vhost (0: unlimited); past it basic.publish gets 406")
 	dataDir := fs.String("data", defaultDataDir(), "directory that keeps the broker's state across restarts (durable exchanges, queues, bindings, policies, vhosts, users, persistent messages); '' keeps everything in memory. A directory damaged other than by a crash's torn tail is refused, unchanged: see warren store check/repair")
+	diskFree := fs.String("disk-free-limit", server.DefaultDiskFreeLimit, "free space below which, on the data directory's file system, publishers are blocked (connection.blocked \"low on disk\") until it is back: bytes (50000000), a size with RabbitMQ's units (50MB, 1GB, 512MiB) or mem_relative:RATIO, a multiple of the machine's memory; 0 turns the disk alarm off (RabbitMQ's disk_free_limit, default 50MB)")
 	snapshotAfter := fs.Int64("snapshot-after", 64<<20, "bytes of command log after which the state is saved as a snapshot that replaces the log (a restart replays the log since the last snapshot)")
 	clockFlag := fs.String("clock", "live", "the broker's clock: live (the wall clock), paused (stands still) or manual (moves only when told: POST /api/clock, warren ctl advance/step); the flag decides at every start, the data directory does not keep it")
 	watermark := fs.Int64("memory-high-watermark", server.DefaultMemoryHighWatermark(), "bytes of messages held (ready, unacknowledged, delayed) past which publishers are blocked (connection.blocked); default 40% of RAM")
@@ -78,13 +79,18 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "warren serve: --max-message-size must be 1..%d bytes (512 MiB, RabbitMQ's ceiling) 消息大小上限必须在 1 到 %[1]d 字节之间\n", maxMessageSizeCeiling)
 		return 2
 	}
+	diskFreeLimit, err := server.ParseDiskFreeLimit(*diskFree, server.TotalMemory())
+	if err != nil {
+		fmt.Fprintf(stderr, "warren serve: %v\n", err)
+		return 2
+	}
 	clock, err := broker.ParseClockMode(*clockFlag)
 	if err != nil {
 		fmt.Fprintf(stderr, "warren serve: --clock: %v\n", err)
 		return 2
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "warren serve: "+format+"\n", args...) }
-	srv, err := server.Start(server.Options{AMQPAddr: *amqpAddr, HTTPAddr: *httpAddr, UsersFile: *usersFile, DataDir: *dataDir, Clock: clock, Log: logf, Store: store.Options{SnapshotLogBytes: *snapshotAfter, MaxRecordBytes: recordLimit(*maxMsg)},
+	srv, err := server.Start(server.Options{AMQPAddr: *amqpAddr, HTTPAddr: *httpAddr, UsersFile: *usersFile, DataDir: *dataDir, Clock: clock, Log: logf, Store: store.Options{SnapshotLogBytes: *snapshotAfter, MaxRecordBytes: recordLimit(*maxMsg), DiskFreeLimit: diskFreeLimit},
 		Engine:    engine.Config{Seed: *seed, MaxQueuesPerVhost: *maxQueues, MaxMessagesPerVhost: *maxMsgs},
 		PreLogin:  addrlimit.Limits{PerAddress: *preLoginPerAddr, Total: *preLoginTotal},
 		HTTPConns: addrlimit.Limits{PerAddress: *httpPerAddr, Total: *httpTotal},

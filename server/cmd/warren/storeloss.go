@@ -38,6 +38,10 @@ func (l *loss) add(d store.Damage) {
 	}
 	l.records += d.Records
 	l.atLeast = l.atLeast || !d.Exact
+	if engine.IsSnapshot(d.Payload) {
+		l.def("checkpoint (the whole state) 检查点（完整状态）")
+		return
+	}
 	c, err := engine.DecodeCommand(d.Payload)
 	if err != nil {
 		l.undecoded++
@@ -65,6 +69,25 @@ func (l *loss) add(d store.Damage) {
 		l.def(fmt.Sprintf("exchange.bind %s → %s key %s", quote(c.Bind.Source), quote(c.Bind.Destination), quote(c.Bind.RoutingKey)))
 	case engine.CmdQueuePurge:
 		l.def("queue.purge " + quote(c.Queue))
+	case engine.CmdDurableQueue:
+		l.def("queue.declare " + quote(c.Name))
+	case engine.CmdDurableQueueGone:
+		l.def("queue.delete " + quote(c.Name))
+	case engine.CmdDurableExchange:
+		l.def("exchange.declare " + quote(c.Name))
+	case engine.CmdDurableExchangeGone:
+		l.def("exchange.delete " + quote(c.Name))
+	case engine.CmdDurableBind:
+		l.def(fmt.Sprintf("bind %s → %s key %s", quote(c.Source), quote(c.Destination), quote(c.Key)))
+	case engine.CmdDurableUnbind:
+		l.def(fmt.Sprintf("unbind %s → %s key %s", quote(c.Source), quote(c.Destination), quote(c.Key)))
+	case engine.CmdDurableDelay:
+		l.messages++
+		l.targets[fmt.Sprintf("held by delayed exchange 由延迟交换机持有 %s, vhost 虚拟主机 %s", quote(c.Exchange), quote(c.Vhost))]++
+	case engine.CmdDurablePut:
+		l.messages++
+		l.persistent++
+		l.targets[fmt.Sprintf("kept in queue 保留在队列 %s, vhost 虚拟主机 %s", quote(c.Queue), quote(c.Vhost))]++
 	default:
 		l.other[engine.KindOf(c).String()]++
 	}

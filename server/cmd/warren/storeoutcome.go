@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"warren/engine"
+	"warren/server/broker"
 	"warren/server/store"
 )
 
@@ -39,14 +40,14 @@ func rebuild(r *store.Report, damaged bool) (*outcome, error) {
 		if isDamaged && !damaged {
 			return nil
 		}
-		c, err := engine.DecodeCommand(rec)
+		next, err := broker.ReplayRecord(eng, rec)
 		if err != nil {
 			if isDamaged {
 				return nil // counted as undecoded by loss
 			}
 			return fmt.Errorf("log record %d: %w", p, err)
 		}
-		eng.Apply(c)
+		eng = next
 		drop()
 		return nil
 	})
