@@ -34,13 +34,12 @@ type Result struct {
 // Config.RecordCommands on, the command's record is logged first, for
 // DrainCommands (command_log.go).
 //
-// The wrappers repeat what comes before the switch, and each case that is
-// one call (server/cmd/cmdgen/direct.go): a statement added before the
-// switch reaches them at the next go generate (one that returns, reads r
-// or assigns c stops cmdgen, since a wrapper could not repeat it). Each
-// case sets the fields of the named result r rather than returning a
+// Each case sets the fields of the named result r rather than returning a
 // Result literal, which would be built and then copied (176 bytes) on
-// every command.
+// every command. The wrappers call Apply too: a wrapper that made the
+// case's call itself measured faster, but only for callers of the
+// wrappers (tests, tools); the drivers hand over Command values, and one
+// entry point is what keeps recording, the durable log and replay whole.
 func (b *Broker) Apply(c Command) (r Result) {
 	if b.cfg.RecordCommands {
 		b.record(c)

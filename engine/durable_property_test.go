@@ -57,9 +57,12 @@ func TestDurableLogProperty(t *testing.T) {
 			})
 		}
 	})
-	// Records the workload never writes would pass vacuously.
+	// Records the workload never writes would pass vacuously. The full
+	// native run checks it; the shorter runs (-short, and js/wasm, where
+	// the same records must only come out the same) are too few steps to
+	// reach every kind.
 	t.Logf("records by kind: %v", kinds)
-	if !t.Failed() && *durableSeeds == 0 && !testing.Short() {
+	if !t.Failed() && *durableSeeds == 0 && !testing.Short() && runtime.GOOS != "js" {
 		for _, k := range []string{"DurablePut", "DurableTake", "DurableHold", "DurableDone", "DurableBuffer", "DurableClock",
 			"DurableQueue", "DurableQueueGone", "DurableExchange", "DurableExchangeGone", "DurableBind", "DurableUnbind",
 			"DurableDelay", "DurableRelease"} {

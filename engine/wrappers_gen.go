@@ -20,13 +20,7 @@ func (b *Broker) OpenConnection(open ConnectionOpen) (ConnID, error) {
 //
 // It applies CmdCloseConnection: see CmdCloseConnection.
 func (b *Broker) CloseConnection(conn ConnID) {
-	if b.cfg.RecordCommands {
-		b.record(CmdCloseConnection{Conn: conn})
-	}
-	if b.dlog != nil {
-		b.dlog.noteCommand(CmdCloseConnection{Conn: conn})
-	}
-	b.closeConnectionByID(conn)
+	b.Apply(CmdCloseConnection{Conn: conn})
 }
 
 // ForceCloseConnection closes a connection from the server side, as the
@@ -36,13 +30,7 @@ func (b *Broker) CloseConnection(conn ConnID) {
 //
 // It applies CmdForceCloseConnection: see CmdForceCloseConnection.
 func (b *Broker) ForceCloseConnection(conn ConnID, reason string) {
-	if b.cfg.RecordCommands {
-		b.record(CmdForceCloseConnection{Conn: conn, Reason: reason})
-	}
-	if b.dlog != nil {
-		b.dlog.noteCommand(CmdForceCloseConnection{Conn: conn, Reason: reason})
-	}
-	b.forceCloseConnection(conn, reason)
+	b.Apply(CmdForceCloseConnection{Conn: conn, Reason: reason})
 }
 
 // ForceCloseUserConnections force-closes every connection of user, in the
@@ -53,13 +41,7 @@ func (b *Broker) ForceCloseConnection(conn ConnID, reason string) {
 // It applies CmdForceCloseUserConnections: see
 // CmdForceCloseUserConnections.
 func (b *Broker) ForceCloseUserConnections(user, reason string) int {
-	if b.cfg.RecordCommands {
-		b.record(CmdForceCloseUserConnections{User: user, Reason: reason})
-	}
-	if b.dlog != nil {
-		b.dlog.noteCommand(CmdForceCloseUserConnections{User: user, Reason: reason})
-	}
-	return b.forceCloseUserConnections(user, reason)
+	return b.Apply(CmdForceCloseUserConnections{User: user, Reason: reason}).Count
 }
 
 // OpenChannel opens channel number num on a connection.
@@ -74,13 +56,7 @@ func (b *Broker) OpenChannel(conn ConnID, num uint16) (ChannelID, error) {
 //
 // It applies CmdCloseChannel: see CmdCloseChannel.
 func (b *Broker) CloseChannel(channel ChannelID) {
-	if b.cfg.RecordCommands {
-		b.record(CmdCloseChannel{Channel: channel})
-	}
-	if b.dlog != nil {
-		b.dlog.noteCommand(CmdCloseChannel{Channel: channel})
-	}
-	b.closeChannel(channel)
+	b.Apply(CmdCloseChannel{Channel: channel})
 }
 
 // ChannelException closes a channel for a protocol-level reason the driver
@@ -90,39 +66,21 @@ func (b *Broker) CloseChannel(channel ChannelID) {
 //
 // It applies CmdChannelException: see CmdChannelException.
 func (b *Broker) ChannelException(channel ChannelID, err *Error) {
-	if b.cfg.RecordCommands {
-		b.record(CmdChannelException{Channel: channel, Err: err})
-	}
-	if b.dlog != nil {
-		b.dlog.noteCommand(CmdChannelException{Channel: channel, Err: err})
-	}
-	b.channelException(channel, err)
+	b.Apply(CmdChannelException{Channel: channel, Err: err})
 }
 
 // ExchangeDeclare declares (or with Passive checks) an exchange.
 //
 // It applies CmdExchangeDeclare: see CmdExchangeDeclare.
 func (b *Broker) ExchangeDeclare(channel ChannelID, declare ExchangeDeclare) error {
-	if b.cfg.RecordCommands {
-		b.record(CmdExchangeDeclare{Channel: channel, Declare: declare})
-	}
-	if b.dlog != nil {
-		b.dlog.noteCommand(CmdExchangeDeclare{Channel: channel, Declare: declare})
-	}
-	return b.declareExchange(channel, declare)
+	return b.Apply(CmdExchangeDeclare{Channel: channel, Declare: declare}).Err
 }
 
 // ExchangeDelete deletes an exchange and every binding to or from it.
 //
 // It applies CmdExchangeDelete: see CmdExchangeDelete.
 func (b *Broker) ExchangeDelete(channel ChannelID, delete ExchangeDelete) error {
-	if b.cfg.RecordCommands {
-		b.record(CmdExchangeDelete{Channel: channel, Delete: delete})
-	}
-	if b.dlog != nil {
-		b.dlog.noteCommand(CmdExchangeDelete{Channel: channel, Delete: delete})
-	}
-	return b.exchangeDelete(channel, delete)
+	return b.Apply(CmdExchangeDelete{Channel: channel, Delete: delete}).Err
 }
 
 // ExchangeBind binds an exchange to an exchange.
@@ -182,13 +140,7 @@ func (b *Broker) QueuePurge(channel ChannelID, queue string) (int, error) {
 //
 // It applies CmdBasicQos: see CmdBasicQos.
 func (b *Broker) BasicQos(channel ChannelID, qos BasicQos) error {
-	if b.cfg.RecordCommands {
-		b.record(CmdBasicQos{Channel: channel, Qos: qos})
-	}
-	if b.dlog != nil {
-		b.dlog.noteCommand(CmdBasicQos{Channel: channel, Qos: qos})
-	}
-	return b.basicQos(channel, qos)
+	return b.Apply(CmdBasicQos{Channel: channel, Qos: qos}).Err
 }
 
 // BasicConsume starts a consumer and returns its tag (server-generated
@@ -204,26 +156,14 @@ func (b *Broker) BasicConsume(channel ChannelID, consume BasicConsume) (string, 
 //
 // It applies CmdBasicCancel: see CmdBasicCancel.
 func (b *Broker) BasicCancel(channel ChannelID, consumerTag string) error {
-	if b.cfg.RecordCommands {
-		b.record(CmdBasicCancel{Channel: channel, ConsumerTag: consumerTag})
-	}
-	if b.dlog != nil {
-		b.dlog.noteCommand(CmdBasicCancel{Channel: channel, ConsumerTag: consumerTag})
-	}
-	return b.basicCancel(channel, consumerTag)
+	return b.Apply(CmdBasicCancel{Channel: channel, ConsumerTag: consumerTag}).Err
 }
 
 // BasicPublish publishes a message.
 //
 // It applies CmdBasicPublish: see CmdBasicPublish.
 func (b *Broker) BasicPublish(channel ChannelID, publish BasicPublish) error {
-	if b.cfg.RecordCommands {
-		b.record(CmdBasicPublish{Channel: channel, Publish: publish})
-	}
-	if b.dlog != nil {
-		b.dlog.noteCommand(CmdBasicPublish{Channel: channel, Publish: publish})
-	}
-	return b.basicPublish(channel, publish)
+	return b.Apply(CmdBasicPublish{Channel: channel, Publish: publish}).Err
 }
 
 // BasicGet fetches one message synchronously.
@@ -238,26 +178,14 @@ func (b *Broker) BasicGet(channel ChannelID, get BasicGet) (GetOk, bool, error) 
 //
 // It applies CmdConfirmSelect: see CmdConfirmSelect.
 func (b *Broker) ConfirmSelect(channel ChannelID) error {
-	if b.cfg.RecordCommands {
-		b.record(CmdConfirmSelect{Channel: channel})
-	}
-	if b.dlog != nil {
-		b.dlog.noteCommand(CmdConfirmSelect{Channel: channel})
-	}
-	return b.confirmSelect(channel)
+	return b.Apply(CmdConfirmSelect{Channel: channel}).Err
 }
 
 // TxSelect puts the channel in transactional mode.
 //
 // It applies CmdTxSelect: see CmdTxSelect.
 func (b *Broker) TxSelect(channel ChannelID) error {
-	if b.cfg.RecordCommands {
-		b.record(CmdTxSelect{Channel: channel})
-	}
-	if b.dlog != nil {
-		b.dlog.noteCommand(CmdTxSelect{Channel: channel})
-	}
-	return b.txSelect(channel)
+	return b.Apply(CmdTxSelect{Channel: channel}).Err
 }
 
 // TxCommit applies the buffered publishes and acknowledgements, in order:
@@ -265,13 +193,7 @@ func (b *Broker) TxSelect(channel ChannelID) error {
 //
 // It applies CmdTxCommit: see CmdTxCommit.
 func (b *Broker) TxCommit(channel ChannelID) error {
-	if b.cfg.RecordCommands {
-		b.record(CmdTxCommit{Channel: channel})
-	}
-	if b.dlog != nil {
-		b.dlog.noteCommand(CmdTxCommit{Channel: channel})
-	}
-	return b.commitTx(channel)
+	return b.Apply(CmdTxCommit{Channel: channel}).Err
 }
 
 // TxRollback discards buffered publishes and returns buffered
@@ -279,60 +201,30 @@ func (b *Broker) TxCommit(channel ChannelID) error {
 //
 // It applies CmdTxRollback: see CmdTxRollback.
 func (b *Broker) TxRollback(channel ChannelID) error {
-	if b.cfg.RecordCommands {
-		b.record(CmdTxRollback{Channel: channel})
-	}
-	if b.dlog != nil {
-		b.dlog.noteCommand(CmdTxRollback{Channel: channel})
-	}
-	return b.rollbackTx(channel)
+	return b.Apply(CmdTxRollback{Channel: channel}).Err
 }
 
 // SetPolicy applies CmdSetPolicy with Operator false: see CmdSetPolicy.
 func (b *Broker) SetPolicy(policy Policy) error {
-	if b.cfg.RecordCommands {
-		b.record(CmdSetPolicy{Policy: policy, Operator: false})
-	}
-	if b.dlog != nil {
-		b.dlog.noteCommand(CmdSetPolicy{Policy: policy, Operator: false})
-	}
-	return b.setPolicy(policy, false)
+	return b.Apply(CmdSetPolicy{Policy: policy, Operator: false}).Err
 }
 
 // SetOperatorPolicy applies CmdSetPolicy with Operator true: see
 // CmdSetPolicy.
 func (b *Broker) SetOperatorPolicy(policy Policy) error {
-	if b.cfg.RecordCommands {
-		b.record(CmdSetPolicy{Policy: policy, Operator: true})
-	}
-	if b.dlog != nil {
-		b.dlog.noteCommand(CmdSetPolicy{Policy: policy, Operator: true})
-	}
-	return b.setPolicy(policy, true)
+	return b.Apply(CmdSetPolicy{Policy: policy, Operator: true}).Err
 }
 
 // ClearPolicy applies CmdClearPolicy with Operator false: see
 // CmdClearPolicy.
 func (b *Broker) ClearPolicy(vhost, name string) error {
-	if b.cfg.RecordCommands {
-		b.record(CmdClearPolicy{Vhost: vhost, Name: name, Operator: false})
-	}
-	if b.dlog != nil {
-		b.dlog.noteCommand(CmdClearPolicy{Vhost: vhost, Name: name, Operator: false})
-	}
-	return b.clearPolicy(vhost, name, false)
+	return b.Apply(CmdClearPolicy{Vhost: vhost, Name: name, Operator: false}).Err
 }
 
 // ClearOperatorPolicy applies CmdClearPolicy with Operator true: see
 // CmdClearPolicy.
 func (b *Broker) ClearOperatorPolicy(vhost, name string) error {
-	if b.cfg.RecordCommands {
-		b.record(CmdClearPolicy{Vhost: vhost, Name: name, Operator: true})
-	}
-	if b.dlog != nil {
-		b.dlog.noteCommand(CmdClearPolicy{Vhost: vhost, Name: name, Operator: true})
-	}
-	return b.clearPolicy(vhost, name, true)
+	return b.Apply(CmdClearPolicy{Vhost: vhost, Name: name, Operator: true}).Err
 }
 
 // SetPermissions replaces the permissions that user's open connections to
@@ -343,13 +235,7 @@ func (b *Broker) ClearOperatorPolicy(vhost, name string) error {
 //
 // It applies CmdSetPermissions: see CmdSetPermissions.
 func (b *Broker) SetPermissions(user, vhost string, perms *Permissions) {
-	if b.cfg.RecordCommands {
-		b.record(CmdSetPermissions{User: user, Vhost: vhost, Perms: perms})
-	}
-	if b.dlog != nil {
-		b.dlog.noteCommand(CmdSetPermissions{User: user, Vhost: vhost, Perms: perms})
-	}
-	b.setPermissions(user, vhost, perms)
+	b.Apply(CmdSetPermissions{User: user, Vhost: vhost, Perms: perms})
 }
 
 // AddVhost creates a vhost; adding an existing one is a no-op, as in
@@ -357,13 +243,7 @@ func (b *Broker) SetPermissions(user, vhost string, perms *Permissions) {
 //
 // It applies CmdAddVhost: see CmdAddVhost.
 func (b *Broker) AddVhost(name string) error {
-	if b.cfg.RecordCommands {
-		b.record(CmdAddVhost{Name: name})
-	}
-	if b.dlog != nil {
-		b.dlog.noteCommand(CmdAddVhost{Name: name})
-	}
-	return b.createVhost(name)
+	return b.Apply(CmdAddVhost{Name: name}).Err
 }
 
 // DeleteVhost deletes a vhost and everything in it, the users' permissions
@@ -372,13 +252,7 @@ func (b *Broker) AddVhost(name string) error {
 //
 // It applies CmdDeleteVhost: see CmdDeleteVhost.
 func (b *Broker) DeleteVhost(name string) error {
-	if b.cfg.RecordCommands {
-		b.record(CmdDeleteVhost{Name: name})
-	}
-	if b.dlog != nil {
-		b.dlog.noteCommand(CmdDeleteVhost{Name: name})
-	}
-	return b.deleteVhost(name)
+	return b.Apply(CmdDeleteVhost{Name: name}).Err
 }
 
 // AdvanceTo moves virtual time forward to time, firing every due timer in
@@ -387,13 +261,7 @@ func (b *Broker) DeleteVhost(name string) error {
 //
 // It applies CmdAdvanceTo: see CmdAdvanceTo.
 func (b *Broker) AdvanceTo(time Time) {
-	if b.cfg.RecordCommands {
-		b.record(CmdAdvanceTo{Time: time})
-	}
-	if b.dlog != nil {
-		b.dlog.noteCommand(CmdAdvanceTo{Time: time})
-	}
-	b.advanceTo(time)
+	b.Apply(CmdAdvanceTo{Time: time})
 }
 
 // Settle moves the clock to time as AdvanceTo does, repeated until nothing
@@ -402,13 +270,7 @@ func (b *Broker) AdvanceTo(time Time) {
 //
 // It applies CmdSettle: see CmdSettle.
 func (b *Broker) Settle(time Time) {
-	if b.cfg.RecordCommands {
-		b.record(CmdSettle{Time: time})
-	}
-	if b.dlog != nil {
-		b.dlog.noteCommand(CmdSettle{Time: time})
-	}
-	b.settle(time)
+	b.Apply(CmdSettle{Time: time})
 }
 
 // Step advances to the next deadline, if any, and reports the time it moved
@@ -426,13 +288,7 @@ func (b *Broker) Step() (Time, bool) {
 //
 // It applies CmdRestart: see CmdRestart.
 func (b *Broker) Restart(at Time) {
-	if b.cfg.RecordCommands {
-		b.record(CmdRestart{At: at})
-	}
-	if b.dlog != nil {
-		b.dlog.noteCommand(CmdRestart{At: at})
-	}
-	b.restart(at)
+	b.Apply(CmdRestart{At: at})
 }
 
 // PutUser creates a user, or replaces the record of an existing one keeping
@@ -441,13 +297,7 @@ func (b *Broker) Restart(at Time) {
 //
 // It applies CmdPutUser: see CmdPutUser.
 func (b *Broker) PutUser(user User) error {
-	if b.cfg.RecordCommands {
-		b.record(CmdPutUser{User: user})
-	}
-	if b.dlog != nil {
-		b.dlog.noteCommand(CmdPutUser{User: user})
-	}
-	return b.putUser(user)
+	return b.Apply(CmdPutUser{User: user}).Err
 }
 
 // DeleteUser deletes a user with all their permissions and topic
@@ -455,13 +305,7 @@ func (b *Broker) PutUser(user User) error {
 //
 // It applies CmdDeleteUser: see CmdDeleteUser.
 func (b *Broker) DeleteUser(name string) error {
-	if b.cfg.RecordCommands {
-		b.record(CmdDeleteUser{Name: name})
-	}
-	if b.dlog != nil {
-		b.dlog.noteCommand(CmdDeleteUser{Name: name})
-	}
-	return b.deleteUser(name)
+	return b.Apply(CmdDeleteUser{Name: name}).Err
 }
 
 // PutUserPermission sets a user's permissions in a vhost, replacing any
@@ -469,13 +313,7 @@ func (b *Broker) DeleteUser(name string) error {
 //
 // It applies CmdPutUserPermission: see CmdPutUserPermission.
 func (b *Broker) PutUserPermission(permission UserPermission) error {
-	if b.cfg.RecordCommands {
-		b.record(CmdPutUserPermission{Permission: permission})
-	}
-	if b.dlog != nil {
-		b.dlog.noteCommand(CmdPutUserPermission{Permission: permission})
-	}
-	return b.putUserPermission(permission)
+	return b.Apply(CmdPutUserPermission{Permission: permission}).Err
 }
 
 // ClearUserPermission removes a user's permissions in a vhost, as
@@ -483,13 +321,7 @@ func (b *Broker) PutUserPermission(permission UserPermission) error {
 //
 // It applies CmdClearUserPermission: see CmdClearUserPermission.
 func (b *Broker) ClearUserPermission(user, vhost string) error {
-	if b.cfg.RecordCommands {
-		b.record(CmdClearUserPermission{User: user, Vhost: vhost})
-	}
-	if b.dlog != nil {
-		b.dlog.noteCommand(CmdClearUserPermission{User: user, Vhost: vhost})
-	}
-	return b.clearUserPermission(user, vhost)
+	return b.Apply(CmdClearUserPermission{User: user, Vhost: vhost}).Err
 }
 
 // PutTopicPermission sets a user's topic permission on an exchange in a
@@ -498,13 +330,7 @@ func (b *Broker) ClearUserPermission(user, vhost string) error {
 //
 // It applies CmdPutTopicPermission: see CmdPutTopicPermission.
 func (b *Broker) PutTopicPermission(permission UserTopicPermission) error {
-	if b.cfg.RecordCommands {
-		b.record(CmdPutTopicPermission{Permission: permission})
-	}
-	if b.dlog != nil {
-		b.dlog.noteCommand(CmdPutTopicPermission{Permission: permission})
-	}
-	return b.putTopicPermission(permission)
+	return b.Apply(CmdPutTopicPermission{Permission: permission}).Err
 }
 
 // ClearTopicPermissions removes a user's topic permissions in a vhost: the
@@ -513,13 +339,7 @@ func (b *Broker) PutTopicPermission(permission UserTopicPermission) error {
 //
 // It applies CmdClearTopicPermissions: see CmdClearTopicPermissions.
 func (b *Broker) ClearTopicPermissions(user, vhost, exchange string) error {
-	if b.cfg.RecordCommands {
-		b.record(CmdClearTopicPermissions{User: user, Vhost: vhost, Exchange: exchange})
-	}
-	if b.dlog != nil {
-		b.dlog.noteCommand(CmdClearTopicPermissions{User: user, Vhost: vhost, Exchange: exchange})
-	}
-	return b.clearTopicPermissions(user, vhost, exchange)
+	return b.Apply(CmdClearTopicPermissions{User: user, Vhost: vhost, Exchange: exchange}).Err
 }
 
 // SetLimits changes the limits from the next command on; what is already

@@ -76,9 +76,6 @@ type command struct {
 	// Result fields its wrappers return, in order (wrappers.go).
 	returns  []string
 	wrappers []wrapper
-	// direct is Apply's case for the command when it is one call that the
-	// wrappers can make themselves (direct.go).
-	direct *directCall
 }
 
 func main() {
@@ -117,7 +114,6 @@ func parse(dir string) (map[string]*ast.StructType, []command, error) {
 	fset := token.NewFileSet()
 	structs := map[string]*ast.StructType{}
 	var cmds []command
-	var apply *ast.FuncDecl
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") || filepath.Base(f) == output || filepath.Base(f) == wrappersOutput {
 			continue
@@ -127,9 +123,6 @@ func parse(dir string) (map[string]*ast.StructType, []command, error) {
 			return nil, nil, err
 		}
 		for _, decl := range file.Decls {
-			if fd, ok := decl.(*ast.FuncDecl); ok && fd.Name.Name == "Apply" && fd.Recv != nil && recvIsBroker(fd) {
-				apply = fd
-			}
 			gd, ok := decl.(*ast.GenDecl)
 			if !ok || gd.Tok != token.TYPE {
 				continue
@@ -173,18 +166,6 @@ func parse(dir string) (map[string]*ast.StructType, []command, error) {
 			}
 		}
 	}
-	if apply == nil {
-		return nil, nil, fmt.Errorf("no Broker.Apply in %s", dir)
-	}
-	cases, err := applyCases(fset, apply)
-	if err != nil {
-		return nil, nil, err
-	}
-	for i, c := range cmds {
-		if d, ok := cases[c.typeName]; ok {
-			cmds[i].direct = &d
-		}
-	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].kind < cmds[j].kind })
 	for i, c := range cmds {
 		if c.kind < 1 || c.kind > 255 {
@@ -195,12 +176,6 @@ func parse(dir string) (map[string]*ast.StructType, []command, error) {
 		}
 	}
 	return structs, cmds, nil
-}
-
-// recvIsBroker reports whether fd is a method on *Broker.
-func recvIsBroker(fd *ast.FuncDecl) bool {
-	s, ok := fd.Recv.List[0].Type.(*ast.StarExpr)
-	return ok && isIdent(s.X, "Broker")
 }
 
 func kindDirective(doc *ast.CommentGroup) (int, bool, error) {

@@ -19,7 +19,6 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"fmt"
 	"go/ast"
 	"go/format"
@@ -264,19 +263,6 @@ package engine
 			cmdLit := c.typeName + "{" + strings.Join(lit, ", ") + "}"
 			apply := "b.Apply(" + cmdLit + ")"
 			fmt.Fprintf(&w, "func (b *Broker) %s(%s) ", wr.name, strings.Join(sig, ", "))
-			if c.direct != nil {
-				values := map[string]string{}
-				for _, p := range params {
-					values[p.field] = cmp.Or(p.value, p.name)
-				}
-				if body, ok := directBody(*c.direct, cmdLit, values, c.returns); ok {
-					if len(results) == 1 {
-						w.WriteString(results[0] + " ")
-					}
-					fmt.Fprintf(&w, "{\n%s}\n", body)
-					continue
-				}
-			}
 			switch len(results) {
 			case 0:
 				fmt.Fprintf(&w, "{\n\t%s\n}\n", apply)
