@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime"
@@ -60,75 +59,6 @@ type pauseBroker struct {
 
 func (b *pauseBroker) url() string { u, _ := b.srv.addr(); return u }
 
-// pauseWarren is a Warren this tool starts, on ports fixed at its first
-// start so that a restart (the recovery scenario) comes back where the
-// clients look for it.
-type pauseWarren struct {
-	bin, dir         string // dir "" is in memory
-	extra            []string
-	amqpAddr, httpAd string
-	proc             *warrenProc
-}
-
-func (w *pauseWarren) start(ctx context.Context) error {
-	if w.amqpAddr == "" {
-		var err error
-		if w.amqpAddr, err = freeLoopback("127.0.0.1:5673"); err != nil {
-			return err
-		}
-		if w.httpAd, err = freeLoopback("127.0.0.1:8081"); err != nil {
-			return err
-		}
-	}
-	args := append([]string{"serve", "--amqp", w.amqpAddr, "--http", w.httpAd, "--data", w.dir}, w.extra...)
-	p, err := startProc(ctx, "warren", exec.Command(w.bin, args...), w.url())
-	w.proc = p
-	return err
-}
-
-func (w *pauseWarren) url() string { return "amqp://guest:guest@" + w.amqpAddr + "/" }
-
-func (w *pauseWarren) kill() error {
-	if w.proc == nil {
-		return errors.New("warren is not running")
-	}
-	err := w.proc.kill()
-	w.proc = nil
-	return err
-}
-
-func (w *pauseWarren) stop() error {
-	if w.proc == nil {
-		return nil
-	}
-	err := w.proc.stop()
-	w.proc = nil
-	return err
-}
-
-func (w *pauseWarren) close() error { return w.stop() }
-
-func (w *pauseWarren) addr() (string, int) {
-	if w.proc == nil {
-		return w.url(), 0
-	}
-	return w.url(), w.proc.pid
-}
-
-func (w *pauseWarren) dataDir() string { return w.dir }
-
-func (w *pauseWarren) running() error {
-	if w.proc == nil {
-		return errors.New("warren is not running")
-	}
-	select {
-	case <-w.proc.exited:
-		return fmt.Errorf("warren (pid %d) exited (%v): %s", w.proc.pid, w.proc.err, lastLines(w.proc.output.String(), 10))
-	default:
-		return nil
-	}
-}
-
 // pausesSides says how to start each broker for a scenario.
 type pausesSides struct {
 	warrenBin  string
@@ -142,12 +72,14 @@ type pausesSides struct {
 // startWarrenFor starts a fresh Warren for scenario sc.
 func (s *pausesSides) startWarrenFor(ctx context.Context, sc string, cfg pausesConfig) (*pauseBroker, error) {
 	s.started++
-	w := &pauseWarren{bin: s.warrenBin}
+	w := &warrenNode{bin: s.warrenBin}
 	if s.mode == warrenDefault {
-		w.dir = filepath.Join(s.work, fmt.Sprintf("warren-%d-%s", s.started, sc))
-		if err := os.Mkdir(w.dir, 0o755); err != nil {
+		w.data = filepath.Join(s.work, fmt.Sprintf("warren-%d-%s", s.started, sc))
+		if err := os.Mkdir(w.data, 0o755); err != nil {
 			return nil, err
 		}
+	} else {
+		w.extra = append(w.extra, "--data", "")
 	}
 	if sc == "flood" {
 		w.extra = append(w.extra, "--memory-high-watermark", strconv.FormatInt(cfg.watermark, 10))
@@ -155,11 +87,11 @@ func (s *pausesSides) startWarrenFor(ctx context.Context, sc string, cfg pausesC
 	if err := w.start(ctx); err != nil {
 		return nil, err
 	}
-	b := &pauseBroker{label: "Warren", srv: w, mgmt: "http://" + w.httpAd, onDisk: w.dir != ""}
+	b := &pauseBroker{label: "Warren", srv: w, mgmt: "http://" + w.httpAddr, onDisk: w.data != ""}
 	b.cleanup = func() error {
 		err := w.stop()
-		if w.dir != "" {
-			err = errors.Join(err, os.RemoveAll(w.dir))
+		if w.data != "" {
+			err = errors.Join(err, os.RemoveAll(w.data))
 		}
 		return err
 	}

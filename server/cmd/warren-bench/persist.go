@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -28,22 +29,42 @@ type durableServer interface {
 	running() error
 }
 
-// warrenNode is `warren serve --data DIR`, or in memory when data is "".
+// warrenNode is `warren serve --data DIR` (no --data when data is "": a
+// warren too old for the flag, which keeps its state in memory), with the
+// flags extra besides. Its ports are chosen at its first start and kept,
+// so that a restart (after a crash, say) comes back where the clients
+// look for it.
 type warrenNode struct {
-	bin  string
-	data string
-	proc *warrenProc
+	bin, data          string
+	extra              []string
+	amqpAddr, httpAddr string
+	proc               *warrenProc
 }
 
 func (w *warrenNode) start(ctx context.Context) error {
-	var args []string
-	if w.data != "" {
-		args = []string{"--data", w.data}
+	if w.amqpAddr == "" {
+		var err error
+		if w.amqpAddr, err = freeLoopback("127.0.0.1:5673"); err != nil {
+			return err
+		}
+		if w.httpAddr, err = freeLoopback("127.0.0.1:8081"); err != nil {
+			return err
+		}
 	}
-	p, err := startWarren(ctx, w.bin, args...)
+	args := []string{"serve", "--amqp", w.amqpAddr, "--http", w.httpAddr}
+	if w.data != "" {
+		args = append(args, "--data", w.data)
+	}
+	p, err := startProc(ctx, "warren", exec.Command(w.bin, append(args, w.extra...)...), w.url())
+	if p != nil {
+		p.http = w.httpAddr
+	}
 	w.proc = p
 	return err
 }
+
+// url is the AMQP URL of the node's port, running or not.
+func (w *warrenNode) url() string { return "amqp://guest:guest@" + w.amqpAddr + "/" }
 
 func (w *warrenNode) kill() error {
 	if w.proc == nil {
@@ -67,9 +88,9 @@ func (w *warrenNode) close() error { return w.stop() }
 
 func (w *warrenNode) addr() (string, int) {
 	if w.proc == nil {
-		return "", 0
+		return w.url(), 0
 	}
-	return w.proc.url, w.proc.pid
+	return w.url(), w.proc.pid
 }
 
 func (w *warrenNode) dataDir() string { return w.data }
