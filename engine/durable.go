@@ -217,19 +217,7 @@ func (l *durableLog) entryBytes(e *entry) []byte {
 	clear(s.vias)
 	clear(s.propsIx)
 	s.lastProps, s.lastPropsIx = nil, 0
-	var flags byte
-	if e.expiresAt != Never {
-		flags |= entryExpires
-	}
-	if e.redelivered {
-		flags |= entryRedelivered
-	}
-	if e.deliveries != 0 {
-		flags |= entryDeliveries
-	}
-	if e.priority != 0 {
-		flags |= entryPriority
-	}
+	flags := entryFlags(e)
 	s.byte1(flags)
 	m := e.msg
 	s.uvarint(m.ID)
@@ -241,15 +229,7 @@ func (l *durableLog) entryBytes(e *entry) []byte {
 	s.via(e.via)
 	s.uvarint(e.seq)
 	s.varint(int64(e.enqueuedAt))
-	if flags&entryExpires != 0 {
-		s.varint(int64(e.expiresAt - e.enqueuedAt))
-	}
-	if flags&entryDeliveries != 0 {
-		s.varint(int64(e.deliveries))
-	}
-	if flags&entryPriority != 0 {
-		s.byte1(e.priority)
-	}
+	s.entryOptional(e, flags)
 	if s.err != nil {
 		panic("engine: durable log: " + s.err.Error())
 	}

@@ -448,17 +448,8 @@ func (r *durableReplay) decodeEntry(data []byte) (entry, bool) {
 		m.Body = l.slabs.bodyCopy(l.raw(n - 1))
 	}
 	m.extra = l.extra()
-	e := entry{msg: m, via: l.via(), seq: l.uvarint(), enqueuedAt: Time(l.varint()), expiresAt: Never}
-	if flags&entryExpires != 0 {
-		e.expiresAt = e.enqueuedAt + Time(l.varint())
-	}
-	e.redelivered = flags&entryRedelivered != 0
-	if flags&entryDeliveries != 0 {
-		e.deliveries = int32(l.sint())
-	}
-	if flags&entryPriority != 0 {
-		e.priority = l.byte1()
-	}
+	e := entry{msg: m, via: l.via(), seq: l.uvarint(), enqueuedAt: Time(l.varint())}
+	l.entryOptional(&e, flags)
 	if l.err != nil || l.off != len(data) {
 		return entry{}, false
 	}

@@ -169,23 +169,27 @@ func (l *loader) entry(c *entryCtx) entry {
 	e.seq = c.seq + uint64(l.varint())
 	e.enqueuedAt = c.at + Time(l.varint())
 	c.seq, c.at = e.seq, e.enqueuedAt
+	l.entryOptional(&e, flags)
+	if flags >= entryPriority<<1 {
+		l.fail("inconsistent")
+	}
+	return e
+}
+
+// entryOptional reads what saver.entryOptional wrote, and the flags'
+// redelivered bit; an entry without an expiry has Never.
+func (l *loader) entryOptional(e *entry, flags byte) {
 	e.expiresAt = Never
 	if flags&entryExpires != 0 {
 		e.expiresAt = e.enqueuedAt + Time(l.varint())
 	}
-	if flags&entryRedelivered != 0 {
-		e.redelivered = true
-	}
+	e.redelivered = flags&entryRedelivered != 0
 	if flags&entryDeliveries != 0 {
 		e.deliveries = int32(l.sint())
 	}
 	if flags&entryPriority != 0 {
 		e.priority = l.byte1()
 	}
-	if flags >= entryPriority<<1 {
-		l.fail("inconsistent")
-	}
-	return e
 }
 
 // store reads a store (see saver.store), counting its messages and bytes

@@ -212,6 +212,18 @@ type entryCtx struct {
 }
 
 func (s *saver) entry(e *entry, c *entryCtx) {
+	flags := entryFlags(e)
+	s.byte1(flags)
+	s.msg(e.msg)
+	s.via(e.via)
+	s.varint(int64(e.seq - c.seq))
+	s.varint(int64(e.enqueuedAt - c.at))
+	c.seq, c.at = e.seq, e.enqueuedAt
+	s.entryOptional(e, flags)
+}
+
+// entryFlags says which of an entry's optional fields it has.
+func entryFlags(e *entry) byte {
 	var flags byte
 	if e.expiresAt != Never {
 		flags |= entryExpires
@@ -225,12 +237,13 @@ func (s *saver) entry(e *entry, c *entryCtx) {
 	if e.priority != 0 {
 		flags |= entryPriority
 	}
-	s.byte1(flags)
-	s.msg(e.msg)
-	s.via(e.via)
-	s.varint(int64(e.seq - c.seq))
-	s.varint(int64(e.enqueuedAt - c.at))
-	c.seq, c.at = e.seq, e.enqueuedAt
+	return flags
+}
+
+// entryOptional writes the optional fields flags names, after the
+// entry's enqueue time; the snapshot and the durable log (durable.go)
+// write them alike, and loader.entryOptional reads them.
+func (s *saver) entryOptional(e *entry, flags byte) {
 	if flags&entryExpires != 0 {
 		s.varint(int64(e.expiresAt - e.enqueuedAt))
 	}
