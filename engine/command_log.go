@@ -66,8 +66,11 @@ func (b *Broker) clockIdle(t Time) bool {
 //
 // Replaying the records, in order, on a new broker with the same Config
 // gives the same broker and the same events.
-func (b *Broker) DrainCommands(fn func(rec []byte)) {
-	l := &b.cmds
+func (b *Broker) DrainCommands(fn func(rec []byte)) { b.cmds.drain(fn) }
+
+// drain hands the records to fn in order and clears them (DrainCommands,
+// DrainDurable).
+func (l *commandLog) drain(fn func(rec []byte)) {
 	buf, ends := l.buf, l.ends
 	l.buf, l.ends = l.spareBuf[:0], l.spareEnds[:0]
 	l.spareBuf, l.spareEnds = nil, nil

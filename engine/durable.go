@@ -97,19 +97,9 @@ func (b *Broker) EnableDurableLog() {
 // fn, in order, as DrainCommands does for the command log: each is one
 // DecodeCommand record, valid until fn returns.
 func (b *Broker) DrainDurable(fn func(rec []byte)) {
-	if b.dlog == nil {
-		return
+	if b.dlog != nil {
+		b.dlog.recs.drain(fn)
 	}
-	l := &b.dlog.recs
-	buf, ends := l.buf, l.ends
-	l.buf, l.ends = l.spareBuf[:0], l.spareEnds[:0]
-	l.spareBuf, l.spareEnds = nil, nil
-	start := 0
-	for _, end := range ends {
-		fn(buf[start:end])
-		start = end
-	}
-	l.spareBuf, l.spareEnds = buf[:0], ends[:0]
 }
 
 // PendingDurable returns the number of undrained durable records.
