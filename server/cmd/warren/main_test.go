@@ -87,6 +87,8 @@ func TestUsage(t *testing.T) {
 		{[]string{"serve", "--max-message-size=536870913"}, 2, "--max-message-size must be 1..536870912"},
 		{[]string{"serve", "--disk-free-limit=lots"}, 2, `--disk-free-limit "lots": want bytes (50000000), a size with a unit`},
 		{[]string{"serve", "--disk-free-limit=mem_relative:500"}, 2, "must be a number from 0 to 100"},
+		{[]string{"serve", "--disk-free-limit=lots"}, 2, "应为字节数（50000000）、带单位的大小"},
+		{[]string{"serve", "--disk-free-limit=mem_relative:500"}, 2, "之后的比例必须是 0 到 100 之间的数"},
 	} {
 		code, _, errOut := warren(t, "", tc.args...)
 		if code != tc.code || !strings.Contains(errOut, tc.want) {
