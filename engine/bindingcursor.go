@@ -1,6 +1,9 @@
 package engine
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // BindingCursor walks the declared bindings of some of a vhost's
 // exchanges over several calls of CopyBindings, so that a management read
@@ -63,6 +66,9 @@ func (b *Broker) CopyBindings(c *BindingCursor, limit int) (bs []BindingView, wo
 			all := x.bindings
 			after := c.after
 			i := sort.Search(len(all), func(i int) bool { return all[i].serial > after })
+			// Room for what this exchange gives at once: a slice grown by
+			// appends would leave the collector twice its size in copies.
+			bs = slices.Grow(bs, min(limit-work, len(all)-i))
 			for ; i < len(all) && work < limit; i++ {
 				bs = append(bs, all[i].view())
 				c.after = all[i].serial

@@ -57,18 +57,41 @@ func toBindingJSON(vhost string, b engine.BindingView) bindingJSON {
 
 // vhostBindings lists a vhost's bindings as RabbitMQ does: the default
 // exchange's implicit binding of every queue by its name, then the
-// declared ones, ordered by source, destination and routing key.
+// declared ones, ordered by source, destination and routing key. queues
+// must be sorted. The order is a stable sort of the implicit bindings
+// followed by the declared ones, built without sorting 200,000 bindings
+// of 100,000 queues at once: the implicit ones are in order already (one
+// per queue name, all from the default exchange), so only the declared
+// ones are sorted (when they are not in order already), and the two runs
+// are merged, the implicit binding first of two that compare equal.
 func vhostBindings(queues []string, declared []engine.BindingView) []engine.BindingView {
-	out := make([]engine.BindingView, 0, len(queues)+len(declared))
-	for _, q := range queues {
-		out = append(out, engine.BindingView{Destination: q, RoutingKey: q})
+	out := make([]engine.BindingView, len(queues)+len(declared))
+	rest := out[len(queues):]
+	copy(rest, declared)
+	if !slices.IsSortedFunc(rest, compareBindings) {
+		slices.SortStableFunc(rest, compareBindings)
 	}
-	out = append(out, declared...)
-	slices.SortStableFunc(out, func(a, b engine.BindingView) int {
-		return cmp.Or(cmp.Compare(a.Source, b.Source), cmp.Compare(a.Destination, b.Destination),
-			cmp.Compare(boolInt(a.DestinationIsExchange), boolInt(b.DestinationIsExchange)), cmp.Compare(a.RoutingKey, b.RoutingKey))
-	})
+	// Merge in place, from the front: the next write, at i+j, never
+	// passes the next declared binding, at len(queues)+j.
+	i, j := 0, 0
+	for i < len(queues) {
+		implicit := engine.BindingView{Destination: queues[i], RoutingKey: queues[i]}
+		if j < len(rest) && compareBindings(rest[j], implicit) < 0 {
+			out[i+j] = rest[j]
+			j++
+			continue
+		}
+		out[i+j] = implicit
+		i++
+	}
 	return out
+}
+
+// compareBindings orders bindings by source, destination (queues before
+// exchanges of the same name) and routing key.
+func compareBindings(a, b engine.BindingView) int {
+	return cmp.Or(cmp.Compare(a.Source, b.Source), cmp.Compare(a.Destination, b.Destination),
+		cmp.Compare(boolInt(a.DestinationIsExchange), boolInt(b.DestinationIsExchange)), cmp.Compare(a.RoutingKey, b.RoutingKey))
 }
 
 func boolInt(b bool) int {
@@ -188,7 +211,9 @@ func (a *api) bindingList(c *call, q bindingQuery) (int, any, error) {
 // readBatch units of work each (a unit is a binding
 // copied or an exchange passed), and returns each cursor's bindings.
 func (a *api) walkBindings(cursors []*engine.BindingCursor) ([][]engine.BindingView, error) {
-	out := make([][]engine.BindingView, len(cursors))
+	// Each cursor's reads are kept as the engine returned them and joined
+	// once at the end, into a slice of the exact size.
+	chunks := make([][][]engine.BindingView, len(cursors))
 	i := 0
 	for i < len(cursors) {
 		copied := 0
@@ -198,7 +223,9 @@ func (a *api) walkBindings(cursors []*engine.BindingCursor) ([][]engine.BindingV
 				if work == 0 && !cursors[i].Done() {
 					return // the broker stopped: read reports it
 				}
-				out[i] = append(out[i], bs...)
+				if len(bs) > 0 {
+					chunks[i] = append(chunks[i], bs)
+				}
 				copied += len(bs)
 				budget -= work
 				if cursors[i].Done() {
@@ -210,6 +237,10 @@ func (a *api) walkBindings(cursors []*engine.BindingCursor) ([][]engine.BindingV
 			return nil, err
 		}
 		a.reads.note(copied)
+	}
+	out := make([][]engine.BindingView, len(cursors))
+	for i, c := range chunks {
+		out[i] = concat(c)
 	}
 	return out, nil
 }
