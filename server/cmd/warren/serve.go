@@ -105,6 +105,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprint(stdout, banner(srv.HTTPAddr(), srv.AMQPAddr(), *dataDir, clock))
+	stopTrace := traceOnSignal(stderr)
+	defer stopTrace()
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	<-sig
