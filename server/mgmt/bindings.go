@@ -197,9 +197,11 @@ func (a *api) bindingList(c *call, q bindingQuery) (int, any, error) {
 	return http.StatusOK, streamedList{func(w io.Writer) error {
 		s := newJSONStream(w)
 		s.open("")
+		var j bindingJSON // reused: an item boxed for the encoder would cost an allocation each
 		for _, l := range lists {
 			for _, b := range l.bs {
-				s.item(toBindingJSON(l.vhost, b))
+				j = toBindingJSON(l.vhost, b)
+				s.item(&j)
 			}
 		}
 		s.close()

@@ -257,10 +257,16 @@ func (a *api) writeDefinitions(w io.Writer, prefix string, ix definitionIndex, w
 		vhosts[i] = ix.views[i].Name
 		cursors[i] = engine.NewBindingCursor(vhosts[i], ix.exchanges[i])
 	}
+	// Each item is encoded from one variable of its type, reused, rather
+	// than boxed for the encoder, which would cost an allocation each.
+	var qd queueDef
+	var xd exchangeDef
+	var bd bindingDef
 	s.open(`,"queues":`)
 	err := eachBatchedView(a, vhosts, ix.queues, engineReads.QueueSummaries, func(vi int, q *engine.QueueView) {
-		if d, ok := toQueueDef(q, itemVhost(vhosts[vi], withVhost)); ok {
-			s.item(d)
+		var ok bool
+		if qd, ok = toQueueDef(q, itemVhost(vhosts[vi], withVhost)); ok {
+			s.item(&qd)
 		}
 	})
 	s.close()
@@ -269,8 +275,9 @@ func (a *api) writeDefinitions(w io.Writer, prefix string, ix definitionIndex, w
 	}
 	s.open(`,"exchanges":`)
 	err = eachBatchedView(a, vhosts, ix.exchanges, engineReads.ExchangeSummaries, func(vi int, x *engine.ExchangeView) {
-		if d, ok := toExchangeDef(x, itemVhost(vhosts[vi], withVhost)); ok {
-			s.item(d)
+		var ok bool
+		if xd, ok = toExchangeDef(x, itemVhost(vhosts[vi], withVhost)); ok {
+			s.item(&xd)
 		}
 	})
 	s.close()
@@ -284,7 +291,8 @@ func (a *api) writeDefinitions(w io.Writer, prefix string, ix definitionIndex, w
 	s.open(`,"bindings":`)
 	for i, v := range vhosts {
 		for _, b := range vhostBindings(nil, bs[i]) { // the default exchange's implicit bindings are not exported
-			s.item(toBindingDef(v, itemVhost(v, withVhost), b))
+			bd = toBindingDef(v, itemVhost(v, withVhost), b)
+			s.item(&bd)
 		}
 	}
 	s.close()

@@ -41,6 +41,11 @@ type lister[R, V any] struct {
 	views  func(c *call, e engineReads, rs []R) []V
 	ref    func(V) R
 	render func(c *call, v V) any
+	// reuse, when set, returns a render for a streamed list (streamItems)
+	// whose items may share one variable, each valid until the next: a
+	// rendered item boxed for the encoder costs an allocation, 25 MB over
+	// 100,000 queues, for the collector to mark while the reply is sent.
+	reuse func() func(c *call, v V) any
 }
 
 // list answers a list request; paginates says whether the endpoint takes
@@ -176,7 +181,11 @@ type streamedList struct {
 func streamItems[R, V any](c *call, l lister[R, V], refs []R, w io.Writer) error {
 	s := newJSONStream(w)
 	s.open("")
-	err := eachView(c, l, refs, func(v V) { s.item(l.render(c, v)) })
+	render := l.render
+	if l.reuse != nil {
+		render = l.reuse()
+	}
+	err := eachView(c, l, refs, func(v V) { s.item(render(c, v)) })
 	s.close()
 	return errors.Join(err, s.flush())
 }

@@ -118,6 +118,10 @@ var queueLister = lister[inVhost, queueItem]{
 		return out
 	},
 	render: func(_ *call, it queueItem) any { return it.ix.queueJSON(it.q) },
+	reuse: func() func(*call, queueItem) any {
+		var j queueJSON
+		return func(_ *call, it queueItem) any { j = it.ix.queueJSON(it.q); return &j }
+	},
 }
 
 func (a *api) getQueue(c *call) (int, any, error) {

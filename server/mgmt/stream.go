@@ -55,7 +55,9 @@ func (s *jsonStream) open(text string) {
 	s.first = true
 }
 
-// item appends v, encoded, to the array being written.
+// item appends v, encoded, to the array being written. v may point to a
+// variable the caller reuses for every item: it is encoded before item
+// returns.
 func (s *jsonStream) item(v any) {
 	if s.err != nil {
 		return
