@@ -70,6 +70,11 @@ func readsDisagree(b *engine.Broker, snap *engine.Snapshot) string {
 		if got := b.QueueSummaries(v.Name, qnames); len(got)+len(queues) > 0 && !reflect.DeepEqual(got, queues) {
 			return fmt.Sprintf("QueueSummaries(%q) = %+v, the snapshot has %+v", v.Name, got, queues)
 		}
+		// Appended after a view already there, the same views follow it.
+		head := engine.QueueView{Name: "already there"}
+		if got := b.AppendQueueSummaries([]engine.QueueView{head}, v.Name, qnames); !reflect.DeepEqual(got, append([]engine.QueueView{head}, queues...)) {
+			return fmt.Sprintf("AppendQueueSummaries(%q) = %+v, the snapshot has %+v", v.Name, got, queues)
+		}
 		if got := b.ExchangeSummaries(v.Name, xnames); !reflect.DeepEqual(got, exchanges) {
 			return fmt.Sprintf("ExchangeSummaries(%q) = %+v, the snapshot has %+v", v.Name, got, exchanges)
 		}

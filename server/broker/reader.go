@@ -107,6 +107,13 @@ func (r *Reader) QueueSummaries(vhost string, names []string) (vs []engine.Queue
 	return
 }
 
+// AppendQueueSummaries is engine.Broker.AppendQueueSummaries.
+func (r *Reader) AppendQueueSummaries(dst []engine.QueueView, vhost string, names []string) (vs []engine.QueueView) {
+	vs = dst
+	r.read(func(e *engine.Broker) { vs = e.AppendQueueSummaries(dst, vhost, names) })
+	return
+}
+
 // ExchangeSummaries is engine.Broker.ExchangeSummaries.
 func (r *Reader) ExchangeSummaries(vhost string, names []string) (vs []engine.ExchangeView) {
 	r.read(func(e *engine.Broker) { vs = e.ExchangeSummaries(vhost, names) })

@@ -263,7 +263,7 @@ func (a *api) writeDefinitions(w io.Writer, prefix string, ix definitionIndex, w
 	var xd exchangeDef
 	var bd bindingDef
 	s.open(`,"queues":`)
-	err := eachBatchedView(a, vhosts, ix.queues, engineReads.QueueSummaries, func(vi int, q *engine.QueueView) {
+	err := eachBatchedView(a, vhosts, ix.queues, engineReads.AppendQueueSummaries, func(vi int, q *engine.QueueView) {
 		var ok bool
 		if qd, ok = toQueueDef(q, itemVhost(vhosts[vi], withVhost)); ok {
 			s.item(&qd)
@@ -274,7 +274,7 @@ func (a *api) writeDefinitions(w io.Writer, prefix string, ix definitionIndex, w
 		return errors.Join(err, s.flush())
 	}
 	s.open(`,"exchanges":`)
-	err = eachBatchedView(a, vhosts, ix.exchanges, engineReads.ExchangeSummaries, func(vi int, x *engine.ExchangeView) {
+	err = eachBatchedView(a, vhosts, ix.exchanges, appendExchangeSummaries, func(vi int, x *engine.ExchangeView) {
 		var ok bool
 		if xd, ok = toExchangeDef(x, itemVhost(vhosts[vi], withVhost)); ok {
 			s.item(&xd)
@@ -303,23 +303,26 @@ func (a *api) writeDefinitions(w io.Writer, prefix string, ix definitionIndex, w
 // eachBatchedView builds the views of the named objects of each vhost
 // (names sorted within each), readBatch names per read, and hands each to
 // f here with its vhost's index, before the next read; a vhost without
-// any counts as one. Objects gone meanwhile are left out.
-func eachBatchedView[V any](a *api, vhosts []string, names [][]string, get func(e engineReads, vhost string, names []string) []V, f func(vi int, v *V)) error {
+// any counts as one. Objects gone meanwhile are left out. get appends the
+// views to its dst: every read appends into the same slice, since f is
+// done with a read's views before the next.
+func eachBatchedView[V any](a *api, vhosts []string, names [][]string, get func(e engineReads, dst []V, vhost string, names []string) []V, f func(vi int, v *V)) error {
 	vi, at := 0, 0
 	type batch struct {
-		vi    int
-		views []V
+		vi       int
+		from, to int // the views in buf
 	}
+	var buf []V
 	for vi < len(vhosts) {
 		var got []batch
-		built := 0
+		buf = buf[:0]
 		err := a.read(func(e engineReads) {
 			for budget := readBatch; budget > 0 && vi < len(vhosts); {
 				part := names[vi][at:min(at+budget, len(names[vi]))]
 				if len(part) > 0 {
-					vs := get(e, vhosts[vi], part)
-					got = append(got, batch{vi, vs})
-					built += len(vs)
+					from := len(buf)
+					buf = get(e, buf, vhosts[vi], part)
+					got = append(got, batch{vi, from, len(buf)})
 				}
 				at += len(part)
 				budget -= max(len(part), 1)
@@ -331,13 +334,19 @@ func eachBatchedView[V any](a *api, vhosts []string, names [][]string, get func(
 		if err != nil {
 			return err
 		}
-		a.reads.views.Add(int64(built))
-		a.reads.note(built)
+		a.reads.views.Add(int64(len(buf)))
+		a.reads.note(len(buf))
 		for _, b := range got {
-			for i := range b.views {
-				f(b.vi, &b.views[i])
+			for i := b.from; i < b.to; i++ {
+				f(b.vi, &buf[i])
 			}
 		}
 	}
 	return nil
+}
+
+// appendExchangeSummaries is ExchangeSummaries in the form
+// eachBatchedView reads: a broker has few exchanges beside its queues.
+func appendExchangeSummaries(e engineReads, dst []engine.ExchangeView, vhost string, names []string) []engine.ExchangeView {
+	return append(dst, e.ExchangeSummaries(vhost, names)...)
 }

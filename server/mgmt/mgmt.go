@@ -26,6 +26,7 @@ import (
 	"sort"
 	"strings"
 
+	"warren/engine"
 	"warren/server/auth"
 	"warren/server/broker"
 )
@@ -53,6 +54,9 @@ type call struct {
 	user   auth.User
 	api    *api
 	header http.Header // the response's, for Location
+	// queueViews is the slice queueLister.views reads each batch into,
+	// reused: a batch's views are rendered before the next is read.
+	queueViews []engine.QueueView
 }
 
 // endpoint handles one method of one path. It returns the status and a

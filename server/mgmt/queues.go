@@ -106,15 +106,23 @@ var queueLister = lister[inVhost, queueItem]{
 	ref:   func(it queueItem) inVhost { return inVhost{it.ix.v.Name, it.q.Name} },
 	views: func(c *call, e engineReads, rs []inVhost) []queueItem {
 		out := make([]queueItem, 0, len(rs))
+		qs := c.queueViews[:0]
 		for len(rs) > 0 {
 			n := sameVhost(rs, func(r inVhost) string { return r.vhost })
 			ix := newVhostIndex(policyViews(e, rs[0].vhost), c.api.node)
-			qs := e.QueueSummaries(rs[0].vhost, names(rs[:n]))
-			for i := range qs {
-				out = append(out, queueItem{&qs[i], ix})
+			from := len(qs)
+			qs = e.AppendQueueSummaries(qs, rs[0].vhost, names(rs[:n]))
+			for i := from; i < len(qs); i++ {
+				out = append(out, queueItem{nil, ix})
 			}
 			rs = rs[n:]
 		}
+		// Pointed to once every vhost's views are in, since an append
+		// may have moved them.
+		for i := range out {
+			out[i].q = &qs[i]
+		}
+		c.queueViews = qs
 		return out
 	},
 	render: func(_ *call, it queueItem) any { return it.ix.queueJSON(it.q) },

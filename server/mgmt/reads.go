@@ -69,6 +69,7 @@ type engineReads interface {
 	QueueNames(vhost string) [][]string
 	ExchangeNames(vhost string) [][]string
 	QueueSummaries(vhost string, names []string) []engine.QueueView
+	AppendQueueSummaries(dst []engine.QueueView, vhost string, names []string) []engine.QueueView
 	ExchangeSummaries(vhost string, names []string) []engine.ExchangeView
 	ConnectionRefs() [][]engine.ConnRef
 	ConnectionSummaries(ids []engine.ConnID) []engine.ConnectionView
