@@ -46,3 +46,17 @@ func TestStreamedQueuesRenderAsItems(t *testing.T) {
 		t.Fatalf("%d queues; streamed reply differs from the items rendered one by one:\n got %.300s\nwant %.300s", len(got), body, want)
 	}
 }
+
+// TestNoFieldsStayEmpty checks, after the listings that share it have
+// been rendered and sorted, that nobody wrote into the empty rendering
+// every table without fields shares.
+func TestNoFieldsStayEmpty(t *testing.T) {
+	f := newFixture(t)
+	bigWorld(t, f)
+	for _, path := range []string{"/api/queues", "/api/queues?page=1&sort=arguments", "/api/bindings", "/api/exchanges", "/api/definitions", "/api/connections", "/api/policies"} {
+		f.must(200, "GET", path, "")
+	}
+	if len(noFields) != 0 {
+		t.Fatalf("noFields was written: %v", noFields)
+	}
+}

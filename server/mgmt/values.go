@@ -138,8 +138,18 @@ func toValue(v any) any {
 	return v // string, bool, nil
 }
 
+// noFields is the rendering of every empty table, shared: most queues and
+// bindings have no arguments, and a map each would be 200,000 allocations
+// per listing of 100,000 queues and their bindings. It must never be
+// written; nothing writes into a rendered table.
+var noFields = map[string]any{}
+
 // fromTable renders an engine Table as a JSON object; nil renders {}.
+// The map is not to be changed (see noFields).
 func fromTable(t engine.Table) map[string]any {
+	if len(t) == 0 {
+		return noFields
+	}
 	m := make(map[string]any, len(t))
 	for k, v := range t {
 		m[k] = fromValue(v)
