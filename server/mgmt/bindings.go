@@ -63,11 +63,20 @@ func toBindingJSON(vhost string, b engine.BindingView) bindingJSON {
 // of 100,000 queues at once: the implicit ones are in order already (one
 // per queue name, all from the default exchange), so only the declared
 // ones are sorted (when they are not in order already), and the two runs
-// are merged, the implicit binding first of two that compare equal.
-func vhostBindings(queues []string, declared []engine.BindingView) []engine.BindingView {
-	out := make([]engine.BindingView, len(queues)+len(declared))
+// are merged, the implicit binding first of two that compare equal. The
+// declared bindings come in the chunks the engine's reads returned
+// (walkBindings), copied once, into the list.
+func vhostBindings(queues []string, declared [][]engine.BindingView) []engine.BindingView {
+	n := 0
+	for _, c := range declared {
+		n += len(c)
+	}
+	out := make([]engine.BindingView, len(queues)+n)
 	rest := out[len(queues):]
-	copy(rest, declared)
+	at := 0
+	for _, c := range declared {
+		at += copy(rest[at:], c)
+	}
 	if !slices.IsSortedFunc(rest, compareBindings) {
 		slices.SortStableFunc(rest, compareBindings)
 	}
@@ -210,11 +219,10 @@ func (a *api) bindingList(c *call, q bindingQuery) (int, any, error) {
 }
 
 // walkBindings runs the cursors to their ends, in reads of at most
-// readBatch units of work each (a unit is a binding
-// copied or an exchange passed), and returns each cursor's bindings.
-func (a *api) walkBindings(cursors []*engine.BindingCursor) ([][]engine.BindingView, error) {
-	// Each cursor's reads are kept as the engine returned them and joined
-	// once at the end, into a slice of the exact size.
+// readBatch units of work each (a unit is a binding copied or an exchange
+// passed), and returns each cursor's bindings, in the chunks the reads
+// returned (vhostBindings joins them).
+func (a *api) walkBindings(cursors []*engine.BindingCursor) ([][][]engine.BindingView, error) {
 	chunks := make([][][]engine.BindingView, len(cursors))
 	i := 0
 	for i < len(cursors) {
@@ -240,11 +248,7 @@ func (a *api) walkBindings(cursors []*engine.BindingCursor) ([][]engine.BindingV
 		}
 		a.reads.note(copied)
 	}
-	out := make([][]engine.BindingView, len(cursors))
-	for i, c := range chunks {
-		out[i] = concat(c)
-	}
-	return out, nil
+	return chunks, nil
 }
 
 func (a *api) listBindings(c *call) (int, any, error) { return a.bindingList(c, allBindings()) }

@@ -63,7 +63,7 @@ func oneTurnBindings(t *testing.T, f *fixture, vhosts []string, keep func(engine
 	for _, v := range vhosts {
 		names := concat(r.QueueNames(v))
 		slices.Sort(names)
-		for _, b := range vhostBindings(names, r.Bindings(v)) {
+		for _, b := range vhostBindings(names, [][]engine.BindingView{r.Bindings(v)}) {
 			if keep(b) {
 				out = append(out, toBindingJSON(v, b))
 			}

@@ -109,7 +109,7 @@ func (t *topology) add(v *engine.VhostView, withVhost bool) {
 			t.Exchanges = append(t.Exchanges, d)
 		}
 	}
-	for _, b := range vhostBindings(nil, v.Bindings) { // the default exchange's implicit bindings are not exported
+	for _, b := range vhostBindings(nil, [][]engine.BindingView{v.Bindings}) { // the default exchange's implicit bindings are not exported
 		t.Bindings = append(t.Bindings, toBindingDef(v.Name, vh, b))
 	}
 }
