@@ -42,7 +42,7 @@ NONE < embed, io/fs < EMBED;
 # RUNTIME is the machine: the clock, goroutines, locks, randomness.
 NONE
 < context, crypto/rand, math/rand, math/rand/v2, runtime, runtime/debug,
-  runtime/pprof, sync, sync/atomic, time
+  runtime/pprof, runtime/trace, sync, sync/atomic, time
 < RUNTIME;
 
 # OS is the operating system: files, processes, signals, flags, logs and
