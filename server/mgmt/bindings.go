@@ -59,41 +59,60 @@ func toBindingJSON(vhost string, b engine.BindingView) bindingJSON {
 // exchange's implicit binding of every queue by its name, then the
 // declared ones, ordered by source, destination and routing key. queues
 // must be sorted. The order is a stable sort of the implicit bindings
-// followed by the declared ones, built without sorting 200,000 bindings
-// of 100,000 queues at once: the implicit ones are in order already (one
-// per queue name, all from the default exchange), so only the declared
-// ones are sorted (when they are not in order already), and the two runs
-// are merged, the implicit binding first of two that compare equal. The
-// declared bindings come in the chunks the engine's reads returned
-// (walkBindings), copied once, into the list.
+// followed by the declared ones (see eachBinding, which gives it without
+// the list).
 func vhostBindings(queues []string, declared [][]engine.BindingView) []engine.BindingView {
-	n := 0
+	n := len(queues)
 	for _, c := range declared {
 		n += len(c)
 	}
-	out := make([]engine.BindingView, len(queues)+n)
-	rest := out[len(queues):]
-	at := 0
-	for _, c := range declared {
-		at += copy(rest[at:], c)
-	}
-	if !slices.IsSortedFunc(rest, compareBindings) {
-		slices.SortStableFunc(rest, compareBindings)
-	}
-	// Merge in place, from the front: the next write, at i+j, never
-	// passes the next declared binding, at len(queues)+j.
-	i, j := 0, 0
-	for i < len(queues) {
-		implicit := engine.BindingView{Destination: queues[i], RoutingKey: queues[i]}
-		if j < len(rest) && compareBindings(rest[j], implicit) < 0 {
-			out[i+j] = rest[j]
-			j++
-			continue
-		}
-		out[i+j] = implicit
-		i++
-	}
+	out := make([]engine.BindingView, 0, n)
+	eachBinding(queues, sortedBindings(declared), func(b engine.BindingView) { out = append(out, b) })
 	return out
+}
+
+// sortedBindings is the declared bindings, in the chunks the engine's
+// reads returned (walkBindings), sorted stably: the chunks themselves
+// when they are in order already (an exchange's bindings come in creation
+// order, often their names' order), else one sorted copy.
+func sortedBindings(chunks [][]engine.BindingView) [][]engine.BindingView {
+	var prev *engine.BindingView
+	for _, c := range chunks {
+		for i := range c {
+			if prev != nil && compareBindings(*prev, c[i]) > 0 {
+				all := concat(chunks)
+				slices.SortStableFunc(all, compareBindings)
+				return [][]engine.BindingView{all}
+			}
+			prev = &c[i]
+		}
+	}
+	return chunks
+}
+
+// eachBinding hands f a vhost's bindings in order without building their
+// list (200,000 bindings of 100,000 queues, 13 MB): the implicit ones,
+// one per queue name (queues sorted) and all from the default exchange,
+// are in order already, so they are merged on the fly with the declared
+// ones, sorted (sortedBindings), the implicit binding first of two that
+// compare equal, as one stable sort of both would order them.
+func eachBinding(queues []string, declared [][]engine.BindingView, f func(engine.BindingView)) {
+	i := 0
+	for _, c := range declared {
+		for _, b := range c {
+			for ; i < len(queues); i++ {
+				implicit := engine.BindingView{Destination: queues[i], RoutingKey: queues[i]}
+				if compareBindings(b, implicit) < 0 {
+					break
+				}
+				f(implicit)
+			}
+			f(b)
+		}
+	}
+	for ; i < len(queues); i++ {
+		f(engine.BindingView{Destination: queues[i], RoutingKey: queues[i]})
+	}
 }
 
 // compareBindings orders bindings by source, destination (queues before
@@ -122,10 +141,22 @@ func allBindings() bindingQuery {
 	return bindingQuery{keep: func(engine.BindingView) bool { return true }}
 }
 
-// vhostBindingList is the bindings a list shows of one vhost, in order.
+// vhostBindingList is the bindings a list shows of one vhost: those of
+// queues (sorted) and declared (sortedBindings) that keep keeps.
 type vhostBindingList struct {
-	vhost string
-	bs    []engine.BindingView
+	vhost    string
+	queues   []string
+	declared [][]engine.BindingView
+	keep     func(engine.BindingView) bool
+}
+
+// each hands f the list's bindings, in order (eachBinding).
+func (l vhostBindingList) each(f func(engine.BindingView)) {
+	eachBinding(l.queues, l.declared, func(b engine.BindingView) {
+		if l.keep(b) {
+			f(b)
+		}
+	})
 }
 
 // selectBindings finds the bindings in the request's scope that the query
@@ -173,9 +204,7 @@ func (a *api) selectBindings(c *call, q bindingQuery) ([]vhostBindingList, error
 	for i, v := range vhosts {
 		names := concat(queues[i])
 		slices.Sort(names)
-		kept := vhostBindings(names, declared[i])
-		kept = slices.DeleteFunc(kept, func(b engine.BindingView) bool { return !q.keep(b) })
-		out[i] = vhostBindingList{v, kept}
+		out[i] = vhostBindingList{v, names, sortedBindings(declared[i]), q.keep}
 	}
 	return out, nil
 }
@@ -188,9 +217,7 @@ func (a *api) bindings(c *call, q bindingQuery) ([]bindingJSON, error) {
 	}
 	out := []bindingJSON{}
 	for _, l := range lists {
-		for _, b := range l.bs {
-			out = append(out, toBindingJSON(l.vhost, b))
-		}
+		l.each(func(b engine.BindingView) { out = append(out, toBindingJSON(l.vhost, b)) })
 	}
 	return out, nil
 }
@@ -208,10 +235,10 @@ func (a *api) bindingList(c *call, q bindingQuery) (int, any, error) {
 		s.open("")
 		var j bindingJSON // reused: an item boxed for the encoder would cost an allocation each
 		for _, l := range lists {
-			for _, b := range l.bs {
+			l.each(func(b engine.BindingView) {
 				j = toBindingJSON(l.vhost, b)
 				s.item(&j)
-			}
+			})
 		}
 		s.close()
 		return s.flush()

@@ -290,10 +290,11 @@ func (a *api) writeDefinitions(w io.Writer, prefix string, ix definitionIndex, w
 	}
 	s.open(`,"bindings":`)
 	for i, v := range vhosts {
-		for _, b := range vhostBindings(nil, bs[i]) { // the default exchange's implicit bindings are not exported
+		// The default exchange's implicit bindings are not exported.
+		eachBinding(nil, sortedBindings(bs[i]), func(b engine.BindingView) {
 			bd = toBindingDef(v, itemVhost(v, withVhost), b)
 			s.item(&bd)
-		}
+		})
 	}
 	s.close()
 	s.raw("}")
