@@ -82,7 +82,7 @@ func (b *Broker) EnableDurableLog() {
 		return
 	}
 	b.dlog = &durableLog{b: b, clock: b.now}
-	b.dlog.entry = saver{encoder: newSnapshotEncoder(), extras: map[*msgExtra]uint64{}, vias: map[*Via]uint64{}, propsIx: map[propsKey]uint64{}}
+	b.dlog.entry = saver{encoder: newSnapshotEncoder(), extras: map[*msgExtra]uint64{}, vias: map[*Via]uint64{}}
 	b.cfg.RecordCommands = false
 	for _, v := range b.vhosts {
 		for _, q := range v.queues {
@@ -205,7 +205,6 @@ func (l *durableLog) entryBytes(e *entry) []byte {
 	clear(s.interned)
 	clear(s.extras)
 	clear(s.vias)
-	clear(s.propsIx)
 	s.lastProps, s.lastPropsIx = nil, 0
 	flags := entryFlags(e)
 	s.byte1(flags)
