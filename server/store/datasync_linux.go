@@ -9,8 +9,9 @@ import (
 // metadata a later read does not need (the modification time) but, as
 // POSIX requires, includes the file's size when it changed. Writing into
 // the log's preallocated zeros (prealloc.go) changes no size, so on ext4
-// the fdatasync commits no journal transaction: in BenchmarkFsyncFloor it
-// costs two thirds of the CPU of an fsync that extends the file and one
+// the fdatasync writes no inode (without a journal) and commits no
+// journal transaction (with one): in BenchmarkFsyncFloor it costs about
+// two thirds of the CPU of an fsync that extends the file and one
 // context switch less. A File that is not an *os.File (a test's) is
 // fsynced.
 func datasync(f File) error {

@@ -17,7 +17,7 @@ import (
 // context-switches,cpu-clock` on the test binary gives the same.
 //
 // The variants are the ways a log can be made durable, so that the store
-// uses the cheapest (docs/durability.md, "Preallocation"):
+// uses the cheapest (docs/durability.md, "Preallocation"; prealloc.go):
 //
 //	fsync/append            write past the end, fsync (size changes)
 //	fdatasync/append        the same with fdatasync: the size still

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"syscall"
 	"testing"
+	"time"
 )
 
 func fileSize(t *testing.T, path string) int64 {
@@ -186,4 +187,20 @@ func TestNoRoomToPreallocate(t *testing.T) {
 	}
 	_, r := openT(t, dir, Options{})
 	wantRecords(t, records(t, r), 1, 6)
+}
+
+// TestPreallocationCountsAsWritten: the zeros take disk space the moment
+// they are written, so they count towards the next free-space check as
+// records do: one small record whose round preallocates a chunk is
+// enough to measure the disk again.
+func TestPreallocationCountsAsWritten(t *testing.T) {
+	disk := &fakeDisk{}
+	disk.free.Store(2 << 20)
+	s, _ := openT(t, t.TempDir(), Options{DiskFreeLimit: 1 << 20, FreeSpace: disk.space, DiskCheckInterval: time.Hour})
+	defer s.Close()
+	disk.free.Store(1 << 19) // the zeros (and something else) took it
+	appendN(t, s, 1, 1)
+	if s.LowDisk() == nil {
+		t.Fatal("a chunk of zeros written without measuring the disk again")
+	}
 }
