@@ -41,7 +41,8 @@ func (s *Store) grow(end int64) {
 	if end <= seg.alloc || end <= seg.noGrowBelow {
 		return
 	}
-	from := max(seg.alloc, seg.off)
+	// The round's records fill the file up to end themselves.
+	from := end
 	to := (end/preallocChunk + 1) * preallocChunk
 	for off := from; off < to; {
 		n, err := seg.f.WriteAt(zeros[:min(int64(len(zeros)), to-off)], off)
@@ -52,7 +53,7 @@ func (s *Store) grow(end int64) {
 			return
 		}
 	}
-	s.wrote(to - from)
+	s.wrote(to - seg.alloc) // the records' share too: writeHeld counts past alloc only
 	seg.alloc = to
 }
 
