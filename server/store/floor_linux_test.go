@@ -29,6 +29,10 @@ import (
 //	fsync/zeros             the same with fsync: mtime still changes
 //	odsync/zeros            O_DSYNC pwrite into written zeros, no
 //	                        separate sync call
+//	rawfdatasync/zeros      fdatasync/zeros without telling the Go
+//	                        scheduler (RawSyscall): the thread keeps its
+//	                        P, so no hand-off, but a stop-the-world waits
+//	                        for the disk; what the runtime's share costs
 func BenchmarkFsyncFloor(b *testing.B) {
 	const region = 64 << 20
 	variants := []struct {
@@ -44,6 +48,7 @@ func BenchmarkFsyncFloor(b *testing.B) {
 		{name: "fdatasync/zeros", prep: "zeros", sync: fdatasync},
 		{name: "fsync/zeros", prep: "zeros", sync: (*os.File).Sync},
 		{name: "odsync/zeros", prep: "zeros", oflag: syscall.O_DSYNC, noFsync: true},
+		{name: "rawfdatasync/zeros", prep: "zeros", sync: rawFdatasync},
 	}
 	for _, v := range variants {
 		b.Run(v.name, func(b *testing.B) {
@@ -103,3 +108,10 @@ func BenchmarkFsyncFloor(b *testing.B) {
 }
 
 func fdatasync(f *os.File) error { return syscall.Fdatasync(int(f.Fd())) }
+
+func rawFdatasync(f *os.File) error {
+	if _, _, e := syscall.RawSyscall(syscall.SYS_FDATASYNC, f.Fd(), 0, 0); e != 0 {
+		return e
+	}
+	return nil
+}
