@@ -120,8 +120,8 @@ func names(t testing.TB, dir string) []string {
 type faultFS struct {
 	failWrite atomic.Pointer[error] // WriteAt fails with it (after writing half)
 	suffix    string                // if set, only files named ...suffix fail
-	// failWriteOver: a WriteAt of more than 64 KiB (the zeros of a
-	// preallocation, not a round of small records) fails with it.
+	// failWriteOver: a WriteAt as long as the zeros a preallocation
+	// writes in (not a round of small records) fails with it.
 	failWriteOver atomic.Pointer[error]
 	failSync      atomic.Pointer[error] // Sync fails with it
 	syncs         atomic.Int64
@@ -167,7 +167,7 @@ func (ff *faultFile) WriteAt(p []byte, off int64) (int, error) {
 		n, _ := ff.f.WriteAt(p[:len(p)/2], off)
 		return n, *e
 	}
-	if e := ff.fs.failWriteOver.Load(); e != nil && len(p) > 64<<10 {
+	if e := ff.fs.failWriteOver.Load(); e != nil && len(p) >= len(zeros) {
 		n, _ := ff.f.WriteAt(p[:len(p)/2], off)
 		return n, *e
 	}

@@ -9,9 +9,9 @@ import (
 // The log file is kept ahead of its records by a stretch of written zeros,
 // preallocChunk at a time, so that a round's write changes only data, not
 // the file's size: its fdatasync (datasync) then has no metadata to
-// commit, which on ext4 saves a journal commit and the wait for its
-// thread per confirm (BenchmarkFsyncFloor: fdatasync/zeros against
-// fsync/append). Zeros rather than fallocate: an fallocate'd block is
+// write, which on ext4 saves an inode write (without a journal) or a
+// journal commit (with one), and a wait for the disk, per confirm
+// (BenchmarkFsyncFloor: fdatasync/zeros against fsync/append). Zeros rather than fallocate: an fallocate'd block is
 // "unwritten" until its first write, and marking it written is a metadata
 // change again, once per 4 KiB block.
 //
@@ -27,8 +27,9 @@ import (
 // DiskBytes includes them.
 const preallocChunk = 1 << 20
 
-// zeros is the chunk the log is extended with; never written to.
-var zeros = make([]byte, preallocChunk)
+// zeros is what the log is extended with, a piece at a time; never
+// written to.
+var zeros = make([]byte, 64<<10)
 
 // grow extends the log file with zeros so that end bytes fit before its
 // preallocated end, before a round writes up to end. A failure (no room
