@@ -38,12 +38,39 @@ package engine
 //     CmdDurableBind, ...), and the messages a delayed-message exchange
 //     holds, which all survive, held and released (CmdDurableDelay,
 //     CmdDurableRelease);
-//   - for every other change of durable state (a policy, which re-times
-//     and trims queues; a vhost's deletion), a mark that the state needs
-//     a checkpoint (DurableCheckpoint): the driver then logs a whole
-//     snapshot (Save) in place of the records, which replaces the
-//     broker on replay. Those change rarely and in bursts, so the driver
-//     may coalesce the marks.
+//   - a policy set or cleared (CmdDurablePolicy): the definition alone,
+//     which changes no queue on replay. A policy change reaches a
+//     vhost's queues one batch at a time (queuewalk.go), and each
+//     durable queue it reaches writes CmdDurableRetime, on which a replay
+//     resolves the queue's settings again and re-times its ready copies
+//     by them, as the change did; what the change then expired, dropped
+//     and dead-lettered are the Take and Put records that follow, as for
+//     any other cause. A queue the walk had not reached when the broker
+//     stopped takes the change up at the restart (restart.go), as the
+//     walk's end does on a broker that never stopped. A policy at
+//     100,000 queues writes a record per durable queue and per message
+//     it drops, not the whole state;
+//   - a vhost deleted (CmdDurableVhostGone): one record, on which a
+//     replay deletes the vhost with everything in it (its queues and
+//     their ready and held copies, exchanges, bindings, held delayed
+//     messages, policies, permissions). The deletion's walk writes
+//     nothing more: no record names a deleted vhost's queue or exchange
+//     (its hooks check vhost.deleted), so a vhost of the same name added
+//     meanwhile is not confused with it; a deletion dead-letters nothing
+//     out of the vhost, so nothing else changes;
+//   - a restart (CmdRestart): what it does to durable state (the held
+//     copies put back, a length limit trimming, a policy change taken
+//     up) are records like any other, so the server logs no checkpoint
+//     as it starts: the records of the restart follow the log it
+//     recovered from (server/broker/durable.go).
+//
+// Every command's changes of durable state are records, so nothing asks
+// for a checkpoint (DurableCheckpoint) but RequireCheckpoint: the server
+// asks for one once after recovering a log an older Warren wrote, whose
+// command records only that Warren's replay understood as it did then. A
+// checkpoint is written through the store's snapshot file (no record
+// limit), and a record kind added without records of its own would mark
+// one too (noteCommand's default) rather than be lost.
 //
 // Recovery loads the last snapshot or checkpoint, applies the records
 // after it (BeginDurableReplay first: the copies the base's channels held
@@ -139,17 +166,21 @@ func IsSnapshot(rec []byte) bool {
 	return len(rec) >= len(snapshotMagic) && string(rec[:len(snapshotMagic)]) == snapshotMagic
 }
 
-// durableDirty marks that state only a checkpoint carries changed.
-func (b *Broker) durableDirty() {
+// RequireCheckpoint asks for a checkpoint of the state as it is
+// (DurableCheckpoint), with durable logging on: the server's, once, after
+// recovering a log an older Warren wrote (see the file comment).
+func (b *Broker) RequireCheckpoint() {
 	if l := b.dlog; l != nil {
 		l.dirty = true
 	}
 }
 
-// noteCommand marks the commands whose every effect on durable state the
-// records do not carry: everything but the message and topology traffic
-// of connections, whose changes of definitions mark themselves (see the
-// hooks in vhostcounts.go and binding.go).
+// noteCommand writes the records of the commands that are their own
+// record (definitionRecord), lets those whose changes of durable state
+// write records as they make them (the hooks below, in vhostcounts.go,
+// binding.go, delayed.go, policy.go and vhost.go), and marks any other
+// for a checkpoint: none today, but a command added without records
+// would be kept that way rather than lost.
 func (l *durableLog) noteCommand(c Command) {
 	switch c.(type) {
 	case CmdBasicPublish, CmdBasicAck, CmdBasicNack, CmdBasicReject, CmdBasicGet, CmdBasicConsume, CmdBasicCancel,
@@ -157,15 +188,41 @@ func (l *durableLog) noteCommand(c Command) {
 		CmdOpenConnection, CmdCloseConnection, CmdForceCloseConnection, CmdForceCloseUserConnections, CmdPauseConnection,
 		CmdOpenChannel, CmdCloseChannel, CmdChannelException, CmdAdvanceTo, CmdSettle, CmdStep,
 		CmdQueueDeclare, CmdQueueDelete, CmdQueueBind, CmdQueueUnbind, CmdQueuePurge,
-		CmdExchangeDeclare, CmdExchangeDelete, CmdExchangeBind, CmdExchangeUnbind:
-	case CmdPutUser, CmdDeleteUser, CmdPutUserPermission, CmdClearUserPermission, CmdPutTopicPermission,
-		CmdClearTopicPermissions, CmdSetPermissions, CmdAddVhost, CmdSetLimits:
-		// Definitions that need no context and change no message: the
-		// command itself is their record.
-		l.b.addDurable(c)
+		CmdExchangeDeclare, CmdExchangeDelete, CmdExchangeBind, CmdExchangeUnbind,
+		CmdSetPolicy, CmdClearPolicy, CmdDeleteVhost, CmdRestart:
 	default:
+		if definitionRecord(c) {
+			// Definitions that need no context and change no message:
+			// the command itself is their record.
+			l.b.addDurable(c)
+			return
+		}
 		l.dirty = true
 	}
+}
+
+// definitionRecord reports whether c is a definition's change that is its
+// own record in the durable log.
+func definitionRecord(c Command) bool {
+	switch c.(type) {
+	case CmdPutUser, CmdDeleteUser, CmdPutUserPermission, CmdClearUserPermission, CmdPutTopicPermission,
+		CmdClearTopicPermissions, CmdSetPermissions, CmdAddVhost, CmdSetLimits:
+		return true
+	}
+	return false
+}
+
+// IsDurableRecord reports whether the durable log writes records like c:
+// a log holding any other command is a command log an older Warren wrote,
+// which replays as it did (every command applied again).
+func IsDurableRecord(c Command) bool {
+	switch c.(type) {
+	case CmdDurablePut, CmdDurableTake, CmdDurableHold, CmdDurableDone, CmdDurableClock,
+		CmdDurableQueue, CmdDurableQueueGone, CmdDurableExchange, CmdDurableExchangeGone, CmdDurableBind, CmdDurableUnbind,
+		CmdDurableBuffer, CmdDurableDelay, CmdDurableRelease, CmdDurablePolicy, CmdDurableRetime, CmdDurableVhostGone:
+		return true
+	}
+	return definitionRecord(c)
 }
 
 // LogClock records the clock if it moved since the last record: a
@@ -231,7 +288,7 @@ func (l *durableLog) entryBytes(e *entry) []byte {
 
 // durablePut records a kept copy arriving in q's ready messages.
 func (q *queue) durablePut(e *entry, ret int, key uint64) {
-	if q.deleted || !survives(q, e.msg) {
+	if q.deleted || q.vhost.deleted || !survives(q, e.msg) {
 		return
 	}
 	b := q.vhost.b
@@ -240,7 +297,7 @@ func (q *queue) durablePut(e *entry, ret int, key uint64) {
 
 // durableTake records a kept copy leaving q's ready messages.
 func (q *queue) durableTake(e *entry) {
-	if q.deleted || !survives(q, e.msg) {
+	if q.deleted || q.vhost.deleted || !survives(q, e.msg) {
 		return
 	}
 	b := q.vhost.b
@@ -252,7 +309,7 @@ func (q *queue) durableTake(e *entry) {
 // acknowledgement.
 func (q *queue) durableHold(e *entry, ch ChannelID, tag uint64) {
 	b := q.vhost.b
-	if b.dlog == nil || !q.durable || q.deleted || !survives(q, e.msg) {
+	if b.dlog == nil || !q.durable || q.deleted || q.vhost.deleted || !survives(q, e.msg) {
 		return
 	}
 	var data []byte
@@ -266,7 +323,7 @@ func (q *queue) durableHold(e *entry, ch ChannelID, tag uint64) {
 // durableDone records the end of a held kept copy.
 func (q *queue) durableDone(e *entry) {
 	b := q.vhost.b
-	if b.dlog == nil || !q.durable || q.deleted || e.msg == nil || !survives(q, e.msg) {
+	if b.dlog == nil || !q.durable || q.deleted || q.vhost.deleted || e.msg == nil || !survives(q, e.msg) {
 		return
 	}
 	b.addDurable(CmdDurableDone{Vhost: q.vhost.name, Queue: q.name, Seq: e.seq})
@@ -275,7 +332,7 @@ func (q *queue) durableDone(e *entry) {
 // durableBuffer records a held kept copy's acknowledgement buffered in a
 // transaction, or with buffered false given back by a rollback.
 func (q *queue) durableBuffer(e *entry, buffered bool) {
-	if !q.durable || q.deleted || !survives(q, e.msg) {
+	if !q.durable || q.deleted || q.vhost.deleted || !survives(q, e.msg) {
 		return
 	}
 	q.vhost.b.addDurable(CmdDurableBuffer{Vhost: q.vhost.name, Queue: q.name, Seq: e.seq, Buffered: buffered})

@@ -65,7 +65,7 @@ func TestDurableLogProperty(t *testing.T) {
 	if !t.Failed() && *durableSeeds == 0 && !testing.Short() && runtime.GOOS != "js" {
 		for _, k := range []string{"DurablePut", "DurableTake", "DurableHold", "DurableDone", "DurableBuffer", "DurableClock",
 			"DurableQueue", "DurableQueueGone", "DurableExchange", "DurableExchangeGone", "DurableBind", "DurableUnbind",
-			"DurableDelay", "DurableRelease"} {
+			"DurableDelay", "DurableRelease", "DurablePolicy", "DurableRetime", "DurableVhostGone"} {
 			if kinds[k] == 0 {
 				t.Errorf("no %s record in %d seeds × %d steps", k, seeds, steps)
 			}
