@@ -1,5 +1,7 @@
 package engine
 
+import "fmt"
+
 // The durable log: what a data directory needs to bring back what a
 // restart keeps, and nothing else.
 //
@@ -64,13 +66,11 @@ package engine
 //     as it starts: the records of the restart follow the log it
 //     recovered from (server/broker/durable.go).
 //
-// Every command's changes of durable state are records, so nothing asks
-// for a checkpoint (DurableCheckpoint) but RequireCheckpoint: the server
-// asks for one once after recovering a log an older Warren wrote, whose
-// command records only that Warren's replay understood as it did then. A
-// checkpoint is written through the store's snapshot file (no record
-// limit), and a record kind added without records of its own would mark
-// one too (noteCommand's default) rather than be lost.
+// Every command's changes of durable state are records (durableClass
+// says how each command kind gets its own), so the log never needs a
+// checkpoint of the whole state. An older Warren wrote one for a policy,
+// a vhost's deletion and at every start, as one record that replaced the
+// broker on replay; a directory holding them still loads (IsSnapshot).
 //
 // Recovery loads the last snapshot or checkpoint, applies the records
 // after it (BeginDurableReplay first: the copies the base's channels held
@@ -89,9 +89,6 @@ package engine
 type durableLog struct {
 	b    *Broker
 	recs commandLog
-	// dirty says that state only a checkpoint carries changed since the
-	// last one.
-	dirty bool
 	// clock is the time the last record carried.
 	clock Time
 	// popped is the copy the last Take took, which a Hold right after it
@@ -137,51 +134,47 @@ func (b *Broker) PendingDurable() int {
 	return len(b.dlog.recs.ends)
 }
 
-// DurableCheckpoint reports whether state that only a checkpoint carries
-// changed since the last MarkCheckpointed.
-func (b *Broker) DurableCheckpoint() bool { return b.dlog != nil && b.dlog.dirty }
-
-// MarkCheckpointed says the driver has logged a snapshot (Save) of the
-// state as it is now; the records pending are covered by it, and
-// dropped. The broker must have no work in flight (HasWorkInFlight),
-// since a replay goes on from the snapshot with records of that work.
-func (b *Broker) MarkCheckpointed() {
-	if b.dlog == nil {
-		return
-	}
-	b.DrainDurable(func([]byte) {})
-	b.dlog.dirty = false
-	b.dlog.clock = b.now
-	b.dlog.poppedQ = nil
-}
-
 // HasWorkInFlight reports whether work decided by earlier commands is
-// still to be done in later calls (backlog.go, bulkend.go): a checkpoint
-// waits until Settle has done it.
+// still to be done in later calls (backlog.go, bulkend.go): a snapshot
+// (Save) waits until Settle has done it.
 func (b *Broker) HasWorkInFlight() bool { return len(b.ends) > 0 || len(b.pendingDL) > 0 }
 
-// IsSnapshot reports whether a log record is a snapshot written as a
-// checkpoint rather than a command record (CommandFormat first).
+// IsSnapshot reports whether a log record is a snapshot an older Warren
+// wrote as a checkpoint rather than a command record (CommandFormat
+// first).
 func IsSnapshot(rec []byte) bool {
 	return len(rec) >= len(snapshotMagic) && string(rec[:len(snapshotMagic)]) == snapshotMagic
 }
 
-// RequireCheckpoint asks for a checkpoint of the state as it is
-// (DurableCheckpoint), with durable logging on: the server's, once, after
-// recovering a log an older Warren wrote (see the file comment).
-func (b *Broker) RequireCheckpoint() {
-	if l := b.dlog; l != nil {
-		l.dirty = true
+// noteCommand writes the record of a command that is its own record
+// (see durableClass).
+func (l *durableLog) noteCommand(c Command) {
+	switch durableClass(c) {
+	case durableOwnRecord:
+		l.b.addDurable(c)
+	case durableUnknown:
+		// Every kind is classed (TestEveryCommandHasDurableRecords): a
+		// command whose changes no record carried would be lost at the
+		// next restart.
+		panic(fmt.Sprintf("engine: durable log: %T has no durable records (durable.go)", c))
 	}
 }
 
-// noteCommand writes the records of the commands that are their own
-// record (definitionRecord), lets those whose changes of durable state
-// write records as they make them (the hooks below, in vhostcounts.go,
-// binding.go, delayed.go, policy.go and vhost.go), and marks any other
-// for a checkpoint: none today, but a command added without records
-// would be kept that way rather than lost.
-func (l *durableLog) noteCommand(c Command) {
+// How a command's changes of durable state reach the durable log.
+const (
+	durableUnknown   = iota
+	durableHooks     // the hooks write records as it makes the changes
+	durableOwnRecord // the command is its own record (definitionRecord)
+	durableRecord    // a record of the durable log itself, applied on replay only
+)
+
+// durableClass says how c's changes of durable state reach the durable
+// log: the message and topology traffic of connections, policies, vhost
+// deletions and restarts through the hooks that see each change (below,
+// and in vhostcounts.go, binding.go, delayed.go, policy.go, vhost.go);
+// definitions that need no context and change no message are their own
+// record.
+func durableClass(c Command) int {
 	switch c.(type) {
 	case CmdBasicPublish, CmdBasicAck, CmdBasicNack, CmdBasicReject, CmdBasicGet, CmdBasicConsume, CmdBasicCancel,
 		CmdBasicQos, CmdBasicRecover, CmdBasicRecoverAsync, CmdConfirmSelect, CmdTxSelect, CmdTxCommit, CmdTxRollback,
@@ -189,16 +182,18 @@ func (l *durableLog) noteCommand(c Command) {
 		CmdOpenChannel, CmdCloseChannel, CmdChannelException, CmdAdvanceTo, CmdSettle, CmdStep,
 		CmdQueueDeclare, CmdQueueDelete, CmdQueueBind, CmdQueueUnbind, CmdQueuePurge,
 		CmdExchangeDeclare, CmdExchangeDelete, CmdExchangeBind, CmdExchangeUnbind,
-		CmdSetPolicy, CmdClearPolicy, CmdDeleteVhost, CmdRestart:
-	default:
-		if definitionRecord(c) {
-			// Definitions that need no context and change no message:
-			// the command itself is their record.
-			l.b.addDurable(c)
-			return
-		}
-		l.dirty = true
+		CmdSetPolicy, CmdClearPolicy, CmdDeleteVhost, CmdRestart,
+		retiredPublishTarget, retiredPublishDirect: // an old log's, replayed as publishes
+		return durableHooks
+	case CmdDurablePut, CmdDurableTake, CmdDurableHold, CmdDurableDone, CmdDurableClock,
+		CmdDurableQueue, CmdDurableQueueGone, CmdDurableExchange, CmdDurableExchangeGone, CmdDurableBind, CmdDurableUnbind,
+		CmdDurableBuffer, CmdDurableDelay, CmdDurableRelease, CmdDurablePolicy, CmdDurableRetime, CmdDurableVhostGone:
+		return durableRecord
 	}
+	if definitionRecord(c) {
+		return durableOwnRecord
+	}
+	return durableUnknown
 }
 
 // definitionRecord reports whether c is a definition's change that is its
@@ -210,19 +205,6 @@ func definitionRecord(c Command) bool {
 		return true
 	}
 	return false
-}
-
-// IsDurableRecord reports whether the durable log writes records like c:
-// a log holding any other command is a command log an older Warren wrote,
-// which replays as it did (every command applied again).
-func IsDurableRecord(c Command) bool {
-	switch c.(type) {
-	case CmdDurablePut, CmdDurableTake, CmdDurableHold, CmdDurableDone, CmdDurableClock,
-		CmdDurableQueue, CmdDurableQueueGone, CmdDurableExchange, CmdDurableExchangeGone, CmdDurableBind, CmdDurableUnbind,
-		CmdDurableBuffer, CmdDurableDelay, CmdDurableRelease, CmdDurablePolicy, CmdDurableRetime, CmdDurableVhostGone:
-		return true
-	}
-	return definitionRecord(c)
 }
 
 // LogClock records the clock if it moved since the last record: a

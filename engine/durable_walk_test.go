@@ -78,15 +78,12 @@ func TestDurableLogMidWalk(t *testing.T) {
 			_, err = b.BasicConsume(ch, engine.BasicConsume{Queue: "q3", ConsumerTag: "c"})
 			must(err)
 			b.DrainEvents(nil)
-			d.collect(b, func() { t.Fatal("a checkpoint asked for") })
+			d.collect(b)
 			must(tc.change(b))
 			b.DrainEvents(nil)
-			d.collect(b, func() { t.Fatal("a checkpoint asked for") })
+			d.collect(b)
 			if !b.HasWorkInFlight() {
 				t.Fatal("the walk finished in the command: nothing is cut short")
-			}
-			if d.checkpoints != 0 {
-				t.Fatalf("%d checkpoints", d.checkpoints)
 			}
 			rec := d.recovered(t)
 			engine.AlignCounters(b, rec)
