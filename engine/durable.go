@@ -72,14 +72,16 @@ import "fmt"
 // a vhost's deletion and at every start, as one record that replaced the
 // broker on replay; a directory holding them still loads (IsSnapshot).
 //
-// Recovery loads the last snapshot or checkpoint, applies the records
-// after it (BeginDurableReplay first: the copies the base's channels held
-// become the broker's own held copies, its connections gone), and then
-// applies the restart as before. A held copy comes back as its channel's
-// closing would have brought it back, in channel and tag order, so the
-// restart gives the state it gives today; the durable log's property
-// test (durable_property_test.go) checks that after every step of random
-// and scripted workloads.
+// Recovery loads the last snapshot (or an older Warren's checkpoint),
+// applies the records after it (BeginDurableReplay first: the copies the
+// base's channels held become the broker's own held copies, its
+// connections gone), and then applies the restart as before. A held copy
+// comes back as its channel's closing would have brought it back, in
+// channel and tag order, so the restart gives the state it gives today;
+// the durable log's property test (durable_property_test.go) checks that
+// after every step of random and scripted workloads, and
+// durable_walk_test.go for a broker stopped half way through a policy
+// change or a vhost's deletion.
 //
 // A transient message in a non-durable queue makes no record at all, and
 // the hooks cost a nil check when durable logging is off: the hot path of

@@ -52,12 +52,14 @@ type Broker struct {
 	lastPos   store.Pos    // the position of the last record appended
 	// refused is the store's refusal of a record (persistRecord): from
 	// then on nothing is confirmed and publishers are blocked.
-	refused     error
-	blocked     bool  // diskState has told the hooks the disk blocks publishers
-	refusedSnap bool  // the snapshot that holds it is on its way
-	storeErr    error // the store's write error as last told to the hooks
-	lowDisk     error // the store's low-disk state (*store.LowDiskError), likewise
-	diskHooks   []func(error)
+	refused error
+	blocked bool // diskState has told the hooks the disk blocks publishers
+	// refusedAsked is when the store last took a snapshot to hold it
+	// (maybeSnapshot).
+	refusedAsked time.Time
+	storeErr     error // the store's write error as last told to the hooks
+	lowDisk      error // the store's low-disk state (*store.LowDiskError), likewise
+	diskHooks    []func(error)
 
 	clk clock // the clock's mode and where it is going (clock.go)
 

@@ -447,18 +447,25 @@ func (b *Broker) maybeSnapshot() {
 	if b.st == nil || b.eng.HasWorkInFlight() {
 		return
 	}
-	// A refused record's change reaches the disk in a snapshot (refuse).
-	owed := b.refused != nil && !b.refusedSnap
+	// A refused record's change reaches the disk in a snapshot asked for
+	// after it (refuse): the first one written since the last request
+	// that the store took (it takes none while one is in flight), asked
+	// for again a second after one that did not get there.
+	owed := b.refused != nil && time.Since(b.refusedAsked) > time.Second &&
+		(b.refusedAsked.IsZero() || !b.st.Stats().SnapshotTime.After(b.refusedAsked))
 	if !owed && !b.st.NeedsSnapshot() {
 		return
 	}
+	asked := time.Now()
 	if err := b.st.WriteSnapshot(b.eng.Save()); err != nil {
-		if !errors.Is(err, store.ErrSnapshotPending) || !owed {
+		if !errors.Is(err, store.ErrSnapshotPending) {
 			log.Printf("warren: snapshot 快照: %v", err)
 		}
 		return
 	}
-	b.refusedSnap = b.refusedSnap || owed
+	if b.refused != nil {
+		b.refusedAsked = asked
+	}
 }
 
 // StoreStats describes the data directory for the management API; ok is
