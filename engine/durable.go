@@ -149,6 +149,10 @@ func IsSnapshot(rec []byte) bool {
 // noteCommand writes the record of a command that is its own record
 // (see durableClass).
 func (l *durableLog) noteCommand(c Command) {
+	switch c.(type) {
+	case CmdBasicPublish, CmdBasicAck:
+		return // the hot path's, through the hooks: no call for them
+	}
 	switch durableClass(c) {
 	case durableOwnRecord:
 		l.b.addDurable(c)
