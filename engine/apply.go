@@ -49,7 +49,7 @@ func (b *Broker) Apply(c Command) (r Result) {
 	}
 	switch c := c.(type) {
 	case CmdBasicPublish:
-		r.Err = b.basicPublish(c.Channel, c.Publish)
+		r.Err = b.basicPublish(c.Channel, &c.Publish)
 	case CmdBasicAck:
 		r.Err = b.basicAck(c)
 	case CmdAdvanceTo:
