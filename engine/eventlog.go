@@ -4,6 +4,13 @@ package engine
 // is kept in.
 const eventChunk = 4096
 
+// maxFreeChunks is how many drained chunks the log keeps, cleared, for the
+// next burst to fill. A fanout or a batch of publishes fills a chunk or
+// two every turn; allocating them afresh each time made the collector
+// run, and clear, a megabyte a chunk. A burst larger than this gives the
+// rest back to the collector.
+const maxFreeChunks = 2
+
 // eventLog holds the events not yet drained.
 //
 // Draining is on every message's path, so it avoids copying: when the
@@ -26,6 +33,8 @@ type eventLog struct {
 	// spare is a cleared slice for drainTo to fill next while it hands
 	// the current one out.
 	spare []Event
+	// free holds cleared chunks a drained burst left (maxFreeChunks).
+	free [][]Event
 }
 
 func (l *eventLog) add(e Event) {
@@ -51,7 +60,22 @@ func (l *eventLog) grow() {
 		return
 	}
 	l.full = append(l.full, l.cur)
+	if n := len(l.free); n > 0 {
+		l.cur, l.free[n-1] = l.free[n-1], nil
+		l.free = l.free[:n-1]
+		return
+	}
 	l.cur = make([]Event, 0, eventChunk)
+}
+
+// recycle clears a drained chunk and keeps it for the next burst, if the
+// log has room for it.
+func (l *eventLog) recycle(c []Event) {
+	if cap(c) != eventChunk || len(l.free) == maxFreeChunks {
+		return
+	}
+	clear(c)
+	l.free = append(l.free, c[:0])
 }
 
 // at returns the i-th event not yet drained, oldest first, to be amended in
@@ -116,8 +140,9 @@ func (l *eventLog) drain(dst []Event) []Event {
 // drainTo hands the events to fn in order, a chunk at a time, without
 // copying them. The log is emptied first, so events emitted while fn runs
 // (a sink pausing a connection) are kept for the next drain. The slices are
-// the log's: fn must not keep them. Filled chunks are dropped afterwards;
-// the slice being filled is cleared and reused.
+// the log's: fn must not keep them. Afterwards the slice being filled is
+// cleared and reused, and so are up to maxFreeChunks filled chunks; the
+// rest are dropped.
 func (l *eventLog) drainTo(fn func([]Event)) {
 	full, cur := l.full, l.cur
 	if len(full) == 0 && len(cur) == 0 {
@@ -127,6 +152,12 @@ func (l *eventLog) drainTo(fn func([]Event)) {
 	l.handed, l.handedLen = nil, 0
 	for _, c := range full {
 		fn(c)
+		l.recycle(c)
+	}
+	if len(l.full) == 0 && cap(full) > 0 {
+		// No burst began while fn ran: keep the list's array too.
+		clear(full)
+		l.full = full[:0]
 	}
 	if len(cur) > 0 {
 		fn(cur)
@@ -138,7 +169,8 @@ func (l *eventLog) drainTo(fn func([]Event)) {
 }
 
 // drainChunks copies a burst kept in chunks into dst, growing it at most
-// once; the chunks are dropped and cur is cleared for reuse.
+// once; cur is cleared for reuse, and the chunks are recycled or dropped
+// as drainTo's are.
 func (l *eventLog) drainChunks(dst []Event) []Event {
 	if n := l.len(); cap(dst)-len(dst) < n {
 		grown := make([]Event, len(dst), len(dst)+n)
@@ -148,6 +180,7 @@ func (l *eventLog) drainChunks(dst []Event) []Event {
 	for i, c := range l.full {
 		dst = append(dst, c...)
 		l.full[i] = nil
+		l.recycle(c)
 	}
 	l.full = l.full[:0]
 	dst = append(dst, l.cur...)

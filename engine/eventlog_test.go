@@ -127,8 +127,12 @@ func TestEventLogDrainTo(t *testing.T) {
 		if n == 0 && batches != 0 {
 			t.Fatalf("an empty log called fn %d times", batches)
 		}
-		// The log is empty: neither slice it keeps may hold a message.
-		for _, s := range [][]Event{l.cur[:cap(l.cur)], l.spare[:cap(l.spare)]} {
+		// The log is empty: no slice it keeps may hold a message.
+		kept := [][]Event{l.cur[:cap(l.cur)], l.spare[:cap(l.spare)]}
+		for _, c := range l.free {
+			kept = append(kept, c[:cap(c)])
+		}
+		for _, s := range kept {
 			for i := range s {
 				if s[i].Msg != nil {
 					t.Fatalf("after %d: a kept slice still holds message %d", n, s[i].Msg.ID)
@@ -159,5 +163,19 @@ func TestEventLogDrainTo(t *testing.T) {
 		l.drainTo(func([]Event) {})
 	}); a != 0 {
 		t.Errorf("small drains allocate %v times each", a)
+	}
+
+	// A burst of a few chunks, turn after turn (a fanout, a batch of
+	// publishes), fills the chunks the last one left.
+	if a := testing.AllocsPerRun(20, func() {
+		for range 2*eventChunk + 10 {
+			l.add(ev)
+		}
+		l.drainTo(func([]Event) {})
+	}); a != 0 {
+		t.Errorf("repeated bursts of two chunks allocate %v times each", a)
+	}
+	if len(l.free) > maxFreeChunks {
+		t.Errorf("the log keeps %d free chunks, at most %d", len(l.free), maxFreeChunks)
 	}
 }

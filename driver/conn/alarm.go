@@ -2,6 +2,7 @@ package conn
 
 import (
 	"sync"
+	"time"
 
 	"warren/engine"
 	"warren/engine/amqp"
@@ -10,13 +11,27 @@ import (
 // Alarm is the server's memory alarm, RabbitMQ's vm_memory_high_watermark
 // for the messages the broker holds: ready in queues, delivered and not yet
 // acknowledged, and held by delayed-message exchanges (a consumer that
-// never acks holds messages as surely as a queue does). When their
-// estimated memory passes HighWatermark, publishing connections are
-// blocked (their next basic.publish waits, so the socket stops being read)
-// and clients that announced the connection.blocked capability are told
-// why; consumers keep draining, and when memory falls back under the
-// watermark everyone is unblocked. Nothing is dropped. A blocked
-// connection whose peer goes away (a heartbeat to it fails) ends.
+// never acks holds messages as surely as a queue does), and its disk
+// alarm. While one is set, a connection's next basic.publish waits, so its
+// socket stops being read; consumers keep draining. Nothing is dropped. A
+// blocked connection whose peer goes away (a heartbeat to it fails) ends.
+//
+// As RabbitMQ's reader does (rabbit_reader's throttle), a connection is
+// told connection.blocked — if it announced the capability — when it
+// publishes while an alarm is set, once, with the reasons set at that
+// moment ("low on memory", "low on disk", both: "low on disk & memory");
+// and connection.unblocked when every alarm has cleared, only if it was
+// told it was blocked. A connection that does not publish hears of
+// neither.
+//
+// The memory alarm is set as soon as the totals after a batch pass the
+// watermark (Warren counts exactly, so memory never overshoots by more
+// than a batch), and clears at the first of its checks, one every
+// MonitorInterval from the moment it was set, at which they are back under
+// it: RabbitMQ's vm_memory_monitor looks every memory_monitor_interval
+// (2.5 s by default), so a flood that hovers at the watermark blocks and
+// releases its publishers at most once an interval, not after every batch
+// (each change is a frame to every blocked publisher and a wake-up of each).
 type Alarm struct {
 	// HighWatermark is the limit in bytes; zero disables the alarm.
 	HighWatermark int64
@@ -24,33 +39,43 @@ type Alarm struct {
 	// beyond its body (BENCHMARKS.md, "Engine, native": 133 bytes measured for a
 	// queued one).
 	PerMessageBytes int64
+	// MonitorInterval is how often a set memory alarm looks whether it
+	// may clear (RabbitMQ's memory_monitor_interval); zero is
+	// DefaultMemoryMonitorInterval, negative clears it as soon as the
+	// totals are under the watermark.
+	MonitorInterval time.Duration
 
-	// memory and disk are the two reasons to block, touched where the
-	// backend hands out events (under its lock, or on a session's
-	// goroutine) only.
-	memory, disk bool
-
-	mu   sync.Mutex
-	on   bool
-	wake chan struct{}
-	// conns are the open connections of the alarm's home, which its
-	// changes are told to; connsMu guards them (connections come and go
-	// on their own goroutines, changes come under the backend's lock).
-	connsMu sync.Mutex
-	conns   map[*conn]bool
+	mu sync.Mutex
+	// over says the last totals were past the watermark; memory is the
+	// memory alarm as set (over, or cleared at a check only); session is
+	// a shared session's bytes limit (SetMemory); disk the disk alarm.
+	over, memory, session, disk bool
+	// checking says a check of the memory alarm is scheduled.
+	checking bool
+	on       bool
+	wake     chan struct{}
+	// changes counts the alarm's transitions (set and cleared).
+	changes int
+	// conns are the open connections of the alarm's home, each with
+	// whether it has been told connection.blocked since the alarm last
+	// cleared.
+	conns map[*conn]bool
 }
 
-// add and remove make c one of the connections told of changes.
+// DefaultMemoryMonitorInterval is RabbitMQ's memory_monitor_interval.
+const DefaultMemoryMonitorInterval = 2500 * time.Millisecond
+
+// add and remove make c one of the connections the alarm blocks.
 func (a *Alarm) add(c *conn) {
-	a.connsMu.Lock()
-	a.conns[c] = true
-	a.connsMu.Unlock()
+	a.mu.Lock()
+	a.conns[c] = false
+	a.mu.Unlock()
 }
 
 func (a *Alarm) remove(c *conn) {
-	a.connsMu.Lock()
+	a.mu.Lock()
 	delete(a.conns, c)
-	a.connsMu.Unlock()
+	a.mu.Unlock()
 }
 
 func (a *Alarm) init() {
@@ -60,6 +85,9 @@ func (a *Alarm) init() {
 	}
 	if a.PerMessageBytes == 0 {
 		a.PerMessageBytes = 150
+	}
+	if a.MonitorInterval == 0 {
+		a.MonitorInterval = DefaultMemoryMonitorInterval
 	}
 }
 
@@ -71,7 +99,45 @@ func (a *Alarm) Totals(t engine.MessageTotals) {
 		return
 	}
 	held := t.All()
-	a.memory = held.Bytes+held.Msgs*a.PerMessageBytes > a.HighWatermark
+	over := held.Bytes+held.Msgs*a.PerMessageBytes > a.HighWatermark
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.over = over
+	switch {
+	case over && !a.memory:
+		a.memory = true
+		a.update()
+		a.scheduleCheck()
+	case !over && a.memory && a.MonitorInterval < 0:
+		a.memory = false
+		a.update()
+	}
+}
+
+// scheduleCheck looks again, one MonitorInterval from now, whether the
+// memory alarm may clear.
+func (a *Alarm) scheduleCheck() {
+	if a.checking || a.MonitorInterval < 0 {
+		return
+	}
+	a.checking = true
+	time.AfterFunc(a.MonitorInterval, a.check)
+}
+
+// check is the memory alarm's check: it clears if the last totals were
+// under the watermark, and looks again an interval later if not.
+func (a *Alarm) check() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.checking = false
+	if !a.memory {
+		return
+	}
+	if a.over {
+		a.scheduleCheck()
+		return
+	}
+	a.memory = false
 	a.update()
 }
 
@@ -82,6 +148,8 @@ func (a *Alarm) Totals(t engine.MessageTotals) {
 // more (err nil). Meanwhile publishers are blocked with RabbitMQ's reason,
 // "low on disk"; consumers keep draining.
 func (a *Alarm) DiskFailed(err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	a.disk = err != nil
 	a.update()
 }
@@ -90,55 +158,68 @@ func (a *Alarm) DiskFailed(err error) {
 // a shared session whose queues hold its bytes limit blocks its
 // publishers as RabbitMQ's memory alarm would, until consumers drain it.
 func (a *Alarm) SetMemory(over bool) {
-	if a.memory != over {
-		a.memory = over
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.session != over {
+		a.session = over
 		a.update()
 	}
 }
 
-// update blocks or unblocks the publishing connections when the alarm's
-// state changes, telling those that announced connection.blocked why, in
-// RabbitMQ's words ("low on memory", "low on disk").
+// update, under a.mu, applies a change of the alarms: when the last one
+// clears, the publishers waiting go on and those told connection.blocked
+// are told connection.unblocked.
 func (a *Alarm) update() {
-	over := a.memory || a.disk
-	a.mu.Lock()
-	changed := over != a.on
-	a.on = over
-	if changed && !over {
-		close(a.wake)
-		a.wake = make(chan struct{})
-	}
-	a.mu.Unlock()
-	if !changed {
+	over := a.memory || a.session || a.disk
+	if over == a.on {
 		return
 	}
-	reason := "low on memory"
-	if !a.memory {
-		reason = "low on disk"
+	a.on = over
+	a.changes++
+	if over {
+		return // publishers are told when they next publish (waitPublish)
 	}
-	a.connsMu.Lock()
-	defer a.connsMu.Unlock()
-	for c := range a.conns {
-		if !c.notifyBlock {
-			continue
-		}
-		if over {
-			c.out.push(outItem{method: &amqp.ConnectionBlocked{Reason: reason}})
-		} else {
+	close(a.wake)
+	a.wake = make(chan struct{})
+	for c, told := range a.conns {
+		if told {
+			a.conns[c] = false
 			c.out.push(outItem{method: &amqp.ConnectionUnblocked{}})
 		}
 	}
 }
 
-// waitPublish blocks the caller (a connection goroutine about to process a
-// publish) while the alarm is on. It reports false if gone closes first
-// (the connection lost its peer while blocked, and must end rather than
-// publish) or woken does (woken true: the connection has an inbox to
-// take, and waits again after).
-func (a *Alarm) waitPublish(gone, woken <-chan struct{}) (ok, wasWoken bool) {
+// reason is connection.blocked's reason for the alarms set, under a.mu:
+// RabbitMQ's "low on " and the resources joined by " & ", in the order
+// RabbitMQ 3.10.8 lists its set of them (disk before memory).
+func (a *Alarm) reason() string {
+	memory := a.memory || a.session
+	switch {
+	case memory && a.disk:
+		return "low on disk & memory"
+	case a.disk:
+		return "low on disk"
+	default:
+		return "low on memory"
+	}
+}
+
+// waitPublish blocks c's goroutine, about to process a publish, while an
+// alarm is set, telling c connection.blocked first if it asked for such
+// notices and has not been told since the alarm last cleared. It reports
+// false if gone closes first (the connection lost its peer while blocked,
+// and must end rather than publish) or woken does (woken true: the
+// connection has an inbox to take, and waits again after).
+func (a *Alarm) waitPublish(c *conn, gone, woken <-chan struct{}) (ok, wasWoken bool) {
 	for {
 		a.mu.Lock()
 		on, wake := a.on, a.wake
+		if on && c.notifyBlock {
+			if told, open := a.conns[c]; open && !told {
+				a.conns[c] = true
+				c.out.push(outItem{method: &amqp.ConnectionBlocked{Reason: a.reason()}})
+			}
+		}
 		a.mu.Unlock()
 		if !on {
 			return true, false

@@ -222,7 +222,7 @@ func (c *conn) takeInbox() error {
 // connection ends.
 func (c *conn) waitPublish() error {
 	for {
-		ok, woken := c.home.Alarm.waitPublish(c.writerGone, c.wake.ch)
+		ok, woken := c.home.Alarm.waitPublish(c, c.writerGone, c.wake.ch)
 		if ok {
 			return nil
 		}

@@ -125,12 +125,16 @@ func TestDiskFreeLimitOnASmallDisk(t *testing.T) {
 	must(t, ch.Confirm(false))
 	_, err := ch.QueueDeclare("kept", true, false, false, false, nil)
 	must(t, err)
+	_, err = ch.QueueDeclare("scratch", false, false, false, false, nil)
+	must(t, err)
 	start := freeBytes(t, root)
 
 	// A file of the test's takes the disk below the limit.
 	filler := filepath.Join(root, "filler")
 	must(t, os.WriteFile(filler, make([]byte, start-limit+(256<<10)), 0o640))
-	awaitDiskBlocking(t, blocked, true)
+	if b, _ := publishUntilBlocked(t, ch, "scratch", blocked); b.Reason != "low on disk" {
+		t.Fatalf("blocking notice %+v, want low on disk", b)
+	}
 	if o := overviewDisk(t, srv); !o.Alarm || o.Limit != limit || o.Free >= limit {
 		t.Errorf("/api/overview storage while low: %+v", o)
 	}
@@ -205,7 +209,9 @@ func overviewDisk(t *testing.T, srv *server.Server) diskFields {
 }
 
 // TestStartOnALowDisk: a broker started with less free space than the
-// limit is blocked from the start: a publish waits until space is back.
+// limit is blocked from the start: a publish waits until space is back,
+// and its connection is told connection.blocked when it publishes, as
+// RabbitMQ tells one that opens while an alarm is set.
 func TestStartOnALowDisk(t *testing.T) {
 	root := smallDisk(t, "4m")
 	const limit = 2 << 20
@@ -227,6 +233,7 @@ func TestStartOnALowDisk(t *testing.T) {
 	if o := overviewDisk(t, srv); !o.Alarm {
 		t.Errorf("/api/overview storage: %+v", o)
 	}
+	awaitDiskBlocking(t, blocked, true) // told when it published
 	must(t, os.Remove(filepath.Join(root, "filler")))
 	awaitDiskBlocking(t, blocked, false)
 	if !waiting.Wait() {

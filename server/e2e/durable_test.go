@@ -173,13 +173,8 @@ func TestFullDiskBlocksPublishersAndHoldsConfirms(t *testing.T) {
 	disk.full.Store(true)
 	held, err := ch.PublishWithDeferredConfirm("", "kept", false, false, amqp.Publishing{MessageId: "held", DeliveryMode: amqp.Persistent, Body: []byte("x")})
 	must(t, err)
-	select {
-	case b := <-blocked:
-		if !b.Active || b.Reason != "low on disk" {
-			t.Fatalf("blocking notice %+v, want low on disk", b)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("no connection.blocked while the disk is full")
+	if b, _ := publishUntilBlocked(t, ch, "scratch", blocked); !b.Active || b.Reason != "low on disk" {
+		t.Fatalf("blocking notice %+v, want low on disk", b)
 	}
 	if err := overviewError(t, srv); err == "" {
 		t.Error("/api/overview says nothing of the write error")

@@ -171,7 +171,7 @@ func TestVhostLimits(t *testing.T) {
 // connection.blocked and its publishes wait; draining the queue unblocks
 // it, and every message arrives — nothing is dropped.
 func TestMemoryAlarmBlocksPublishers(t *testing.T) {
-	srv := startServerWith(t, server.Options{Conn: conn.Config{Alarm: &conn.Alarm{HighWatermark: 10_000, PerMessageBytes: 100}}})
+	srv := startServerWith(t, server.Options{Conn: conn.Config{Alarm: &conn.Alarm{HighWatermark: 10_000, PerMessageBytes: 100, MonitorInterval: 10 * time.Millisecond}}})
 	pubConn := dial(t, srv)
 	blocked := pubConn.NotifyBlocked(make(chan amqp.Blocking, 4))
 	pub := channel(t, pubConn)
@@ -182,15 +182,13 @@ func TestMemoryAlarmBlocksPublishers(t *testing.T) {
 	for range 10 {
 		publish(t, pub, "", "big", amqp.Publishing{Body: body})
 	}
-	select {
-	case b := <-blocked:
-		if !b.Active || b.Reason != "low on memory" {
-			t.Fatalf("blocking %+v", b)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("no connection.blocked")
+	// The connection is told it is blocked when it publishes past the
+	// watermark; this publish then waits in the server until memory is
+	// freed.
+	b, probes := publishUntilBlocked(t, pub, "big", blocked)
+	if !b.Active || b.Reason != "low on memory" {
+		t.Fatalf("blocking %+v", b)
 	}
-	// This publish waits in the server until memory is freed.
 	done := make(chan error, 1)
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -201,7 +199,8 @@ func TestMemoryAlarmBlocksPublishers(t *testing.T) {
 	d, err := cons.Consume("big", "", true, false, false, false, nil)
 	must(t, err)
 	got := 0
-	for got < 12 {
+	all := 12 + probes
+	for got < all {
 		m := recv(t, d)
 		got++
 		if string(m.Body) == "last" {
@@ -217,7 +216,7 @@ func TestMemoryAlarmBlocksPublishers(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("no connection.unblocked")
 	}
-	if got != 12 {
-		t.Fatalf("received %d messages, want all 12", got)
+	if got != all {
+		t.Fatalf("received %d messages, want all %d", got, all)
 	}
 }

@@ -89,6 +89,8 @@ func TestUsage(t *testing.T) {
 		{[]string{"serve", "--disk-free-limit=mem_relative:500"}, 2, "must be a number from 0 to 100"},
 		{[]string{"serve", "--disk-free-limit=lots"}, 2, "应为字节数（50000000）、带单位的大小"},
 		{[]string{"serve", "--disk-free-limit=mem_relative:500"}, 2, "之后的比例必须是 0 到 100 之间的数"},
+		{[]string{"serve", "--memory-monitor-interval=-1s"}, 2, "--memory-monitor-interval must be 0 or more"},
+		{[]string{"serve", "--memory-monitor-interval=-1s"}, 2, "内存检查间隔不能为负数"},
 	} {
 		code, _, errOut := warren(t, "", tc.args...)
 		if code != tc.code || !strings.Contains(errOut, tc.want) {

@@ -49,6 +49,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	snapshotAfter := fs.Int64("snapshot-after", 64<<20, "bytes of command log after which the state is saved as a snapshot that replaces the log (a restart replays the log since the last snapshot)")
 	clockFlag := fs.String("clock", "live", "the broker's clock: live (the wall clock), paused (stands still) or manual (moves only when told: POST /api/clock, warren ctl advance/step); the flag decides at every start, the data directory does not keep it")
 	watermark := fs.Int64("memory-high-watermark", server.DefaultMemoryHighWatermark(), "bytes of messages held (ready, unacknowledged, delayed) past which publishers are blocked (connection.blocked); default 40% of RAM")
+	memoryInterval := fs.Duration("memory-monitor-interval", conn.DefaultMemoryMonitorInterval, "how often a set memory alarm looks whether memory is back under the watermark, and clears if so (RabbitMQ's memory_monitor_interval, 2.5s): publishers blocked stay blocked at least this long, so a flood at the watermark is not blocked and released after every batch; 0 clears it as soon as memory is under")
 	maxSessions := fs.Int("max-sessions", sessions.DefaultMaxSessions, "most shared sessions at once; past it POST /api/sessions gets 429")
 	sessionPerHost := fs.Int("session-max-per-host", sessions.DefaultMaxPerAddr, "most shared sessions one source address runs at once, so that one address cannot take all of --max-sessions; past it POST /api/sessions gets 429 (addrSessions)")
 	sessionCreates := fs.Int("session-creates-per-minute", sessions.DefaultCreatesPerMinute, "most shared sessions one source address creates a minute; past it POST /api/sessions gets 429 (addrCreateRate)")
@@ -79,6 +80,10 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "warren serve: --max-message-size must be 1..%d bytes (512 MiB, RabbitMQ's ceiling) 消息大小上限必须在 1 到 %[1]d 字节之间\n", maxMessageSizeCeiling)
 		return 2
 	}
+	if *memoryInterval < 0 {
+		fmt.Fprintln(stderr, "warren serve: --memory-monitor-interval must be 0 or more (0: the memory alarm clears as soon as memory is under the watermark) 内存检查间隔不能为负数（0 表示内存一回到水位线以下告警就解除）")
+		return 2
+	}
 	diskFreeLimit, err := server.ParseDiskFreeLimit(*diskFree, server.TotalMemory())
 	if err != nil {
 		fmt.Fprintf(stderr, "warren serve: %v\n", err)
@@ -95,7 +100,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		PreLogin:  addrlimit.Limits{PerAddress: *preLoginPerAddr, Total: *preLoginTotal},
 		HTTPConns: addrlimit.Limits{PerAddress: *httpPerAddr, Total: *httpTotal},
 		Conn: conn.Config{MaxConnections: *maxConns, HandshakeTimeout: *handshakeTimeout, ChannelMax: uint16(*channelMax), FrameMax: uint32(*frameMax), MaxMessageSize: *maxMsg,
-			Alarm: &conn.Alarm{HighWatermark: *watermark}},
+			Alarm: &conn.Alarm{HighWatermark: *watermark, MonitorInterval: monitorInterval(*memoryInterval)}},
 		Sessions: sessions.Config{MaxSessions: *maxSessions, MaxPerAddr: *sessionPerHost, CreatesPerMinute: *sessionCreates, History: hub.HistoryLimits{MaxEntries: *historyEntries, MaxBytes: *historyBytes}, Hub: hub.Config{
 			Engine:          engine.Config{MaxQueuesPerVhost: *sessionQueues, MaxMessagesPerVhost: *sessionMsgs},
 			MaxParticipants: *sessionParticipants, SessionRate: *sessionRate, SessionBurst: 2 * *sessionRate,
@@ -168,4 +173,13 @@ const maxMessageSizeCeiling = 512 << 20
 // and headers, and never less than the store's default.
 func recordLimit(maxMessage uint64) int {
 	return int(max(256<<20, 2*maxMessage+1<<20))
+}
+
+// monitorInterval is the memory alarm's MonitorInterval for the
+// --memory-monitor-interval flag, whose 0 clears the alarm at once.
+func monitorInterval(d time.Duration) time.Duration {
+	if d <= 0 {
+		return -1
+	}
+	return d
 }
