@@ -176,7 +176,8 @@ func (b *Broker) Apply(c Command) (r Result) {
 	case CmdClearTopicPermissions:
 		r.Err = b.clearTopicPermissions(c.User, c.Vhost, c.Exchange)
 	case CmdDurablePut, CmdDurableTake, CmdDurableHold, CmdDurableDone, CmdDurableClock,
-		CmdDurableQueue, CmdDurableQueueGone, CmdDurableExchange, CmdDurableExchangeGone, CmdDurableBind, CmdDurableUnbind, CmdDurableBuffer, CmdDurableDelay, CmdDurableRelease:
+		CmdDurableQueue, CmdDurableQueueGone, CmdDurableExchange, CmdDurableExchangeGone, CmdDurableBind, CmdDurableUnbind, CmdDurableBuffer, CmdDurableDelay, CmdDurableRelease,
+		CmdDurablePolicy, CmdDurableRetime, CmdDurableVhostGone:
 		b.applyDurable(c) // durable_replay.go
 	case CmdSetLimits:
 		b.cfg.MaxQueuesPerVhost, b.cfg.MaxMessagesPerVhost = c.Limits.MaxQueuesPerVhost, c.Limits.MaxMessagesPerVhost

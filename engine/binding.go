@@ -159,7 +159,7 @@ func (x *exchange) addBinding(bd *binding) {
 	}
 	bd.viaDirect = newVia(bd, false) // made here, not on the publish path
 	x.bindings = append(x.bindings, bd)
-	if x.vhost.b.dlog != nil && bindingDurable(bd) {
+	if x.vhost.b.dlog != nil && !x.vhost.deleted && bindingDurable(bd) {
 		x.vhost.b.addDurable(durableBinding(bd, true))
 	}
 	switch x.route {
@@ -182,7 +182,7 @@ func (v *vhost) removeBinding(bd *binding) {
 		}
 	}
 	x.unindex(bd)
-	if v.b.dlog != nil && bindingDurable(bd) {
+	if v.b.dlog != nil && !v.deleted && bindingDurable(bd) {
 		v.b.addDurable(durableBinding(bd, false))
 	}
 	v.b.emit(Event{Kind: EvUnbound, Vhost: v.name, Exchange: x.name, RoutingKey: bd.key,

@@ -73,6 +73,9 @@ const (
 	kindDurableBuffer             CommandKind = 61
 	kindDurableDelay              CommandKind = 62
 	kindDurableRelease            CommandKind = 63
+	kindDurablePolicy             CommandKind = 64
+	kindDurableRetime             CommandKind = 65
+	kindDurableVhostGone          CommandKind = 66
 )
 
 // commandNames names the kinds, for errors and tests; its length bounds
@@ -141,6 +144,9 @@ var commandNames = [...]string{
 	kindDurableBuffer:             "DurableBuffer",
 	kindDurableDelay:              "DurableDelay",
 	kindDurableRelease:            "DurableRelease",
+	kindDurablePolicy:             "DurablePolicy",
+	kindDurableRetime:             "DurableRetime",
+	kindDurableVhostGone:          "DurableVhostGone",
 }
 
 func (CmdOpenConnection) kind() CommandKind            { return kindOpenConnection }
@@ -206,6 +212,9 @@ func (CmdDurableUnbind) kind() CommandKind             { return kindDurableUnbin
 func (CmdDurableBuffer) kind() CommandKind             { return kindDurableBuffer }
 func (CmdDurableDelay) kind() CommandKind              { return kindDurableDelay }
 func (CmdDurableRelease) kind() CommandKind            { return kindDurableRelease }
+func (CmdDurablePolicy) kind() CommandKind             { return kindDurablePolicy }
+func (CmdDurableRetime) kind() CommandKind             { return kindDurableRetime }
+func (CmdDurableVhostGone) kind() CommandKind          { return kindDurableVhostGone }
 
 // applyRef applies a command given by pointer (see Command): the command
 // it points to, converted on Apply's stack (Apply keeps no command), so
@@ -686,6 +695,23 @@ func (e *encoder) cmd(c Command) {
 		e.str(c.Vhost)
 		e.str(c.Exchange)
 		e.uvarint(c.ID)
+	case CmdDurablePolicy:
+		e.tag(kindDurablePolicy)
+		e.str(c.Policy.Vhost)
+		e.str(c.Policy.Name)
+		e.str(c.Policy.Pattern)
+		e.str(c.Policy.ApplyTo)
+		e.varint(int64(c.Policy.Priority))
+		e.table(c.Policy.Definition, 0)
+		e.boolean(c.Operator)
+		e.boolean(c.Clear)
+	case CmdDurableRetime:
+		e.tag(kindDurableRetime)
+		e.str(c.Vhost)
+		e.str(c.Queue)
+	case CmdDurableVhostGone:
+		e.tag(kindDurableVhostGone)
+		e.str(c.Name)
 	default:
 		e.fail("not a command")
 	}
@@ -826,6 +852,12 @@ func (d *decoder) cmd() Command {
 		return CmdDurableDelay{Vhost: d.str(), Exchange: d.str(), Type: d.str(), Route: d.str(), Durable: d.boolean(), AutoDelete: d.boolean(), Internal: d.boolean(), Args: d.table(0), Delay: d.varint(), Entry: d.bytes()}
 	case kindDurableRelease:
 		return CmdDurableRelease{Vhost: d.str(), Exchange: d.str(), ID: d.uvarint()}
+	case kindDurablePolicy:
+		return CmdDurablePolicy{Policy: Policy{Vhost: d.str(), Name: d.str(), Pattern: d.str(), ApplyTo: d.str(), Priority: int(d.signed(math.MinInt, math.MaxInt)), Definition: d.table(0)}, Operator: d.boolean(), Clear: d.boolean()}
+	case kindDurableRetime:
+		return CmdDurableRetime{Vhost: d.str(), Queue: d.str()}
+	case kindDurableVhostGone:
+		return CmdDurableVhostGone{Name: d.str()}
 	}
 	d.off--
 	d.fail("unknown command kind " + strconv.Itoa(int(k)))

@@ -74,6 +74,9 @@ var recordedKinds = map[string]CommandKind{
 	"DurableBuffer":             61,
 	"DurableDelay":              62,
 	"DurableRelease":            63,
+	"DurablePolicy":             64,
+	"DurableRetime":             65,
+	"DurableVhostGone":          66,
 }
 
 func TestCommandKindNumbersArePinned(t *testing.T) {

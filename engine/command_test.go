@@ -122,6 +122,10 @@ func commandSamples() []Command {
 		CmdAdvanceTo{Time: -1},
 		CmdSettle{Time: 12345},
 		CmdStep{},
+		CmdDurablePolicy{Policy: Policy{Vhost: "/", Name: "ttl", Pattern: "^q", ApplyTo: "queues", Priority: 1, Definition: Table{"message-ttl": int64(500), "max-length": int64(2)}}},
+		CmdDurablePolicy{Policy: Policy{Vhost: "/", Name: "ttl"}, Operator: true, Clear: true},
+		CmdDurableRetime{Vhost: "/", Queue: "q1"},
+		CmdDurableVhostGone{Name: "v2"},
 	}
 }
 

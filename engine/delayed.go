@@ -70,7 +70,7 @@ func delayOf(x *exchange, m *Message) (int64, bool) {
 
 func (b *Broker) delay(x *exchange, m *Message, delayMs int64) {
 	d := &delayedMsg{x: x, msg: m, delay: delayMs}
-	if b.dlog != nil {
+	if b.dlog != nil && !x.vhost.deleted {
 		// Every held message survives a restart (durable.go).
 		b.addDurable(CmdDurableDelay{Vhost: x.vhost.name, Exchange: x.name, Type: x.kind, Route: x.route, Durable: x.durable,
 			AutoDelete: x.autoDelete, Internal: x.internal, Args: x.args, Delay: delayMs, Entry: b.dlog.entryBytes(&entry{msg: m, expiresAt: Never})})
@@ -90,7 +90,7 @@ func (b *Broker) delay(x *exchange, m *Message, delayMs int64) {
 // message reaches only the deleted exchange's alternate exchange, or the
 // bindings of an exchange declared since under the same name.
 func (b *Broker) releaseDelayed(d *delayedMsg) {
-	if b.dlog != nil {
+	if b.dlog != nil && !d.x.vhost.deleted {
 		b.addDurable(CmdDurableRelease{Vhost: d.x.vhost.name, Exchange: d.x.name, ID: d.msg.ID})
 	}
 	x := d.x

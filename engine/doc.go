@@ -20,8 +20,7 @@
 // not change what later commands do. A driver that keeps only what a
 // restart keeps (a data directory) turns on the durable log instead
 // (EnableDurableLog, durable.go): DrainDurable hands over context-free
-// records of the durable state's changes, and DurableCheckpoint says when
-// a Save must be logged in their place.
+// records of the durable state's changes, each change its own records.
 //
 // The driver's duties (compare etcd raft's Node/RawNode contract):
 //

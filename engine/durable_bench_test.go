@@ -55,6 +55,25 @@ func TestDurableLogIgnoresTransientWork(t *testing.T) {
 	}
 }
 
+// TestDurableLogAllocatesNoMore: a persistent message through a durable
+// queue, whose put, take and ack each write a record, allocates no more
+// than a transient one with the log off (the message itself): the
+// records are encoded into buffers the log reuses.
+func TestDurableLogAllocatesNoMore(t *testing.T) {
+	off, _ := durableLoop(t, false, false)
+	on, logged := durableLoop(t, true, true)
+	for range 100 {
+		off()
+		on()
+	}
+	if a, b := testing.AllocsPerRun(1000, off), testing.AllocsPerRun(1000, on); b > a {
+		t.Fatalf("a persistent publish and ack allocate %.1f times with the durable log, a transient one %.1f without", b, a)
+	}
+	if *logged == 0 {
+		t.Fatal("persistent work logged nothing")
+	}
+}
+
 // BenchmarkPublishDeliverAckDurable is what the durable log costs a
 // message: transient through a non-durable queue with the log off and
 // on (the bound is 1.2× the CPU), and persistent through a

@@ -162,3 +162,36 @@ type CmdDurableRelease struct {
 	Vhost, Exchange string
 	ID              uint64
 }
+
+// CmdDurablePolicy sets Policy in its vhost, an operator policy with
+// Operator, or with Clear removes the one of its vhost and name, as a
+// policy's set or clear did, and does nothing else: no queue takes it up
+// (each durable queue's CmdDurableRetime says when it did), and what it
+// did to messages (expired, dropped, dead-lettered) has records of its
+// own.
+//
+//engine:kind 64
+type CmdDurablePolicy struct {
+	Policy          Policy
+	Operator, Clear bool
+}
+
+// CmdDurableRetime makes durable queue Queue in Vhost take up its vhost's
+// policies as they are, as a policy change did when it reached the queue:
+// its settings are resolved again and its ready copies re-timed by the
+// message TTL they give. What expired or was dropped by the new settings
+// follows as CmdDurableTake records (and what expired by the old ones,
+// before it).
+//
+//engine:kind 65
+type CmdDurableRetime struct{ Vhost, Queue string }
+
+// CmdDurableVhostGone deletes vhost Name with everything in it, as its
+// deletion did: queues with their ready and held copies, exchanges with
+// the messages a delayed-message exchange holds, bindings, policies,
+// limits and the permissions there. Nothing else changes (a vhost's
+// deletion dead-letters nothing), and nothing of the vhost's deletion
+// that follows has a record.
+//
+//engine:kind 66
+type CmdDurableVhostGone struct{ Name string }

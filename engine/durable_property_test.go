@@ -19,13 +19,13 @@ var durableSeeds = flag.Int("durable.seeds", 0, "seeds for TestDurableLogPropert
 
 // TestDurableLogProperty is the durable log's oracle (durable.go): a
 // broker that keeps a durable log restarts into the same state as one
-// rebuilt from its last checkpoint and the records after it. The random
-// workload of TestProperties runs on a broker with durable logging on;
-// the records it writes are kept as a driver keeps them, a checkpoint
-// (Save) replacing them whenever the broker asks for one, after settling
-// the work in flight, as the server does. Every few steps both are
-// restarted at the same time, the live broker's copy (Load(Save)) and a
-// broker loaded from the checkpoint with the records applied, and what
+// rebuilt from the snapshot it started from and the records after it.
+// The random workload of TestProperties (policies trimming and re-timing
+// durable queues, vhosts deleted and added again, restarts among them)
+// runs on a broker with durable logging on; the records it writes are
+// kept as a driver keeps them, never a checkpoint. Every few steps both
+// are restarted at the same time, the live broker's copy (Load(Save))
+// and a broker loaded from the snapshot with the records applied, and what
 // anyone can read of them (dumpReads: queues with their messages in
 // order, exchanges, bindings, policies, users, totals, timers) must be
 // the same.
@@ -65,7 +65,7 @@ func TestDurableLogProperty(t *testing.T) {
 	if !t.Failed() && *durableSeeds == 0 && !testing.Short() && runtime.GOOS != "js" {
 		for _, k := range []string{"DurablePut", "DurableTake", "DurableHold", "DurableDone", "DurableBuffer", "DurableClock",
 			"DurableQueue", "DurableQueueGone", "DurableExchange", "DurableExchangeGone", "DurableBind", "DurableUnbind",
-			"DurableDelay", "DurableRelease"} {
+			"DurableDelay", "DurableRelease", "DurablePolicy", "DurableRetime", "DurableVhostGone"} {
 			if kinds[k] == 0 {
 				t.Errorf("no %s record in %d seeds × %d steps", k, seeds, steps)
 			}
@@ -74,14 +74,13 @@ func TestDurableLogProperty(t *testing.T) {
 }
 
 // durableDriver keeps a broker's durable log as the server does: the
-// records since the last checkpoint, and the checkpoint.
+// snapshot it started from (base), and the records since.
 type durableDriver struct {
 	base    []byte
 	records [][]byte
-	// checkpoints and records count what the run logged; kinds counts
-	// the records by kind.
-	checkpoints, logged int
-	kinds               map[string]int
+	// logged counts the records; kinds counts them by kind.
+	logged int
+	kinds  map[string]int
 }
 
 func (d *durableDriver) keep(rec []byte) {
@@ -95,24 +94,10 @@ func (d *durableDriver) keep(rec []byte) {
 	}
 }
 
-// collect takes the broker's records, and a checkpoint when it asks for
-// one, settling first if work is in flight (settle applies it to every
-// broker the test keeps in step).
-func (d *durableDriver) collect(b *engine.Broker, settle func()) {
-	b.DrainDurable(d.keep)
-	if !b.DurableCheckpoint() {
-		return
-	}
-	if b.HasWorkInFlight() {
-		settle()
-		b.DrainDurable(d.keep)
-	}
-	d.base, d.records = b.Save(), nil
-	b.MarkCheckpointed()
-	d.checkpoints++
-}
+// collect takes the broker's records.
+func (d *durableDriver) collect(b *engine.Broker) { b.DrainDurable(d.keep) }
 
-// describe lists the records since the checkpoint.
+// describe lists the records since the base.
 func (d *durableDriver) describe() string {
 	var sb strings.Builder
 	for _, rec := range d.records {
@@ -122,12 +107,12 @@ func (d *durableDriver) describe() string {
 	return sb.String()
 }
 
-// recovered rebuilds the broker from the checkpoint and the records, as
+// recovered rebuilds the broker from the base and the records, as
 // the server's Recover does, up to its restart.
 func (d *durableDriver) recovered(t *testing.T) *engine.Broker {
 	r, err := engine.Load(d.base)
 	if err != nil {
-		t.Fatalf("load the checkpoint: %v", err)
+		t.Fatalf("load the base: %v", err)
 	}
 	r.BeginDurableReplay()
 	for i, rec := range d.records {
@@ -168,14 +153,6 @@ func runDurableLog(t *testing.T, seed uint64, steps int) *durableDriver {
 			t.Fatalf("seed %d step %d: panic: %v\nrecent commands:\n%s", seed, step, p, w.recent())
 		}
 	}()
-	settle := func() {
-		now := w.b.Now()
-		w.b.Settle(now)
-		w.twin.Settle(now)
-		w.b.DrainEvents(nil)
-		w.twin.DrainEvents(nil)
-		w.log("settle for a checkpoint", nil)
-	}
 	compared := 0
 	for step = 1; step <= steps; step++ {
 		w.pre = w.b.Snapshot()
@@ -192,7 +169,7 @@ func runDurableLog(t *testing.T, seed uint64, steps int) *durableDriver {
 		w.log(desc, err)
 		w.b.DrainEvents(nil)
 		w.twin.DrainEvents(nil)
-		d.collect(w.b, settle)
+		d.collect(w.b)
 		if step%7 != 0 || w.b.HasWorkInFlight() {
 			continue
 		}
@@ -207,11 +184,11 @@ func runDurableLog(t *testing.T, seed uint64, steps int) *durableDriver {
 		restartAt(live, at)
 		restartAt(rec, at)
 		if a, b := durableDump(live), durableDump(rec); a != b {
-			t.Fatalf("seed %d step %d (%s): restarted from the durable log (checkpoint + %d records) differs from restarted live:\n%s\nrecords:\n%s\nrecent commands:\n%s",
+			t.Fatalf("seed %d step %d (%s): restarted from the durable log (base + %d records) differs from restarted live:\n%s\nrecords:\n%s\nrecent commands:\n%s",
 				seed, step, desc, len(d.records), diffLines(a, b), d.describe(), w.recent())
 		}
 	}
-	t.Logf("seed %d: %d comparisons, %d checkpoints, %d records", seed, compared, d.checkpoints, d.logged)
+	t.Logf("seed %d: %d comparisons, %d records", seed, compared, d.logged)
 	return d
 }
 

@@ -276,7 +276,94 @@ func (b *Broker) applyDurable(c Command) {
 		delete(r.delayed, k)
 		b.timers.Remove(&d.timer)
 		d.x.unhold(d)
+	case CmdDurablePolicy:
+		b.replayPolicy(c)
+	case CmdDurableRetime:
+		if q := b.replayQueue(c.Vhost, c.Queue); q != nil {
+			q.policyGen = q.vhost.policyGen
+			q.takeUpPolicies()
+		}
+	case CmdDurableVhostGone:
+		if v := b.replayVhost(c.Name); v != nil {
+			b.replayDropVhost(v)
+		}
 	}
+}
+
+// replayPolicy sets or clears a policy as CmdDurablePolicy says: the
+// vhost's policies change, and its queues are behind them until their
+// CmdDurableRetime records (or the restart, for those the walk had not
+// reached: restart.go) bring them up to date.
+func (b *Broker) replayPolicy(c CmdDurablePolicy) {
+	v := b.replayVhost(c.Policy.Vhost)
+	if v == nil {
+		return
+	}
+	set := v.policies
+	if c.Operator {
+		set = v.opPolicies
+	}
+	if c.Clear {
+		delete(set, c.Policy.Name)
+	} else {
+		p := c.Policy
+		p.Definition = p.Definition.Clone()
+		if b.validatePolicy(&p, c.Operator) != nil {
+			// It was valid when it was set.
+			b.replay.skipped++
+			return
+		}
+		set[p.Name] = &p
+	}
+	v.policyGen++
+}
+
+// replayDropVhost deletes v and everything in it, silently, as
+// CmdDurableVhostGone says: the copies its queues hold and those held of
+// them, the messages its delayed-message exchanges hold (and the deleted
+// exchange records held messages wait in), its exchanges and bindings,
+// and the permissions there.
+func (b *Broker) replayDropVhost(v *vhost) {
+	r := b.replay
+	for k := range r.held {
+		if k.q.vhost == v {
+			b.dropHeld(k.q, k.seq)
+		}
+	}
+	if r.takenQ != nil && r.takenQ.vhost == v {
+		r.takenQ, r.taken = nil, entry{}
+	}
+	for _, q := range v.sortedQueues() {
+		q.dropConsumers()
+		q.dropAtRestart()
+	}
+	exchanges := v.sortedExchanges()
+	for k, x := range r.ghosts {
+		if k[0] == v.name {
+			exchanges = append(exchanges, x)
+			delete(r.ghosts, k)
+		}
+	}
+	for _, x := range exchanges {
+		for _, d := range x.held {
+			if d != nil {
+				b.timers.Remove(&d.timer)
+				b.delayed.add(-1, -int64(len(d.msg.Body)))
+			}
+		}
+		x.held, x.heldGone = nil, 0
+		for _, bd := range x.bindings {
+			x.unindex(bd)
+		}
+		x.bindings = nil
+		if !x.deleted {
+			x.dropAtRestart()
+		}
+	}
+	r.delayed = nil // indexed again at the next release
+	v.deleted = true
+	delete(b.vhosts, v.name)
+	b.dropVhostPermissions(v.name)
 }
 
 // replayDelay holds a message as CmdDurableDelay says, in the exchange

@@ -130,6 +130,9 @@ func (b *Broker) setPolicy(p Policy, operator bool) error {
 		set = v.opPolicies
 	}
 	set[p.Name] = &p
+	if b.dlog != nil {
+		b.addDurable(CmdDurablePolicy{Policy: p, Operator: operator})
+	}
 	b.emit(Event{Kind: EvPolicySet, Vhost: v.name, Name: p.Name, Detail: &EventDetail{Definition: p.describe(operator)}})
 	v.policiesChanged()
 	b.flush()
@@ -157,6 +160,9 @@ func (b *Broker) clearPolicy(vhost, name string, operator bool) error {
 		return &Error{Code: NotFound, Text: fmt.Sprintf("NOT_FOUND - policy '%s' not found in vhost '%s'", name, vhost)}
 	}
 	delete(set, name)
+	if b.dlog != nil {
+		b.addDurable(CmdDurablePolicy{Policy: Policy{Vhost: vhost, Name: name}, Operator: operator, Clear: true})
+	}
 	b.emit(Event{Kind: EvPolicyCleared, Vhost: vhost, Name: name})
 	v.policiesChanged()
 	b.flush()
@@ -366,21 +372,33 @@ func (q *queue) resolveDeliveryLimit(pol, op *Policy) int64 {
 	return 20
 }
 
+// takeUpPolicies resolves the queue's settings again (its priority levels
+// stay what they were declared with) and re-times its ready copies by
+// them: all a policy change does to the queue but what it does to
+// messages, which is all a replay of the durable log does
+// (CmdDurableRetime).
+func (q *queue) takeUpPolicies() {
+	old := q.set
+	q.set = q.resolveSettings()
+	q.set.maxPriority = old.maxPriority
+	q.retime()
+}
+
 // applyPolicy recomputes the queue's settings after a policy change
 // (queuewalk.go) and applies the difference to queued messages: a new
 // message TTL applies retroactively, a lower length limit drops from the
 // head, a new x-expires lease starts now.
 func (q *queue) applyPolicy() {
 	v := q.vhost
-	if q.durable {
-		v.b.durableDirty() // settings and expiries change with it
-	}
 	q.policyGen = v.policyGen
 	// What expired under the old settings dies by them (backlog.go).
 	q.catchUp()
 	old := q.set
-	q.set = q.resolveSettings()
-	q.set.maxPriority = old.maxPriority
+	q.takeUpPolicies()
+	if v.b.dlog != nil && q.durable && !q.deleted && !v.deleted {
+		// Its replay does the same; what follows has records.
+		v.b.addDurable(CmdDurableRetime{Vhost: v.name, Queue: q.name})
+	}
 	if old.policy != q.set.policy || old.opPolicy != q.set.opPolicy {
 		v.b.emit(Event{Kind: EvQueuePolicyChanged, Vhost: v.name, Queue: q.name, Detail: &EventDetail{Policy: q.set.policy, OperatorPolicy: q.set.opPolicy}})
 	}
@@ -393,9 +411,10 @@ func (q *queue) applyPolicy() {
 	// messages from their enqueue time and expired ones at the head go
 	// at once. (Observed RabbitMQ 3.10.8 differs: it keeps each
 	// message's expiry as computed at enqueue; see message_ttl.txt.)
-	// Every policy change re-times, so messages that were unacked at
-	// the last change catch up.
-	q.retime()
+	// Every policy change re-times (takeUpPolicies), so messages that
+	// were unacked at the last change catch up; expired ones at the
+	// head go now.
+	q.expireDue()
 	if old.expiresMs != q.set.expiresMs {
 		q.touchLease()
 	}

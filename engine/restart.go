@@ -105,6 +105,18 @@ func (b *Broker) restart(at Time) {
 	// copies itself (durable_replay.go).
 	deliveries := append(b.dropConnections(), b.heldForRestart()...)
 	b.finishEnds()
+	// A policy change the walk had not taken to every queue when the
+	// broker stopped reaches the rest now, as finishing the walk does on
+	// a broker that never stopped: a broker recovered from its durable
+	// log has the change, but no walk (durable_replay.go).
+	for _, name := range b.Vhosts() {
+		for _, q := range b.vhosts[name].sortedQueues() {
+			if q.policyGen != q.vhost.policyGen {
+				q.current()
+				b.flush() // its dead letters, as after a walk's visit
+			}
+		}
+	}
 	if at := min(at, MaxTime); at > b.now {
 		b.now = at
 	}

@@ -112,8 +112,12 @@ type saver struct {
 	chanIx    map[*channel]int
 	conIx     map[*consumer]int
 
-	msgs    *msgIndex
-	extras  map[*msgExtra]uint64
+	msgs   *msgIndex
+	extras map[*msgExtra]uint64
+	// propsIx numbers the headerless Properties written so far; nil for
+	// an encoding whose every record stands alone (the durable log's
+	// entries), where nothing would be found again: a propsKey is over
+	// 128 bytes, so a map stores it apart and each insert allocates.
 	propsIx map[propsKey]uint64
 	// lastProps is the last headerless Properties written, and its number.
 	lastProps   *Properties

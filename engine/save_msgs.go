@@ -96,7 +96,7 @@ func (s *saver) props(p *Properties) {
 		return
 	}
 	f := p.Flags()
-	if f&FlagHeaders == 0 {
+	if f&FlagHeaders == 0 && s.propsIx != nil {
 		k := propsKey{p.ContentType, p.ContentEncoding, p.CorrelationID, p.ReplyTo, p.Expiration, p.MessageID, p.Type, p.UserID, p.AppID,
 			p.ClusterID, p.DeliveryMode, p.Priority, f, p.Timestamp}
 		i, ok := s.propsIx[k]

@@ -78,11 +78,12 @@ func (q *queue) rearmExpiry() {
 }
 
 // retime applies a changed message TTL to the messages already queued,
-// counting from when each was enqueued, then expires what is due at the
-// head. A TTL only ever brings an expiry forward: the documentation says a
-// TTL applied to an existing queue discards its messages, and observed
-// RabbitMQ keeps the expiry a message got on arrival when the TTL is later
-// raised or removed.
+// counting from when each was enqueued; the caller expires what is then
+// due at the head (a replay of the durable log has the records of what
+// expired instead). A TTL only ever brings an expiry forward: the
+// documentation says a TTL applied to an existing queue discards its
+// messages, and observed RabbitMQ keeps the expiry a message got on
+// arrival when the TTL is later raised or removed.
 //
 // It reads no message: a copy's expiry is never later than its own
 // expiration allows (it was at most that on arrival and only comes
@@ -101,5 +102,4 @@ func (q *queue) retime() {
 			}
 		})
 	}
-	q.expireDue()
 }

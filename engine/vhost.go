@@ -77,6 +77,11 @@ func (b *Broker) deleteVhost(name string) error {
 	if !ok {
 		return &Error{Code: NotFound, Text: "NOT_FOUND - vhost '" + name + "' not found"}
 	}
+	if b.dlog != nil {
+		// The record does the whole deletion; nothing of it that follows
+		// has one (durable.go).
+		b.addDurable(CmdDurableVhostGone{Name: name})
+	}
 	v.startDeletion()
 	b.dropVhostPermissions(name)
 	b.flush()

@@ -31,7 +31,7 @@ func (v *vhost) addQueue(q *queue) {
 
 func (v *vhost) dropQueue(q *queue) {
 	delete(v.queues, q.name)
-	if v.b.dlog != nil && q.durable {
+	if v.b.dlog != nil && q.durable && !v.deleted {
 		v.b.addDurable(CmdDurableQueueGone{Vhost: v.name, Name: q.name})
 	}
 	if moved, ok := v.counts.queueNames.remove(q.listed); ok {
@@ -42,14 +42,14 @@ func (v *vhost) dropQueue(q *queue) {
 func (v *vhost) addExchange(x *exchange) {
 	v.exchanges[x.name] = x
 	x.listed = v.counts.exchangeNames.add(x.name)
-	if v.b.dlog != nil && x.durable {
+	if v.b.dlog != nil && x.durable && !v.deleted {
 		v.b.addDurable(CmdDurableExchange{Vhost: v.name, Name: x.name, Type: x.kind, Route: x.route, AutoDelete: x.autoDelete, Internal: x.internal, Args: x.args})
 	}
 }
 
 func (v *vhost) dropExchange(x *exchange) {
 	delete(v.exchanges, x.name)
-	if v.b.dlog != nil && x.durable {
+	if v.b.dlog != nil && x.durable && !v.deleted {
 		v.b.addDurable(CmdDurableExchangeGone{Vhost: v.name, Name: x.name})
 	}
 	if moved, ok := v.counts.exchangeNames.remove(x.listed); ok {

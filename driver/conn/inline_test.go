@@ -23,7 +23,7 @@ import (
 // startTCP serves one connection over loopback TCP whose server side
 // sends through a socket buffer of sndbuf bytes (0: the system's), and
 // returns its client.
-func startTCP(t *testing.T, b *broker.Broker, users *auth.Store, sndbuf int) *client {
+func startTCP(t testing.TB, b *broker.Broker, users *auth.Store, sndbuf int) *client {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

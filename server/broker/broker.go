@@ -50,12 +50,13 @@ type Broker struct {
 	dur       *durability
 	persistFn func([]byte) // persistRecord, bound once
 	lastPos   store.Pos    // the position of the last record appended
-	// ckptPromised says this turn ends with a checkpoint, at lastPos+1
-	// (persist); ckptSince when a change waiting for one was first seen,
-	// ckptArmed that a timer will come back for it (maybeCheckpoint).
-	ckptPromised bool
-	ckptSince    time.Time
-	ckptArmed    bool
+	// refused is the store's refusal of a record (persistRecord): from
+	// then on nothing is confirmed and publishers are blocked.
+	refused error
+	blocked bool // diskState has told the hooks the disk blocks publishers
+	// refusedAsked is when the store last took a snapshot to hold it
+	// (maybeSnapshot).
+	refusedAsked time.Time
 	storeErr     error // the store's write error as last told to the hooks
 	lowDisk      error // the store's low-disk state (*store.LowDiskError), likewise
 	diskHooks    []func(error)
@@ -99,8 +100,9 @@ func StartWith(cfg engine.Config, opts Options) *Broker {
 }
 
 // StartDurable starts a broker around eng, rebuilt from opts.Store by
-// Recover, as Start does, and logs a checkpoint of it and then what a
-// restart keeps of what it applies to the store (durable.go).
+// Recover, as Start does, and logs to the store what a restart keeps of
+// what it applies (durable.go), starting with the records of the restart
+// Recover applied.
 func StartDurable(eng *engine.Broker, opts Options) *Broker {
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -125,13 +127,15 @@ func run(eng *engine.Broker, opts Options) *Broker {
 	if st := opts.Store; st != nil {
 		b.st, b.dur = st, newDurability()
 		b.persistFn = b.persistRecord
-		// From now on the engine logs what a restart keeps
-		// (engine/durable.go), starting from a checkpoint of the state
-		// as it starts: the restart Recover applied is in it.
+		// The engine logs what a restart keeps (engine/durable.go):
+		// Recover turned that on before its restart, whose records come
+		// first. No checkpoint of the whole state: the snapshot and log
+		// the broker was recovered from, with those records, are its
+		// state (a start of a broker holding a million messages writes
+		// only what its restart changed).
 		b.eng.EnableDurableLog()
-		dropRecorded(b.eng)
-		b.persistRecord(b.eng.Save())
-		b.eng.MarkCheckpointed()
+		b.eng.DrainCommands(func([]byte) {})
+		b.eng.DrainDurable(b.persistFn)
 		st.Wake()
 		go b.forwardSyncs()
 	}

@@ -2,8 +2,10 @@ package broker
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"log"
+	"math"
 	"sync"
 	"time"
 
@@ -33,6 +35,7 @@ type durability struct {
 	lead    bool
 	synced  uint64    // position known to be on disk
 	failed  error     // the store's write error, while it lasts
+	refused bool      // a record was refused: end stays past any position
 	waiting []release // in queueing order, so positions never decrease
 }
 
@@ -90,7 +93,17 @@ func (b *Broker) DiskError() error {
 
 func (d *durability) setEnd(pos uint64) {
 	d.mu.Lock()
-	d.end = pos
+	if !d.refused {
+		d.end = pos
+	}
+	d.mu.Unlock()
+}
+
+// refuse makes every confirm from now on wait for a position no fsync
+// reaches (Broker.refuse).
+func (d *durability) refuse() {
+	d.mu.Lock()
+	d.refused, d.end = true, math.MaxUint64
 	d.mu.Unlock()
 }
 
@@ -116,9 +129,9 @@ func (d *durability) setSynced(pos uint64, failed error) {
 // Recover rebuilds the engine a data directory holds: the snapshot's
 // state, then every record logged after it, in order. A record is one of
 // the engine's durable log (engine/durable.go: the kept messages' changes,
-// applied to the state without redoing the work), a checkpoint (a whole
-// snapshot, which replaces the state), or, in a directory an older Warren
-// wrote, a command it applied, which is applied again. The engine's
+// applied to the state without redoing the work), or, in a directory an
+// older Warren wrote, a checkpoint (a whole snapshot, which replaces the
+// state) or a command it applied, which is applied again. The engine's
 // events are dropped on the way (they went to clients that are gone);
 // then the restart command applies RabbitMQ's rules for what a node keeps
 // across a restart (engine.Broker.Restart), and the clock moves to now, so
@@ -130,9 +143,15 @@ func (d *durability) setSynced(pos uint64, failed error) {
 //
 // A directory with nothing in it starts a new broker from cfg; its first
 // snapshot is written at once, so that the configuration the log was
-// recorded under (the epoch, the seed) is on disk with it. The broker
-// started on the result logs a checkpoint of it first (StartDurable), so
-// the restart is on disk before anything that follows it.
+// recorded under (the epoch, the seed) is on disk with it. The durable
+// log is on before the restart, so what the restart changes (held copies
+// put back, a length limit trimming, messages expired over the downtime)
+// are its first records, which the broker started on the result logs
+// before anything else (StartDurable): the next recovery replays them
+// after the rest, on the same snapshot. Nothing writes the whole state at
+// a start; the store's snapshot (NeedsSnapshot) replaces the log once it
+// has grown. A directory an older Warren wrote replays the same way: its
+// state once replayed is like a snapshot's, connections and all.
 func Recover(cfg engine.Config, now time.Time, mode ClockMode, st *store.Store, rec *store.Recovered) (*engine.Broker, error) {
 	var eng *engine.Broker
 	if rec.Snapshot != nil {
@@ -168,6 +187,8 @@ func Recover(cfg engine.Config, now time.Time, mode ClockMode, st *store.Store, 
 	if mode == ClockLive {
 		at = max(engineTime(eng, now), at)
 	}
+	dropRecorded(eng)
+	eng.EnableDurableLog()
 	eng.Restart(at)
 	// The limits are the operator's flags of this start, not those the
 	// broker was saved with.
@@ -175,7 +196,9 @@ func Recover(cfg engine.Config, now time.Time, mode ClockMode, st *store.Store, 
 		eng.SetLimits(l)
 	}
 	eng.AdvanceTo(at)
-	dropRecorded(eng)
+	// The restart's durable records stay for StartDurable to log.
+	eng.DrainCommands(func([]byte) {})
+	eng.DrainEventsTo(func([]engine.Event) {})
 	return eng, nil
 }
 
@@ -236,15 +259,9 @@ func engineTime(eng *engine.Broker, t time.Time) engine.Time {
 // the store, in order, and moves LogEnd past them (engine/durable.go:
 // transient work makes none). It runs under the broker's lock after every
 // command and clock move, before the events are dispatched, so a sink that
-// queues a confirm knows the position the confirm waits for.
-//
-// When the engine has changed what only a checkpoint carries (a policy,
-// a vhost's deletion) and the turn has records, the records are not
-// appended: the checkpoint logged at the
-// end of the turn (maybeSnapshot) covers them, and LogEnd is the position
-// it will get, so nothing waits on records that would replay on a state
-// without the change. Only the turn's owner appends, so no other record
-// can take that position.
+// queues a confirm knows the position the confirm waits for. Every change
+// of durable state has records (a policy, a vhost's deletion and a
+// restart too): the broker never logs the whole state as a record.
 func (b *Broker) persist() {
 	if b.st == nil {
 		return
@@ -263,21 +280,12 @@ func (b *Broker) persistDeferred() {
 	b.drainDurable()
 }
 
-// drainDurable appends the engine's durable records, or drops them for
-// the checkpoint the turn then owes (see persist).
+// drainDurable appends the engine's durable records (see persist).
 func (b *Broker) drainDurable() {
 	if b.clk.mode != ClockLive {
 		// A restart keeps a paused or manual clock's time; a live one
 		// is the wall clock's.
 		b.eng.LogClock()
-	}
-	if !b.ckptPromised && b.eng.DurableCheckpoint() && b.eng.PendingDurable() > 0 {
-		b.ckptPromised = true
-		b.dur.setEnd(uint64(b.lastPos) + 1)
-	}
-	if b.ckptPromised {
-		b.eng.DrainDurable(func([]byte) {})
-		return
 	}
 	b.eng.DrainDurable(b.persistFn)
 }
@@ -314,57 +322,34 @@ func (b *Broker) syncLog() {
 func (b *Broker) persistRecord(rec []byte) {
 	pos, err := b.st.AppendDeferred(rec)
 	if err != nil {
-		// Append refuses only a record past MaxRecordBytes (larger than
-		// any message the connections accept) or a closed store (at
-		// shutdown). The command is applied already; what it changed is
-		// lost at the next restart, as if the broker had crashed before
-		// writing it, and nothing that waits for it is confirmed.
-		b.dur.setSynced(0, err)
+		b.refuse(len(rec), err)
 		return
 	}
 	b.lastPos = pos
 	b.dur.setEnd(uint64(pos))
 }
 
-// checkpointDelay is how long a change only a checkpoint carries waits
-// for it when no record follows: policies are often set several in a
-// row, and each checkpoint is the whole state.
-const checkpointDelay = 50 * time.Millisecond
-
-// maybeCheckpoint logs a checkpoint (the engine's Save, as one record)
-// when persist promised one, or a change of definitions has waited
-// checkpointDelay, or force. Work the engine left for later calls is done
-// first (Settle), its records dropped: the checkpoint holds its outcome,
-// and a replay goes on from a checkpoint with no work in flight. It runs
-// at the end of a turn, under the lock, with the events dispatched.
-func (b *Broker) maybeCheckpoint(force bool) {
-	if !b.eng.DurableCheckpoint() && !b.ckptPromised {
+// refuse handles a record the store refused: one past MaxRecordBytes
+// (larger than any message the connections accept, so only with a
+// smaller limit than the default), or any record once the store is
+// closed (at shutdown). The command is applied already, and what it
+// changed is not in the log. From then on nothing is confirmed (a
+// confirm waits for a position no fsync reaches), publishers are blocked
+// with the reason, and a snapshot of the state is taken at once
+// (maybeSnapshot), which has no record limit: once it is on disk the
+// change is too, and a restart brings it back; until then a crash loses
+// it as it loses what was never confirmed. The log says so, once.
+func (b *Broker) refuse(n int, err error) {
+	if b.refused != nil {
 		return
 	}
-	if !b.ckptPromised && !force {
-		if b.ckptSince.IsZero() {
-			b.ckptSince = time.Now()
-		}
-		if wait := checkpointDelay - time.Since(b.ckptSince); wait > 0 {
-			if !b.ckptArmed {
-				b.ckptArmed = true
-				time.AfterFunc(wait, func() {
-					b.own(func() { b.ckptArmed = false })
-				})
-			}
-			return
-		}
+	b.refused = fmt.Errorf("the data directory refused a log record of %d bytes (%w): nothing is confirmed and publishers are blocked until a restart; a snapshot holding it is being written 数据目录拒绝了一条 %d 字节的日志记录：在重启之前不再确认任何消息，生产者被阻塞；正在写入包含它的快照", n, err, n)
+	b.dur.refuse()
+	if errors.Is(err, store.ErrClosed) {
+		return // shutting down: nothing to tell
 	}
-	for b.eng.HasWorkInFlight() {
-		b.eng.Settle(b.eng.Now())
-		b.eng.DrainDurable(func([]byte) {})
-		b.dispatch()
-	}
-	b.eng.DrainCommands(func([]byte) {})
-	b.ckptPromised = false
-	b.ckptSince = time.Time{}
-	b.persistRecord(b.eng.Save())
-	b.eng.MarkCheckpointed()
+	log.Printf("warren: %v", b.refused)
+	b.diskState(b.storeErr, b.lowDisk)
 }
 
 // forwardSyncs tells the writers whenever the store's durable position or
@@ -411,7 +396,7 @@ func (b *Broker) forwardSyncs() {
 func (b *Broker) OnDiskError(f func(err error)) {
 	b.locked(func() {
 		b.diskHooks = append(b.diskHooks, f)
-		if blocked := cmp.Or(b.storeErr, b.lowDisk); blocked != nil {
+		if blocked := cmp.Or(b.refused, b.storeErr, b.lowDisk); blocked != nil {
 			f(blocked)
 		}
 	})
@@ -421,7 +406,7 @@ func (b *Broker) OnDiskError(f func(err error)) {
 // a failing write and low free space, and tells the hooks when the two
 // together start or stop blocking.
 func (b *Broker) diskState(err, low error) {
-	was := b.storeErr != nil || b.lowDisk != nil
+	was := b.blocked
 	if (err == nil) != (b.storeErr == nil) {
 		if err != nil {
 			log.Printf("warren: writing the data directory failed, publishers are blocked until it works again 写入数据目录失败，生产者被阻塞，直到可以再次写入: %v", err)
@@ -438,10 +423,11 @@ func (b *Broker) diskState(err, low error) {
 		}
 	}
 	b.storeErr, b.lowDisk = err, low
-	blocked := cmp.Or(err, low)
+	blocked := cmp.Or(b.refused, err, low)
 	if (blocked != nil) == was {
 		return
 	}
+	b.blocked = blocked != nil
 	if blocked == nil {
 		log.Printf("warren: publishers are unblocked 生产者已解除阻塞")
 	}
@@ -450,26 +436,35 @@ func (b *Broker) diskState(err, low error) {
 	}
 }
 
-// maybeSnapshot logs the checkpoint a turn owes (maybeCheckpoint), and
-// replaces the log with a snapshot of the state once the log has grown
-// past the store's limit, so that a restart replays little. It runs under
-// the broker's lock at the end of every turn, when no events are pending;
-// the store writes the bytes in the background. A snapshot waits for the
-// work in flight to be done, as a checkpoint does, and for a change of
-// definitions to be checkpointed first: records logged after the snapshot
-// may need it, and if the snapshot does not reach the disk, the log
-// before it must hold it.
+// maybeSnapshot replaces the log with a snapshot of the state once the
+// log has grown past the store's limit, so that a restart replays little.
+// It runs under the broker's lock at the end of every turn, when no events
+// are pending; the store writes the bytes in the background, and if they
+// do not reach the disk the log before the snapshot still holds the state
+// (every change has its records). A snapshot waits for the work in flight
+// to be done: a replay goes on from it with the records of that work.
 func (b *Broker) maybeSnapshot() {
-	if b.st == nil {
+	if b.st == nil || b.eng.HasWorkInFlight() {
 		return
 	}
-	need := b.st.NeedsSnapshot()
-	b.maybeCheckpoint(need)
-	if !need || b.eng.HasWorkInFlight() {
+	// A refused record's change reaches the disk in a snapshot asked for
+	// after it (refuse): the first one written since the last request
+	// that the store took (it takes none while one is in flight), asked
+	// for again a second after one that did not get there.
+	owed := b.refused != nil && time.Since(b.refusedAsked) > time.Second &&
+		(b.refusedAsked.IsZero() || !b.st.Stats().SnapshotTime.After(b.refusedAsked))
+	if !owed && !b.st.NeedsSnapshot() {
 		return
 	}
+	asked := time.Now()
 	if err := b.st.WriteSnapshot(b.eng.Save()); err != nil {
-		log.Printf("warren: snapshot 快照: %v", err)
+		if !errors.Is(err, store.ErrSnapshotPending) {
+			log.Printf("warren: snapshot 快照: %v", err)
+		}
+		return
+	}
+	if b.refused != nil {
+		b.refusedAsked = asked
 	}
 }
 

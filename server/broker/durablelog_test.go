@@ -1,6 +1,8 @@
 package broker
 
 import (
+	"errors"
+	"math"
 	"testing"
 	"time"
 
@@ -144,7 +146,9 @@ func TestDurableLogRecovers(t *testing.T) {
 
 // TestOldCommandLogLoads: a data directory an older Warren wrote, every
 // command in its log, still loads: its commands are replayed as they
-// were, then the broker goes on with its durable log.
+// were, then the broker goes on with its durable log, whose first records
+// (the restart's: the copy a channel held put back) follow the old ones
+// and replay on the state they rebuild, at every later start too.
 func TestOldCommandLogLoads(t *testing.T) {
 	dir := t.TempDir()
 	st, rec, err := store.Open(dir, store.Options{})
@@ -162,6 +166,9 @@ func TestOldCommandLogLoads(t *testing.T) {
 		engine.CmdOpenChannel{Conn: 1, Num: 1},
 		engine.CmdQueueDeclare{Channel: engine.ChannelID{Conn: 1, Num: 1}, Declare: engine.QueueDeclare{Queue: "q", Durable: true}},
 		engine.CmdBasicPublish{Channel: engine.ChannelID{Conn: 1, Num: 1}, Publish: engine.BasicPublish{RoutingKey: "q", Body: []byte("old"), Props: &engine.Properties{DeliveryMode: 2}}},
+		engine.CmdBasicPublish{Channel: engine.ChannelID{Conn: 1, Num: 1}, Publish: engine.BasicPublish{RoutingKey: "q", Body: []byte("old2"), Props: &engine.Properties{DeliveryMode: 2}}},
+		engine.CmdQueueDeclare{Channel: engine.ChannelID{Conn: 1, Num: 1}, Declare: engine.QueueDeclare{Queue: "t"}},
+		engine.CmdBasicGet{Channel: engine.ChannelID{Conn: 1, Num: 1}, Get: engine.BasicGet{Queue: "q"}},
 	}
 	for _, c := range cmds {
 		if r := old.Apply(c); r.Err != nil {
@@ -178,61 +185,137 @@ func TestOldCommandLogLoads(t *testing.T) {
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	b, _ := startOnDir(t, dir)
-	if got := readyBodies(b, "q"); len(got) != 1 || got[0] != "old" {
-		t.Fatalf("q from the old log: %v", got)
-	}
-	stopOnDir(t, b)
-	b, _ = startOnDir(t, dir)
-	defer stopOnDir(t, b)
-	if got := readyBodies(b, "q"); len(got) != 1 || got[0] != "old" {
-		t.Fatalf("q after a second start: %v", got)
+	for start := 1; start <= 3; start++ {
+		b, _ := startOnDir(t, dir)
+		if got := readyBodies(b, "q"); len(got) != 2 || got[0] != "old+" || got[1] != "old2" {
+			t.Fatalf("start %d: q from the old log: %v, want [old+ old2]", start, got)
+		}
+		ch := openChannel(t, b)
+		res, err := b.Apply([]engine.Command{engine.CmdQueueDeclare{Channel: ch, Declare: engine.QueueDeclare{Queue: "t", Passive: true}}}, nil)
+		if err != nil || res[0].Err == nil {
+			t.Fatalf("start %d: the transient queue is back", start)
+		}
+		stopOnDir(t, b)
 	}
 }
 
-// TestCheckpointsCarryWhatRecordsDoNot: a policy has no record of its
-// own; the broker logs a checkpoint for it shortly after, with nothing
-// more happening. The messages a delayed-message exchange holds (all of
-// which a restart keeps) have records, and a persistent one's confirm
-// waits for them: LogEnd is the last. Both come back after a restart.
-func TestCheckpointsCarryWhatRecordsDoNot(t *testing.T) {
-	dir := t.TempDir()
-	b, st := startOnDir(t, dir)
-	ch := openChannel(t, b)
-	before := st.Stats().Appended
-	mustApply(t, b, engine.CmdSetPolicy{Policy: engine.Policy{Vhost: "/", Name: "ttl", Pattern: "^q", ApplyTo: "queues", Definition: engine.Table{"message-ttl": int32(3600_000)}}})
-	deadline := time.Now().Add(5 * time.Second)
-	for st.Stats().Appended == before {
-		if time.Now().After(deadline) {
-			t.Fatal("no checkpoint logged for the policy")
-		}
-		time.Sleep(5 * time.Millisecond)
+// startOnDirWith is startOnDir with the store's options.
+func startOnDirWith(t *testing.T, dir string, opts store.Options) (*Broker, *store.Store) {
+	t.Helper()
+	st, rec, err := store.Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
 	}
-	mustApply(t, b,
-		engine.CmdExchangeDeclare{Channel: ch, Declare: engine.ExchangeDeclare{Exchange: "later", Type: engine.KindDelayed, Durable: true, Args: engine.Table{"x-delayed-type": "direct"}}},
+	eng, err := Recover(engine.Config{}, time.Now(), ClockLive, st, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return StartDurable(eng, Options{Store: st}), st
+}
+
+// TestWholeStateChangesAreRecords: a policy that trims and re-times a
+// durable queue, a vhost's deletion and a start are records of what they
+// changed, never the whole state (engine/durable.go), so they work with a
+// state larger than the store's record limit, which a checkpoint (the
+// whole state as one record) did not: with MaxRecordBytes 4096 and 40 KB
+// of persistent messages, everything comes back, nothing is refused, and
+// a start with nothing to change appends nothing.
+func TestWholeStateChangesAreRecords(t *testing.T) {
+	dir := t.TempDir()
+	opts := store.Options{MaxRecordBytes: 4096}
+	b, st := startOnDirWith(t, dir, opts)
+	ch := openChannel(t, b)
+	body := make([]byte, 200)
+	cmds := []engine.Command{
 		engine.CmdQueueDeclare{Channel: ch, Declare: engine.QueueDeclare{Queue: "q", Durable: true}},
-		engine.CmdQueueBind{Channel: ch, Bind: engine.QueueBind{Queue: "q", Exchange: "later", RoutingKey: "q"}},
-		engine.CmdBasicPublish{Channel: ch, Publish: engine.BasicPublish{Exchange: "later", RoutingKey: "q", Body: []byte("held"),
-			Props: &engine.Properties{DeliveryMode: 2, Headers: engine.Table{"x-delay": int32(3600_000)}}}},
-	)
-	end := b.LogEnd()
-	if got := uint64(st.Stats().Appended); got != end {
-		t.Fatalf("LogEnd %d, last record %d: the delayed message's checkpoint is not the position confirms wait for", end, got)
+		engine.CmdAddVhost{Name: "v2"},
+	}
+	for i := range 200 {
+		body[0] = byte(i)
+		cmds = append(cmds, engine.CmdBasicPublish{Channel: ch, Publish: engine.BasicPublish{RoutingKey: "q", Body: append([]byte(nil), body...), Props: &engine.Properties{DeliveryMode: 2}}})
+	}
+	mustApply(t, b, cmds...)
+	conn := mustApply(t, b, engine.CmdOpenConnection{Open: engine.ConnectionOpen{Vhost: "v2"}})[0].Conn
+	ch2 := mustApply(t, b, engine.CmdOpenChannel{Conn: conn, Num: 1})[0].Channel
+	mustApply(t, b,
+		engine.CmdQueueDeclare{Channel: ch2, Declare: engine.QueueDeclare{Queue: "q", Durable: true}},
+		engine.CmdBasicPublish{Channel: ch2, Publish: engine.BasicPublish{RoutingKey: "q", Body: body, Props: &engine.Properties{DeliveryMode: 2}}})
+	before := st.Stats().Appended
+	mustApply(t, b,
+		engine.CmdSetPolicy{Policy: engine.Policy{Vhost: "/", Name: "lim", Pattern: "^q$", ApplyTo: "queues", Definition: engine.Table{"max-length": int32(50), "message-ttl": int32(3600_000)}}},
+		engine.CmdDeleteVhost{Name: "v2"})
+	var refused error
+	b.locked(func() { refused = b.refused })
+	if refused != nil {
+		t.Fatal(refused)
+	}
+	// A record for the policy, the queue's taking it up, 150 takes; one
+	// for the vhost.
+	if n := st.Stats().Appended - before; n < 150 || n > 160 {
+		t.Fatalf("the policy and the deletion appended %d records, want about 153", n)
 	}
 	stopOnDir(t, b)
 
-	b, _ = startOnDir(t, dir)
-	defer stopOnDir(t, b)
-	var policies, held int
+	b, st = startOnDirWith(t, dir, opts)
+	got := readyBodies(b, "q")
+	var policies int
+	var vhosts []string
 	b.locked(func() {
-		for _, v := range b.eng.Snapshot().Vhosts {
-			policies += len(v.Policies)
-			for _, x := range v.Exchanges {
-				held += x.HeldCount
-			}
-		}
+		vhosts = b.eng.Vhosts()
+		policies = len(b.eng.Policies("/"))
 	})
-	if policies != 1 || held != 1 {
-		t.Fatalf("after the restart: %d policies, %d delayed messages; want 1 and 1", policies, held)
+	if len(got) != 50 || got[0][0] != 150 || policies != 1 || len(vhosts) != 1 {
+		t.Fatalf("after the restart: %d messages in q (first %d), %d policies, vhosts %v; want the last 50, 1 policy, only /", len(got), got[0][0], policies, vhosts)
+	}
+	appended := st.Stats().Appended
+	stopOnDir(t, b)
+	b, st = startOnDirWith(t, dir, opts)
+	defer stopOnDir(t, b)
+	if got := st.Stats().Appended; got != appended {
+		t.Fatalf("a start with nothing to change appended %d records", got-appended)
+	}
+	if got := readyBodies(b, "q"); len(got) != 50 {
+		t.Fatalf("after a second restart: %d messages", len(got))
+	}
+}
+
+// TestRefusedRecordIsNotConfirmed: a record past MaxRecordBytes (a
+// message larger than the limit, which only a limit below the default
+// allows) is refused by the store. Nothing is confirmed from then on,
+// publishers are blocked with the reason, and a snapshot takes the state
+// to disk, so the message comes back after a restart.
+func TestRefusedRecordIsNotConfirmed(t *testing.T) {
+	dir := t.TempDir()
+	b, st := startOnDirWith(t, dir, store.Options{MaxRecordBytes: 4096})
+	blocked := make(chan error, 4)
+	b.OnDiskError(func(err error) { blocked <- err })
+	ch := openChannel(t, b)
+	snaps := st.Stats().SnapshotTime
+	mustApply(t, b,
+		engine.CmdQueueDeclare{Channel: ch, Declare: engine.QueueDeclare{Queue: "q", Durable: true}},
+		engine.CmdBasicPublish{Channel: ch, Publish: engine.BasicPublish{RoutingKey: "q", Body: make([]byte, 8192), Props: &engine.Properties{DeliveryMode: 2}}})
+	select {
+	case err := <-blocked:
+		if !errors.Is(err, store.ErrTooLarge) {
+			t.Fatalf("publishers blocked with %v, want the refusal", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("publishers were not blocked")
+	}
+	if end := b.LogEnd(); end != math.MaxUint64 {
+		t.Fatalf("LogEnd %d after a refused record: a confirm would not wait", end)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for st.Stats().SnapshotTime.Equal(snaps) {
+		if time.Now().After(deadline) {
+			t.Fatal("no snapshot after the refused record")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	stopOnDir(t, b)
+	b, _ = startOnDirWith(t, dir, store.Options{MaxRecordBytes: 4096})
+	defer stopOnDir(t, b)
+	if got := readyBodies(b, "q"); len(got) != 1 || len(got[0]) != 8192 {
+		t.Fatalf("after the restart: %d messages, want the refused one", len(got))
 	}
 }

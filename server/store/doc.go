@@ -16,9 +16,13 @@
 // Damage is told apart from a crash, as etcd's WAL does. A crash in the
 // middle of a write can only leave the end of the last log file torn: a
 // record cut short, or a last stretch that fails its checksum with no
-// intact record anywhere after it (zeros where the file system extended
-// the file, say). Open cuts that tail and says so in Recovered.Notes;
-// those records were never synced, so never confirmed. Anything else —
+// intact record anywhere after it. Open cuts that tail and says so in
+// Recovered.Notes; those records were never synced, so never confirmed.
+// (The last log file is kept ahead of its records by zeros the store
+// writes in advance, so that a sync changes data only (prealloc.go):
+// nothing but zeros after the last record is the log's clean end, not a
+// torn tail, and unsynced records a crash lost there leave just that.)
+// Anything else —
 // a checksum failing with intact records after it, a damaged file header,
 // a snapshot failing its checksum, a missing log file — is damaged media,
 // and cutting there would drop records that were confirmed. (A file

@@ -18,6 +18,11 @@ func FuzzRecoverTail(f *testing.F) {
 	f.Add([]byte{0, 0, 0})
 	f.Add(appendRecord(nil, []byte("forged")))
 	f.Add([]byte{0xff, 0xff, 0xff, 0x7f, 1, 2, 3, 4, 5})
+	// The preallocated zeros (prealloc.go): alone, after a torn record,
+	// and with a stray byte in them.
+	f.Add(make([]byte, 4096))
+	f.Add(append(appendRecord(nil, []byte("torn!"))[:9], make([]byte, 4096)...))
+	f.Add(append(make([]byte, 100), 7, 0, 0, 0))
 	f.Fuzz(func(t *testing.T, tail []byte) {
 		dir := t.TempDir()
 		b := logHeader(1)

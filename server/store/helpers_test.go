@@ -120,12 +120,15 @@ func names(t testing.TB, dir string) []string {
 type faultFS struct {
 	failWrite atomic.Pointer[error] // WriteAt fails with it (after writing half)
 	suffix    string                // if set, only files named ...suffix fail
-	failSync  atomic.Pointer[error] // Sync fails with it
-	syncs     atomic.Int64
-	mu        sync.Mutex
-	gate      chan struct{} // if set, Sync waits until it is closed
-	gateOnly  string        // if set, only files named ...gateOnly wait
-	entered   chan struct{} // Sync signals here when it waits at the gate
+	// failWriteOver: a WriteAt as long as the zeros a preallocation
+	// writes in (not a round of small records) fails with it.
+	failWriteOver atomic.Pointer[error]
+	failSync      atomic.Pointer[error] // Sync fails with it
+	syncs         atomic.Int64
+	mu            sync.Mutex
+	gate          chan struct{} // if set, Sync waits until it is closed
+	gateOnly      string        // if set, only files named ...gateOnly wait
+	entered       chan struct{} // Sync signals here when it waits at the gate
 }
 
 func (fs *faultFS) open(name string, flag int, perm os.FileMode) (File, error) {
@@ -161,6 +164,10 @@ type faultFile struct {
 func (ff *faultFile) WriteAt(p []byte, off int64) (int, error) {
 	if e := ff.fs.failWrite.Load(); e != nil && strings.HasSuffix(ff.name, ff.fs.suffix) {
 		// A full disk typically takes part of a write before refusing.
+		n, _ := ff.f.WriteAt(p[:len(p)/2], off)
+		return n, *e
+	}
+	if e := ff.fs.failWriteOver.Load(); e != nil && len(p) >= len(zeros) {
 		n, _ := ff.f.WriteAt(p[:len(p)/2], off)
 		return n, *e
 	}

@@ -128,7 +128,18 @@ func (l *layout) chain(firsts []Pos) error {
 		if err != nil {
 			return err
 		}
-		clean := !sg.bad && sg.first == first && sg.end == sg.size
+		// Zeros after the last record are the log's preallocated end
+		// (prealloc.go): clean in the last file, and in an earlier one
+		// whose records the next file's first position follows on from
+		// (its zeros were cut when the next file began, unless a crash
+		// lost the cut).
+		zeroTail := false
+		if !sg.bad && sg.end < sg.size && (last || firsts[i+1] == sg.last+1) {
+			if zeroTail, err = zeroFrom(path, sg.end); err != nil {
+				return err
+			}
+		}
+		clean := !sg.bad && sg.first == first && (sg.end == sg.size || zeroTail)
 		if clean && len(rec.segs) == 0 && sg.first <= snap && sg.last <= snap {
 			l.obsolete = append(l.obsolete, path)
 			continue
@@ -153,6 +164,9 @@ func (l *layout) chain(firsts []Pos) error {
 			return err
 		}
 		md := mend{path: path, b: b, m: mapSegment(b, first, rec.maxRecordBytes)}
+		if last {
+			md.m.dropZeroTail(b, rec.maxRecordBytes)
+		}
 		md.lost = make([]int, len(md.m.pieces))
 		if last && md.m.tornTail() && len(rec.segs) == 0 && sg.first <= snap && sg.last <= snap {
 			l.obsolete = append(l.obsolete, path) // torn, but the snapshot has it all

@@ -69,6 +69,35 @@ func recordAt(b []byte, off int64, maxRecordBytes int) (n int64, lost, ok bool) 
 	return recordHeaderBytes + int64(size), lost, true
 }
 
+// dropZeroTail takes the last file's preallocated zeros (prealloc.go) out
+// of its map: a damaged last piece of nothing but zeros is no damage but
+// the log's end, and a torn record before zeros is the bytes up to its
+// last non-zero byte, or as long as its length field says when that is
+// longer (a payload may end in zeros), so that a torn tail or damaged
+// record is reported, set aside and cut at its own size, not the zeros'.
+func (m *segMap) dropZeroTail(b []byte, maxRecordBytes int) {
+	n := len(m.pieces)
+	if n == 0 || m.pieces[n-1].intact {
+		return
+	}
+	p := &m.pieces[n-1]
+	end := p.off + p.n
+	keep := end
+	for keep > p.off && b[keep-1] == 0 {
+		keep--
+	}
+	if keep == p.off {
+		m.pieces = m.pieces[:n-1]
+		return
+	}
+	if p.n >= recordHeaderBytes {
+		if size, _, lost, err := parseRecordHeader(b[p.off:p.off+recordHeaderBytes], maxRecordBytes); err == nil && !lost {
+			keep = max(keep, min(end, p.off+recordHeaderBytes+int64(size)))
+		}
+	}
+	p.n = max(keep, min(end, p.off+recordHeaderBytes)) - p.off
+}
+
 // intact counts the file's intact records and placeholders.
 func (m segMap) intact() int {
 	n := 0

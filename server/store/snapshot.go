@@ -53,6 +53,13 @@ func (s *Store) startSegmentAfter(job *snapJob) error {
 	if s.seg.first != job.pos+1 {
 		// Otherwise no record came since the current file began: it is
 		// already the file that follows the snapshot.
+		// The old file's zeros go first, durably, so that only the
+		// last file ever ends in zeros (a best effort: recovery takes
+		// zeros there as the end too while the next file follows on).
+		if s.seg.alloc > s.seg.off {
+			s.seg.trimPrealloc()
+			s.sync(s.seg.f)
+		}
 		old := s.seg
 		if err := s.createSegment(job.pos + 1); err != nil {
 			return err

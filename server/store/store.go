@@ -137,6 +137,10 @@ type openSegment struct {
 	first Pos
 	off   int64 // end of the durable records
 	dirty bool  // a write or fsync failed: bytes after off are suspect
+	// alloc is the file's size: off, or more where zeros are preallocated
+	// after the records (prealloc.go); noGrowBelow holds off the next
+	// preallocation after one failed.
+	alloc, noGrowBelow int64
 }
 
 // Open opens (creating if needed) the data directory dir, recovers what
@@ -196,7 +200,7 @@ func open(dir string, opts Options) (*Store, *Recovered, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		s.seg = openSegment{f: f, path: r.tail.path, first: r.tail.first, off: r.tail.end}
+		s.seg = openSegment{f: f, path: r.tail.path, first: r.tail.first, off: r.tail.end, alloc: r.tail.size}
 	} else if err := s.createSegment(rec.Last + 1); err != nil {
 		return nil, nil, err
 	}
@@ -234,7 +238,7 @@ func (s *Store) createSegment(first Pos) error {
 		f.Close()
 		return err
 	}
-	s.seg = openSegment{f: f, path: path, first: first, off: logHeaderBytes}
+	s.seg = openSegment{f: f, path: path, first: first, off: logHeaderBytes, alloc: logHeaderBytes}
 	s.segs = append(s.segs, path)
 	return nil
 }
@@ -243,6 +247,13 @@ func (s *Store) createSegment(first Pos) error {
 func (s *Store) sync(f File) error {
 	s.fsyncs.Add(1)
 	return f.Sync()
+}
+
+// syncData makes f's data durable (datasync), counted as an fsync: what
+// a round of the log takes, where only data or the size changed.
+func (s *Store) syncData(f File) error {
+	s.fsyncs.Add(1)
+	return datasync(f)
 }
 
 // Append adds rec to the log and returns its position. It only copies rec
@@ -382,7 +393,10 @@ func (s *Store) Close() error {
 	close(s.stop)
 	s.kick()
 	<-s.done
+	s.writing.Lock()
+	s.seg.trimPrealloc()
 	err := s.seg.f.Close()
+	s.writing.Unlock()
 	if s.lock != nil {
 		s.lock.Close()
 	}

@@ -171,17 +171,25 @@ func (s *Store) writeHeld(signal bool) error {
 			return err
 		}
 		seg.dirty = false
+		seg.alloc = seg.off
 	}
+	end := seg.off + int64(len(s.held))
+	s.grow(end)
 	if _, err := seg.f.WriteAt(s.held, seg.off); err != nil {
 		seg.dirty = true
 		return err
 	}
-	if err := s.sync(seg.f); err != nil {
+	// Into preallocated zeros only data changes; past them the size
+	// changes too, which fdatasync makes durable as well.
+	if err := s.syncData(seg.f); err != nil {
 		seg.dirty = true
 		return err
 	}
-	seg.off += int64(len(s.held))
-	s.wrote(int64(len(s.held)))
+	seg.off = end
+	if end > seg.alloc {
+		s.wrote(end - seg.alloc) // the zeros were counted as they were written
+		seg.alloc = end
+	}
 	s.held = s.held[:0]
 	s.mu.Lock()
 	s.durable = s.heldLast

@@ -81,6 +81,14 @@ func (l *loss) add(d store.Damage) {
 		l.def(fmt.Sprintf("bind %s → %s key %s", quote(c.Source), quote(c.Destination), quote(c.Key)))
 	case engine.CmdDurableUnbind:
 		l.def(fmt.Sprintf("unbind %s → %s key %s", quote(c.Source), quote(c.Destination), quote(c.Key)))
+	case engine.CmdDurablePolicy:
+		what := "set_policy "
+		if c.Clear {
+			what = "clear_policy "
+		}
+		l.def(what + quote(c.Policy.Name) + ", vhost " + quote(c.Policy.Vhost))
+	case engine.CmdDurableVhostGone:
+		l.def("delete_vhost " + quote(c.Name))
 	case engine.CmdDurableDelay:
 		l.messages++
 		l.targets[fmt.Sprintf("held by delayed exchange 由延迟交换机持有 %s, vhost 虚拟主机 %s", quote(c.Exchange), quote(c.Vhost))]++
