@@ -344,6 +344,12 @@ func (b *Broker) applyRef(c Command) (r Result, ok bool) {
 		return b.Apply(*c), true
 	case *CmdDurableRelease:
 		return b.Apply(*c), true
+	case *CmdDurablePolicy:
+		return b.Apply(*c), true
+	case *CmdDurableRetime:
+		return b.Apply(*c), true
+	case *CmdDurableVhostGone:
+		return b.Apply(*c), true
 	}
 	return r, false
 }
