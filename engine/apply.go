@@ -40,7 +40,28 @@ type Result struct {
 // case's call itself measured faster, but only for callers of the
 // wrappers (tests, tools); the drivers hand over Command values, and one
 // entry point is what keeps recording, the durable log and replay whole.
+//
+// A command may be given by pointer (Apply(&CmdBasicPublish{...})): it is
+// the same command, and a driver that reuses the commands' storage
+// (engine/amqpconn) then allocates nothing to hand one over, where a
+// command value converted to Command is copied to the heap. Apply keeps
+// neither: the storage is the caller's again when Apply returns. A
+// publish or an ack by pointer is copied into c, on Apply's stack (c does
+// not escape); any other goes through applyRef, which applies its value
+// (a second call, and a copy of the Result, that the per-message commands
+// are spared).
 func (b *Broker) Apply(c Command) (r Result) {
+	switch p := c.(type) {
+	case CmdBasicPublish, CmdBasicAck:
+	case *CmdBasicPublish:
+		c = *p
+	case *CmdBasicAck:
+		c = *p
+	default:
+		if ref, ok := b.applyRef(c); ok { // command_gen.go
+			return ref
+		}
+	}
 	if b.cfg.RecordCommands {
 		b.record(c)
 	}
@@ -49,7 +70,7 @@ func (b *Broker) Apply(c Command) (r Result) {
 	}
 	switch c := c.(type) {
 	case CmdBasicPublish:
-		r.Err = b.basicPublish(c.Channel, c.Publish)
+		r.Err = b.basicPublish(c.Channel, &c.Publish)
 	case CmdBasicAck:
 		r.Err = b.basicAck(c)
 	case CmdAdvanceTo:

@@ -204,18 +204,20 @@ func unknownTag(tag uint64, m Method) *Error {
 }
 
 // settle removes a delivery from the unacked set and updates the counters
-// that prefetch limits read. It returns the delivery's value.
-func (ch *channel) settle(d *delivery) delivery {
-	v := *d
+// that prefetch limits read. It clears the delivery's entry in the list;
+// the rest of d stays as it was until trim, for the caller to read. (It
+// returned a copy of the whole delivery, 120 bytes copied twice on every
+// acknowledgement; an entry returned is copied through memory too, so the
+// callers read what they need of d.e first.)
+func (ch *channel) settle(d *delivery) {
 	d.done = true
-	d.e = entry{}
 	ch.unackedLive--
-	v.q.accountUnacked(-1, -int64(len(v.e.msg.Body)))
-	if v.c != nil {
-		v.c.unacked--
+	d.q.accountUnacked(-1, -int64(len(d.e.msg.Body)))
+	d.e = entry{}
+	if d.c != nil {
+		d.c.unacked--
 		ch.consumerLive--
 	}
-	return v
 }
 
 // trim drops settled deliveries from the front of the unacked list. It is
@@ -228,28 +230,30 @@ func (ch *channel) trim() {
 
 // ackOne acknowledges a delivery: the message copy ends.
 func (ch *channel) ackOne(d *delivery) {
-	v := ch.settle(d)
+	q, msg := d.q, d.e.msg
 	if ch.b.dlog != nil {
-		v.q.durableDone(&v.e)
+		q.durableDone(&d.e)
 	}
+	ch.settle(d)
 	ev := ch.b.emitted(EvAcked)
-	ev.Vhost, ev.Channel, ev.Queue, ev.MsgID, ev.Msg = v.q.vhost.name, ch.id, v.q.name, v.e.msg.ID, v.e.msg
-	ev.DeliveryTag, ev.ConsumerTag = v.tag, v.ctag
+	ev.Vhost, ev.Channel, ev.Queue, ev.MsgID, ev.Msg = q.vhost.name, ch.id, q.name, msg.ID, msg
+	ev.DeliveryTag, ev.ConsumerTag = d.tag, d.ctag
 }
 
 // rejectOne handles nack/reject of one delivery: requeue it, or dead-letter
 // it with reason "rejected".
 func (ch *channel) rejectOne(d *delivery, requeue bool) {
-	v := ch.settle(d)
+	q, tag, e := d.q, d.tag, d.e // read before requeue, which may deliver again
+	ch.settle(d)
 	if requeue {
-		v.q.requeue(v.e, ch.id, v.tag, returnByClient)
+		q.requeue(e, ch.id, tag, returnByClient)
 		return
 	}
 	if ch.b.dlog != nil {
-		v.q.durableDone(&v.e)
+		q.durableDone(&e)
 	}
-	ch.b.emit(Event{Kind: EvRejected, Vhost: v.q.vhost.name, Channel: ch.id, Queue: v.q.name, MsgID: v.e.msg.ID, Msg: v.e.msg, DeliveryTag: v.tag})
-	v.q.deadLetter(v.e.msg, ReasonRejected)
+	ch.b.emit(Event{Kind: EvRejected, Vhost: q.vhost.name, Channel: ch.id, Queue: q.name, MsgID: e.msg.ID, Msg: e.msg, DeliveryTag: tag})
+	q.deadLetter(e.msg, ReasonRejected)
 }
 
 // afterSettle re-arms the ack timer and lets queues whose consumers on this

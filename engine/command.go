@@ -69,6 +69,10 @@ import "strconv"
 // Retiring a kind: rename CmdX to retiredX and move it, directive and all,
 // to command_retired.go, which applies it as it was applied; its number
 // and its codec stay, since old logs hold it.
+//
+// A pointer to a command is a Command too, and Apply applies it as the
+// command it points to (apply.go): a driver that reuses its commands'
+// storage so hands them over without an allocation each.
 type Command interface {
 	kind() CommandKind
 }

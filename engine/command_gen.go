@@ -216,6 +216,144 @@ func (CmdDurablePolicy) kind() CommandKind             { return kindDurablePolic
 func (CmdDurableRetime) kind() CommandKind             { return kindDurableRetime }
 func (CmdDurableVhostGone) kind() CommandKind          { return kindDurableVhostGone }
 
+// applyRef applies a command given by pointer (see Command): the command
+// it points to, converted on Apply's stack (Apply keeps no command), so
+// that recording, the durable log and Apply's cases see the value they
+// always do. ok is false for a command given by value.
+func (b *Broker) applyRef(c Command) (r Result, ok bool) {
+	switch c := c.(type) {
+	case *CmdOpenConnection:
+		return b.Apply(*c), true
+	case *CmdCloseConnection:
+		return b.Apply(*c), true
+	case *CmdForceCloseConnection:
+		return b.Apply(*c), true
+	case *CmdForceCloseUserConnections:
+		return b.Apply(*c), true
+	case *CmdPauseConnection:
+		return b.Apply(*c), true
+	case *CmdOpenChannel:
+		return b.Apply(*c), true
+	case *CmdCloseChannel:
+		return b.Apply(*c), true
+	case *CmdChannelException:
+		return b.Apply(*c), true
+	case *CmdExchangeDeclare:
+		return b.Apply(*c), true
+	case *CmdExchangeDelete:
+		return b.Apply(*c), true
+	case *CmdExchangeBind:
+		return b.Apply(*c), true
+	case *CmdExchangeUnbind:
+		return b.Apply(*c), true
+	case *CmdQueueDeclare:
+		return b.Apply(*c), true
+	case *CmdQueueDelete:
+		return b.Apply(*c), true
+	case *CmdQueueBind:
+		return b.Apply(*c), true
+	case *CmdQueueUnbind:
+		return b.Apply(*c), true
+	case *CmdQueuePurge:
+		return b.Apply(*c), true
+	case *CmdBasicQos:
+		return b.Apply(*c), true
+	case *CmdBasicConsume:
+		return b.Apply(*c), true
+	case *CmdBasicCancel:
+		return b.Apply(*c), true
+	case *CmdBasicPublish:
+		return b.Apply(*c), true
+	case *CmdBasicGet:
+		return b.Apply(*c), true
+	case *CmdBasicAck:
+		return b.Apply(*c), true
+	case *CmdBasicNack:
+		return b.Apply(*c), true
+	case *CmdBasicReject:
+		return b.Apply(*c), true
+	case *CmdBasicRecover:
+		return b.Apply(*c), true
+	case *CmdBasicRecoverAsync:
+		return b.Apply(*c), true
+	case *CmdConfirmSelect:
+		return b.Apply(*c), true
+	case *CmdTxSelect:
+		return b.Apply(*c), true
+	case *CmdTxCommit:
+		return b.Apply(*c), true
+	case *CmdTxRollback:
+		return b.Apply(*c), true
+	case *CmdSetPolicy:
+		return b.Apply(*c), true
+	case *CmdClearPolicy:
+		return b.Apply(*c), true
+	case *CmdSetPermissions:
+		return b.Apply(*c), true
+	case *CmdAddVhost:
+		return b.Apply(*c), true
+	case *CmdDeleteVhost:
+		return b.Apply(*c), true
+	case *CmdAdvanceTo:
+		return b.Apply(*c), true
+	case *CmdSettle:
+		return b.Apply(*c), true
+	case *CmdStep:
+		return b.Apply(*c), true
+	case *CmdRestart:
+		return b.Apply(*c), true
+	case *CmdPutUser:
+		return b.Apply(*c), true
+	case *CmdDeleteUser:
+		return b.Apply(*c), true
+	case *CmdPutUserPermission:
+		return b.Apply(*c), true
+	case *CmdClearUserPermission:
+		return b.Apply(*c), true
+	case *CmdPutTopicPermission:
+		return b.Apply(*c), true
+	case *CmdClearTopicPermissions:
+		return b.Apply(*c), true
+	case *CmdSetLimits:
+		return b.Apply(*c), true
+	case *CmdDurablePut:
+		return b.Apply(*c), true
+	case *CmdDurableTake:
+		return b.Apply(*c), true
+	case *CmdDurableHold:
+		return b.Apply(*c), true
+	case *CmdDurableDone:
+		return b.Apply(*c), true
+	case *CmdDurableClock:
+		return b.Apply(*c), true
+	case *CmdDurableQueue:
+		return b.Apply(*c), true
+	case *CmdDurableQueueGone:
+		return b.Apply(*c), true
+	case *CmdDurableExchange:
+		return b.Apply(*c), true
+	case *CmdDurableExchangeGone:
+		return b.Apply(*c), true
+	case *CmdDurableBind:
+		return b.Apply(*c), true
+	case *CmdDurableUnbind:
+		return b.Apply(*c), true
+	case *CmdDurableBuffer:
+		return b.Apply(*c), true
+	case *CmdDurableDelay:
+		return b.Apply(*c), true
+	case *CmdDurableRelease:
+		return b.Apply(*c), true
+	case *CmdDurablePolicy:
+		return b.Apply(*c), true
+	case *CmdDurableRetime:
+		return b.Apply(*c), true
+	case *CmdDurableVhostGone:
+		return b.Apply(*c), true
+	}
+	return r, false
+}
+
 // cmd writes c's kind and fields. The kind is written as a constant, not
 // through the Command interface: a call through it would make every
 // command escape to the heap, an allocation per publish.

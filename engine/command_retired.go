@@ -56,11 +56,11 @@ func (b *Broker) applyRetired(c Command) error {
 		if e := ch.conn.permitted(accessWrite, "exchange", p.Exchange, MethodBasicPublish); e != nil {
 			return b.fail(ch, e)
 		}
-		msg, e := b.replyMessage(ch, p)
+		msg, e := b.replyMessage(ch, &p)
 		if e != nil {
 			return b.fail(ch, e)
 		}
-		b.deliverReply(ch, c.To, c.ConsumerTag, msg, p)
+		b.deliverReply(ch, c.To, c.ConsumerTag, msg, &p)
 	}
 	return nil
 }

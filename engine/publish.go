@@ -16,7 +16,7 @@ type BasicPublish struct {
 	Body       []byte
 }
 
-func (b *Broker) basicPublish(id ChannelID, p BasicPublish) error {
+func (b *Broker) basicPublish(id ChannelID, p *BasicPublish) error {
 	ch, err := b.channelFor(id, MethodBasicPublish)
 	if err != nil {
 		return err
@@ -33,9 +33,11 @@ func (b *Broker) basicPublish(id ChannelID, p BasicPublish) error {
 	// Direct reply-to (replyto.go): a request's reply_to is rewritten and
 	// a reply goes straight to its consumer, in rabbit_channel's order.
 	if p.Props != nil && p.Props.ReplyTo == ReplyToQueue {
-		if e := ch.rewriteReplyTo(&p); e != nil {
+		rewritten := *p // the command keeps what the client sent
+		if e := ch.rewriteReplyTo(&rewritten); e != nil {
 			return b.fail(ch, e)
 		}
+		p = &rewritten
 	}
 	if p.Exchange == "" && strings.HasPrefix(p.RoutingKey, replyToPrefix) {
 		return b.publishReply(ch, p)
@@ -107,7 +109,7 @@ func (ch *channel) publishTarget(name string) (*exchange, *Error) {
 // expiration must be a non-negative integer string (RabbitMQ's
 // parse_expiration), a delivery mode 1 or 2, CC and BCC must be arrays, and BCC is removed so that
 // no consumer ever sees it.
-func (b *Broker) newMessage(p BasicPublish) (*Message, *Error) {
+func (b *Broker) newMessage(p *BasicPublish) (*Message, *Error) {
 	if problem := shortStringLength(p.RoutingKey); problem != "" {
 		return nil, badName(MethodBasicPublish, "routing key", p.RoutingKey, problem)
 	}

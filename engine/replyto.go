@@ -133,7 +133,7 @@ func (ch *channel) rewriteReplyTo(p *BasicPublish) *Error {
 // user-id and a valid message like any other, then goes straight to the
 // address's consumer. In a transaction it goes at once too: RabbitMQ
 // delivers it while routing, which a transaction does not defer.
-func (b *Broker) publishReply(ch *channel, p BasicPublish) error {
+func (b *Broker) publishReply(ch *channel, p *BasicPublish) error {
 	msg, e := b.replyMessage(ch, p)
 	if e != nil {
 		return b.fail(ch, e)
@@ -149,7 +149,7 @@ func (b *Broker) publishReply(ch *channel, p BasicPublish) error {
 
 // replyMessage checks a reply's user-id, then the message's own
 // properties, in basicPublish's order, and builds the message.
-func (b *Broker) replyMessage(ch *channel, p BasicPublish) (*Message, *Error) {
+func (b *Broker) replyMessage(ch *channel, p *BasicPublish) (*Message, *Error) {
 	if e := ch.conn.checkUserID(p.Props); e != nil {
 		return nil, e
 	}
@@ -162,7 +162,7 @@ func (b *Broker) replyMessage(ch *channel, p BasicPublish) (*Message, *Error) {
 // no-ack (reply consumers must be) and takes the consumer channel's next
 // delivery tag, so tags stay one sequence per channel. As for any
 // publish, a confirm-mode publisher gets its ack afterwards.
-func (b *Broker) deliverReply(ch *channel, to ChannelID, tag string, msg *Message, p BasicPublish) {
+func (b *Broker) deliverReply(ch *channel, to ChannelID, tag string, msg *Message, p *BasicPublish) {
 	seq := ch.nextPublishSeq()
 	vh := ch.conn.vhost.name
 	b.emit(Event{Kind: EvPublished, Vhost: vh, Channel: ch.id, Exchange: p.Exchange, RoutingKey: p.RoutingKey, MsgID: msg.ID, Msg: msg, DeliveryTag: seq})

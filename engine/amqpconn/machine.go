@@ -43,7 +43,10 @@ type Login struct {
 // Ready is what the machine wants done, drained by the driver and cleared
 // by Advance.
 type Ready struct {
-	Out      []Out
+	Out []Out
+	// Commands are for engine.Apply, in order. Publishes and acks come by
+	// pointer into the machine's storage (engine.Apply takes either
+	// form), which Results reuses: a driver keeps none of them after.
 	Commands []engine.Command
 	// Login is set when start-ok arrived with readable credentials.
 	Login *Login
@@ -129,6 +132,14 @@ type Machine struct {
 	pendOuts, spareOuts []Out
 	// spare is waiting's previous array, reused.
 	spare []amqp.Command
+	// pubs and acks hold the basic.publish and basic.ack commands out in
+	// Ready.Commands, which point into them (engine.Apply takes a command
+	// by pointer), and are reused once their results are in: a command
+	// value in Commands would be copied to the heap, two allocations per
+	// message published and acknowledged. An array outgrown stays with
+	// the commands that point into it.
+	pubs []engine.CmdBasicPublish
+	acks []engine.CmdBasicAck
 }
 
 // New returns the machine of a connection whose protocol header has just

@@ -132,14 +132,16 @@ func (m *Machine) call(in amqp.Command) {
 	case *amqp.BasicCancel:
 		m.command(engine.CmdBasicCancel{Channel: id, ConsumerTag: meth.ConsumerTag}, m.entry(in, effectNone, unlessNoWait(meth.NoWait, &amqp.BasicCancelOk{ConsumerTag: meth.ConsumerTag})))
 	case *amqp.BasicPublish:
-		m.command(engine.CmdBasicPublish{Channel: id, Publish: engine.BasicPublish{Exchange: meth.Exchange, RoutingKey: meth.RoutingKey, Mandatory: meth.Mandatory,
-			Immediate: meth.Immediate, Props: ToEngineProps(in.Props), Body: in.Body}}, m.plain(in))
+		m.pubs = append(m.pubs, engine.CmdBasicPublish{Channel: id, Publish: engine.BasicPublish{Exchange: meth.Exchange, RoutingKey: meth.RoutingKey, Mandatory: meth.Mandatory,
+			Immediate: meth.Immediate, Props: ToEngineProps(in.Props), Body: in.Body}})
+		m.command(&m.pubs[len(m.pubs)-1], m.plain(in))
 	case *amqp.BasicGet:
 		// basic.get-ok comes as the Delivered event; the result says
 		// only whether the queue was empty.
 		m.command(engine.CmdBasicGet{Channel: id, Get: engine.BasicGet{Queue: meth.Queue, NoAck: meth.NoAck}}, m.entry(in, effectNone, getEmpty))
 	case *amqp.BasicAck:
-		m.command(engine.CmdBasicAck{Channel: id, DeliveryTag: meth.DeliveryTag, Multiple: meth.Multiple}, m.plain(in))
+		m.acks = append(m.acks, engine.CmdBasicAck{Channel: id, DeliveryTag: meth.DeliveryTag, Multiple: meth.Multiple})
+		m.command(&m.acks[len(m.acks)-1], m.plain(in))
 	case *amqp.BasicNack:
 		m.command(engine.CmdBasicNack{Channel: id, DeliveryTag: meth.DeliveryTag, Multiple: meth.Multiple, Requeue: meth.Requeue}, m.plain(in))
 	case *amqp.BasicReject:

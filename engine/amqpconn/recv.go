@@ -147,6 +147,8 @@ func (m *Machine) failInOrder(in amqp.Command, code int, text string, meth engin
 func (m *Machine) Results(res []engine.Result) {
 	clear(m.ready.Commands) // applied: these are their results
 	m.ready.Commands = m.ready.Commands[:0]
+	clear(m.pubs) // nothing points into them now; let go of the bodies
+	m.pubs, m.acks = m.pubs[:0], m.acks[:0]
 	old, oldOuts := m.pend, m.pendOuts
 	m.pend, m.pendOuts = nil, m.spareOuts[:0]
 	m.barriers = 0

@@ -291,6 +291,9 @@ func (h *harness) drive(sb *strings.Builder, name string) bool {
 // describeCommand names an engine command and its fields.
 func describeCommand(c engine.Command) string {
 	v := reflect.ValueOf(c)
+	if v.Kind() == reflect.Pointer { // a publish or an ack, by pointer
+		v = v.Elem()
+	}
 	s := strings.TrimPrefix(v.Type().Name(), "Cmd")
 	var parts []string
 	flatten(&parts, "", v)

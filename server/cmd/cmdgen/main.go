@@ -295,6 +295,23 @@ const (
 		fmt.Fprintf(&w, "func (%s) kind() CommandKind { return %s }\n", c.typeName, c.constant)
 	}
 	w.WriteString(`
+// applyRef applies a command given by pointer (see Command): the command
+// it points to, converted on Apply's stack (Apply keeps no command), so
+// that recording, the durable log and Apply's cases see the value they
+// always do. ok is false for a command given by value.
+func (b *Broker) applyRef(c Command) (r Result, ok bool) {
+	switch c := c.(type) {
+`)
+	for _, c := range cmds {
+		if strings.HasPrefix(c.typeName, "Cmd") {
+			fmt.Fprintf(&w, "\tcase *%s:\n\t\treturn b.Apply(*c), true\n", c.typeName)
+		}
+	}
+	w.WriteString(`	}
+	return r, false
+}
+`)
+	w.WriteString(`
 // cmd writes c's kind and fields. The kind is written as a constant, not
 // through the Command interface: a call through it would make every
 // command escape to the heap, an allocation per publish.

@@ -26,7 +26,7 @@ var withoutWrapper = []string{
 	"CmdDurablePut", "CmdDurableTake", "CmdDurableHold", "CmdDurableDone", "CmdDurableClock",
 	"CmdDurableQueue", "CmdDurableQueueGone", "CmdDurableExchange", "CmdDurableExchangeGone",
 	"CmdDurableBind", "CmdDurableUnbind", "CmdDurableBuffer",
-	"CmdDurableDelay", "CmdDurableRelease",
+	"CmdDurableDelay", "CmdDurableRelease", "CmdDurablePolicy", "CmdDurableRetime", "CmdDurableVhostGone",
 }
 
 // TestWrappersAreComplete keeps the per-method API generated: every
