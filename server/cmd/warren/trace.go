@@ -7,7 +7,6 @@ import (
 	"os/signal"
 	"runtime/trace"
 	"sync"
-	"syscall"
 )
 
 // traceEnv names the file `warren serve` writes a Go execution trace to
@@ -73,12 +72,17 @@ func traceOnSignal(stderr io.Writer) (stop func()) {
 	if path == "" {
 		return func() {}
 	}
+	startSig, endSig, ok := traceSignals()
+	if !ok {
+		fmt.Fprintf(stderr, "warren serve: %s is ignored: this system has no SIGUSR1 and SIGUSR2 to start and end a trace 此系统没有用来开始和结束跟踪的 SIGUSR1 和 SIGUSR2，%[1]s 被忽略\n", traceEnv)
+		return func() {}
+	}
 	t := &tracer{path: path, stderr: stderr}
 	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, syscall.SIGUSR1, syscall.SIGUSR2)
+	signal.Notify(sig, startSig, endSig)
 	go func() {
 		for s := range sig {
-			if s == syscall.SIGUSR1 {
+			if s == startSig {
 				t.start()
 			} else {
 				t.end()
