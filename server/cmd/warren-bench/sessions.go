@@ -54,7 +54,8 @@ memory per idle session is read again with the client connected.
 
 The pages do not replicate the engine: they read, count and time entries.
 
-With --warren-bin it starts 'warren serve --data DIR --max-sessions N' (DIR a fresh temporary directory, as make run keeps its state on disk) on free
+With --warren-bin it starts 'warren serve --data DIR --max-sessions N
+--session-max-per-host N --session-creates-per-minute N' (DIR a fresh temporary directory, as make run keeps its state on disk) on free
 loopback ports and stops it by its pid at the end; with --url it uses a running
 server (memory and CPU need --pid) and deletes the sessions it created.
 Everything is bounded by --timeout.
@@ -242,6 +243,10 @@ func sessionsLoad(ctx context.Context, c *sessionsConfig, out io.Writer) (err er
 	if c.bin != "" {
 		w, err := startWarrenIn(ctx, c.bin, warrenDefault,
 			"--max-sessions", strconv.Itoa(c.sessions),
+			// Every session comes from this tool's one loopback address,
+			// all within a minute.
+			"--session-max-per-host", strconv.Itoa(c.sessions),
+			"--session-creates-per-minute", strconv.Itoa(c.sessions),
 			"--session-max-participants", strconv.Itoa(c.participants),
 			"--session-rate", strconv.Itoa(c.sessionRate()))
 		if err != nil {
