@@ -137,7 +137,12 @@ func run(eng *engine.Broker, opts Options) *Broker {
 		b.eng.DrainCommands(func([]byte) {})
 		b.eng.DrainDurable(b.persistFn)
 		st.Wake()
-		go b.forwardSyncs()
+		// The disk's state at start is read here, before any connection
+		// can publish: a broker started below the disk-free limit blocks
+		// its first publish, not only those after forwardSyncs wakes.
+		// No hook is registered yet: OnDiskError tells each at once.
+		b.diskState(st.Err(), st.LowDisk())
+		go b.forwardSyncs(b.storeErr, b.lowDisk)
 	}
 	b.eng.DrainEvents(nil)
 	go b.loop()

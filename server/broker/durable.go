@@ -354,10 +354,11 @@ func (b *Broker) refuse(n int, err error) {
 
 // forwardSyncs tells the writers whenever the store's durable position or
 // error changes, and the broker (under its lock) when the write error or
-// the low-disk state changes, until the broker stops. Snapshots the store
+// the low-disk state changes from last and lastLow (the state at start),
+// until the broker stops. Snapshots the store
 // had to drop are logged when they start and stop failing.
-func (b *Broker) forwardSyncs() {
-	var last, lastLow, lastSnap error
+func (b *Broker) forwardSyncs(last, lastLow error) {
+	var lastSnap error
 	for {
 		select {
 		case <-b.st.Notify():
