@@ -51,15 +51,47 @@ type Result struct {
 // (a second call, and a copy of the Result, that the per-message commands
 // are spared).
 func (b *Broker) Apply(c Command) (r Result) {
+	b.apply(c, &r)
+	return r
+}
+
+// apply is Apply, writing the result into r, which the caller has zeroed.
+// Apply is small enough to be inlined, so r is the caller's own variable:
+// a Result (176 bytes) returned from the switch below was zeroed, then
+// copied to the caller, on every command.
+//
+// A publish or an ack with no command log to write (the hot path) goes
+// straight to its case: by pointer without a copy (nothing keeps the
+// command, and the durable log has no record of either: durable.go's
+// hooks see what they change).
+func (b *Broker) apply(c Command, r *Result) {
 	switch p := c.(type) {
-	case CmdBasicPublish, CmdBasicAck:
 	case *CmdBasicPublish:
+		if !b.cfg.RecordCommands {
+			r.Err = b.basicPublish(p.Channel, &p.Publish)
+			return
+		}
 		c = *p
 	case *CmdBasicAck:
+		if !b.cfg.RecordCommands {
+			r.Err = b.basicAck(*p)
+			return
+		}
 		c = *p
+	case CmdBasicPublish:
+		if !b.cfg.RecordCommands {
+			r.Err = b.basicPublish(p.Channel, &p.Publish)
+			return
+		}
+	case CmdBasicAck:
+		if !b.cfg.RecordCommands {
+			r.Err = b.basicAck(p)
+			return
+		}
 	default:
 		if ref, ok := b.applyRef(c); ok { // command_gen.go
-			return ref
+			*r = ref
+			return
 		}
 	}
 	if b.cfg.RecordCommands {
@@ -184,5 +216,4 @@ func (b *Broker) Apply(c Command) (r Result) {
 	default:
 		panic("engine: Apply of an unknown command")
 	}
-	return r
 }

@@ -88,7 +88,8 @@ func (ch *channel) deliver(q *queue, e entry, c *consumer, noAck bool) uint64 {
 	if ch.b.dlog != nil {
 		q.durableHold(&e, ch.id, tag)
 	}
-	ch.unacked.push(delivery{tag: tag, q: q, e: e, c: c, atMs: ch.b.now, ctag: ctag})
+	d := ch.unacked.pushed()
+	d.tag, d.q, d.e, d.c, d.atMs, d.ctag = tag, q, e, c, ch.b.now, ctag
 	ch.unackedLive++
 	q.accountUnacked(1, int64(len(e.msg.Body)))
 	if c != nil {

@@ -38,6 +38,27 @@ func (c *chunked[T]) at(i int) *T {
 
 // push appends v.
 func (c *chunked[T]) push(v T) {
+	*c.pushed() = v
+}
+
+// pushed appends a zero value and returns it to be filled in (good until
+// the FIFO next changes): every delivery is pushed, and building one (112
+// bytes) to copy it in cost more than writing it in place. The usual case,
+// room in the last chunk, is small enough to be inlined.
+func (c *chunked[T]) pushed() *T {
+	if k := len(c.chunks) - 1; k >= 0 {
+		if last := &c.chunks[k]; len(*last) < cap(*last) {
+			n := len(*last)
+			*last = (*last)[:n+1]
+			c.n++
+			return &(*last)[n]
+		}
+	}
+	return c.pushGrown()
+}
+
+// pushGrown is pushed when the last chunk is full or has no room left.
+func (c *chunked[T]) pushGrown() *T {
 	k := len(c.chunks) - 1
 	if k < 0 || len(c.chunks[k]) == chunkLen {
 		next := c.spare
@@ -59,8 +80,10 @@ func (c *chunked[T]) push(v T) {
 		copy(grown, last)
 		last = grown
 	}
-	c.chunks[k] = append(last, v)
+	var zero T
+	c.chunks[k] = append(last, zero)
 	c.n++
+	return &c.chunks[k][len(last)]
 }
 
 // adoptSpare takes, as c's spare when it has none, the emptied chunk of

@@ -122,7 +122,9 @@ func (q *queue) dispatch() {
 	q.current()
 	// A quorum SAC queue may hand over to a higher-priority consumer now
 	// that the active one has settled its messages.
-	q.reviewActive()
+	if q.sac {
+		q.reviewActive() // (a call spared every other queue's ack)
+	}
 	b := q.vhost.b
 	if q.ready.len() == 0 && !q.expiryTimer.Armed() {
 		b.timers.Remove(&q.dispatchTimer)

@@ -70,11 +70,15 @@ func (h *Heap[V]) Reset(t *Timer[V], at int64) {
 	h.up(len(h.items) - 1)
 }
 
-// Remove disarms t; removing an unarmed timer is a no-op.
+// Remove disarms t; removing an unarmed timer is a no-op, and costs no
+// call (the engine removes a queue's dispatch timer after every ack).
 func (h *Heap[V]) Remove(t *Timer[V]) {
-	if t.index == 0 {
-		return
+	if t.index > 0 {
+		h.remove(t)
 	}
+}
+
+func (h *Heap[V]) remove(t *Timer[V]) {
 	i := t.index - 1
 	last := len(h.items) - 1
 	if i != last {
