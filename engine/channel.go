@@ -269,6 +269,28 @@ func (ch *channel) afterSettle(queues []*queue) {
 // deliver to the credit settled deliveries gave back, each once.
 func (ch *channel) dispatchAfter(queues []*queue) {
 	var seen queueSet
+	if len(queues) == 1 {
+		// One queue settled, and at most one consumer: the usual case,
+		// with no set to build. (The same calls in the same order as
+		// below: a deleted queue is never added, and stays deleted.)
+		q := queues[0]
+		if !q.deleted {
+			q.dispatch()
+		}
+		switch order := ch.consumerOrder; len(order) {
+		case 0:
+			return
+		case 1:
+			if cq := order[0].q; cq != q && !cq.deleted {
+				cq.dispatch()
+			}
+			return
+		}
+		if !q.deleted {
+			seen.add(q)
+		}
+		queues = nil
+	}
 	for _, q := range queues {
 		if !q.deleted && seen.add(q) {
 			q.dispatch()

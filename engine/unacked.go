@@ -12,6 +12,15 @@ type unackedList struct{ chunked[delivery] }
 
 // trim drops settled deliveries from the front.
 func (l *unackedList) trim() {
+	if l.n == 1 && len(l.chunks) == 1 {
+		// One delivery in one chunk, the usual case after an ack of a
+		// consumer that keeps up: dropFrontN's work without its loop.
+		if c := l.chunks[0]; c[l.head].done {
+			c[l.head] = delivery{}
+			l.chunks[0], l.head, l.n = c[:0], 0, 0
+		}
+		return
+	}
 	k := 0
 	for k < l.n && l.at(k).done {
 		k++

@@ -163,7 +163,7 @@ func (b *Broker) BasicCancel(channel ChannelID, consumerTag string) error {
 //
 // It applies CmdBasicPublish: see CmdBasicPublish.
 func (b *Broker) BasicPublish(channel ChannelID, publish BasicPublish) error {
-	return b.Apply(CmdBasicPublish{Channel: channel, Publish: publish}).Err
+	return b.Apply(&CmdBasicPublish{Channel: channel, Publish: publish}).Err
 }
 
 // BasicGet fetches one message synchronously.

@@ -59,8 +59,10 @@ func (h *Heap[V]) Reset(t *Timer[V], at int64) {
 	t.At = at
 	t.seq = h.seq
 	if t.index > 0 {
-		i := t.index - 1
-		if !h.up(i) {
+		// A timer alone in its heap has nowhere to move: no calls (a
+		// channel's ack timer is re-armed this way on every delivery to an
+		// emptied channel).
+		if i := t.index - 1; len(h.items) > 1 && !h.up(i) {
 			h.down(i)
 		}
 		return

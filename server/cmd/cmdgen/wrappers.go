@@ -41,6 +41,12 @@ type fixedField struct{ name, value string }
 
 // wrapperDirectives reads c's //engine:returns and //engine:wrapper
 // directives into c.
+// byPointer names the commands whose wrappers give Apply a pointer to the
+// command, built on the wrapper's stack: Apply takes a publish by pointer
+// straight to its case (engine/apply.go), where a value (80 bytes) is
+// copied into the interface and out of it again on every message.
+var byPointer = map[string]bool{"CmdBasicPublish": true}
+
 func wrapperDirectives(c *command) error {
 	if c.doc == nil {
 		return nil
@@ -261,6 +267,9 @@ package engine
 				}
 			}
 			cmdLit := c.typeName + "{" + strings.Join(lit, ", ") + "}"
+			if byPointer[c.typeName] {
+				cmdLit = "&" + cmdLit
+			}
 			apply := "b.Apply(" + cmdLit + ")"
 			fmt.Fprintf(&w, "func (b *Broker) %s(%s) ", wr.name, strings.Join(sig, ", "))
 			switch len(results) {
