@@ -30,6 +30,11 @@ type routeStep struct {
 func (b *Broker) route(x *exchange, m *Message, keys []string, out []target) []target {
 	b.routeGen++
 	gen := b.routeGen
+	if len(keys) == 1 && x.kind != KindDelayed {
+		if out, ok := b.routeOne(x, keys[0], gen, out); ok {
+			return out
+		}
+	}
 	work := b.routeWork[:0]
 	work = append(work, routeStep{x: x})
 	x.visit = gen
@@ -149,6 +154,51 @@ func headersMatch(bd *binding, h Table) bool {
 		return true
 	}
 	return anyMatched
+}
+
+// routeOne is route's usual case without its walk: one routing key, to
+// the default exchange or to a direct exchange whose bindings for the key
+// all go to queues and are not empty (else the walk decides: exchanges
+// to visit, or an alternate exchange). It adds what the walk would, in its
+// order, and reports false, having done nothing, when it does not apply.
+func (b *Broker) routeOne(x *exchange, k string, gen uint64, out []target) ([]target, bool) {
+	x.visit = gen
+	switch {
+	case x.name == "":
+		v := x.vhost
+		q, ok := v.queueMemo.get(k)
+		if !ok {
+			q = v.queues[k]
+			v.queueMemo.set(k, q)
+		}
+		if q != nil {
+			q.visit = gen
+			out = append(out, target{q: q, via: q.defaultVia()})
+		}
+		return out, true
+	case x.route == KindDirect:
+		bds, ok := x.directMemo.get(k)
+		if !ok {
+			bds = x.direct[k]
+			x.directMemo.set(k, bds)
+		}
+		if len(bds) == 0 {
+			return out, false
+		}
+		for _, bd := range bds {
+			if bd.dst.q == nil {
+				return out, false
+			}
+		}
+		for _, bd := range bds {
+			if q := bd.dst.q; q.visit != gen {
+				q.visit = gen
+				out = append(out, target{q: q, via: bd.via(false)})
+			}
+		}
+		return out, true
+	}
+	return out, false
 }
 
 // routeMemo is a one-entry cache of a routing lookup by key.
