@@ -60,8 +60,15 @@ func (b *Broker) deadLetterFrom(src *deadLetterSource, m *Message, reason string
 }
 
 // flush republishes pending dead letters, including those their own routing
-// causes (a TTL-0 dead-letter queue, say), until none are left.
+// causes (a TTL-0 dead-letter queue, say), until none are left. With none
+// pending, the usual case after every publish and ack, it is inlined.
 func (b *Broker) flush() {
+	if len(b.pendingDL) > 0 {
+		b.flushPending()
+	}
+}
+
+func (b *Broker) flushPending() {
 	for i := 0; i < len(b.pendingDL); i++ {
 		p := b.pendingDL[i]
 		b.pendingDL[i] = pendingDeadLetter{}
