@@ -261,7 +261,15 @@ func (ch *channel) rejectOne(d *delivery, requeue bool) {
 // channel regained credit deliver more.
 func (ch *channel) afterSettle(queues []*queue) {
 	ch.trim()
-	ch.armAckTimer()
+	if ch.unacked.len() == 0 {
+		// armAckTimer with nothing unacked, the usual case, without the
+		// call: the timer goes idle.
+		if ch.ackTimer.Armed() && ch.b.cfg.ConsumerTimeoutMs >= 0 {
+			ch.ackIdle = true
+		}
+	} else {
+		ch.armAckTimer()
+	}
 	ch.dispatchAfter(queues)
 }
 
@@ -274,14 +282,14 @@ func (ch *channel) dispatchAfter(queues []*queue) {
 		// with no set to build. (The same calls in the same order as
 		// below: a deleted queue is never added, and stays deleted.)
 		q := queues[0]
-		if !q.deleted {
+		if !q.deleted && !q.idle() {
 			q.dispatch()
 		}
 		switch order := ch.consumerOrder; len(order) {
 		case 0:
 			return
 		case 1:
-			if cq := order[0].q; cq != q && !cq.deleted {
+			if cq := order[0].q; cq != q && !cq.deleted && !cq.idle() {
 				cq.dispatch()
 			}
 			return

@@ -150,6 +150,14 @@ func (q *queue) dispatch() {
 	}
 }
 
+// idle reports whether dispatch would do nothing: no message ready, no
+// timer of the queue's to settle, no policy to catch up with, no single
+// active consumer to review, nothing on its way back. The usual case after
+// an ack, checked without the call.
+func (q *queue) idle() bool {
+	return q.ready.len() == 0 && q.returning == 0 && !q.sac && !q.expiryTimer.Armed() && !q.dispatchTimer.Armed() && q.policyGen == q.vhost.policyGen
+}
+
 // takeForGet removes the next live message for basic.get. The caller
 // delivers it and then calls catchUp: expired messages the fetch exposes at
 // the head are removed after the fetch, and before basic.get-ok reports how
