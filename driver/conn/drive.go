@@ -89,7 +89,7 @@ func (c *conn) ready() error {
 // the machine sends each reply before what its command caused (a
 // consume-ok before the first delivery).
 func (c *conn) apply(cmds []engine.Command) error {
-	c.inbox.begin()
+	c.inbox.begin(c.m.EventsGoNow())
 	var res []engine.Result
 	var err error
 	if ls, ok := c.b.(logSyncer); ok {
