@@ -3,8 +3,8 @@ package conn
 import (
 	"sync"
 
-	"warren/engine"
 	"warren/engine/amqp"
+	"warren/engine/amqpconn"
 )
 
 // outItem is one thing to send: a method (with optional content) built by
@@ -14,8 +14,8 @@ type outItem struct {
 	method     amqp.Method
 	props      *amqp.Properties
 	body       []byte
-	ev         engine.Event // an event to encode, when ev.Kind is not 0 (kept by value: no allocation per delivery)
-	raw        []byte       // pre-encoded bytes (the protocol header)
+	ev         amqpconn.EventFrames // an event to encode, when ev.Kind is not 0 (kept by value: no allocation per delivery)
+	raw        []byte               // pre-encoded bytes (the protocol header)
 	closeAfter bool
 	skip       bool // folded into a later item by the writer (coalesceConfirms)
 }

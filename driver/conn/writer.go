@@ -245,7 +245,7 @@ type writerMethods struct {
 	nack    amqp.BasicNack
 }
 
-func (c *conn) encodeEvent(b []byte, ch uint16, ev *engine.Event) ([]byte, error) {
+func (c *conn) encodeEvent(b []byte, ch uint16, ev *amqpconn.EventFrames) ([]byte, error) {
 	var m amqp.Method
 	w := &c.ws.wm
 	switch ev.Kind {

@@ -62,9 +62,9 @@ func EventOut(ev *engine.Event, notifyCancel bool) (Out, bool) {
 	n := ev.Channel.Num
 	switch ev.Kind {
 	case engine.EvDelivered, engine.EvReturned:
-		return Out{Channel: n, Event: *ev}, true
+		return Out{Channel: n, Event: FramesOf(ev)}, true
 	case engine.EvConfirmed, engine.EvNacked:
-		return Out{Channel: n, Event: *ev, Confirm: true, Durable: ev.Kind == engine.EvConfirmed && ev.Durable}, true
+		return Out{Channel: n, Event: FramesOf(ev), Confirm: true, Durable: ev.Kind == engine.EvConfirmed && ev.Durable}, true
 	case engine.EvConsumerCancelled:
 		// consumer_cancel_notify: tell the client when the server
 		// cancelled its consumer (its queue was deleted).

@@ -18,12 +18,12 @@ type Config struct {
 // Out is one thing to send. Either Method (with Props and Body for content
 // the machine builds, never today) or, when Event.Kind is set, an event the
 // writer encodes as frames (basic.deliver or get-ok with its message,
-// basic.return, basic.ack or nack): kept as the event, by value, so a
-// delivery needs no method allocated.
+// basic.return, basic.ack or nack): kept as what those frames need of the
+// event, by value (EventFrames).
 type Out struct {
 	Channel uint16
 	Method  amqp.Method
-	Event   engine.Event
+	Event   EventFrames
 	// Durable marks a publisher confirm or tx.commit-ok that may go out
 	// only once the command log is on disk (the driver's durability).
 	Durable bool

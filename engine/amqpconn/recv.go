@@ -29,7 +29,7 @@ type pending struct {
 	// later inputs wait for its result (Recv).
 	sync bool
 	// out indexes Machine.pendOuts: a pendOut's Out, kept apart so that
-	// an entry stays small (an Out holds a whole engine.Event).
+	// an entry stays small (an Out holds an event's EventFrames).
 	out int32
 	// reply builds the -ok from the result; nil for none.
 	reply   func(r *engine.Result) amqp.Method
