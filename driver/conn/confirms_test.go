@@ -44,7 +44,7 @@ func TestCoalesceConfirms(t *testing.T) {
 	} {
 		o := newOutbox()
 		for _, it := range c.items {
-			o.push(it)
+			o.push(&it)
 		}
 		chunks, _ := o.take(nil)
 		coalesceConfirms(chunks)

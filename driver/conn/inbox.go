@@ -150,12 +150,8 @@ func (s eventSink) Events(evs []engine.Event) {
 			wake = true
 			continue
 		}
-		if o, ok := amqpconn.EventOut(ev, c.notifyCancel); ok {
-			pos := uint64(0)
-			if o.Confirm && o.Durable {
-				pos = c.b.LogEnd()
-			}
-			c.pushOut(&o, pos)
+		if s, ok := amqpconn.EventSendOf(ev, c.notifyCancel); ok {
+			c.pushSend(&s, ev)
 		}
 	}
 	in.mu.Unlock()

@@ -3,6 +3,7 @@ package conn
 import (
 	"sync"
 
+	"warren/engine"
 	"warren/engine/amqp"
 	"warren/engine/amqpconn"
 )
@@ -59,11 +60,38 @@ type outbox struct {
 
 func newOutbox() *outbox { return &outbox{notify: make(chan struct{}, 1)} }
 
-func (o *outbox) push(it outItem) {
+// push queues a copy of *it.
+func (o *outbox) push(it *outItem) {
 	o.mu.Lock()
-	if o.closed {
+	slot := o.slot()
+	if slot == nil {
 		o.mu.Unlock()
 		return
+	}
+	*slot = *it
+	o.pushed(slot)
+}
+
+// pushEvent queues a method, or with frames the frames of ev (a
+// delivery, return or confirm; amqpconn.EventSend), made in place.
+func (o *outbox) pushEvent(ch uint16, meth amqp.Method, ev *engine.Event, frames bool) {
+	o.mu.Lock()
+	slot := o.slot()
+	if slot == nil {
+		o.mu.Unlock()
+		return
+	}
+	slot.channel, slot.method = ch, meth
+	if frames {
+		slot.ev = amqpconn.FramesOf(ev)
+	}
+	o.pushed(slot)
+}
+
+// slot is the next item's place, empty, under o.mu; nil once closed.
+func (o *outbox) slot() *outItem {
+	if o.closed {
+		return nil
 	}
 	var last *outChunk
 	if n := len(o.chunks); n > 0 && o.chunks[n-1].n < chunkItems {
@@ -72,9 +100,14 @@ func (o *outbox) push(it outItem) {
 		last = chunkPool.Get().(*outChunk)
 		o.chunks = append(o.chunks, last)
 	}
-	last.items[last.n] = it
 	last.n++
-	o.bytes += itemSize(&it)
+	return &last.items[last.n-1]
+}
+
+// pushed ends a push of the item in slot: it counts its bytes, unlocks
+// o.mu and wakes the writer.
+func (o *outbox) pushed(slot *outItem) {
+	o.bytes += itemSize(slot)
 	held := o.held
 	o.mu.Unlock()
 	if !held {
