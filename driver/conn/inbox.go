@@ -131,6 +131,7 @@ func (s eventSink) Events(evs []engine.Event) {
 	c.home.inline.claim(c)
 	in := &c.inbox
 	wake := false
+	out := c.out.pushes()
 	in.mu.Lock()
 	for i := range evs {
 		ev := &evs[i]
@@ -141,6 +142,7 @@ func (s eventSink) Events(evs []engine.Event) {
 		if in.applying && !(in.direct && stateless) {
 			in.evs = append(in.evs, *ev)
 			if durableConfirm(ev) {
+				out.done() // see pushes
 				in.pos = c.b.LogEnd()
 			}
 			continue
@@ -150,10 +152,18 @@ func (s eventSink) Events(evs []engine.Event) {
 			wake = true
 			continue
 		}
-		if s, ok := amqpconn.EventSendOf(ev, c.notifyCancel); ok {
-			c.pushSend(&s, ev)
+		s, ok := amqpconn.EventSendOf(ev, c.notifyCancel)
+		if !ok {
+			continue
 		}
+		if s.Confirm && (s.Durable || !c.confirmGoesNow(0)) {
+			out.done() // it may wait for the disk: see pushes
+			c.pushSend(&s, ev)
+			continue
+		}
+		out.event(s.Channel, s.Method, ev, s.Frames)
 	}
+	out.done()
 	in.mu.Unlock()
 	if !wake && !c.pausedFlag.Load() && c.out.size() > c.cfg.OutboxHighWater {
 		wake = true // the owner pauses the connection (drive.go's backlog)

@@ -75,17 +75,58 @@ func (o *outbox) push(it *outItem) {
 // pushEvent queues a method, or with frames the frames of ev (a
 // delivery, return or confirm; amqpconn.EventSend), made in place.
 func (o *outbox) pushEvent(ch uint16, meth amqp.Method, ev *engine.Event, frames bool) {
-	o.mu.Lock()
+	p := o.pushes()
+	p.event(ch, meth, ev, frames)
+	p.done()
+}
+
+// pushes is a run of pushEvent's under one hold of the outbox's lock: the
+// sink queues a batch of events so, a lock and an unlock a batch instead
+// of one an event (pushEvent's were a third of its cost). Begin with
+// outbox.pushes, end with done. Nothing that locks the outbox may run
+// between, nor the backend's LogEnd or AfterDurable: the durability queue
+// releases a held confirm under its own lock, pushing it here
+// (releaseHeld), so a run must end before its lock is taken.
+type pushes struct {
+	o      *outbox
+	locked bool
+	n      int
+}
+
+func (o *outbox) pushes() pushes { return pushes{o: o} }
+
+// event is pushEvent within the run.
+func (p *pushes) event(ch uint16, meth amqp.Method, ev *engine.Event, frames bool) {
+	o := p.o
+	if !p.locked {
+		o.mu.Lock()
+		p.locked = true
+	}
 	slot := o.slot()
 	if slot == nil {
-		o.mu.Unlock()
 		return
 	}
 	slot.channel, slot.method = ch, meth
 	if frames {
 		slot.ev = amqpconn.FramesOf(ev)
 	}
-	o.pushed(slot)
+	o.bytes += itemSize(slot)
+	p.n++
+}
+
+// done ends the run: it unlocks the outbox and wakes the writer if
+// anything was queued. A run may go on after it.
+func (p *pushes) done() {
+	if !p.locked {
+		return
+	}
+	o := p.o
+	held := o.held
+	o.mu.Unlock()
+	if p.n > 0 && !held {
+		o.signal()
+	}
+	p.locked, p.n = false, 0
 }
 
 // slot is the next item's place, empty, under o.mu; nil once closed.
