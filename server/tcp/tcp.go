@@ -29,6 +29,7 @@ type Transport struct {
 	pace     readPacing
 	rcvlowat int // SO_RCVLOWAT as last set; 0: never set (1)
 	r        sockRead
+	watch    netWatch // netwatch.go
 }
 
 // sockWrite is a write on the socket through RawConn.Write: its bytes and
@@ -52,6 +53,7 @@ type sockRead struct {
 	waitThen func(fd uintptr) bool // r.waitThenRead
 	queued   int                   // what InputQueued's SIOCINQ found
 	count    func(fd uintptr)      // r.countQueued
+	parked   bool                  // readNow found nothing: the goroutine waited in the netpoller
 }
 
 // New wraps an accepted TCP connection.
