@@ -35,7 +35,7 @@ func (t *Transport) Read(b []byte) (int, error) {
 		return 0, nil
 	}
 	start := time.Now()
-	t.watch.working(start)
+	t.watch.Working(start)
 	if want := t.pace.waitFor(len(b)); want > 0 {
 		if waitingReads.Add(1) <= int32(runtime.GOMAXPROCS(0)-1) {
 			n, before, err := t.waitAndRead(b, want)
@@ -55,7 +55,7 @@ func (t *Transport) Read(b []byte) (int, error) {
 	n, err := t.rawRead(b, false)
 	if t.r.parked {
 		t.r.parked = false
-		t.watch.parked(time.Now())
+		t.watch.Parked(time.Now())
 	}
 	if n > 0 {
 		t.pace.plainRead(time.Since(start))

@@ -13,6 +13,8 @@ import (
 	"os"
 	"sync"
 	"syscall"
+
+	"warren/server/netwatch"
 )
 
 // Transport is a plain socket; frames are coalesced in one write.
@@ -29,7 +31,7 @@ type Transport struct {
 	pace     readPacing
 	rcvlowat int // SO_RCVLOWAT as last set; 0: never set (1)
 	r        sockRead
-	watch    netWatch // netwatch.go
+	watch    netwatch.Watch
 }
 
 // sockWrite is a write on the socket through RawConn.Write: its bytes and
