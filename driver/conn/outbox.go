@@ -8,13 +8,14 @@ import (
 	"warren/engine/amqpconn"
 )
 
-// outItem is one thing to send: a method (with optional content) built by
-// the connection, or an engine event the writer turns into frames.
+// outItem is one thing to send: a method built by the machine or the
+// connection, or an engine event the writer turns into frames. Every
+// delivery and confirm is one, written into a chunk and cleared after:
+// it holds nothing more (no content of a method's own: the machine
+// builds none).
 type outItem struct {
 	channel    uint16
 	method     amqp.Method
-	props      *amqp.Properties
-	body       []byte
 	ev         amqpconn.EventFrames // an event to encode, when ev.Kind is not 0 (kept by value: no allocation per delivery)
 	raw        []byte               // pre-encoded bytes (the protocol header)
 	closeAfter bool
@@ -34,7 +35,7 @@ type outChunk struct {
 }
 
 // chunkPool holds the outboxes' empty chunks between uses, shared: a chunk
-// is some 44 KB, and an outbox keeping its own (it used to keep up to
+// is some 10 KB, and an outbox keeping its own (it used to keep up to
 // eight) made every idle connection hold one it had used for the
 // handshake (warren-bench idle-memory).
 var chunkPool = sync.Pool{New: func() any { return new(outChunk) }}
@@ -237,7 +238,7 @@ func (o *outbox) close() {
 }
 
 func itemSize(it *outItem) int {
-	n := 64 + len(it.body) + len(it.raw)
+	n := 64 + len(it.raw)
 	if it.ev.Msg != nil {
 		n += len(it.ev.Msg.Body)
 	}
