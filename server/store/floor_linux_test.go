@@ -33,14 +33,23 @@ import (
 //	                        scheduler (RawSyscall): the thread keeps its
 //	                        P, so no hand-off, but a stop-the-world waits
 //	                        for the disk; what the runtime's share costs
+//	pwritev2dsync/zeros     one pwritev2 with RWF_DSYNC into written
+//	                        zeros: the write and its sync in one call,
+//	                        one pass through the scheduler's syscall
+//	                        entry and exit instead of two
+//	rawpwritev2dsync/zeros  the same without telling the scheduler, as
+//	                        rawfdatasync/zeros: what the store's
+//	                        leading sync does (lead.go)
 func BenchmarkFsyncFloor(b *testing.B) {
 	const region = 64 << 20
 	variants := []struct {
-		name    string
-		prep    string // "", "fallocate" or "zeros"
-		sync    func(f *os.File) error
-		oflag   int
-		noFsync bool
+		name       string
+		prep       string // "", "fallocate" or "zeros"
+		sync       func(f *os.File) error
+		oflag      int
+		noFsync    bool
+		dsyncWrite bool // one pwritev2(RWF_DSYNC), no separate sync
+		raw        bool // the pwritev2 without the runtime (RawSyscall)
 	}{
 		{name: "fsync/append", sync: (*os.File).Sync},
 		{name: "fdatasync/append", sync: fdatasync},
@@ -49,6 +58,8 @@ func BenchmarkFsyncFloor(b *testing.B) {
 		{name: "fsync/zeros", prep: "zeros", sync: (*os.File).Sync},
 		{name: "odsync/zeros", prep: "zeros", oflag: syscall.O_DSYNC, noFsync: true},
 		{name: "rawfdatasync/zeros", prep: "zeros", sync: rawFdatasync},
+		{name: "pwritev2dsync/zeros", prep: "zeros", dsyncWrite: true},
+		{name: "rawpwritev2dsync/zeros", prep: "zeros", dsyncWrite: true, raw: true},
 	}
 	for _, v := range variants {
 		b.Run(v.name, func(b *testing.B) {
@@ -85,6 +96,13 @@ func BenchmarkFsyncFloor(b *testing.B) {
 			for b.Loop() {
 				if v.prep != "" && off+int64(len(rec)) > region {
 					off = 0 // wrap: still inside the prepared region
+				}
+				if v.dsyncWrite {
+					if _, e := pwriteDsync(f.Fd(), rec, off, v.raw); e != 0 {
+						b.Skip("pwritev2:", e)
+					}
+					off += int64(len(rec))
+					continue
 				}
 				if _, err := f.WriteAt(rec, off); err != nil {
 					b.Fatal(err)

@@ -137,7 +137,7 @@ func (s *Store) takeLocked() {
 // to be tried again.
 func (s *Store) round() error {
 	if len(s.held) > 0 {
-		if err := s.writeHeld(true); err != nil {
+		if err := s.writeHeld(false, false); err != nil {
 			return err
 		}
 	}
@@ -157,14 +157,15 @@ func (s *Store) round() error {
 
 // writeHeld appends the held records to the log file and fsyncs it, and
 // tells Notify's reader (signal), unless the caller learns of it from
-// its return (SyncNow).
+// its return (lead: SyncNow). With raw the sync goes in without the
+// runtime (writeDatasync, leadSync).
 //
 // After a failed write or fsync, the bytes past the last durable record
 // are not trusted: Linux may drop dirty pages whose writeback failed and
 // then report the next fsync as a success. So the file is cut back to the
 // durable end and the records are written again from our own buffer,
 // which is why held is kept until its fsync succeeds.
-func (s *Store) writeHeld(signal bool) error {
+func (s *Store) writeHeld(lead, raw bool) error {
 	seg := &s.seg
 	if seg.dirty {
 		if err := seg.f.Truncate(seg.off); err != nil {
@@ -174,14 +175,7 @@ func (s *Store) writeHeld(signal bool) error {
 		seg.alloc = seg.off
 	}
 	end := seg.off + int64(len(s.held))
-	s.grow(end)
-	if _, err := seg.f.WriteAt(s.held, seg.off); err != nil {
-		seg.dirty = true
-		return err
-	}
-	// Into preallocated zeros only data changes; past them the size
-	// changes too, which fdatasync makes durable as well.
-	if err := s.syncData(seg.f); err != nil {
+	if err := s.writeSync(end, raw); err != nil {
 		seg.dirty = true
 		return err
 	}
@@ -195,10 +189,33 @@ func (s *Store) writeHeld(signal bool) error {
 	s.durable = s.heldLast
 	s.cond.Broadcast()
 	s.mu.Unlock()
-	if signal {
+	if !lead {
 		s.signal()
 	}
 	return nil
+}
+
+// writeSync writes the held records at the log's end and makes them
+// durable. Into zeros an earlier round made durable, only the range
+// written is not on disk, and one call does both (writeDatasync). A round
+// that preallocates writes the records and fdatasyncs the whole file, so
+// that the new zeros are on disk before records are written into them;
+// past the zeros, too, the size changes, which fdatasync makes durable as
+// well.
+func (s *Store) writeSync(end int64, raw bool) error {
+	seg := &s.seg
+	if end <= seg.alloc {
+		done, err := writeDatasync(seg.f, s.held, seg.off, raw)
+		if done {
+			s.fsyncs.Add(1)
+			return err
+		}
+	}
+	s.grow(end)
+	if _, err := seg.f.WriteAt(s.held, seg.off); err != nil {
+		return err
+	}
+	return s.syncData(seg.f)
 }
 
 // setErr records the outcome of a log or snapshot write in *slot; the
