@@ -4,7 +4,6 @@ import (
 	"os"
 	"sync/atomic"
 	"syscall"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -49,49 +48,25 @@ var noDsyncWrite atomic.Bool
 // (BenchmarkFsyncFloor's pwritev2dsync/zeros). done is false, with
 // nothing written, when f is not an *os.File (a test's) or the kernel
 // does not take the flag; the caller then writes and syncs as before.
-//
-// With raw the call goes in without the runtime's entersyscall and
-// exitsyscall, as the TCP transport's socket calls do
-// (server/tcp/rawsys_linux.go): when every P is idle, sysmon sleeps until
-// the next entersyscall wakes it, and then polls every 20 µs until the
-// process is idle again, so at a confirm window of 1 each record's sync
-// woke it (a futex wake, and about one context switch a message of its
-// polls). The thread keeps its P while the disk works, which leadSync
-// allows only where that cannot hold anything up for long (lead.go).
-func writeDatasync(f File, p []byte, off int64, raw bool) (done bool, err error) {
+func writeDatasync(f File, p []byte, off int64) (done bool, err error) {
 	of, ok := f.(*os.File)
 	if !ok || noDsyncWrite.Load() || len(p) == 0 {
 		return false, nil
 	}
-	fd := of.Fd()
-	for first := true; len(p) > 0; first = false {
-		n, e := pwriteDsync(fd, p, off, raw)
+	fd := int(of.Fd())
+	iov := [][]byte{p}
+	for first := true; len(iov[0]) > 0; first = false {
+		n, err := unix.Pwritev2(fd, iov, off, unix.RWF_DSYNC)
 		switch {
-		case e == syscall.EINTR:
+		case err == syscall.EINTR:
 			continue
-		case first && (e == syscall.EOPNOTSUPP || e == syscall.ENOSYS || e == syscall.EINVAL):
+		case first && (err == syscall.EOPNOTSUPP || err == syscall.ENOSYS || err == syscall.EINVAL):
 			noDsyncWrite.Store(true)
 			return false, nil
-		case e != 0:
-			return true, &os.PathError{Op: "pwritev2", Path: of.Name(), Err: e}
+		case err != nil:
+			return true, &os.PathError{Op: "pwritev2", Path: of.Name(), Err: err}
 		}
-		p, off = p[n:], off+int64(n)
+		iov[0], off = iov[0][n:], off+int64(n)
 	}
 	return true, nil
-}
-
-// pwriteDsync is one pwritev2(fd, p, off, RWF_DSYNC), through the
-// runtime or, with raw, not.
-func pwriteDsync(fd uintptr, p []byte, off int64, raw bool) (int, syscall.Errno) {
-	iov := unix.Iovec{Base: unsafe.SliceData(p)}
-	iov.SetLen(len(p))
-	// pwritev2 takes the offset as two longs, low then high (x/sys/unix's
-	// offs2lohi): the high one is 0 where a long holds 64 bits.
-	lo, hi := uintptr(off), uintptr(uint64(off)>>(unsafe.Sizeof(uintptr(0))*8-1)>>1)
-	call := syscall.Syscall6
-	if raw {
-		call = syscall.RawSyscall6
-	}
-	n, _, e := call(unix.SYS_PWRITEV2, fd, uintptr(unsafe.Pointer(&iov)), 1, lo, hi, unix.RWF_DSYNC)
-	return int(n), e
 }

@@ -7,6 +7,4 @@ func datasync(f File) error { return f.Sync() }
 
 // writeDatasync is the one-call write and sync of datasync_linux.go,
 // which other systems do in two (writeHeld).
-func writeDatasync(f File, p []byte, off int64, raw bool) (done bool, err error) {
-	return false, nil
-}
+func writeDatasync(f File, p []byte, off int64) (done bool, err error) { return false, nil }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // BenchmarkFsyncFloor is what the kernel's fsync itself costs, the floor
@@ -37,9 +39,6 @@ import (
 //	                        zeros: the write and its sync in one call,
 //	                        one pass through the scheduler's syscall
 //	                        entry and exit instead of two
-//	rawpwritev2dsync/zeros  the same without telling the scheduler, as
-//	                        rawfdatasync/zeros: what the store's
-//	                        leading sync does (lead.go)
 func BenchmarkFsyncFloor(b *testing.B) {
 	const region = 64 << 20
 	variants := []struct {
@@ -49,7 +48,6 @@ func BenchmarkFsyncFloor(b *testing.B) {
 		oflag      int
 		noFsync    bool
 		dsyncWrite bool // one pwritev2(RWF_DSYNC), no separate sync
-		raw        bool // the pwritev2 without the runtime (RawSyscall)
 	}{
 		{name: "fsync/append", sync: (*os.File).Sync},
 		{name: "fdatasync/append", sync: fdatasync},
@@ -59,7 +57,6 @@ func BenchmarkFsyncFloor(b *testing.B) {
 		{name: "odsync/zeros", prep: "zeros", oflag: syscall.O_DSYNC, noFsync: true},
 		{name: "rawfdatasync/zeros", prep: "zeros", sync: rawFdatasync},
 		{name: "pwritev2dsync/zeros", prep: "zeros", dsyncWrite: true},
-		{name: "rawpwritev2dsync/zeros", prep: "zeros", dsyncWrite: true, raw: true},
 	}
 	for _, v := range variants {
 		b.Run(v.name, func(b *testing.B) {
@@ -98,8 +95,8 @@ func BenchmarkFsyncFloor(b *testing.B) {
 					off = 0 // wrap: still inside the prepared region
 				}
 				if v.dsyncWrite {
-					if _, e := pwriteDsync(f.Fd(), rec, off, v.raw); e != 0 {
-						b.Skip("pwritev2:", e)
+					if err := pwriteDsync(f, rec, off); err != nil {
+						b.Skip("pwritev2:", err)
 					}
 					off += int64(len(rec))
 					continue
@@ -132,4 +129,9 @@ func rawFdatasync(f *os.File) error {
 		return e
 	}
 	return nil
+}
+
+func pwriteDsync(f *os.File, p []byte, off int64) error {
+	_, err := unix.Pwritev2(int(f.Fd()), [][]byte{p}, off, unix.RWF_DSYNC)
+	return err
 }

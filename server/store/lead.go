@@ -1,10 +1,5 @@
 package store
 
-import (
-	"runtime"
-	"time"
-)
-
 // SyncNow writes and fsyncs the records appended so far on the caller's
 // goroutine, and reports whether it did: Durable() then covers every
 // record appended before the call. It is for a goroutine that has
@@ -24,9 +19,7 @@ import (
 //
 // A round SyncNow writes does not signal Notify (its caller knows); a
 // failure does, as Err changes, and leaves the records to the syncer,
-// which retries them. Into the preallocated zeros its write and sync are
-// one system call, raw while the disk is fast (rawSyncMax): at one
-// confirm in flight the runtime then wakes no other thread for it.
+// which retries them.
 func (s *Store) SyncNow() bool {
 	if !s.writing.TryLock() {
 		s.Wake()
@@ -48,10 +41,7 @@ func (s *Store) SyncNow() bool {
 		s.writing.Unlock()
 		return true // nothing buffered: all of it is durable already
 	}
-	raw := s.leadFast && runtime.GOMAXPROCS(0) >= 2
-	start := time.Now()
-	err := s.writeHeld(true, raw)
-	s.leadFast = time.Since(start) < rawSyncMax
+	err := s.writeHeld(false)
 	s.writing.Unlock()
 	if err != nil {
 		s.setErr(&s.logErr, err)
@@ -60,16 +50,3 @@ func (s *Store) SyncNow() bool {
 	}
 	return true
 }
-
-// rawSyncMax is how long a leading sync (SyncNow) may have taken for the
-// next to go in as a raw system call (writeDatasync): one that keeps its
-// thread's P while the disk works, so that sysmon is not woken for it.
-// While the P is held, a stop-the-world (the GC's) waits for the disk,
-// and goroutines queued on that P wait for another to steal them; so the
-// next sync is raw only while the disk answers within this, and only
-// with a second P to run everything else meanwhile. A sync that took
-// longer sends the next one through the runtime, which hands the P on
-// if the disk is slow, and measures again. The TCP transport's reads
-// that wait keep their P the same way, for at most 200 µs and with one
-// P always left (server/tcp/readwait_linux.go).
-const rawSyncMax = time.Millisecond

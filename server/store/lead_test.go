@@ -2,8 +2,6 @@ package store
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"syscall"
 	"testing"
 )
@@ -137,71 +135,5 @@ func TestWakeOnlyForDeferredRecords(t *testing.T) {
 	s.mu.Unlock()
 	if unwoken {
 		t.Fatal("Wake left the records marked unwoken")
-	}
-}
-
-// TestSyncNowIntoZeros: on a real file, SyncNow's rounds into the
-// preallocated zeros (one pwritev2 with RWF_DSYNC each on Linux, raw
-// while the disk is fast) cost one fsync a round, as the rounds that
-// write and fdatasync do, and a copy of the directory taken without a
-// close (as a crash leaves it, the zeros after the records) recovers
-// every record.
-func TestSyncNowIntoZeros(t *testing.T) {
-	dir := t.TempDir()
-	s, _ := openT(t, dir, Options{})
-	before := s.Stats().Fsyncs
-	const n = 300
-	for i := 1; i <= n; i++ {
-		p, err := s.AppendDeferred([]byte(rec(i)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !s.SyncNow() || s.Durable() != p {
-			t.Fatalf("record %d: SyncNow did not make it durable (Durable %d, want %d)", i, s.Durable(), p)
-		}
-	}
-	if got := s.Stats().Fsyncs - before; got != n {
-		t.Fatalf("%d rounds made %d fsyncs, want one each", n, got)
-	}
-	crashed := copyDir(t, dir)
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s2, r := openT(t, crashed, Options{})
-	defer s2.Close()
-	wantRecords(t, records(t, r), 1, n)
-}
-
-// TestWriteDatasyncRaw: the one-call write and sync writes what it is
-// given at its offset, through the runtime or raw, and says it did not
-// when the file is not an *os.File (a test's, which then gets the
-// pwrite and fsync).
-func TestWriteDatasyncRaw(t *testing.T) {
-	f, err := os.Create(filepath.Join(t.TempDir(), "f"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	for i, raw := range []bool{false, true} {
-		done, err := writeDatasync(f, []byte(rec(i)), int64(i*64), raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !done {
-			t.Skip("no one-call write and sync here")
-		}
-		got := make([]byte, len(rec(i)))
-		if _, err := f.ReadAt(got, int64(i*64)); err != nil || string(got) != rec(i) {
-			t.Fatalf("raw %v: read back %q, %v; want %q", raw, got, err, rec(i))
-		}
-	}
-	fs := &faultFS{}
-	ff, err := fs.open(filepath.Join(t.TempDir(), "g"), os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ff.Close()
-	if done, _ := writeDatasync(ff, []byte("x"), 0, true); done {
-		t.Fatal("a test's File took the one-call write")
 	}
 }

@@ -128,9 +128,6 @@ type Store struct {
 	segs     []string // paths of the live log files, oldest first
 	held     []byte   // taken from buf, not yet durable
 	heldLast Pos
-	// leadFast says the last SyncNow's write and sync took less than
-	// rawSyncMax, so the next may be raw (lead.go).
-	leadFast bool
 }
 
 // openSegment is the log file the syncer appends to.

@@ -137,7 +137,7 @@ func (s *Store) takeLocked() {
 // to be tried again.
 func (s *Store) round() error {
 	if len(s.held) > 0 {
-		if err := s.writeHeld(false, false); err != nil {
+		if err := s.writeHeld(true); err != nil {
 			return err
 		}
 	}
@@ -157,15 +157,14 @@ func (s *Store) round() error {
 
 // writeHeld appends the held records to the log file and fsyncs it, and
 // tells Notify's reader (signal), unless the caller learns of it from
-// its return (lead: SyncNow). With raw the sync goes in without the
-// runtime (writeDatasync, leadSync).
+// its return (SyncNow).
 //
 // After a failed write or fsync, the bytes past the last durable record
 // are not trusted: Linux may drop dirty pages whose writeback failed and
 // then report the next fsync as a success. So the file is cut back to the
 // durable end and the records are written again from our own buffer,
 // which is why held is kept until its fsync succeeds.
-func (s *Store) writeHeld(lead, raw bool) error {
+func (s *Store) writeHeld(signal bool) error {
 	seg := &s.seg
 	if seg.dirty {
 		if err := seg.f.Truncate(seg.off); err != nil {
@@ -175,7 +174,7 @@ func (s *Store) writeHeld(lead, raw bool) error {
 		seg.alloc = seg.off
 	}
 	end := seg.off + int64(len(s.held))
-	if err := s.writeSync(end, raw); err != nil {
+	if err := s.writeSync(end); err != nil {
 		seg.dirty = true
 		return err
 	}
@@ -189,7 +188,7 @@ func (s *Store) writeHeld(lead, raw bool) error {
 	s.durable = s.heldLast
 	s.cond.Broadcast()
 	s.mu.Unlock()
-	if !lead {
+	if signal {
 		s.signal()
 	}
 	return nil
@@ -202,10 +201,10 @@ func (s *Store) writeHeld(lead, raw bool) error {
 // that the new zeros are on disk before records are written into them;
 // past the zeros, too, the size changes, which fdatasync makes durable as
 // well.
-func (s *Store) writeSync(end int64, raw bool) error {
+func (s *Store) writeSync(end int64) error {
 	seg := &s.seg
 	if end <= seg.alloc {
-		done, err := writeDatasync(seg.f, s.held, seg.off, raw)
+		done, err := writeDatasync(seg.f, s.held, seg.off)
 		if done {
 			s.fsyncs.Add(1)
 			return err
