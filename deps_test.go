@@ -138,9 +138,14 @@ engine < driver/sink;
 PURE, RUNTIME, engine/script < driver/clockapi;
 PURE, RUNTIME, NET < driver/addrlimit;
 
+# netwatch keeps a thread watching the network while a goroutine works
+# without parking (a streaming connection, a long reply's encoder).
+PURE, RUNTIME < server/netwatch;
+
 RUNTIME, OS, engine, server/store, driver/sink < server/broker;
 server/broker < server/auth;
-NET, engine/script, driver/clockapi, server/auth < server/mgmt;
+NET, engine/script, driver/clockapi, server/auth, server/netwatch
+< server/mgmt;
 NET, engine/hub < server/httpguard;
 RUNTIME, OS, engine/script < server/console;
 NET, OS, RUNTIME, engine < server/ctl;
@@ -151,7 +156,7 @@ NET, OS, RUNTIME, engine < server/ctl;
 # driver/conn runs the protocol machine for one connection over any of
 # them; neither it nor the machine imports a transport (the server and
 # the edge's session role plug them in).
-PURE, RUNTIME, OS, NET < server/tcp;
+PURE, RUNTIME, OS, NET, server/netwatch < server/tcp;
 RUNTIME, OS, NET, WEBSOCKET, engine/amqpconn < server/ws;
 RUNTIME, OS, NET, engine/amqpconn < wasm/worker/amqpsocket;
 # (os for the deadline error a transport's read ends with, and the

@@ -184,7 +184,7 @@ func (a *Alarm) update() {
 	for c, told := range a.conns {
 		if told {
 			a.conns[c] = false
-			c.out.push(outItem{method: &amqp.ConnectionUnblocked{}})
+			c.out.push(&outItem{method: &amqp.ConnectionUnblocked{}})
 		}
 	}
 }
@@ -217,7 +217,7 @@ func (a *Alarm) waitPublish(c *conn, gone, woken <-chan struct{}) (ok, wasWoken 
 		if on && c.notifyBlock {
 			if told, open := a.conns[c]; open && !told {
 				a.conns[c] = true
-				c.out.push(outItem{method: &amqp.ConnectionBlocked{Reason: a.reason()}})
+				c.out.push(&outItem{method: &amqp.ConnectionBlocked{Reason: a.reason()}})
 			}
 		}
 		a.mu.Unlock()

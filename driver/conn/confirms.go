@@ -16,12 +16,21 @@ package conn
 // (releaseHeld): it runs its callbacks in the order they came, so each
 // call releases the item its pushConfirm held, and no confirm allocates a
 // closure (a confirm's item is a few hundred bytes).
-func (c *conn) pushConfirm(it outItem, pos uint64) {
-	if pos == 0 && c.heldConfirms.Load() == 0 {
-		// Nothing to wait for: no data directory, or not durable.
+func (c *conn) pushConfirm(it *outItem, pos uint64) {
+	if c.confirmGoesNow(pos) {
 		c.out.push(it)
 		return
 	}
+	c.holdConfirm(it, pos)
+}
+
+// confirmGoesNow reports whether a confirm whose command the log holds up
+// to pos (0: it need not wait) has nothing to wait for: no data
+// directory, or not durable, and no confirm held before it.
+func (c *conn) confirmGoesNow(pos uint64) bool { return pos == 0 && c.heldConfirms.Load() == 0 }
+
+// holdConfirm keeps a confirm until the log is on disk up to pos.
+func (c *conn) holdConfirm(it *outItem, pos uint64) {
 	c.heldMu.Lock()
 	c.held.push(it)
 	c.heldMu.Unlock()
@@ -34,7 +43,7 @@ func (c *conn) releaseHeldItem() {
 	c.heldMu.Lock()
 	it := c.held.pop()
 	c.heldMu.Unlock()
-	c.out.push(it)
+	c.out.push(&it)
 	c.heldConfirms.Add(-1)
 }
 
@@ -46,13 +55,13 @@ type heldQueue struct {
 	head  int
 }
 
-func (q *heldQueue) push(it outItem) {
+func (q *heldQueue) push(it *outItem) {
 	if q.head > 0 && q.head >= len(q.items)/2 {
 		n := copy(q.items, q.items[q.head:])
 		clear(q.items[n:])
 		q.items, q.head = q.items[:n], 0
 	}
-	q.items = append(q.items, it)
+	q.items = append(q.items, *it)
 }
 
 // pop removes and returns the oldest item; there must be one.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"warren/engine"
+	"warren/engine/amqpconn"
 )
 
 // TestCoalesceConfirms: runs of acks for consecutive tags on one channel,
@@ -14,12 +15,14 @@ import (
 // ends the run. Items spread over several chunks coalesce the same.
 func TestCoalesceConfirms(t *testing.T) {
 	ack := func(ch uint16, tag uint64) outItem {
-		return outItem{channel: ch, ev: engine.Event{Kind: engine.EvConfirmed, DeliveryTag: tag}}
+		return outItem{channel: ch, ev: amqpconn.EventFrames{Kind: engine.EvConfirmed, DeliveryTag: tag}}
 	}
 	nack := func(ch uint16, tag uint64) outItem {
-		return outItem{channel: ch, ev: engine.Event{Kind: engine.EvNacked, DeliveryTag: tag}}
+		return outItem{channel: ch, ev: amqpconn.EventFrames{Kind: engine.EvNacked, DeliveryTag: tag}}
 	}
-	ret := func(ch uint16) outItem { return outItem{channel: ch, ev: engine.Event{Kind: engine.EvReturned}} }
+	ret := func(ch uint16) outItem {
+		return outItem{channel: ch, ev: amqpconn.EventFrames{Kind: engine.EvReturned}}
+	}
 	for _, c := range []struct {
 		name  string
 		items []outItem
@@ -41,7 +44,7 @@ func TestCoalesceConfirms(t *testing.T) {
 	} {
 		o := newOutbox()
 		for _, it := range c.items {
-			o.push(it)
+			o.push(&it)
 		}
 		chunks, _ := o.take(nil)
 		coalesceConfirms(chunks)

@@ -337,12 +337,12 @@ func (c *conn) run() error {
 	r.setHandshakeDeadline(time.Now().Add(c.cfg.HandshakeTimeout))
 	if err := r.protocolHeader(); err != nil {
 		if errors.Is(err, errWoken) && c.inbox.forced() {
-			c.out.push(outItem{method: &amqp.ConnectionClose{ReplyCode: engine.ConnectionForced, ReplyText: amqpconn.ShortText(c.inbox.forceText())}, closeAfter: true})
+			c.out.push(&outItem{method: &amqp.ConnectionClose{ReplyCode: engine.ConnectionForced, ReplyText: amqpconn.ShortText(c.inbox.forceText())}, closeAfter: true})
 			return nil
 		}
 		var bad *amqp.ProtocolHeaderError
 		if errors.As(err, &bad) {
-			c.out.push(outItem{raw: amqp.ProtocolHeader[:], closeAfter: true})
+			c.out.push(&outItem{raw: amqp.ProtocolHeader[:], closeAfter: true})
 		}
 		return err
 	}

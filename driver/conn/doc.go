@@ -20,8 +20,8 @@
 //     through its inbox, and wake it by ending its read (inbox.go,
 //     wake.go): the sink, which the backend calls with the connection's
 //     events from wherever it applies commands, sends the stateless ones
-//     (deliveries, returns, confirms) itself and leaves the rest to the
-//     owner;
+//     (deliveries, returns, confirms) itself, unless the owner is applying
+//     commands that reply, and leaves the rest to the owner;
 //   - the writer drains the outbox, encoding replies and the engine's
 //     events into frames, and sends heartbeats.
 //

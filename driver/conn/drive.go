@@ -89,7 +89,7 @@ func (c *conn) ready() error {
 // the machine sends each reply before what its command caused (a
 // consume-ok before the first delivery).
 func (c *conn) apply(cmds []engine.Command) error {
-	c.inbox.begin()
+	c.inbox.begin(c.m.EventsGoNow())
 	var res []engine.Result
 	var err error
 	if ls, ok := c.b.(logSyncer); ok {
@@ -183,10 +183,31 @@ func (c *conn) pushOut(o *amqpconn.Out, pos uint64) {
 		if !o.Durable {
 			pos = 0
 		}
-		c.pushConfirm(it, pos)
+		c.pushConfirm(&it, pos)
 		return
 	}
-	c.out.push(it)
+	c.out.push(&it)
+}
+
+// pushSend queues what a stateless event sends (amqpconn.EventSendOf),
+// the sink's: its entry is made where the outbox keeps it, unless a
+// confirm must wait for the disk (pushConfirm).
+func (c *conn) pushSend(s *amqpconn.EventSend, ev *engine.Event) {
+	if s.Confirm {
+		pos := uint64(0)
+		if s.Durable {
+			pos = c.b.LogEnd()
+		}
+		if !c.confirmGoesNow(pos) {
+			it := outItem{channel: s.Channel, method: s.Method}
+			if s.Frames {
+				it.ev = amqpconn.FramesOf(ev)
+			}
+			c.holdConfirm(&it, pos)
+			return
+		}
+	}
+	c.out.pushEvent(s.Channel, s.Method, ev, s.Frames)
 }
 
 // backlog tells the machine how much waits to be written and applies the

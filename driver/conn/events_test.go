@@ -58,3 +58,45 @@ func TestOwnerCheck(t *testing.T) {
 		t.Fatalf("check on another goroutine: recovered %v, want the owner panic", r)
 	}
 }
+
+// TestSinkKeepsWhileApplying: while the owner applies commands the sink
+// keeps the connection's events for it, so that each reply goes before
+// what its command caused, unless the machine said no reply can be
+// overtaken (EventsGoNow, inbox.begin's direct): then it queues the
+// stateless ones (a delivery, a confirm) itself, as it does while no
+// command is out, and still keeps those that need the machine (a channel
+// closed).
+func TestSinkKeepsWhileApplying(t *testing.T) {
+	const own engine.ConnID = 7
+	for _, tc := range []struct {
+		direct     bool
+		kind       engine.EventKind
+		kept, sent bool
+	}{
+		{false, engine.EvDelivered, true, false},
+		{false, engine.EvConfirmed, true, false},
+		{false, engine.EvChannelClosed, true, false},
+		{true, engine.EvDelivered, false, true},
+		{true, engine.EvConfirmed, false, true},
+		{true, engine.EvChannelClosed, true, false},
+	} {
+		cfg := &Config{}
+		cfg.Defaults()
+		a, b := net.Pipe()
+		c := &conn{cfg: cfg, b: cfg.Broker, home: cfg.shared.home, out: newOutbox(), connID: own}
+		c.wake.init(tcp.New(a))
+		c.inbox.begin(tc.direct)
+		ev := engine.Event{Kind: tc.kind, Channel: engine.ChannelID{Conn: own, Num: 1}, Code: engine.PreconditionFailed,
+			Text: "PRECONDITION_FAILED", Msg: &engine.Message{}}
+		eventSink{c}.Events([]engine.Event{ev})
+		kept, sent := len(c.inbox.evs) == 1, c.out.size() > 0
+		if kept != tc.kept || sent != tc.sent {
+			t.Errorf("%s, direct %v: kept %v sent %v, want kept %v sent %v", tc.kind, tc.direct, kept, sent, tc.kept, tc.sent)
+		}
+		if c.wake.woken.Load() {
+			t.Errorf("%s, direct %v: woke the owner, which takes the inbox once its commands are applied", tc.kind, tc.direct)
+		}
+		a.Close()
+		b.Close()
+	}
+}

@@ -13,17 +13,27 @@ import (
 // may act on. The sink runs wherever the backend hands events out (under
 // the server's broker lock, on whichever goroutine applied the commands
 // that caused them, or on a shared session's goroutine) and never touches
-// the machine: while the owner applies its own commands (begin, end) it
+// the machine: while the owner applies its own commands (begin, take) it
 // keeps the connection's events here for the owner to take with the
 // results; otherwise it sends the stateless ones itself (deliveries,
 // returns, confirms: engine/amqpconn's EventOut needs no state) and keeps
 // the others (a channel or the connection closed by someone else) here,
-// waking the owner. A forced close (server shutdown, a session's end)
+// waking the owner. When the commands applied are only publishes and acks,
+// whose results send nothing (the machine's EventsGoNow), no reply can be
+// overtaken, and the sink sends the stateless events as if none were out:
+// a consumer's acks and a publisher's publishes are most of what a busy
+// connection applies, and the deliveries and confirms they cause then
+// skip the machine and the copies it takes on the way (inbox, pending
+// outs, Ready.Out). A forced close (server shutdown, a session's end)
 // waits here too.
 type inbox struct {
 	mu       sync.Mutex
 	applying bool
-	evs      []engine.Event
+	// direct: while the owner applies, the sink still sends the
+	// stateless events itself, as the machine said no reply could be
+	// overtaken (amqpconn's EventsGoNow: only publishes and acks are out).
+	direct bool
+	evs    []engine.Event
 	// pos is the command log's end when the last durable confirm kept
 	// here came (pushConfirm).
 	pos       uint64
@@ -32,10 +42,11 @@ type inbox struct {
 }
 
 // begin starts the owner's Apply: the sink keeps the connection's events
-// until the owner has taken them all (take with finish).
-func (in *inbox) begin() {
+// until the owner has taken them all (take with finish); with direct, only
+// those that need the machine's state (see inbox.direct).
+func (in *inbox) begin(direct bool) {
 	in.mu.Lock()
-	in.applying = true
+	in.applying, in.direct = true, direct
 	in.mu.Unlock()
 }
 
@@ -46,7 +57,7 @@ func (in *inbox) take(into []engine.Event, finish bool) (evs []engine.Event, pos
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if finish && len(in.evs) == 0 {
-		in.applying = false
+		in.applying, in.direct = false, false
 		return into, 0, true
 	}
 	into = append(into, in.evs...)
@@ -120,32 +131,39 @@ func (s eventSink) Events(evs []engine.Event) {
 	c.home.inline.claim(c)
 	in := &c.inbox
 	wake := false
+	out := c.out.pushes()
 	in.mu.Lock()
 	for i := range evs {
 		ev := &evs[i]
 		if ev.Channel.Conn != id || !sinkKinds.Has(ev.Kind) {
 			continue
 		}
-		if in.applying {
+		stateless := amqpconn.Stateless(ev.Kind)
+		if in.applying && !(in.direct && stateless) {
 			in.evs = append(in.evs, *ev)
 			if durableConfirm(ev) {
+				out.done() // see pushes
 				in.pos = c.b.LogEnd()
 			}
 			continue
 		}
-		if !amqpconn.Stateless(ev.Kind) {
+		if !stateless {
 			in.evs = append(in.evs, *ev)
 			wake = true
 			continue
 		}
-		if o, ok := amqpconn.EventOut(ev, c.notifyCancel); ok {
-			pos := uint64(0)
-			if o.Confirm && o.Durable {
-				pos = c.b.LogEnd()
-			}
-			c.pushOut(&o, pos)
+		s, ok := amqpconn.EventSendOf(ev, c.notifyCancel)
+		if !ok {
+			continue
 		}
+		if s.Confirm && (s.Durable || !c.confirmGoesNow(0)) {
+			out.done() // it may wait for the disk: see pushes
+			c.pushSend(&s, ev)
+			continue
+		}
+		out.event(s.Channel, s.Method, ev, s.Frames)
 	}
+	out.done()
 	in.mu.Unlock()
 	if !wake && !c.pausedFlag.Load() && c.out.size() > c.cfg.OutboxHighWater {
 		wake = true // the owner pauses the connection (drive.go's backlog)

@@ -7,6 +7,7 @@ import (
 
 	"warren/engine"
 	"warren/engine/amqp"
+	"warren/engine/amqpconn"
 )
 
 // FuzzAcceptedNamesEncode: whatever name or key the engine accepts, the
@@ -187,7 +188,8 @@ func encodeMethod(m amqp.Method) {
 func encodeDecode(t *testing.T, ev *engine.Event) amqp.Command {
 	t.Helper()
 	c := &conn{frameMax: 131072}
-	frames, err := c.encodeEvent(nil, 1, ev)
+	fs := amqpconn.FramesOf(ev)
+	frames, err := c.encodeEvent(nil, 1, &fs)
 	if err != nil {
 		t.Fatalf("the writer cannot encode a delivery the engine accepted: %v", err)
 	}

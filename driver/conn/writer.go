@@ -229,11 +229,7 @@ func (c *conn) encode(b []byte, it *outItem) ([]byte, error) {
 	if it.ev.Kind != 0 {
 		return c.encodeEvent(b, it.channel, &it.ev)
 	}
-	b, err := amqp.AppendMethodFrame(b, it.channel, it.method)
-	if err != nil || it.props == nil {
-		return b, err
-	}
-	return amqp.AppendContent(b, it.channel, it.method.ClassID(), *it.props, it.body, c.frameMax)
+	return amqp.AppendMethodFrame(b, it.channel, it.method)
 }
 
 // writerMethods are the writer's reusable method values (see conn.wm).
@@ -245,7 +241,7 @@ type writerMethods struct {
 	nack    amqp.BasicNack
 }
 
-func (c *conn) encodeEvent(b []byte, ch uint16, ev *engine.Event) ([]byte, error) {
+func (c *conn) encodeEvent(b []byte, ch uint16, ev *amqpconn.EventFrames) ([]byte, error) {
 	var m amqp.Method
 	w := &c.ws.wm
 	switch ev.Kind {

@@ -29,7 +29,11 @@
 //     Results may queue more commands (the inputs after a failed one are
 //     mapped again, now that its channel is closing): loop until Commands
 //     is empty.
-//  3. Hand the connection's engine events to Events, in order.
+//  3. Hand the connection's engine events to Events, in order. A driver
+//     may instead send a stateless event's frames itself (Stateless,
+//     EventOut, EventSendOf) when no command of its is out, or when
+//     EventsGoNow said so before it applied the commands that are: no
+//     reply can be overtaken then.
 //  4. Tell Backlog the bytes waiting to be written after each write and
 //     each event batch: past the high-water mark it queues
 //     CmdPauseConnection, and below a quarter of it the resume.

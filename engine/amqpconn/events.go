@@ -59,24 +59,52 @@ func Stateless(k engine.EventKind) bool {
 // EventOut is what a stateless event sends (see Stateless);
 // notifyCancel says the client announced consumer_cancel_notify.
 func EventOut(ev *engine.Event, notifyCancel bool) (Out, bool) {
+	s, ok := EventSendOf(ev, notifyCancel)
+	if !ok {
+		return Out{}, false
+	}
+	o := Out{Channel: s.Channel, Method: s.Method, Confirm: s.Confirm, Durable: s.Durable}
+	if s.Frames {
+		o.Event = FramesOf(ev)
+	}
+	return o, true
+}
+
+// EventSend is EventOut's decision without the Out: a driver that sends
+// a stateless event at once builds its own entry from the event where it
+// queues it (FramesOf, when Frames), rather than copy an Out on the way:
+// deliveries and confirms take that path once a message.
+type EventSend struct {
+	Channel uint16
+	// Method is the method to send; nil when Frames.
+	Method amqp.Method
+	// Frames: the event's own frames (FramesOf): a delivery or get-ok,
+	// a return, a confirm.
+	Frames bool
+	// Confirm and Durable are Out's.
+	Confirm, Durable bool
+}
+
+// EventSendOf is what a stateless event sends (see EventOut).
+func EventSendOf(ev *engine.Event, notifyCancel bool) (EventSend, bool) {
 	n := ev.Channel.Num
 	switch ev.Kind {
 	case engine.EvDelivered, engine.EvReturned:
-		return Out{Channel: n, Event: *ev}, true
+		return EventSend{Channel: n, Frames: true}, true
 	case engine.EvConfirmed, engine.EvNacked:
-		return Out{Channel: n, Event: *ev, Confirm: true, Durable: ev.Kind == engine.EvConfirmed && ev.Durable}, true
+		return EventSend{Channel: n, Frames: true, Confirm: true, Durable: ev.Kind == engine.EvConfirmed && ev.Durable}, true
 	case engine.EvConsumerCancelled:
 		// consumer_cancel_notify: tell the client when the server
 		// cancelled its consumer (its queue was deleted).
 		if ev.Reason == "queue-deleted" && notifyCancel {
-			return Out{Channel: n, Method: &amqp.BasicCancel{ConsumerTag: ev.ConsumerTag, NoWait: true}}, true
+			return EventSend{Channel: n, Method: &amqp.BasicCancel{ConsumerTag: ev.ConsumerTag, NoWait: true}}, true
 		}
 	case engine.EvTxCommitted:
 		// "A transaction's commit is durable when tx.commit-ok is sent":
 		// it waits for the log like a durable confirm.
-		return Out{Channel: n, Method: &amqp.TxCommitOk{}, Confirm: true, Durable: true}, true
+		return EventSend{Channel: n, Method: &amqp.TxCommitOk{}, Confirm: true, Durable: true}, true
 	}
-	return Out{}, false
+	return EventSend{}, false
 }
 
 // serverClosedChannel records a channel exception the engine raised and

@@ -18,12 +18,12 @@ type Config struct {
 // Out is one thing to send. Either Method (with Props and Body for content
 // the machine builds, never today) or, when Event.Kind is set, an event the
 // writer encodes as frames (basic.deliver or get-ok with its message,
-// basic.return, basic.ack or nack): kept as the event, by value, so a
-// delivery needs no method allocated.
+// basic.return, basic.ack or nack): kept as what those frames need of the
+// event, by value (EventFrames).
 type Out struct {
 	Channel uint16
 	Method  amqp.Method
-	Event   engine.Event
+	Event   EventFrames
 	// Durable marks a publisher confirm or tx.commit-ok that may go out
 	// only once the command log is on disk (the driver's durability).
 	Durable bool
@@ -127,6 +127,10 @@ type Machine struct {
 	// for: commands that wait for a reply, and exceptions raised in
 	// order (Recv).
 	barriers int
+	// speaking counts the entries of pend that may send something once
+	// the results are in (all but pendNone's: a reply, an exception, an
+	// Out held in order); see Overtakes.
+	speaking int
 	// pendOuts are the pendOut entries' Outs; spareOuts its previous
 	// array, reused.
 	pendOuts, spareOuts []Out
@@ -186,11 +190,21 @@ func (m *Machine) Ended() bool   { return m.ended }
 // Paused reports whether back-pressure has paused the connection.
 func (m *Machine) Paused() bool { return m.paused }
 
+// EventsGoNow reports whether a stateless event's frames (Stateless,
+// EventOut) may go out now, ahead of the results of the commands handed
+// out: none of those results sends anything (they are all pipelined
+// publishes and acks, whose errors come as events) and nothing waits in
+// order behind them, so no reply can be overtaken. A driver may then
+// send the events those commands cause as they come, as it sends those
+// that come while no command is out.
+func (m *Machine) EventsGoNow() bool { return m.speaking == 0 }
+
 // send queues an Out behind the replies still waiting for results.
 func (m *Machine) send(o Out) {
 	if len(m.pend) > 0 {
 		m.pendOuts = append(m.pendOuts, o)
 		m.pend = append(m.pend, pending{kind: pendOut, out: int32(len(m.pendOuts) - 1)})
+		m.speaking++
 		return
 	}
 	m.ready.Out = append(m.ready.Out, o)

@@ -29,7 +29,7 @@ type pending struct {
 	// later inputs wait for its result (Recv).
 	sync bool
 	// out indexes Machine.pendOuts: a pendOut's Out, kept apart so that
-	// an entry stays small (an Out holds a whole engine.Event).
+	// an entry stays small (an Out holds an event's EventFrames).
 	out int32
 	// reply builds the -ok from the result; nil for none.
 	reply   func(r *engine.Result) amqp.Method
@@ -126,6 +126,9 @@ func (m *Machine) command(c engine.Command, p pending) {
 	if p.sync {
 		m.barriers++
 	}
+	if p.kind != pendNone {
+		m.speaking++
+	}
 	m.ready.Commands = append(m.ready.Commands, c)
 	m.pend = append(m.pend, p)
 }
@@ -135,6 +138,7 @@ func (m *Machine) failInOrder(in amqp.Command, code int, text string, meth engin
 	if len(m.pend) > 0 {
 		m.pend = append(m.pend, pending{kind: pendFail, in: in, has: true, code: code, text: text, meth: meth})
 		m.barriers++
+		m.speaking++
 		return
 	}
 	m.fail(code, text, meth)
@@ -151,7 +155,7 @@ func (m *Machine) Results(res []engine.Result) {
 	m.pubs, m.acks = m.pubs[:0], m.acks[:0]
 	old, oldOuts := m.pend, m.pendOuts
 	m.pend, m.pendOuts = nil, m.spareOuts[:0]
-	m.barriers = 0
+	m.barriers, m.speaking = 0, 0
 	var redo []amqp.Command
 	i, stopped := 0, false
 	for k := range old {

@@ -98,6 +98,7 @@ var testConfig = amqpconn.Config{ChannelMax: 4, FrameMax: 131072, Heartbeat: 60,
 //	[name:] force-close TEXT          the server closes the connection
 //	[name:] heartbeat NOW SENT HEARD  the heartbeat decisions at NOW (ms)
 //	[name:] state                     the machine's state
+//	[name:] events-go-now             whether events may go ahead of results
 //	+LINE                             LINE, then no Ready loop yet
 //
 // The name defaults to "c".
@@ -204,6 +205,9 @@ func (h *harness) exec(sb *strings.Builder, line string) error {
 		fm, cm, hb := m.Tuned()
 		fmt.Fprintf(sb, "%s: open=%v closing=%v ended=%v paused=%v frame_max=%d channel_max=%d heartbeat=%d close_wait=%dms\n",
 			name, m.IsOpen(), m.Closing(), m.Ended(), m.Paused(), fm, cm, hb, m.CloseWaitMs())
+		return nil
+	case "events-go-now":
+		fmt.Fprintf(sb, "%s: events go now=%v\n", name, m.EventsGoNow())
 		return nil
 	default:
 		return fmt.Errorf("unknown verb %q", f[0])

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"io"
 	"runtime"
+	"time"
+
+	"warren/server/netwatch"
 )
 
 // A long reply (a whole list, the definitions document) is written as it
@@ -22,6 +25,10 @@ const streamChunk = 64 << 10
 // (a client's round trip) would otherwise wait for the scheduler to
 // preempt the encoder, up to 10 ms, behind another's work. A yield a
 // piece makes that wait one piece's encoding, well under a millisecond.
+// A yield lets run only what is already runnable, though: a client whose
+// request is still in its socket is made runnable by a thread that polls
+// the network, and with the encoder busy on one P and the other P idle
+// none may be (server/netwatch). So each piece also nudges one awake.
 
 // jsonStream writes a JSON reply in pieces. The first failure to encode
 // or write is kept (err) and the rest is skipped.
@@ -82,6 +89,7 @@ func (s *jsonStream) close() { s.raw("]") }
 func (s *jsonStream) spill() {
 	if len(s.buf) >= streamChunk {
 		s.flush()
+		netwatch.Nudge(time.Now())
 		runtime.Gosched()
 	}
 }

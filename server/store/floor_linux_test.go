@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // BenchmarkFsyncFloor is what the kernel's fsync itself costs, the floor
@@ -33,14 +35,19 @@ import (
 //	                        scheduler (RawSyscall): the thread keeps its
 //	                        P, so no hand-off, but a stop-the-world waits
 //	                        for the disk; what the runtime's share costs
+//	pwritev2dsync/zeros     one pwritev2 with RWF_DSYNC into written
+//	                        zeros: the write and its sync in one call,
+//	                        one pass through the scheduler's syscall
+//	                        entry and exit instead of two
 func BenchmarkFsyncFloor(b *testing.B) {
 	const region = 64 << 20
 	variants := []struct {
-		name    string
-		prep    string // "", "fallocate" or "zeros"
-		sync    func(f *os.File) error
-		oflag   int
-		noFsync bool
+		name       string
+		prep       string // "", "fallocate" or "zeros"
+		sync       func(f *os.File) error
+		oflag      int
+		noFsync    bool
+		dsyncWrite bool // one pwritev2(RWF_DSYNC), no separate sync
 	}{
 		{name: "fsync/append", sync: (*os.File).Sync},
 		{name: "fdatasync/append", sync: fdatasync},
@@ -49,6 +56,7 @@ func BenchmarkFsyncFloor(b *testing.B) {
 		{name: "fsync/zeros", prep: "zeros", sync: (*os.File).Sync},
 		{name: "odsync/zeros", prep: "zeros", oflag: syscall.O_DSYNC, noFsync: true},
 		{name: "rawfdatasync/zeros", prep: "zeros", sync: rawFdatasync},
+		{name: "pwritev2dsync/zeros", prep: "zeros", dsyncWrite: true},
 	}
 	for _, v := range variants {
 		b.Run(v.name, func(b *testing.B) {
@@ -86,6 +94,13 @@ func BenchmarkFsyncFloor(b *testing.B) {
 				if v.prep != "" && off+int64(len(rec)) > region {
 					off = 0 // wrap: still inside the prepared region
 				}
+				if v.dsyncWrite {
+					if err := pwriteDsync(f, rec, off); err != nil {
+						b.Skip("pwritev2:", err)
+					}
+					off += int64(len(rec))
+					continue
+				}
 				if _, err := f.WriteAt(rec, off); err != nil {
 					b.Fatal(err)
 				}
@@ -114,4 +129,9 @@ func rawFdatasync(f *os.File) error {
 		return e
 	}
 	return nil
+}
+
+func pwriteDsync(f *os.File, p []byte, off int64) error {
+	_, err := unix.Pwritev2(int(f.Fd()), [][]byte{p}, off, unix.RWF_DSYNC)
+	return err
 }

@@ -174,14 +174,7 @@ func (s *Store) writeHeld(signal bool) error {
 		seg.alloc = seg.off
 	}
 	end := seg.off + int64(len(s.held))
-	s.grow(end)
-	if _, err := seg.f.WriteAt(s.held, seg.off); err != nil {
-		seg.dirty = true
-		return err
-	}
-	// Into preallocated zeros only data changes; past them the size
-	// changes too, which fdatasync makes durable as well.
-	if err := s.syncData(seg.f); err != nil {
+	if err := s.writeSync(end); err != nil {
 		seg.dirty = true
 		return err
 	}
@@ -199,6 +192,29 @@ func (s *Store) writeHeld(signal bool) error {
 		s.signal()
 	}
 	return nil
+}
+
+// writeSync writes the held records at the log's end and makes them
+// durable. Into zeros an earlier round made durable, only the range
+// written is not on disk, and one call does both (writeDatasync). A round
+// that preallocates writes the records and fdatasyncs the whole file, so
+// that the new zeros are on disk before records are written into them;
+// past the zeros, too, the size changes, which fdatasync makes durable as
+// well.
+func (s *Store) writeSync(end int64) error {
+	seg := &s.seg
+	if end <= seg.alloc {
+		done, err := writeDatasync(seg.f, s.held, seg.off)
+		if done {
+			s.fsyncs.Add(1)
+			return err
+		}
+	}
+	s.grow(end)
+	if _, err := seg.f.WriteAt(s.held, seg.off); err != nil {
+		return err
+	}
+	return s.syncData(seg.f)
 }
 
 // setErr records the outcome of a log or snapshot write in *slot; the

@@ -34,6 +34,8 @@ func (t *Transport) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
+	start := time.Now()
+	t.watch.Working(start)
 	if want := t.pace.waitFor(len(b)); want > 0 {
 		if waitingReads.Add(1) <= int32(runtime.GOMAXPROCS(0)-1) {
 			n, before, err := t.waitAndRead(b, want)
@@ -50,8 +52,11 @@ func (t *Transport) Read(b []byte) (int, error) {
 	if t.rcvlowat > 1 {
 		t.setLowat(1)
 	}
-	start := time.Now()
 	n, err := t.rawRead(b, false)
+	if t.r.parked {
+		t.r.parked = false
+		t.watch.Parked(time.Now())
+	}
 	if n > 0 {
 		t.pace.plainRead(time.Since(start))
 	}
@@ -96,7 +101,11 @@ func (t *Transport) rawRead(b []byte, wait bool) (int, error) {
 // when it holds nothing.
 func (r *sockRead) readNow(fd uintptr) bool {
 	r.n, r.err = rawRead(fd, r.b)
-	return r.err != syscall.EAGAIN
+	if r.err == syscall.EAGAIN {
+		r.parked = true
+		return false
+	}
+	return true
 }
 
 // waitThenRead waits up to readWait for SO_RCVLOWAT bytes, then reads what

@@ -13,6 +13,8 @@ import (
 	"os"
 	"sync"
 	"syscall"
+
+	"warren/server/netwatch"
 )
 
 // Transport is a plain socket; frames are coalesced in one write.
@@ -29,6 +31,7 @@ type Transport struct {
 	pace     readPacing
 	rcvlowat int // SO_RCVLOWAT as last set; 0: never set (1)
 	r        sockRead
+	watch    netwatch.Watch
 }
 
 // sockWrite is a write on the socket through RawConn.Write: its bytes and
@@ -52,6 +55,7 @@ type sockRead struct {
 	waitThen func(fd uintptr) bool // r.waitThenRead
 	queued   int                   // what InputQueued's SIOCINQ found
 	count    func(fd uintptr)      // r.countQueued
+	parked   bool                  // readNow found nothing: the goroutine waited in the netpoller
 }
 
 // New wraps an accepted TCP connection.

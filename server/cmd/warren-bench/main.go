@@ -14,6 +14,7 @@
 //	warren-bench sessions --warren-bin PATH [--sessions 100] [--participants 5] [--commands 20] [--rate 5] [--amqp=false]
 //	warren-bench floor [--amqp 127.0.0.1:5674]
 //	warren-bench pauses --warren-bin PATH [--warren-mode default|memory] [--rabbit-server PATH] [--scenarios idle,listings,...] [--queues 100000]
+//	warren-bench probe --url URL [--interval 1ms]
 //
 // The first form runs one workload once. The second starts a Warren server
 // inside this process on loopback ports and runs the workload against it,
@@ -39,7 +40,9 @@
 // starts and runs the scale workloads on beside the two brokers. The
 // eighth is what `make bench-pauses` runs (pauses.go): a healthy client's
 // round trips while another client loads the broker, Warren beside
-// RabbitMQ.
+// RabbitMQ. The ninth is that healthy client, which pauses runs as a
+// process of its own (pauses_probe.go): it prints each round trip's
+// nanoseconds, one a line, until its stdin closes.
 //
 // compare's default set leaves out scale-queues, scale-conns and
 // idle-memory (scale.go), which run only when --workloads names them, as
@@ -88,6 +91,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return runFloor(args[1:], stdout, stderr)
 		case "pauses":
 			return runPauses(args[1:], stdout, stderr)
+		case "probe":
+			return runProbe(args[1:], os.Stdin, stdout, stderr)
 		}
 	}
 	fs := flag.NewFlagSet("warren-bench", flag.ContinueOnError)

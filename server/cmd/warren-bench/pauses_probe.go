@@ -1,9 +1,17 @@
 package main
 
 import (
+	"bufio"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"os"
+	"os/exec"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,13 +25,22 @@ import (
 // shows as a long round trip here. A passive declare publishes nothing,
 // so a memory alarm, which blocks publishers, does not block it on either
 // broker.
+//
+// The healthy client is a process of its own (this binary's probe
+// subcommand): in the load's process its reply would wait behind the
+// load client's own work (a goroutine that keeps both of the process's
+// Ps busy writing, its collector), and the pause measured would be the
+// client's, not the broker's. The child times each round trip itself and
+// prints it, one line of nanoseconds each.
 
-// probe is a running healthy client.
+// probeEnv makes a test binary run as the probe (see TestMain).
+const probeEnv = "WARREN_BENCH_PROBE_CHILD"
+
+// probe is a running healthy client, seen from the load's process.
 type probe struct {
-	s        *session
-	q        string
 	interval time.Duration
-	stop     chan struct{}
+	cmd      *exec.Cmd
+	stdin    io.WriteCloser
 	done     chan struct{}
 
 	mu   sync.Mutex
@@ -31,41 +48,50 @@ type probe struct {
 	err  error
 }
 
-// startProbe connects to url, declares the probe's own queue and starts
-// the round trips.
+// startProbe starts the healthy client against url and returns once it
+// has connected and declared its queue.
 func startProbe(url string, interval time.Duration) (*probe, error) {
-	s, err := openSession(url)
+	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	q := fmt.Sprintf("warren-bench.probe.%08x", rand.Uint32())
-	if _, err := s.ch.QueueDeclare(q, false, true, false, false, nil); err != nil {
-		s.close()
+	cmd := exec.Command(self, "probe", "--url", url, "--interval", interval.String())
+	cmd.Env = append(os.Environ(), probeEnv+"=1")
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
 		return nil, err
 	}
-	p := &probe{s: s, q: q, interval: interval, stop: make(chan struct{}), done: make(chan struct{})}
-	go p.loop()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &probe{interval: interval, cmd: cmd, stdin: stdin, done: make(chan struct{})}
+	lines := bufio.NewScanner(stdout)
+	if !lines.Scan() || lines.Text() != "ready" {
+		stdin.Close()
+		cmd.Wait()
+		return nil, fmt.Errorf("the probe did not start: %q", lines.Text())
+	}
+	go p.read(lines)
 	return p, nil
 }
 
-func (p *probe) loop() {
+// read records the child's round trips until it exits.
+func (p *probe) read(lines *bufio.Scanner) {
 	defer close(p.done)
-	for {
-		select {
-		case <-p.stop:
-			return
-		case <-time.After(p.interval):
-		}
-		t0 := time.Now()
-		_, err := p.s.ch.QueueDeclarePassive(p.q, false, true, false, false, nil)
-		d := time.Since(t0)
+	for lines.Scan() {
+		line := lines.Text()
+		ns, err := strconv.ParseInt(line, 10, 64)
 		p.mu.Lock()
 		if err != nil {
-			p.err = err
-			p.mu.Unlock()
-			return
+			p.err = errors.New(strings.TrimPrefix(line, "error: "))
+		} else {
+			p.rtts = append(p.rtts, time.Duration(ns))
 		}
-		p.rtts = append(p.rtts, d)
 		p.mu.Unlock()
 	}
 }
@@ -87,11 +113,65 @@ func (p *probe) since(mark int) (pauseStats, error) {
 	return newPauseStats(rtts), err
 }
 
-// close stops the round trips and the connection.
+// close stops the healthy client: its stdin closing is its signal.
 func (p *probe) close() {
-	close(p.stop)
+	p.stdin.Close()
 	<-p.done
-	p.s.close()
+	p.cmd.Wait()
+}
+
+// runProbe is the probe subcommand: it connects, declares its own queue,
+// prints "ready", then times a round trip every interval and prints it,
+// until its stdin closes. A failed round trip is printed as "error: ..."
+// and ends it.
+func runProbe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("warren-bench probe", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	url := fs.String("url", "amqp://guest:guest@127.0.0.1:5672/", "AMQP URL of the broker")
+	interval := fs.Duration("interval", time.Millisecond, "pause between round trips")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *interval < 0 || *interval > time.Second {
+		fmt.Fprintln(stderr, "warren-bench probe: --interval must be 0..1s")
+		return 2
+	}
+	s, err := openSession(*url)
+	if err != nil {
+		fmt.Fprintf(stderr, "warren-bench probe: %v\n", err)
+		return 1
+	}
+	defer s.close()
+	q := fmt.Sprintf("warren-bench.probe.%08x", rand.Uint32())
+	if _, err := s.ch.QueueDeclare(q, false, true, false, false, nil); err != nil {
+		fmt.Fprintf(stderr, "warren-bench probe: %v\n", err)
+		return 1
+	}
+	stop := make(chan struct{})
+	go func() {
+		io.Copy(io.Discard, stdin)
+		close(stop)
+	}()
+	out := bufio.NewWriter(stdout)
+	fmt.Fprintln(out, "ready")
+	out.Flush()
+	for {
+		select {
+		case <-stop:
+			return 0
+		case <-time.After(*interval):
+		}
+		t0 := time.Now()
+		_, err := s.ch.QueueDeclarePassive(q, false, true, false, false, nil)
+		d := time.Since(t0)
+		if err != nil {
+			fmt.Fprintf(out, "error: %v\n", err)
+			out.Flush()
+			return 1
+		}
+		fmt.Fprintln(out, int64(d))
+		out.Flush()
+	}
 }
 
 // pauseStats summarises a stretch of round trips.
