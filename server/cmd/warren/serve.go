@@ -95,6 +95,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "warren serve: "+format+"\n", args...) }
+	oversubscribeProcs()
 	srv, err := server.Start(server.Options{AMQPAddr: *amqpAddr, HTTPAddr: *httpAddr, UsersFile: *usersFile, DataDir: *dataDir, Clock: clock, Log: logf, Store: store.Options{SnapshotLogBytes: *snapshotAfter, MaxRecordBytes: recordLimit(*maxMsg), DiskFreeLimit: diskFreeLimit},
 		Engine:    engine.Config{Seed: *seed, MaxQueuesPerVhost: *maxQueues, MaxMessagesPerVhost: *maxMsgs},
 		PreLogin:  addrlimit.Limits{PerAddress: *preLoginPerAddr, Total: *preLoginTotal},
