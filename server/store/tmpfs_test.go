@@ -35,7 +35,7 @@ func TestRealDiskFull(t *testing.T) {
 	if err := syscall.Statfs(root, &st); err != nil {
 		t.Fatal(err)
 	}
-	free := int64(st.Bavail) * st.Bsize
+	free := int64(st.Bavail) * int64(st.Bsize)
 	filler := filepath.Join(root, "filler")
 	if err := os.WriteFile(filler, make([]byte, max(free-64<<10, 0)), 0o640); err != nil {
 		t.Fatal(err)
