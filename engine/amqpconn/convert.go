@@ -74,9 +74,18 @@ func toWireValue(v any) any {
 // ToEngineProps converts content properties; nil when none were set. The
 // engine's flags are AMQP's, so presence is copied as it came: a property
 // present but zero or empty stays present.
+//
+// Properties that set only delivery-mode 1 or 2, what most clients send
+// with a persistent or transient message, share one value each instead
+// of a 180-byte allocation a message: the engine never changes a
+// message's properties in place (dead-lettering, BCC and direct reply-to
+// copy them first), so one value can stand for them all.
 func ToEngineProps(p *amqp.Properties) *engine.Properties {
 	if p == nil || p.Flags == 0 {
 		return nil
+	}
+	if p.Flags == amqp.FlagDeliveryMode && (p.DeliveryMode == 1 || p.DeliveryMode == 2) {
+		return &onlyDeliveryMode[p.DeliveryMode-1]
 	}
 	return &engine.Properties{
 		ContentType:     p.ContentType,
@@ -115,4 +124,11 @@ func WireProps(m *engine.Message) amqp.Properties {
 		p.Headers = toWireTable(m.Headers()) // nil when empty: the flag writes {}
 	}
 	return p
+}
+
+// onlyDeliveryMode are the shared properties of ToEngineProps for
+// delivery-mode 1 and 2 alone.
+var onlyDeliveryMode = [2]engine.Properties{
+	{DeliveryMode: 1, Present: engine.FlagDeliveryMode},
+	{DeliveryMode: 2, Present: engine.FlagDeliveryMode},
 }
