@@ -50,12 +50,7 @@ func FuzzMachineAgreesWithEngine(f *testing.F) {
 			}
 			t.Fatal("the machine kept handing out commands")
 		}
-		// The handshake, as the driver answers it.
-		m.Recv(amqp.Command{Method: &amqp.ConnectionStartOk{Mechanism: "PLAIN", Response: "\x00guest\x00guest"}})
-		m.LoggedIn(true)
-		m.Recv(amqp.Command{Method: &amqp.ConnectionTuneOk{ChannelMax: 3, FrameMax: 131072}})
-		m.Recv(amqp.Command{Method: &amqp.ConnectionOpen{VirtualHost: "/"}})
-		m.Opened(r.Conn, "/")
+		fuzzHandshake(m, r.Conn)
 		m.Advance()
 		for i, in := range fuzzInputs(ops) {
 			m.Recv(in)
@@ -182,11 +177,7 @@ func sentBy(t *testing.T, ins []amqp.Command, goNow bool) []string {
 		}
 		t.Fatal("the machine kept handing out commands")
 	}
-	m.Recv(amqp.Command{Method: &amqp.ConnectionStartOk{Mechanism: "PLAIN", Response: "\x00guest\x00guest"}})
-	m.LoggedIn(true)
-	m.Recv(amqp.Command{Method: &amqp.ConnectionTuneOk{ChannelMax: 3, FrameMax: 131072}})
-	m.Recv(amqp.Command{Method: &amqp.ConnectionOpen{VirtualHost: "/"}})
-	m.Opened(r.Conn, "/")
+	fuzzHandshake(m, r.Conn)
 	flush()
 	for i, in := range ins {
 		m.Recv(in)
@@ -197,4 +188,14 @@ func sentBy(t *testing.T, ins []amqp.Command, goNow bool) []string {
 	}
 	drive()
 	return sent
+}
+
+// fuzzHandshake takes m through the handshake as the driver answers it:
+// guest logs in, channel-max 3, the default vhost, opened as conn.
+func fuzzHandshake(m *amqpconn.Machine, conn engine.ConnID) {
+	m.Recv(amqp.Command{Method: &amqp.ConnectionStartOk{Mechanism: "PLAIN", Response: "\x00guest\x00guest"}})
+	m.LoggedIn(true)
+	m.Recv(amqp.Command{Method: &amqp.ConnectionTuneOk{ChannelMax: 3, FrameMax: 131072}})
+	m.Recv(amqp.Command{Method: &amqp.ConnectionOpen{VirtualHost: "/"}})
+	m.Opened(conn, "/")
 }
