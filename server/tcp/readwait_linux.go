@@ -34,8 +34,7 @@ func (t *Transport) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
-	start := time.Now()
-	t.watch.Working(start)
+	t.watch.Working(time.Now())
 	if want := t.pace.waitFor(len(b)); want > 0 {
 		if waitingReads.Add(1) <= int32(runtime.GOMAXPROCS(0)-1) {
 			n, before, err := t.waitAndRead(b, want)
@@ -52,6 +51,7 @@ func (t *Transport) Read(b []byte) (int, error) {
 	if t.rcvlowat > 1 {
 		t.setLowat(1)
 	}
+	start := time.Now()
 	n, err := t.rawRead(b, false)
 	if t.r.parked {
 		t.r.parked = false
