@@ -28,11 +28,17 @@ export async function launch({ viewport = { width: 1400, height: 1000 }, timeout
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
   context.setDefaultTimeout(timeout);
+  // A page load fetches some fifty modules and the engine's wasm; under
+  // make test's parallel packages, from workerd, that once took more than
+  // ten seconds on 2 cores. Loads get at least 30 s: the scripts check
+  // what a page does, the benchmarks how fast it loads.
+  const loadTimeout = Math.max(timeout, 30000);
+  context.setDefaultNavigationTimeout(loadTimeout);
   const close = async () => {
     await context.close();
     await rm(profile, { recursive: true, force: true });
   };
-  return { context, close };
+  return { context, close, loadTimeout };
 }
 
 // runTest runs body(t) against the server at process.argv[2]. t holds
@@ -42,7 +48,7 @@ export async function runTest(script, opts, body) {
   const base = process.argv[2];
   if (!base) throw new Error(`usage: node ${script} BASE_URL`);
   await mkdir(artifacts, { recursive: true });
-  const { context, close } = await launch(opts);
+  const { context, close, loadTimeout } = await launch(opts);
   const t = {
     base,
     context,
@@ -57,14 +63,15 @@ export async function runTest(script, opts, body) {
       });
     },
     shot: (page, name) => page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true }),
-    // open loads url in a new watched page of the context and waits for
-    // the page to be ready; init runs in the page before its scripts.
+    // open loads url in a new watched page of the context and waits, as
+    // long as a load may take, for the page to be ready; init runs in the
+    // page before its scripts.
     async open(url, init) {
       const page = await context.newPage();
       t.watch(page);
       if (init) await page.addInitScript(init);
       await page.goto(url);
-      await page.waitForSelector("body[data-ready=true]");
+      await page.waitForSelector("body[data-ready=true]", { timeout: loadTimeout });
       return page;
     },
   };
