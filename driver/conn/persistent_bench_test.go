@@ -18,7 +18,9 @@ import (
 // fsync, which the connection's own goroutine does (logSyncer), so
 // fsyncs/op is 1. allocs/op counts the test client's reads (3) and the
 // owner checks this package's tests turn on (1, owner.go) besides the
-// server's; the store and the durable log add none. Compare its time
+// server's two, the message and its body, which the broker holds until
+// the message leaves; the frames' decoding, the store and the durable
+// log add none. Compare its time
 // and CPU (perf stat) with BenchmarkFsyncFloor (server/store) on the
 // same disk.
 func BenchmarkConfirmedPersistent(b *testing.B) {

@@ -54,8 +54,10 @@ type Assembler struct {
 	// recent are the exchange names and routing keys of the last
 	// publishes, which the next ones most likely repeat (wire.go).
 	recent recentStrings
-	// props hands out the content headers' properties (propsSlab).
-	props propsSlab
+	// props hands out the content headers' properties (propsSlab), and
+	// methods the methods that carry content, the same way.
+	props   propsSlab
+	methods methodSlabs
 }
 
 // noProperties is the properties of every content header that sets none:
@@ -120,6 +122,10 @@ func (s *pendingSet) del(ch uint16) {
 type propsSlab struct{ free []Properties }
 
 const propsSlabLen = 64
+
+// methodSlabLen is how many methods with content an array of
+// methodSlabs holds: a basic.publish is some 40 bytes.
+const methodSlabLen = 64
 
 func (s *propsSlab) next() *Properties {
 	if len(s.free) == 0 {
@@ -221,7 +227,7 @@ func analyze(f Frame) *Error {
 }
 
 func (a *Assembler) method(f Frame) (Command, bool, error) {
-	a.dec.recent = &a.recent
+	a.dec.recent, a.dec.slabs = &a.recent, &a.methods
 	m, err := decodeMethod(&a.dec, f.Payload)
 	a.dec = decoder{} // holds nothing of the payload once done
 	if err != nil {

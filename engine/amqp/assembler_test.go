@@ -367,3 +367,42 @@ func TestAssemblerNamesAreOwned(t *testing.T) {
 		t.Fatalf("names %q, want %q", names, want)
 	}
 }
+
+// TestAssemblerPublishCostsItsBody: once the connection has published, a
+// persistent publish of a routing key it used before allocates its body
+// and nothing else (the method and properties come from slabs, the names
+// from recentStrings), and every command keeps a method of its own.
+func TestAssemblerPublishCostsItsBody(t *testing.T) {
+	a := NewAssembler(AssemblerConfig{})
+	frames := framesOn(t, 1, &BasicPublish{RoutingKey: "orders.created"}, hdr{ClassBasic, 3, Properties{Flags: FlagDeliveryMode, DeliveryMode: 2}}, []byte("abc"))
+	held := make([]*BasicPublish, 0, 8*methodSlabLen)
+	publish := func() {
+		for i, f := range frames {
+			c, ok, err := a.Add(f)
+			if err != nil || ok != (i == len(frames)-1) {
+				t.Fatalf("frame %d: %t, %v", i, ok, err)
+			}
+			if ok {
+				held = append(held, c.Method.(*BasicPublish))
+			}
+		}
+	}
+	publish()
+	// Whole slabs: over methodSlabLen publishes both slabs are refilled
+	// once, a share of 2/methodSlabLen of an allocation each.
+	allocs := testing.AllocsPerRun(4*methodSlabLen, publish)
+	if allocs > 1+2.0/methodSlabLen+0.01 {
+		t.Fatalf("%v allocations a publish, want 1 (the body) and a share of the slabs", allocs)
+	}
+	for i, m := range held {
+		for _, n := range held[:i] {
+			if m == n {
+				t.Fatalf("publish %d got the method of an earlier one", i)
+			}
+		}
+	}
+	held[0].RoutingKey = "changed"
+	if held[1].RoutingKey != "orders.created" {
+		t.Fatalf("a method changed with another: %q", held[1].RoutingKey)
+	}
+}

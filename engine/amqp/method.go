@@ -69,7 +69,7 @@ func decodeMethod(d *decoder, payload []byte) (Method, error) {
 		return nil, newError(CommandInvalid, classID, methodID, "unknown method {%d,%d}", classID, methodID)
 	}
 	args := payload[4:]
-	*d = decoder{b: args, recent: d.recent}
+	*d = decoder{b: args, recent: d.recent, slabs: d.slabs}
 	m := info.decode(d)
 	switch {
 	case d.failed && d.reason != "":

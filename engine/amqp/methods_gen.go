@@ -1599,7 +1599,7 @@ func (m *BasicPublish) AppendArgs(b []byte) ([]byte, error) {
 }
 
 func decodeBasicPublish(d *decoder) Method {
-	m := &BasicPublish{}
+	m := d.slabs.nextBasicPublish()
 	m.Ticket = d.uint16()
 	m.Exchange = d.shortstr()
 	m.RoutingKey = d.shortstr()
@@ -1640,7 +1640,7 @@ func (m *BasicReturn) AppendArgs(b []byte) ([]byte, error) {
 }
 
 func decodeBasicReturn(d *decoder) Method {
-	m := &BasicReturn{}
+	m := d.slabs.nextBasicReturn()
 	m.ReplyCode = d.uint16()
 	m.ReplyText = d.shortstr()
 	m.Exchange = d.shortstr()
@@ -1685,7 +1685,7 @@ func (m *BasicDeliver) AppendArgs(b []byte) ([]byte, error) {
 }
 
 func decodeBasicDeliver(d *decoder) Method {
-	m := &BasicDeliver{}
+	m := d.slabs.nextBasicDeliver()
 	m.ConsumerTag = d.shortstr()
 	m.DeliveryTag = d.uint64()
 	bits := d.uint8()
@@ -1767,7 +1767,7 @@ func (m *BasicGetOk) AppendArgs(b []byte) ([]byte, error) {
 }
 
 func decodeBasicGetOk(d *decoder) Method {
-	m := &BasicGetOk{}
+	m := d.slabs.nextBasicGetOk()
 	m.DeliveryTag = d.uint64()
 	bits := d.uint8()
 	m.Redelivered = bits&(1<<0) != 0
@@ -2164,4 +2164,61 @@ var methodTable = map[uint32]methodInfo{
 	90<<16 | 31:  {"tx.rollback-ok", decodeTxRollbackOk},
 	85<<16 | 10:  {"confirm.select", decodeConfirmSelect},
 	85<<16 | 11:  {"confirm.select-ok", decodeConfirmSelectOk},
+}
+
+// methodSlabs hands out the methods that carry content from arrays of
+// methodSlabLen, each element once (assembler.go).
+type methodSlabs struct {
+	basicPublish []BasicPublish
+	basicReturn  []BasicReturn
+	basicDeliver []BasicDeliver
+	basicGetOk   []BasicGetOk
+}
+
+func (s *methodSlabs) nextBasicPublish() *BasicPublish {
+	if s == nil {
+		return &BasicPublish{}
+	}
+	if len(s.basicPublish) == 0 {
+		s.basicPublish = make([]BasicPublish, methodSlabLen)
+	}
+	m := &s.basicPublish[0]
+	s.basicPublish = s.basicPublish[1:]
+	return m
+}
+
+func (s *methodSlabs) nextBasicReturn() *BasicReturn {
+	if s == nil {
+		return &BasicReturn{}
+	}
+	if len(s.basicReturn) == 0 {
+		s.basicReturn = make([]BasicReturn, methodSlabLen)
+	}
+	m := &s.basicReturn[0]
+	s.basicReturn = s.basicReturn[1:]
+	return m
+}
+
+func (s *methodSlabs) nextBasicDeliver() *BasicDeliver {
+	if s == nil {
+		return &BasicDeliver{}
+	}
+	if len(s.basicDeliver) == 0 {
+		s.basicDeliver = make([]BasicDeliver, methodSlabLen)
+	}
+	m := &s.basicDeliver[0]
+	s.basicDeliver = s.basicDeliver[1:]
+	return m
+}
+
+func (s *methodSlabs) nextBasicGetOk() *BasicGetOk {
+	if s == nil {
+		return &BasicGetOk{}
+	}
+	if len(s.basicGetOk) == 0 {
+		s.basicGetOk = make([]BasicGetOk, methodSlabLen)
+	}
+	m := &s.basicGetOk[0]
+	s.basicGetOk = s.basicGetOk[1:]
+	return m
 }

@@ -28,6 +28,9 @@ type decoder struct {
 	badUTF8 bool
 	// recent, when set, gives shortstr the strings it returned lately.
 	recent *recentStrings
+	// slabs, when set, hands out the methods that carry content; nil
+	// allocates each (methodSlabs, generated).
+	slabs *methodSlabs
 }
 
 // recentStrings keeps the last few short strings a connection's methods

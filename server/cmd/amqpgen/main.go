@@ -128,8 +128,44 @@ func generate(s *spec) []byte {
 		}
 	}
 	genTable(&w, s)
+	genSlabs(&w, s)
 	return w.Bytes()
 }
+
+// genSlabs writes methodSlabs, which hands out the methods that carry
+// content from arrays, one slab per method: a publish (or a delivery, on
+// a client's connection) then costs a share of one allocation instead of
+// one of its own. An element is handed out once and never reused, so a
+// decoded method stays its own for as long as it is held; a nil
+// *methodSlabs allocates each method by itself.
+func genSlabs(w *bytes.Buffer, s *spec) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	var names []string
+	for _, c := range s.Classes {
+		for _, m := range c.Methods {
+			if m.Content {
+				names = append(names, camel(c.Name)+camel(m.Name))
+			}
+		}
+	}
+	p("\n// methodSlabs hands out the methods that carry content from arrays of\n")
+	p("// methodSlabLen, each element once (assembler.go).\n")
+	p("type methodSlabs struct {\n")
+	for _, n := range names {
+		p("\t%s []%s\n", lowerFirst(n), n)
+	}
+	p("}\n\n")
+	for _, n := range names {
+		f := lowerFirst(n)
+		p("func (s *methodSlabs) next%s() *%s {\n", n, n)
+		p("\tif s == nil {\n\t\treturn &%s{}\n\t}\n", n)
+		p("\tif len(s.%s) == 0 {\n\t\ts.%s = make([]%s, methodSlabLen)\n\t}\n", f, f, n)
+		p("\tm := &s.%s[0]\n\ts.%s = s.%s[1:]\n\treturn m\n}\n\n", f, f, f)
+	}
+}
+
+// lowerFirst is name with its first letter in lower case: a field's name.
+func lowerFirst(name string) string { return strings.ToLower(name[:1]) + name[1:] }
 
 func genConstants(w *bytes.Buffer, s *spec) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
@@ -323,7 +359,13 @@ func genDecode(w *bytes.Buffer, typeName string, fs []field, content bool) {
 		p("func decode%s(*decoder) Method { return &%s{} }\n\n", typeName, typeName)
 		return
 	}
-	p("func decode%s(d *decoder) Method {\n\tm := &%s{}\n", typeName, typeName)
+	if content {
+		// A method with content is one a message arrives with: the
+		// assembler's slabs hand it out (genSlabs).
+		p("func decode%s(d *decoder) Method {\n\tm := d.slabs.next%s()\n", typeName, typeName)
+	} else {
+		p("func decode%s(d *decoder) Method {\n\tm := &%s{}\n", typeName, typeName)
+	}
 	// RabbitMQ checks shortstrs for UTF-8 only in methods without content:
 	// "a sanity check, not a security thing", skipped on the publish path.
 	shortstr := "shortstrUTF8"
