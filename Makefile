@@ -236,7 +236,9 @@ bench-scale:
 # a temporary directory, and a RabbitMQ node of its own beside it (own epmd,
 # node name, loopback ports and mnesia directory: never the machine's own
 # RabbitMQ, which is not ours to kill), then runs persistent publishing with
-# confirms to a durable queue (window 256, and window 1) BENCH_DURABLE_REPS
+# confirms to a durable queue (window 256, and window 1), and transient
+# publishing at window 1 into a non-durable queue (the same round trips
+# with no disk: what a fsync adds is the difference), BENCH_DURABLE_REPS
 # times interleaved, and on each broker fills a durable queue with 1,000,000
 # persistent messages, kills it with SIGKILL, times the restart until the
 # queue reports them all, and again after a graceful stop. Bytes on disk

@@ -42,7 +42,9 @@ type durableSide struct {
 // Warren started with --data in a temporary directory and a RabbitMQ node
 // this tool starts in another (never the machine's own RabbitMQ, which it
 // must not crash): persistent publish with confirms to a durable queue at
-// --window and at window 1, and recovery of --recovery-messages after
+// --window and at window 1, transient publish with confirms to a
+// non-durable queue at window 1 (the same round trips with no disk, so
+// that the difference is what a fsync adds), and recovery of --recovery-messages after
 // SIGKILL and after a graceful stop, with bytes on disk per message.
 func runDurable(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("warren-bench durable", flag.ContinueOnError)
@@ -193,6 +195,10 @@ type publishCase struct {
 	messages int
 	window   int
 	disk     bool // measure the data directory's growth
+	// transient publishes transient messages into a non-durable queue:
+	// the round trips of the persistent case without its disk, so that
+	// the difference is what keeping a message costs.
+	transient bool
 }
 
 // durableRuns runs the publish cases --reps times, interleaved like
@@ -203,6 +209,7 @@ func durableRuns(ctx context.Context, cfg durableConfig, warren, rabbit *durable
 	cases := []publishCase{
 		{name: fmt.Sprintf("persistent, window %d", cfg.window), messages: cfg.messages, window: cfg.window, disk: true},
 		{name: "persistent, window 1", messages: cfg.syncMsgs, window: 1},
+		{name: "transient, window 1", messages: cfg.syncMsgs, window: 1, transient: true},
 	}
 	var out []runResult
 	record := func(rep int, side *durableSide, res Result, err error) {
@@ -251,7 +258,7 @@ func durableRuns(ctx context.Context, cfg durableConfig, warren, rabbit *durable
 				}
 				waited, quiet, qerr := waitQuiet(ctx, pids()...)
 				rctx, cancel := context.WithTimeout(ctx, cfg.timeout)
-				res, err := runPersistentConfirms(rctx, side.srv, c.messages, c.window, cfg.size, c.disk)
+				res, err := runPersistentConfirms(rctx, side.srv, c, cfg.size)
 				cancel()
 				if qerr != nil || !quiet {
 					res.Notes = append(res.Notes, fmt.Sprintf("brokers not quiet before the run after %s (%v)", waited.Round(time.Millisecond), qerr))

@@ -159,14 +159,23 @@ func usPerMsg(ticks int64, n int) float64 {
 // until it is idle again (work it does after confirming, such as moving
 // messages out of a journal), the client's own CPU per message, and, when
 // disk is set, the data directory's growth per message once settled.
-func runPersistentConfirms(ctx context.Context, srv durableServer, n, window, size int, disk bool) (res Result, err error) {
+// With transient set it publishes transient messages into a non-durable
+// queue instead: the same round trips, none of them to disk.
+func runPersistentConfirms(ctx context.Context, srv durableServer, c publishCase, size int) (res Result, err error) {
+	n, window, disk := c.messages, c.window, c.disk
 	url, pid := srv.addr()
 	s, err := openSession(url)
 	if err != nil {
 		return res, err
 	}
 	defer s.close()
-	q, err := declareDurable(s.ch, "persistent")
+	q, msg := "", persistentMsg(size)
+	if c.transient {
+		q, msg = fmt.Sprintf("warren-bench.transient.%08x", rand.Uint32()), amqpPublishing(size)
+		err = declareQueue(s.ch, q, nil)
+	} else {
+		q, err = declareDurable(s.ch, "persistent")
+	}
 	if err != nil {
 		return res, err
 	}
@@ -192,7 +201,7 @@ func runPersistentConfirms(ctx context.Context, srv durableServer, n, window, si
 		return res, err
 	}
 	start := time.Now()
-	if err := cp.publishAll(ctx, q, persistentMsg(size), n); err != nil {
+	if err := cp.publishAll(ctx, q, msg, n); err != nil {
 		return res, err
 	}
 	elapsed := time.Since(start)
@@ -230,7 +239,7 @@ func runPersistentConfirms(ctx context.Context, srv durableServer, n, window, si
 		res.Metrics = append(res.Metrics, Metric{Name: "disk", Unit: "B/msg", Value: float64(after.allocated-before.allocated) / float64(n)})
 		res.Notes = append(res.Notes, diskNote(before, after, settled, n))
 	}
-	qi, err := s.ch.QueueDeclarePassive(q, true, false, false, false, nil)
+	qi, err := s.ch.QueueDeclarePassive(q, !c.transient, false, false, false, nil)
 	if err != nil {
 		return res, err
 	}
