@@ -145,7 +145,7 @@ func runPauses(args []string, stdout, stderr io.Writer) int {
 	scenarios := fs.String("scenarios", strings.Join(pauseScenarioNames, ","), "scenarios to run: "+strings.Join(pauseScenarioNames, ", "))
 	var cfg pausesConfig
 	fs.IntVar(&cfg.queues, "queues", 100_000, "listings: queues declared, each also bound to a direct exchange")
-	fs.IntVar(&cfg.listingReps, "listing-reps", 2, "listings: GETs of each endpoint")
+	fs.IntVar(&cfg.listingReps, "listing-reps", 10, "listings: GETs of each endpoint, back to back under one healthy client")
 	fs.IntVar(&cfg.burst, "burst", 100_000, "burst: messages published to a consumer that stopped reading")
 	fs.IntVar(&cfg.burstSize, "size", 1024, "burst and flood: message body size in bytes")
 	fs.Int64Var(&cfg.watermark, "watermark", 50<<20, "flood: Warren's --memory-high-watermark; RabbitMQ's is its RSS at start plus this")
@@ -279,7 +279,7 @@ func pauseColumn(label string) string {
 }
 
 // runPauseScenario runs one scenario on b; a scenario may report several
-// results (the listings, one per GET).
+// results (the listings, one per endpoint).
 func runPauseScenario(ctx context.Context, sc string, cfg pausesConfig, b *pauseBroker, log io.Writer) ([]Result, error) {
 	switch sc {
 	case "idle":
