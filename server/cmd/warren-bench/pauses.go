@@ -42,7 +42,7 @@ type pausesConfig struct {
 }
 
 // pauseScenarioNames are the scenarios in the order they run.
-var pauseScenarioNames = []string{"idle", "listings", "burst", "flood", "backlog", "recovery"}
+var pauseScenarioNames = []string{"idle", "busy", "listings", "burst", "flood", "backlog", "recovery"}
 
 // pauseBroker is one broker started for one scenario.
 type pauseBroker struct {
@@ -286,6 +286,12 @@ func runPauseScenario(ctx context.Context, sc string, cfg pausesConfig, b *pause
 		res, err := probed(b.url(), cfg.interval, func() (Result, error) {
 			time.Sleep(2 * time.Second)
 			return Result{Workload: "idle, 2 s"}, nil
+		})
+		return []Result{res}, err
+	case "busy":
+		res, err := probed(b.url(), cfg.interval, func() (Result, error) {
+			spinFor(2 * time.Second)
+			return Result{Workload: fmt.Sprintf("idle, 2 s, every CPU (%d) busy outside the broker", runtime.NumCPU())}, nil
 		})
 		return []Result{res}, err
 	case "listings":

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -459,4 +460,24 @@ func runRecoveryPauses(ctx context.Context, cfg pausesConfig, b *pauseBroker, lo
 	res.Workload = fmt.Sprintf("%s persistent messages recovered at start", thousands(int64(cfg.recovery)))
 	res.Notes = append(res.Notes, fmt.Sprintf("after SIGKILL; a client tried every 10 ms from the restart on (%d tries) until a passive declare of the queue was answered; the round trips are from then until the queue reported every message", attempts))
 	return res, err
+}
+
+// spinFor keeps every CPU busy for d with loops that do no broker work:
+// the busy scenario, where what the healthy client waits for is the
+// kernel giving its thread and the idle broker's a CPU. A load that keeps
+// the machine's CPUs busy (a load client and the broker serving it, on
+// a small machine) cannot show shorter round trips than this.
+func spinFor(d time.Duration) {
+	var wg sync.WaitGroup
+	end := time.Now().Add(d)
+	for range runtime.NumCPU() {
+		wg.Go(func() {
+			for n := 0; ; n++ {
+				if n%1024 == 0 && time.Now().After(end) {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -46,7 +46,7 @@ func TestPauseScenariosAgainstWarren(t *testing.T) {
 		return &pauseBroker{label: "Warren", srv: inprocServer{srv}, mgmt: "http://" + srv.HTTPAddr()}
 	}
 	plain, flooded := start(nil), start(&conn.Alarm{HighWatermark: cfg.watermark})
-	for _, sc := range []string{"idle", "listings", "burst", "flood", "backlog"} {
+	for _, sc := range []string{"idle", "busy", "listings", "burst", "flood", "backlog"} {
 		b := plain
 		if sc == "flood" {
 			b = flooded
