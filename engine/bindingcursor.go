@@ -60,13 +60,21 @@ func (c *BindingCursor) Done() bool { return c.next >= len(c.sources) }
 // arguments makes another binding), so a caller may read them after the
 // call, on another goroutine while the engine goes on, and must never
 // write them. The management API's listings walk 200,000 bindings this
-// way in turns that allocate one slice each and nothing the collector
-// would make the engine's owner pay for while it holds the engine.
+// way (AppendBindings) in turns that allocate nothing, so the collector
+// never makes the engine's owner assist while it holds the engine.
 func (b *Broker) CopyBindings(c *BindingCursor, limit int) (bs []BindingView, work int) {
+	return b.AppendBindings(nil, c, limit)
+}
+
+// AppendBindings is CopyBindings appending the views to dst: a caller
+// that gives it room for limit views (made before the turn) has a call
+// that allocates nothing.
+func (b *Broker) AppendBindings(dst []BindingView, c *BindingCursor, limit int) (bs []BindingView, work int) {
+	bs = dst
 	v, ok := b.vhosts[c.vhost]
 	if !ok {
 		c.next = len(c.sources)
-		return nil, 0
+		return bs, 0
 	}
 	limit = max(limit, 1)
 	for !c.Done() && work < limit {

@@ -162,10 +162,10 @@ func (r *Reader) BindingCount(vhost, exchange string) (n int) {
 	return
 }
 
-// CopyBindings is engine.Broker.CopyBindings: the cursor is the caller's,
-// moved in the turn.
-func (r *Reader) CopyBindings(c *engine.BindingCursor, limit int) (bs []engine.BindingView, work int) {
-	r.read(func(e *engine.Broker) { bs, work = e.CopyBindings(c, limit) })
+// AppendBindings is engine.Broker.AppendBindings: the cursor is the
+// caller's, moved in the turn, and so is dst, which the turn appends to.
+func (r *Reader) AppendBindings(dst []engine.BindingView, c *engine.BindingCursor, limit int) (bs []engine.BindingView, work int) {
+	r.read(func(e *engine.Broker) { bs, work = e.AppendBindings(dst, c, limit) })
 	return
 }
 

@@ -256,7 +256,11 @@ func (a *api) walkBindings(cursors []*engine.BindingCursor) ([][][]engine.Bindin
 		copied := 0
 		err := a.read(func(e engineReads) {
 			for budget := readBatch; budget > 0 && i < len(cursors); {
-				bs, work := e.CopyBindings(cursors[i], budget)
+				// Made here, between turns: the turn that fills it
+				// allocates nothing, so the collector never has the
+				// engine's owner assist while every client waits.
+				buf := make([]engine.BindingView, 0, budget)
+				bs, work := e.AppendBindings(buf, cursors[i], budget)
 				if work == 0 && !cursors[i].Done() {
 					return // the broker stopped: read reports it
 				}

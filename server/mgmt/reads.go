@@ -78,7 +78,7 @@ type engineReads interface {
 	Bindings(vhost string) []engine.BindingView
 	BindingsBetween(vhost string, ends engine.BindingEnds) []engine.BindingView
 	BindingCount(vhost, exchange string) int
-	CopyBindings(c *engine.BindingCursor, limit int) ([]engine.BindingView, int)
+	AppendBindings(dst []engine.BindingView, c *engine.BindingCursor, limit int) ([]engine.BindingView, int)
 	UserGrants(user, vhost string) *engine.Permissions
 }
 
