@@ -71,23 +71,60 @@ func vhostBindings(queues []string, declared [][]engine.BindingView) []engine.Bi
 	return out
 }
 
-// sortedBindings is the declared bindings, in the chunks the engine's
-// reads returned (walkBindings), sorted stably: the chunks themselves
-// when they are in order already (an exchange's bindings come in creation
-// order, often their names' order), else one sorted copy.
-func sortedBindings(chunks [][]engine.BindingView) [][]engine.BindingView {
+// declaredBindings is a vhost's declared bindings in RabbitMQ's order
+// (sortedBindings): the chunks the engine's reads returned (walkBindings)
+// when they are in that order already, as an exchange's bindings often
+// are, or else pointers into them, sorted. Sorting pointers rather than a
+// copy of the views costs 8 bytes a binding instead of 64: 1.6 MB rather
+// than 13 MB for the collector on every listing of 200,000 bindings.
+type declaredBindings struct {
+	chunks [][]engine.BindingView
+	sorted []*engine.BindingView // nil when chunks are in order
+}
+
+// each hands f the bindings in order.
+func (d declaredBindings) each(f func(*engine.BindingView)) {
+	if d.sorted != nil {
+		for _, b := range d.sorted {
+			f(b)
+		}
+		return
+	}
+	for _, c := range d.chunks {
+		for i := range c {
+			f(&c[i])
+		}
+	}
+}
+
+// sortedBindings orders the declared bindings of chunks stably.
+func sortedBindings(chunks [][]engine.BindingView) declaredBindings {
 	var prev *engine.BindingView
 	for _, c := range chunks {
 		for i := range c {
 			if prev != nil && compareBindings(*prev, c[i]) > 0 {
-				all := concat(chunks)
-				slices.SortStableFunc(all, compareBindings)
-				return [][]engine.BindingView{all}
+				return declaredBindings{chunks: chunks, sorted: sortedPointers(chunks)}
 			}
 			prev = &c[i]
 		}
 	}
-	return chunks
+	return declaredBindings{chunks: chunks}
+}
+
+// sortedPointers points to each binding of chunks, sorted stably.
+func sortedPointers(chunks [][]engine.BindingView) []*engine.BindingView {
+	n := 0
+	for _, c := range chunks {
+		n += len(c)
+	}
+	out := make([]*engine.BindingView, 0, n)
+	for _, c := range chunks {
+		for i := range c {
+			out = append(out, &c[i])
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *engine.BindingView) int { return compareBindings(*a, *b) })
+	return out
 }
 
 // eachBinding hands f a vhost's bindings in order without building their
@@ -96,20 +133,18 @@ func sortedBindings(chunks [][]engine.BindingView) [][]engine.BindingView {
 // are in order already, so they are merged on the fly with the declared
 // ones, sorted (sortedBindings), the implicit binding first of two that
 // compare equal, as one stable sort of both would order them.
-func eachBinding(queues []string, declared [][]engine.BindingView, f func(engine.BindingView)) {
+func eachBinding(queues []string, declared declaredBindings, f func(engine.BindingView)) {
 	i := 0
-	for _, c := range declared {
-		for _, b := range c {
-			for ; i < len(queues); i++ {
-				implicit := engine.BindingView{Destination: queues[i], RoutingKey: queues[i]}
-				if compareBindings(b, implicit) < 0 {
-					break
-				}
-				f(implicit)
+	declared.each(func(b *engine.BindingView) {
+		for ; i < len(queues); i++ {
+			implicit := engine.BindingView{Destination: queues[i], RoutingKey: queues[i]}
+			if compareBindings(*b, implicit) < 0 {
+				break
 			}
-			f(b)
+			f(implicit)
 		}
-	}
+		f(*b)
+	})
 	for ; i < len(queues); i++ {
 		f(engine.BindingView{Destination: queues[i], RoutingKey: queues[i]})
 	}
@@ -146,7 +181,7 @@ func allBindings() bindingQuery {
 type vhostBindingList struct {
 	vhost    string
 	queues   []string
-	declared [][]engine.BindingView
+	declared declaredBindings
 	keep     func(engine.BindingView) bool
 }
 
@@ -255,17 +290,23 @@ func (a *api) walkBindings(cursors []*engine.BindingCursor) ([][][]engine.Bindin
 	for i < len(cursors) {
 		copied := 0
 		err := a.read(func(e engineReads) {
+			// Made here, between turns, with room for all a read
+			// copies (its budget bounds the bindings of every cursor
+			// it reads): the turns that fill it allocate nothing, so
+			// the collector never has the engine's owner assist while
+			// every client waits. Each cursor's chunk is the part of
+			// it that cursor filled.
+			buf := make([]engine.BindingView, 0, readBatch)
 			for budget := readBatch; budget > 0 && i < len(cursors); {
-				// Made here, between turns: the turn that fills it
-				// allocates nothing, so the collector never has the
-				// engine's owner assist while every client waits.
-				buf := make([]engine.BindingView, 0, budget)
-				bs, work := e.AppendBindings(buf, cursors[i], budget)
+				bs, work := e.AppendBindings(buf[len(buf):len(buf):cap(buf)], cursors[i], budget)
 				if work == 0 && !cursors[i].Done() {
 					return // the broker stopped: read reports it
 				}
 				if len(bs) > 0 {
-					chunks[i] = append(chunks[i], bs)
+					chunks[i] = append(chunks[i], bs[:len(bs):len(bs)])
+					if cap(bs) == cap(buf)-len(buf) { // in buf, as the budget ensures
+						buf = buf[:len(buf)+len(bs)]
+					}
 				}
 				copied += len(bs)
 				budget -= work

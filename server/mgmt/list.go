@@ -294,12 +294,14 @@ func concat[T any](chunks [][]T) []T {
 }
 
 // names are the entries' names.
-func names(rs []inVhost) []string {
-	out := make([]string, len(rs))
-	for i, r := range rs {
-		out[i] = r.name
+func names(rs []inVhost) []string { return appendNames(make([]string, 0, len(rs)), rs) }
+
+// appendNames appends the entries' names to dst.
+func appendNames(dst []string, rs []inVhost) []string {
+	for _, r := range rs {
+		dst = append(dst, r.name)
 	}
-	return out
+	return dst
 }
 
 // vhostNameKey is the sort keys the index entry of a vhost's object holds.

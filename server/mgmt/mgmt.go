@@ -50,13 +50,21 @@ type api struct {
 
 // call is one authenticated request.
 type call struct {
-	r      *http.Request
-	user   auth.User
-	api    *api
-	header http.Header // the response's, for Location
-	// queueViews is the slice queueLister.views reads each batch into,
-	// reused: a batch's views are rendered before the next is read.
-	queueViews []engine.QueueView
+	r          *http.Request
+	user       auth.User
+	api        *api
+	header     http.Header // the response's, for Location
+	queueBatch queueBatch
+}
+
+// queueBatch is what queueLister.views reads one batch of a listing
+// into, reused for the next: a batch's views are rendered before the next
+// is read, and fresh slices each batch would be 5 MB for the collector
+// over 100,000 queues.
+type queueBatch struct {
+	views []engine.QueueView
+	items []queueItem
+	names []string
 }
 
 // endpoint handles one method of one path. It returns the status and a

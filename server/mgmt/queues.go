@@ -30,11 +30,17 @@ type queueJSON struct {
 	Vhost                      string         `json:"vhost"`
 }
 
+// optional is s as a JSON string, or null when empty. It copies s into
+// a string of its own only when there is one: taking the parameter's
+// address would move it to the heap on every call, empty or not, two
+// allocations a queue on every listing.
 func optional(s string) *string {
 	if s == "" {
 		return nil
 	}
-	return &s
+	p := new(string)
+	*p = s
+	return p
 }
 
 func (ix *vhostIndex) queueJSON(q *engine.QueueView) queueJSON {
@@ -105,13 +111,14 @@ var queueLister = lister[inVhost, queueItem]{
 	key:   func(r inVhost, k string) (term, bool) { return vhostNameKey(r.vhost, r.name, k) },
 	ref:   func(it queueItem) inVhost { return inVhost{it.ix.v.Name, it.q.Name} },
 	views: func(c *call, e engineReads, rs []inVhost) []queueItem {
-		out := make([]queueItem, 0, len(rs))
-		qs := c.queueViews[:0]
+		b := &c.queueBatch
+		out, qs := b.items[:0], b.views[:0]
 		for len(rs) > 0 {
 			n := sameVhost(rs, func(r inVhost) string { return r.vhost })
 			ix := newVhostIndex(policyViews(e, rs[0].vhost), c.api.node)
 			from := len(qs)
-			qs = e.AppendQueueSummaries(qs, rs[0].vhost, names(rs[:n]))
+			b.names = appendNames(b.names[:0], rs[:n])
+			qs = e.AppendQueueSummaries(qs, rs[0].vhost, b.names)
 			for i := from; i < len(qs); i++ {
 				out = append(out, queueItem{nil, ix})
 			}
@@ -122,7 +129,7 @@ var queueLister = lister[inVhost, queueItem]{
 		for i := range out {
 			out[i].q = &qs[i]
 		}
-		c.queueViews = qs
+		b.items, b.views = out, qs
 		return out
 	},
 	render: func(_ *call, it queueItem) any { return it.ix.queueJSON(it.q) },
