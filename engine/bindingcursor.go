@@ -6,7 +6,7 @@ import (
 )
 
 // BindingCursor walks the declared bindings of some of a vhost's
-// exchanges over several calls of CopyBindings, so that a management read
+// exchanges over several calls of AppendBindings, so that a management read
 // of 100,000 bindings holds the server's broker lock for many short turns
 // instead of one long one. The caller names the source exchanges, in the
 // order to walk them (sorted by name for the management API's lists, which
@@ -46,29 +46,20 @@ func NewBindingCursor(vhost string, sources []string) *BindingCursor {
 // Done reports whether the walk has ended.
 func (c *BindingCursor) Done() bool { return c.next >= len(c.sources) }
 
-// CopyBindings returns the next bindings of a walk, moves the cursor past
-// them, and says how many units of work it did: never more than limit
-// (taken as 1 if smaller). A unit is a binding returned or an exchange
-// left behind, so that a walk over 100,000 exchanges without bindings
-// is bounded too. A call looks up at most limit + 1 exchanges, each
-// resumed by binary search in its bindings: O(limit + log b) for an
+// AppendBindings appends the next bindings of a walk to dst, moves the
+// cursor past them, and says how many units of work it did: never more
+// than limit (taken as 1 if smaller). A unit is a binding returned or an
+// exchange left behind, so that a walk over 100,000 exchanges without
+// bindings is bounded too. A call looks up at most limit + 1 exchanges,
+// each resumed by binary search in its bindings: O(limit + log b) for an
 // exchange of b bindings. Every call does at least one unit until the
-// walk is done.
+// walk is done. A caller that gives dst room for limit views (made before
+// the call) has a call that allocates nothing: the management API's
+// listings walk 200,000 bindings so, in turns the collector never makes
+// the engine's owner assist in.
 //
-// The views' Args are the bindings' own tables, not copies: a binding's
-// arguments never change once it is made (binding again with other
-// arguments makes another binding), so a caller may read them after the
-// call, on another goroutine while the engine goes on, and must never
-// write them. The management API's listings walk 200,000 bindings this
-// way (AppendBindings) in turns that allocate nothing, so the collector
-// never makes the engine's owner assist while it holds the engine.
-func (b *Broker) CopyBindings(c *BindingCursor, limit int) (bs []BindingView, work int) {
-	return b.AppendBindings(nil, c, limit)
-}
-
-// AppendBindings is CopyBindings appending the views to dst: a caller
-// that gives it room for limit views (made before the turn) has a call
-// that allocates nothing.
+// The views' Args are the bindings' own tables, not copies (see
+// BindingView).
 func (b *Broker) AppendBindings(dst []BindingView, c *BindingCursor, limit int) (bs []BindingView, work int) {
 	bs = dst
 	v, ok := b.vhosts[c.vhost]
@@ -143,15 +134,15 @@ func (b *Broker) BindingsBetween(vhost string, ends BindingEnds) []BindingView {
 	return out
 }
 
-// view is the binding as Bindings and the snapshot list it, with a copy
-// of its arguments.
+// view is the binding as Bindings, BindingsBetween and the snapshot list
+// it, with a copy of its arguments.
 func (bd *binding) view() BindingView {
 	v := bd.sharedView()
 	v.Args = bd.args.Clone()
 	return v
 }
 
-// sharedView is the binding as CopyBindings lists it: its arguments are
+// sharedView is the binding as AppendBindings lists it: its arguments are
 // the binding's own table, read-only.
 func (bd *binding) sharedView() BindingView {
 	return BindingView{Source: bd.src.name, Destination: bd.dst.name(), DestinationIsExchange: bd.dst.x != nil, RoutingKey: bd.key, Args: bd.args}

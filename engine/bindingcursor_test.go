@@ -74,7 +74,7 @@ func TestBindingCursorResumes(t *testing.T) {
 		var got []engine.BindingView
 		calls, total := 0, 0
 		for !c.Done() {
-			bs, work := w.b.CopyBindings(c, limit)
+			bs, work := w.b.AppendBindings(nil, c, limit)
 			if work > limit || work < 1 || len(bs) > work {
 				t.Fatalf("limit %d: a call returned %d bindings for %d units", limit, len(bs), work)
 			}
@@ -93,7 +93,7 @@ func TestBindingCursorResumes(t *testing.T) {
 			t.Errorf("limit %d: %d units in %d calls, want %d to %d", limit, total, calls, units, units+calls)
 		}
 	}
-	if bs, _ := w.b.CopyBindings(engine.NewBindingCursor("/", nil), 10); bs != nil {
+	if bs, _ := w.b.AppendBindings(nil, engine.NewBindingCursor("/", nil), 10); bs != nil {
 		t.Error("a walk over no exchanges returned bindings")
 	}
 }
@@ -109,7 +109,7 @@ func TestBindingCursorBoundsLookups(t *testing.T) {
 	c := engine.NewBindingCursor("/", sources)
 	calls := 0
 	for !c.Done() {
-		w.b.CopyBindings(c, 100)
+		w.b.AppendBindings(nil, c, 100)
 		calls++
 	}
 	if calls != 30 {
@@ -124,7 +124,7 @@ func TestBindingCursorAcrossChanges(t *testing.T) {
 	c := engine.NewBindingCursor("/", []string{"a", "b", "c"})
 	// 4 bindings, a left behind, 2 bindings: 7 units. The cursor stands
 	// in b after q1.
-	firstBs, _ := w.b.CopyBindings(c, 7)
+	firstBs, _ := w.b.AppendBindings(nil, c, 7)
 	first := bindingNames(firstBs)
 	if want := []string{"a>q0:k", "a>q1:k", "a>q2:k", "a>q3:k", "b>q0:k", "b>q1:k"}; !reflect.DeepEqual(first, want) {
 		t.Fatalf("first call: %q, want %q", first, want)
@@ -138,7 +138,7 @@ func TestBindingCursorAcrossChanges(t *testing.T) {
 	w.unbind("b", "q0", "k") // passed, removed before the bindings after it
 	var rest []string
 	for !c.Done() {
-		bs, _ := w.b.CopyBindings(c, 2)
+		bs, _ := w.b.AppendBindings(nil, c, 2)
 		rest = append(rest, bindingNames(bs)...)
 	}
 	want := []string{"b>q3:k", "b>q0:new", "c>q0:k", "c>q1:k", "c>q2:k", "c>q3:k", "c>q1:new"}
@@ -149,14 +149,14 @@ func TestBindingCursorAcrossChanges(t *testing.T) {
 	// An exchange deleted ahead of the cursor contributes nothing; one
 	// deleted and declared again is read as it now is (rule 4).
 	c = engine.NewBindingCursor("/", []string{"a", "b", "c"})
-	w.b.CopyBindings(c, 2) // in a, after q0
+	w.b.AppendBindings(nil, c, 2) // in a, after q0
 	ok(t, w.b.ExchangeDelete(w.ch, engine.ExchangeDelete{Exchange: "a"}))
 	ok(t, w.b.ExchangeDeclare(w.ch, engine.ExchangeDeclare{Exchange: "a", Type: "fanout"}))
 	w.bind("a", "q2", "again")
 	ok(t, w.b.ExchangeDelete(w.ch, engine.ExchangeDelete{Exchange: "c"}))
 	rest = nil
 	for !c.Done() {
-		bs, _ := w.b.CopyBindings(c, 3)
+		bs, _ := w.b.AppendBindings(nil, c, 3)
 		rest = append(rest, bindingNames(bs)...)
 	}
 	want = []string{"a>q2:again", "b>q3:k", "b>q0:new"}
@@ -167,9 +167,9 @@ func TestBindingCursorAcrossChanges(t *testing.T) {
 	// The vhost's deletion ends a walk (rule 5).
 	ok(t, w.b.AddVhost("v"))
 	c = engine.NewBindingCursor("v", []string{"amq.direct", "amq.fanout"})
-	w.b.CopyBindings(c, 1)
+	w.b.AppendBindings(nil, c, 1)
 	ok(t, w.b.DeleteVhost("v"))
-	if bs, _ := w.b.CopyBindings(c, 10); bs != nil || !c.Done() {
+	if bs, _ := w.b.AppendBindings(nil, c, 10); bs != nil || !c.Done() {
 		t.Errorf("after the vhost's deletion: %v, done %v", bs, c.Done())
 	}
 }
@@ -237,7 +237,7 @@ func TestAppendBindingsAllocatesNothing(t *testing.T) {
 	if allocs != 0 {
 		t.Fatalf("%v allocations a call", allocs)
 	}
-	bs, _ := w.b.CopyBindings(engine.NewBindingCursor("/", []string{"a"}), 1000)
+	bs, _ := w.b.AppendBindings(nil, engine.NewBindingCursor("/", []string{"a"}), 1000)
 	for _, b := range bs {
 		if b.RoutingKey == "args" && b.Args["x-note"] != "n"+b.Destination[1:] {
 			t.Fatalf("%s: arguments %v", b.Destination, b.Args)

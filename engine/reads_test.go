@@ -84,11 +84,11 @@ func readsDisagree(b *engine.Broker, snap *engine.Snapshot) string {
 		// A walk in calls of 3 units reads the same, in the same order.
 		var walked []engine.BindingView
 		for c := engine.NewBindingCursor(v.Name, xnames); !c.Done(); {
-			bs, _ := b.CopyBindings(c, 3)
+			bs, _ := b.AppendBindings(nil, c, 3)
 			walked = append(walked, bs...)
 		}
 		if len(walked)+len(v.Bindings) > 0 && !reflect.DeepEqual(walked, v.Bindings) {
-			return fmt.Sprintf("CopyBindings(%q) walks %+v, the snapshot has %+v", v.Name, walked, v.Bindings)
+			return fmt.Sprintf("AppendBindings(%q) walks %+v, the snapshot has %+v", v.Name, walked, v.Bindings)
 		}
 		var ids []engine.ConnID
 		var conns []engine.ConnectionView

@@ -49,7 +49,13 @@ type BindingView struct {
 	Destination           string
 	DestinationIsExchange bool
 	RoutingKey            string
-	Args                  Table
+	// Args is a copy of the binding's arguments, except in the views
+	// AppendBindings returns, where it is the binding's own table: a
+	// binding's arguments never change once it is made (binding again
+	// with other arguments makes another binding), so such a view may be
+	// read after the call, on another goroutine while the engine goes
+	// on, and must never be written.
+	Args Table
 }
 
 // QueueView describes a queue with its ready messages in delivery order.

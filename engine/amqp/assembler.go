@@ -54,9 +54,9 @@ type Assembler struct {
 	// recent are the exchange names and routing keys of the last
 	// publishes, which the next ones most likely repeat (wire.go).
 	recent recentStrings
-	// props hands out the content headers' properties (propsSlab), and
+	// props hands out the content headers' properties (slab), and
 	// methods the methods that carry content, the same way.
-	props   propsSlab
+	props   slab[Properties]
 	methods methodSlabs
 }
 
@@ -113,28 +113,30 @@ func (s *pendingSet) del(ch uint16) {
 	delete(s.more, ch)
 }
 
-// propsSlab hands out Properties from arrays of propsSlabLen: a publish
-// then costs a share of one allocation instead of one of its own (a
-// Properties is some 300 bytes). An element is handed out once and never
-// reused, so a command's properties stay its own for as long as it is
-// held; an array is freed when none of its commands is held any longer
+// slab hands out values of T from arrays: a publish then costs a share
+// of one allocation for its properties (some 300 bytes) and for its
+// method (some 40) instead of one each. An element is handed out once
+// and never reused, so a command's parts stay its own for as long as it
+// is held; an array is freed when none of its commands is held any longer
 // (the connection reads them while it applies the command, and copies).
-type propsSlab struct{ free []Properties }
+type slab[T any] struct{ free []T }
 
+// next hands out an element, making an array of n when the last is used.
+func (s *slab[T]) next(n int) *T {
+	if len(s.free) == 0 {
+		s.free = make([]T, n)
+	}
+	v := &s.free[0]
+	s.free = s.free[1:]
+	return v
+}
+
+// propsSlabLen is how many Properties a slab's array holds.
 const propsSlabLen = 64
 
 // methodSlabLen is how many methods with content an array of
 // methodSlabs holds: a basic.publish is some 40 bytes.
 const methodSlabLen = 64
-
-func (s *propsSlab) next() *Properties {
-	if len(s.free) == 0 {
-		s.free = make([]Properties, propsSlabLen)
-	}
-	p := &s.free[0]
-	s.free = s.free[1:]
-	return p
-}
 
 // partial is a command with content being assembled.
 type partial struct {
@@ -285,7 +287,7 @@ func (a *Assembler) header(f Frame, p *partial) (Command, bool, error) {
 	}
 	pp := &noProperties
 	if props.Flags != 0 {
-		pp = a.props.next()
+		pp = a.props.next(propsSlabLen)
 		*pp = props
 	}
 	p.props, p.remaining = pp, size

@@ -2169,56 +2169,36 @@ var methodTable = map[uint32]methodInfo{
 // methodSlabs hands out the methods that carry content from arrays of
 // methodSlabLen, each element once (assembler.go).
 type methodSlabs struct {
-	basicPublish []BasicPublish
-	basicReturn  []BasicReturn
-	basicDeliver []BasicDeliver
-	basicGetOk   []BasicGetOk
+	basicPublish slab[BasicPublish]
+	basicReturn  slab[BasicReturn]
+	basicDeliver slab[BasicDeliver]
+	basicGetOk   slab[BasicGetOk]
 }
 
 func (s *methodSlabs) nextBasicPublish() *BasicPublish {
 	if s == nil {
 		return &BasicPublish{}
 	}
-	if len(s.basicPublish) == 0 {
-		s.basicPublish = make([]BasicPublish, methodSlabLen)
-	}
-	m := &s.basicPublish[0]
-	s.basicPublish = s.basicPublish[1:]
-	return m
+	return s.basicPublish.next(methodSlabLen)
 }
 
 func (s *methodSlabs) nextBasicReturn() *BasicReturn {
 	if s == nil {
 		return &BasicReturn{}
 	}
-	if len(s.basicReturn) == 0 {
-		s.basicReturn = make([]BasicReturn, methodSlabLen)
-	}
-	m := &s.basicReturn[0]
-	s.basicReturn = s.basicReturn[1:]
-	return m
+	return s.basicReturn.next(methodSlabLen)
 }
 
 func (s *methodSlabs) nextBasicDeliver() *BasicDeliver {
 	if s == nil {
 		return &BasicDeliver{}
 	}
-	if len(s.basicDeliver) == 0 {
-		s.basicDeliver = make([]BasicDeliver, methodSlabLen)
-	}
-	m := &s.basicDeliver[0]
-	s.basicDeliver = s.basicDeliver[1:]
-	return m
+	return s.basicDeliver.next(methodSlabLen)
 }
 
 func (s *methodSlabs) nextBasicGetOk() *BasicGetOk {
 	if s == nil {
 		return &BasicGetOk{}
 	}
-	if len(s.basicGetOk) == 0 {
-		s.basicGetOk = make([]BasicGetOk, methodSlabLen)
-	}
-	m := &s.basicGetOk[0]
-	s.basicGetOk = s.basicGetOk[1:]
-	return m
+	return s.basicGetOk.next(methodSlabLen)
 }

@@ -86,8 +86,9 @@ func (p *readPacing) waitFor(room int) int {
 func (p *readPacing) acksHeld() { p.acks = true }
 
 // plainRead records a read that did not wait and took took to bring its
-// bytes: how long the client kept the server waiting. A read that should have waited but did not (too many other
-// connections were waiting, see readwait_linux.go) changes nothing.
+// bytes: how long the client kept the server waiting. A read that should
+// have waited but did not (too many other connections were waiting, see
+// readwait_linux.go) changes nothing.
 func (p *readPacing) plainRead(took time.Duration) {
 	p.acks = false // a wait for acks that did not happen
 	switch {

@@ -51,6 +51,8 @@ func (t *Transport) Read(b []byte) (int, error) {
 	if t.rcvlowat > 1 {
 		t.setLowat(1)
 	}
+	// Timed from here, after any read-wait above: plainRead wants how
+	// long the client kept this read waiting, not the wait's own time.
 	start := time.Now()
 	n, err := t.rawRead(b, false)
 	if t.r.parked {

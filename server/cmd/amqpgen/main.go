@@ -133,11 +133,13 @@ func generate(s *spec) []byte {
 }
 
 // genSlabs writes methodSlabs, which hands out the methods that carry
-// content from arrays, one slab per method: a publish (or a delivery, on
-// a client's connection) then costs a share of one allocation instead of
-// one of its own. An element is handed out once and never reused, so a
-// decoded method stays its own for as long as it is held; a nil
-// *methodSlabs allocates each method by itself.
+// content from arrays, one slab per method: a publish then costs a share
+// of one allocation instead of one of its own. Only publishes reach the
+// server; deliver, return and get-ok come from slabs too so that every
+// method with content is decoded alike, and a slab costs nothing until
+// its method first arrives. An element is handed out once and never
+// reused, so a decoded method stays its own for as long as it is held; a
+// nil *methodSlabs allocates each method by itself.
 func genSlabs(w *bytes.Buffer, s *spec) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 	var names []string
@@ -152,15 +154,13 @@ func genSlabs(w *bytes.Buffer, s *spec) {
 	p("// methodSlabLen, each element once (assembler.go).\n")
 	p("type methodSlabs struct {\n")
 	for _, n := range names {
-		p("\t%s []%s\n", lowerFirst(n), n)
+		p("\t%s slab[%s]\n", lowerFirst(n), n)
 	}
 	p("}\n\n")
 	for _, n := range names {
-		f := lowerFirst(n)
 		p("func (s *methodSlabs) next%s() *%s {\n", n, n)
 		p("\tif s == nil {\n\t\treturn &%s{}\n\t}\n", n)
-		p("\tif len(s.%s) == 0 {\n\t\ts.%s = make([]%s, methodSlabLen)\n\t}\n", f, f, n)
-		p("\tm := &s.%s[0]\n\ts.%s = s.%s[1:]\n\treturn m\n}\n\n", f, f, f)
+		p("\treturn s.%s.next(methodSlabLen)\n}\n\n", lowerFirst(n))
 	}
 }
 

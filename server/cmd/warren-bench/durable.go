@@ -258,7 +258,7 @@ func durableRuns(ctx context.Context, cfg durableConfig, warren, rabbit *durable
 				}
 				waited, quiet, qerr := waitQuiet(ctx, pids()...)
 				rctx, cancel := context.WithTimeout(ctx, cfg.timeout)
-				res, err := runPersistentConfirms(rctx, side.srv, c, cfg.size)
+				res, err := runConfirms(rctx, side.srv, c, cfg.size)
 				cancel()
 				if qerr != nil || !quiet {
 					res.Notes = append(res.Notes, fmt.Sprintf("brokers not quiet before the run after %s (%v)", waited.Round(time.Millisecond), qerr))

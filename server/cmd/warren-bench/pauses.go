@@ -37,6 +37,7 @@ type pausesConfig struct {
 	backlog     int // backlog: messages published into one queue
 	recovery    int // recovery: persistent messages recovered at start
 	interval    time.Duration
+	quietSpan   time.Duration // idle and busy: how long the healthy client is timed
 	timeout     time.Duration // per scenario and broker
 	jsonPath    string
 }
@@ -153,6 +154,7 @@ func runPauses(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.backlog, "backlog", 400_000, "backlog: 16-byte messages published into one queue nobody consumes")
 	fs.IntVar(&cfg.recovery, "recovery-messages", 1_000_000, "recovery: persistent messages in a durable queue when the broker is killed and restarted")
 	fs.DurationVar(&cfg.interval, "interval", time.Millisecond, "the healthy client's pause between round trips")
+	fs.DurationVar(&cfg.quietSpan, "quiet-span", 2*time.Second, "idle and busy: how long the healthy client is timed")
 	fs.DurationVar(&cfg.timeout, "timeout", 10*time.Minute, "limit per scenario and broker")
 	fs.StringVar(&cfg.jsonPath, "json", "", "also write every run's result to this file as JSON")
 	work := fs.String("work", "", "directory for the brokers' data (default: a new temporary one, removed at the end)")
@@ -170,14 +172,17 @@ func runPauses(args []string, stdout, stderr io.Writer) int {
 	case *warrenBin == "" && *rabbitScript == "":
 		fmt.Fprintln(stderr, "warren-bench pauses: nothing to measure: give --warren-bin or --rabbit-server")
 		return 2
-	case min(cfg.queues, cfg.listingReps, cfg.burst, cfg.backlog, cfg.recovery) < 1 || max(cfg.queues, cfg.burst, cfg.backlog, cfg.recovery) > 10_000_000:
-		fmt.Fprintln(stderr, "warren-bench pauses: counts must be 1..10000000")
+	case min(cfg.queues, cfg.listingReps, cfg.burst, cfg.backlog, cfg.recovery) < 1 || max(cfg.queues, cfg.burst, cfg.backlog, cfg.recovery) > 10_000_000 || cfg.listingReps > 1000:
+		fmt.Fprintln(stderr, "warren-bench pauses: counts must be 1..10000000, --listing-reps 1..1000")
 		return 2
 	case cfg.burstSize < 0 || cfg.burstSize > 1<<20 || cfg.watermark < 1<<20:
 		fmt.Fprintln(stderr, "warren-bench pauses: --size must be 0..1048576 and --watermark at least 1 MB")
 		return 2
 	case cfg.interval < 0 || cfg.interval > time.Second:
 		fmt.Fprintln(stderr, "warren-bench pauses: --interval must be 0..1s")
+		return 2
+	case cfg.quietSpan < 10*time.Millisecond || cfg.quietSpan > time.Minute:
+		fmt.Fprintln(stderr, "warren-bench pauses: --quiet-span must be 10ms..1m")
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -284,14 +289,14 @@ func runPauseScenario(ctx context.Context, sc string, cfg pausesConfig, b *pause
 	switch sc {
 	case "idle":
 		res, err := probed(b.url(), cfg.interval, func() (Result, error) {
-			time.Sleep(2 * time.Second)
-			return Result{Workload: "idle, 2 s"}, nil
+			time.Sleep(cfg.quietSpan)
+			return Result{Workload: fmt.Sprintf("idle, %s", cfg.quietSpan)}, nil
 		})
 		return []Result{res}, err
 	case "busy":
 		res, err := probed(b.url(), cfg.interval, func() (Result, error) {
-			spinFor(2 * time.Second)
-			return Result{Workload: fmt.Sprintf("idle, 2 s, every CPU (%d) busy outside the broker", runtime.NumCPU())}, nil
+			loops := spinFor(cfg.quietSpan)
+			return Result{Workload: fmt.Sprintf("idle, %s, %d loops spinning (a CPU each) outside the broker", cfg.quietSpan, loops)}, nil
 		})
 		return []Result{res}, err
 	case "listings":

@@ -93,18 +93,23 @@ func runListings(ctx context.Context, cfg pausesConfig, b *pauseBroker, log io.W
 		res, err := probed(b.url(), cfg.interval, func() (Result, error) {
 			var replies, sizes []float64
 			var total float64
+			var err error
 			for range cfg.listingReps {
-				r, err := getListing(ctx, client, b.mgmt+path)
-				if err != nil {
-					return Result{}, err
+				var elapsed time.Duration
+				var size int64
+				if elapsed, size, err = getListing(ctx, client, b.mgmt+path); err != nil {
+					break // the GETs that were answered still count
 				}
-				replies, sizes = append(replies, r.ElapsedMs), append(sizes, r.Metrics[1].Value)
-				total += r.ElapsedMs
+				replies, sizes = append(replies, ms(elapsed)), append(sizes, float64(size)/1e6)
+				total += ms(elapsed)
+			}
+			if len(replies) == 0 {
+				return Result{}, err
 			}
 			return Result{ElapsedMs: total, Metrics: []Metric{
 				{Name: "reply, median", Unit: "ms", Value: median(replies)},
 				{Name: "reply size", Unit: "MB", Value: median(sizes)},
-			}}, nil
+			}}, err
 		})
 		res.Workload = name
 		if err != nil {
@@ -121,31 +126,29 @@ func runListings(ctx context.Context, cfg pausesConfig, b *pauseBroker, log io.W
 	return out, nil
 }
 
-// getListing GETs url as guest and reads the whole reply.
-func getListing(ctx context.Context, client *http.Client, url string) (Result, error) {
+// getListing GETs url as guest, reads the whole reply, and returns how
+// long that took and its size in bytes.
+func getListing(ctx context.Context, client *http.Client, url string) (time.Duration, int64, error) {
 	req, err := http.NewRequestWithContext(ctx, "GET", url, nil)
 	if err != nil {
-		return Result{}, err
+		return 0, 0, err
 	}
 	req.SetBasicAuth("guest", "guest")
 	t0 := time.Now()
 	resp, err := client.Do(req)
 	if err != nil {
-		return Result{}, err
+		return 0, 0, err
 	}
 	defer resp.Body.Close()
 	n, err := io.Copy(io.Discard, resp.Body)
 	elapsed := time.Since(t0)
 	if err != nil {
-		return Result{}, err
+		return 0, 0, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return Result{}, fmt.Errorf("%s: %s", url, resp.Status)
+		return 0, 0, fmt.Errorf("%s: %s", url, resp.Status)
 	}
-	return Result{ElapsedMs: ms(elapsed), Metrics: []Metric{
-		{Name: "reply", Unit: "ms", Value: ms(elapsed)},
-		{Name: "reply size", Unit: "MB", Value: float64(n) / 1e6},
-	}}, nil
+	return elapsed, n, nil
 }
 
 // runBurst has a consumer (no-ack, no prefetch limit) stop reading its
@@ -462,15 +465,18 @@ func runRecoveryPauses(ctx context.Context, cfg pausesConfig, b *pauseBroker, lo
 	return res, err
 }
 
-// spinFor keeps every CPU busy for d with loops that do no broker work:
-// the busy scenario, where what the healthy client waits for is the
-// kernel giving its thread and the idle broker's a CPU. A load that keeps
-// the machine's CPUs busy (a load client and the broker serving it, on
-// a small machine) cannot show shorter round trips than this.
-func spinFor(d time.Duration) {
+// spinFor keeps this process's CPUs (GOMAXPROCS, which follows a cgroup's
+// limit) busy for d with loops that do no broker work, and returns how
+// many it ran: the busy scenario, where what the healthy client waits for
+// is the kernel giving its thread and the idle broker's a CPU. A load that
+// keeps the machine's CPUs as busy (a load client and the broker serving
+// it, on a small machine) is timed on about this floor; one that blocks
+// now and then leaves the probe more room.
+func spinFor(d time.Duration) int {
 	var wg sync.WaitGroup
 	end := time.Now().Add(d)
-	for range runtime.NumCPU() {
+	loops := runtime.GOMAXPROCS(0)
+	for range loops {
 		wg.Go(func() {
 			for n := 0; ; n++ {
 				if n%1024 == 0 && time.Now().After(end) {
@@ -480,4 +486,5 @@ func spinFor(d time.Duration) {
 		})
 	}
 	wg.Wait()
+	return loops
 }

@@ -142,8 +142,14 @@ func persistentMsg(size int) amqp.Publishing {
 
 // declareDurable declares a durable classic queue with a name of its own.
 func declareDurable(ch *amqp.Channel, kind string) (string, error) {
+	return declareNamed(ch, kind, true)
+}
+
+// declareNamed declares a classic queue named for kind, with a name of
+// its own.
+func declareNamed(ch *amqp.Channel, kind string, durable bool) (string, error) {
 	q := fmt.Sprintf("warren-bench.%s.%08x", kind, rand.Uint32())
-	_, err := ch.QueueDeclare(q, true, false, false, false, nil)
+	_, err := ch.QueueDeclare(q, durable, false, false, false, nil)
 	return q, err
 }
 
@@ -152,7 +158,7 @@ func usPerMsg(ticks int64, n int) float64 {
 	return float64(ticks) * 1e6 / clockTicksHz / float64(n)
 }
 
-// runPersistentConfirms publishes n persistent messages with confirms, at
+// runConfirms publishes n persistent messages with confirms, at
 // most window unconfirmed, into a durable queue, and reports msgs/s until
 // the last confirm and the broker's CPU time (user + system from
 // /proc/PID/stat) per message over the same span; also the broker's CPU
@@ -161,7 +167,7 @@ func usPerMsg(ticks int64, n int) float64 {
 // disk is set, the data directory's growth per message once settled.
 // With transient set it publishes transient messages into a non-durable
 // queue instead: the same round trips, none of them to disk.
-func runPersistentConfirms(ctx context.Context, srv durableServer, c publishCase, size int) (res Result, err error) {
+func runConfirms(ctx context.Context, srv durableServer, c publishCase, size int) (res Result, err error) {
 	n, window, disk := c.messages, c.window, c.disk
 	url, pid := srv.addr()
 	s, err := openSession(url)
@@ -171,8 +177,8 @@ func runPersistentConfirms(ctx context.Context, srv durableServer, c publishCase
 	defer s.close()
 	q, msg := "", persistentMsg(size)
 	if c.transient {
-		q, msg = fmt.Sprintf("warren-bench.transient.%08x", rand.Uint32()), amqpPublishing(size)
-		err = declareQueue(s.ch, q, nil)
+		msg = amqpPublishing(size)
+		q, err = declareNamed(s.ch, "transient", false)
 	} else {
 		q, err = declareDurable(s.ch, "persistent")
 	}
