@@ -30,6 +30,19 @@ const streamChunk = 64 << 10
 // the network, and with the encoder busy on one P and the other P idle
 // none may be (server/netwatch). So each piece also nudges one awake.
 
+// And a long reply takes at most about half of one CPU: after each
+// paceWork of encoding the stream rests as long (pacer). On two cores a
+// reply encoded flat out, the client reading it and the collector's mark
+// workers keep both busy, and every other client's request then waits for
+// the kernel to give it a CPU: the healthy client's p99 was 2 to 5 ms
+// during listings of 100,000 queues, 1.3 to 1.6 ms paced, and each
+// listing took 1.8 times as long (0.44 s for 46 MB). Rests of a piece's
+// length (0.3 ms) would be better still, but a sleep here lasts at least
+// a millisecond, which would make a listing four times as long.
+
+// paceWork is how long a stream encodes between two rests.
+const paceWork = time.Millisecond
+
 // jsonStream writes a JSON reply in pieces. The first failure to encode
 // or write is kept (err) and the rest is skipped.
 type jsonStream struct {
@@ -41,10 +54,11 @@ type jsonStream struct {
 	// item costs no encoder and buffer of its own.
 	enc     *json.Encoder
 	scratch bytes.Buffer
+	pace    pacer
 }
 
 func newJSONStream(w io.Writer) *jsonStream {
-	s := &jsonStream{w: w}
+	s := &jsonStream{w: w, pace: pacer{now: time.Now, sleep: time.Sleep, since: time.Now()}}
 	s.enc = json.NewEncoder(&s.scratch)
 	s.enc.SetEscapeHTML(false)
 	return s
@@ -89,9 +103,31 @@ func (s *jsonStream) close() { s.raw("]") }
 func (s *jsonStream) spill() {
 	if len(s.buf) >= streamChunk {
 		s.flush()
-		netwatch.Nudge(time.Now())
+		netwatch.Nudge(s.pace.piece())
 		runtime.Gosched()
 	}
+}
+
+// pacer rests a stream as long as it has worked, once it has worked
+// paceWork since its last rest.
+type pacer struct {
+	now   func() time.Time
+	sleep func(time.Duration)
+	// since is when the stream began, or last began to work after a
+	// rest.
+	since time.Time
+}
+
+// piece is called after each piece the stream writes; it returns the time
+// after any rest.
+func (p *pacer) piece() time.Time {
+	now := p.now()
+	if worked := now.Sub(p.since); worked >= paceWork {
+		p.sleep(worked)
+		now = p.now()
+		p.since = now
+	}
+	return now
 }
 
 // flush writes what is buffered and returns the first failure.
