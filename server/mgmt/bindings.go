@@ -170,6 +170,9 @@ type bindingQuery struct {
 	// source, when not nil, names the one exchange whose declared
 	// bindings keep can accept, so that only its are read.
 	source *string
+	// selective says keep passes few of the bindings read (those to one
+	// destination): the walk then holds only those (walkBindings).
+	selective bool
 }
 
 func allBindings() bindingQuery {
@@ -231,7 +234,11 @@ func (a *api) selectBindings(c *call, q bindingQuery) ([]vhostBindingList, error
 		}
 		cursors[i] = engine.NewBindingCursor(v, sources)
 	}
-	declared, err := a.walkBindings(cursors)
+	var keep func(engine.BindingView) bool
+	if q.selective {
+		keep = q.keep
+	}
+	declared, err := a.walkBindings(cursors, keep)
 	if err != nil {
 		return nil, err
 	}
@@ -290,26 +297,47 @@ func (a *api) bindingList(c *call, q bindingQuery) (int, any, error) {
 // walkBindings runs the cursors to their ends, in reads of at most
 // readBatch units of work each (a unit is a binding copied or an exchange
 // passed), and returns each cursor's bindings, in the chunks the reads
-// returned (vhostBindings joins them).
-func (a *api) walkBindings(cursors []*engine.BindingCursor) ([][][]engine.BindingView, error) {
+// returned (vhostBindings joins them). With keep set it returns only the
+// bindings keep passes, copied out of one buffer every read reuses: a
+// query for the bindings to one queue among 100,000 then holds that
+// queue's, not 100,000 copies.
+func (a *api) walkBindings(cursors []*engine.BindingCursor, keep func(engine.BindingView) bool) ([][][]engine.BindingView, error) {
 	chunks := make([][][]engine.BindingView, len(cursors))
+	// Made here, between turns, with room for all a read copies (its
+	// budget bounds the bindings of every cursor it reads): the turns
+	// that fill it allocate nothing, so the collector never has the
+	// engine's owner assist while every client waits.
+	var scratch []engine.BindingView
+	if keep != nil {
+		scratch = make([]engine.BindingView, 0, readBatch)
+	}
 	i := 0
 	for i < len(cursors) {
 		copied := 0
 		err := a.read(func(e engineReads) {
-			// Made here, between turns, with room for all a read
-			// copies (its budget bounds the bindings of every cursor
-			// it reads): the turns that fill it allocate nothing, so
-			// the collector never has the engine's owner assist while
-			// every client waits. Each cursor's chunk is the part of
-			// it that cursor filled.
-			buf := make([]engine.BindingView, 0, readBatch)
+			// Without keep each cursor's chunk is the part of a
+			// fresh buffer that cursor filled, held as it is.
+			buf := scratch
+			if keep == nil {
+				buf = make([]engine.BindingView, 0, readBatch)
+			}
 			for budget := readBatch; budget > 0 && i < len(cursors); {
 				bs, work := e.AppendBindings(buf[len(buf):len(buf):cap(buf)], cursors[i], budget)
 				if work == 0 && !cursors[i].Done() {
 					return // the broker stopped: read reports it
 				}
-				if len(bs) > 0 {
+				switch {
+				case keep != nil:
+					for _, b := range bs {
+						if keep(b) {
+							if len(chunks[i]) == 0 {
+								chunks[i] = [][]engine.BindingView{nil}
+							}
+							chunks[i][0] = append(chunks[i][0], b)
+						}
+					}
+					clear(bs) // the buffer holds no table past the read
+				case len(bs) > 0:
 					chunks[i] = append(chunks[i], bs[:len(bs):len(bs)])
 					if cap(bs) == cap(buf)-len(buf) { // in buf, as the budget ensures
 						buf = buf[:len(buf)+len(bs)]
@@ -337,7 +365,7 @@ func (a *api) listBindings(c *call) (int, any, error) { return a.bindingList(c, 
 func (a *api) exchangeBindings(source bool) endpoint {
 	return func(c *call) (int, any, error) {
 		name := exchangeName(c)
-		q := bindingQuery{keep: func(b engine.BindingView) bool { return b.DestinationIsExchange && b.Destination == name }}
+		q := bindingQuery{keep: func(b engine.BindingView) bool { return b.DestinationIsExchange && b.Destination == name }, selective: true}
 		if source {
 			q = bindingQuery{keep: func(b engine.BindingView) bool { return b.Source == name }, source: &name}
 		}
@@ -347,7 +375,7 @@ func (a *api) exchangeBindings(source bool) endpoint {
 
 func (a *api) queueBindings(c *call) (int, any, error) {
 	name := c.r.PathValue("name")
-	return a.bindingList(c, bindingQuery{keep: func(b engine.BindingView) bool { return !b.DestinationIsExchange && b.Destination == name }})
+	return a.bindingList(c, bindingQuery{keep: func(b engine.BindingView) bool { return !b.DestinationIsExchange && b.Destination == name }, selective: true})
 }
 
 // betweenEnds is the ends a binding path names: from {source} to
@@ -365,7 +393,7 @@ func between(c *call, kind string) bindingQuery {
 	ends := betweenEnds(c, kind)
 	return bindingQuery{keep: func(b engine.BindingView) bool {
 		return b.Source == ends.Source && b.Destination == ends.Destination && b.DestinationIsExchange == ends.ToExchange
-	}, source: &ends.Source}
+	}, source: &ends.Source, selective: true}
 }
 
 func (a *api) listBindingsBetween(kind string) endpoint {

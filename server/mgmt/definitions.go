@@ -284,7 +284,7 @@ func (a *api) writeDefinitions(w io.Writer, prefix string, ix definitionIndex, w
 	if err != nil {
 		return errors.Join(err, s.flush())
 	}
-	bs, err := a.walkBindings(cursors)
+	bs, err := a.walkBindings(cursors, nil)
 	if err != nil {
 		return errors.Join(err, s.flush())
 	}
