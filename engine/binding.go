@@ -1,6 +1,10 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+	"sort"
+)
 
 // QueueBind is queue.bind (and, with Unbind, queue.unbind).
 type QueueBind struct {
@@ -138,12 +142,59 @@ func argsText(args Table) string {
 
 // findBinding returns the binding with this destination, key and arguments.
 func (x *exchange) findBinding(d dest, key string, args Table) *binding {
-	for _, bd := range x.bindings {
-		if bd.dst == d && bd.key == key && valuesEqual(bd.args, normTable(args)) {
+	for _, bd := range x.byDest[d] {
+		if bd.key == key && valuesEqual(bd.args, normTable(args)) {
 			return bd
 		}
 	}
 	return nil
+}
+
+// indexDest adds bd, x's newest binding, to x.byDest.
+func (x *exchange) indexDest(bd *binding) {
+	if x.byDest == nil {
+		x.byDest = map[dest][]*binding{}
+	}
+	x.byDest[bd.dst] = append(x.byDest[bd.dst], bd)
+}
+
+// unindexDest takes bd out of x.byDest.
+func (x *exchange) unindexDest(bd *binding) {
+	list := x.byDest[bd.dst]
+	for i, o := range list {
+		if o == bd {
+			list = slices.Delete(list, i, i+1)
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(x.byDest, bd.dst)
+	} else {
+		x.byDest[bd.dst] = list
+	}
+}
+
+// reindexDests builds x.byDest anew from x.bindings, after they were set
+// as a whole (a load, a restart's cut).
+func (x *exchange) reindexDests() {
+	x.byDest = nil
+	for _, bd := range x.bindings {
+		x.indexDest(bd)
+	}
+}
+
+// takeBinding removes bd from x's lists (bindings, byDest), not from its
+// routing index (unindex). The list is in creation order, so bd's place is
+// found by its serial.
+func (x *exchange) takeBinding(bd *binding) {
+	i := sort.Search(len(x.bindings), func(i int) bool { return x.bindings[i].serial >= bd.serial })
+	if i == len(x.bindings) || x.bindings[i] != bd {
+		i = slices.Index(x.bindings, bd)
+	}
+	if i >= 0 {
+		x.bindings = slices.Delete(x.bindings, i, i+1)
+	}
+	x.unindexDest(bd)
 }
 
 func normTable(t Table) Table {
@@ -159,6 +210,7 @@ func (x *exchange) addBinding(bd *binding) {
 	}
 	bd.viaDirect = newVia(bd, false) // made here, not on the publish path
 	x.bindings = append(x.bindings, bd)
+	x.indexDest(bd)
 	if x.vhost.b.dlog != nil && !x.vhost.deleted && bindingDurable(bd) {
 		x.vhost.b.addDurable(durableBinding(bd, true))
 	}
@@ -175,12 +227,7 @@ func (x *exchange) addBinding(bd *binding) {
 // binding is deleted, as RabbitMQ does.
 func (v *vhost) removeBinding(bd *binding) {
 	x := bd.src
-	for i, o := range x.bindings {
-		if o == bd {
-			x.bindings = append(x.bindings[:i], x.bindings[i+1:]...)
-			break
-		}
-	}
+	x.takeBinding(bd)
 	x.unindex(bd)
 	if v.b.dlog != nil && !v.deleted && bindingDurable(bd) {
 		v.b.addDurable(durableBinding(bd, false))
@@ -218,10 +265,8 @@ func (x *exchange) unindex(bd *binding) {
 // unbindDestination removes every binding whose destination is d.
 func (v *vhost) unbindDestination(d dest) {
 	for _, x := range v.sortedExchanges() {
-		for _, bd := range append([]*binding(nil), x.bindings...) {
-			if bd.dst == d {
-				v.removeBinding(bd)
-			}
+		for _, bd := range slices.Clone(x.byDest[d]) {
+			v.removeBinding(bd)
 		}
 	}
 }

@@ -1,6 +1,9 @@
 package engine
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // Replaying the durable log (durable.go) on a broker being recovered.
 //
@@ -256,7 +259,7 @@ func (b *Broker) applyDurable(c Command) {
 			for _, bd := range x.bindings {
 				x.unindex(bd)
 			}
-			x.bindings = nil
+			x.bindings, x.byDest = nil, nil
 			x.deleted = true
 			v.dropExchange(x)
 			v.dropBindingsTo(dest{x: x})
@@ -355,7 +358,7 @@ func (b *Broker) replayDropVhost(v *vhost) {
 		for _, bd := range x.bindings {
 			x.unindex(bd)
 		}
-		x.bindings = nil
+		x.bindings, x.byDest = nil, nil
 		if !x.deleted {
 			x.dropAtRestart()
 		}
@@ -466,22 +469,15 @@ func (b *Broker) replayBinding(c Command) {
 // auto-delete: a recovered broker is told of those by their records.
 func (v *vhost) dropBindingsTo(d dest) {
 	for _, x := range v.exchanges {
-		for _, bd := range append([]*binding(nil), x.bindings...) {
-			if bd.dst == d {
-				x.dropBinding(bd)
-			}
+		for _, bd := range slices.Clone(x.byDest[d]) {
+			x.dropBinding(bd)
 		}
 	}
 }
 
 // dropBinding takes bd out of x, with no event and no auto-delete.
 func (x *exchange) dropBinding(bd *binding) {
-	for i, o := range x.bindings {
-		if o == bd {
-			x.bindings = append(x.bindings[:i], x.bindings[i+1:]...)
-			break
-		}
-	}
+	x.takeBinding(bd)
 	x.unindex(bd)
 }
 

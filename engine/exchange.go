@@ -31,7 +31,12 @@ type exchange struct {
 	deleted bool
 
 	bindings []*binding // as source, in creation order
-	direct   map[string][]*binding
+	// byDest has the same bindings by destination, each list in creation
+	// order: a bind looks for its duplicate among the bindings to its
+	// destination (findBinding), a deleted queue for its own, not among
+	// all 100,000 of a fanout (indexDest).
+	byDest map[dest][]*binding
+	direct map[string][]*binding
 	// directMemo remembers the last key routed and its bindings: map
 	// lookups hash in software under WebAssembly, and a publisher usually
 	// repeats its key. Any binding change forgets it.

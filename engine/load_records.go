@@ -265,6 +265,7 @@ func (l *loader) exchange(x *exchange) {
 		bds = append(bds, bd)
 	}
 	x.bindings = bds
+	x.reindexDests()
 	for _, bd := range bds {
 		if x.route == KindDirect {
 			x.direct[bd.key] = append(x.direct[bd.key], bd)

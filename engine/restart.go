@@ -288,6 +288,7 @@ func (v *vhost) unbindTransient(exchanges []*exchange) {
 		}
 		clear(x.bindings[len(kept):])
 		x.bindings = kept
+		x.reindexDests()
 	}
 }
 

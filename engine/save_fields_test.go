@@ -21,7 +21,7 @@ var savedFields = []struct {
 	{Config{}, "Seed ConsumerTimeoutMs EpochMs MaxQueuesPerVhost MaxMessagesPerVhost MaxDeadLetterHops MaxBatch RecordCommands"},
 	{vhost{}, "b name exchanges queues queueMemo policies opPolicies ready counts policyGen policyWalk deleted"},
 	{vhostCounts{}, "queueNames exchangeNames consumers unacked connections channels byUser"},
-	{exchange{}, "vhost name kind durable autoDelete internal args route deleted bindings direct directMemo topic visit listed held heldGone"},
+	{exchange{}, "vhost name kind durable autoDelete internal args route deleted bindings byDest direct directMemo topic visit listed held heldGone"},
 	{binding{}, "src dst viaDirect viaAlt key args xmatch serial"},
 	{queue{}, "vhost name durable exclusive autoDelete owner args quorum sac deleted set ready unacked unackedBytes nextSeq returning consumers hadConsumers exclusiveC active expiryTimer leaseTimer dispatchTimer policyGen visit viaDefault listed"},
 	{queueSettings{}, "ttlMs expiresMs maxLen maxBytes overflow dlx hasDLX dlrk hasDLRK deliveryLimit maxPriority policy opPolicy"},
