@@ -24,10 +24,21 @@ type listing[T any] struct {
 // copies 98 slice headers, a copy on write 16 KiB.
 const listingChunk = 1024
 
+// firstChunk is the room a listing's first chunk starts with; appends
+// grow it to listingChunk. A connection that opens and closes a channel
+// at a time (the management API's sessions, a client that opens a channel
+// per operation) empties the channels listing each time, and a full first
+// chunk would be 56 KB made and cleared for every channel.
+const firstChunk = 8
+
 // add appends v and returns its index, which its owner keeps for remove.
 func (l *listing[T]) add(v T) int {
 	if l.n == len(l.chunks)*listingChunk {
-		l.chunks = append(l.chunks, make([]T, 0, listingChunk))
+		room := listingChunk
+		if len(l.chunks) == 0 {
+			room = firstChunk
+		}
+		l.chunks = append(l.chunks, make([]T, 0, room))
 		l.shared = append(l.shared, false)
 	}
 	c := len(l.chunks) - 1

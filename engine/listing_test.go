@@ -3,6 +3,7 @@ package engine
 import (
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"sort"
 	"strconv"
 	"testing"
@@ -72,4 +73,24 @@ func flat(chunks [][]string) []string {
 		out = append(out, c...)
 	}
 	return out
+}
+
+// TestListingChurnAtEmptyCostsLittle opens and closes one item at a time
+// in an empty listing, as a connection that opens a channel per operation
+// does to the channels listing: each add used to make a whole first chunk
+// (listingChunk items, 56 KB of ChannelRef), which the import of a big
+// definitions document did 10,000 times over.
+func TestListingChurnAtEmptyCostsLittle(t *testing.T) {
+	var l listing[ChannelRef]
+	ref := ChannelRef{ID: ChannelID{Conn: 1, Num: 1}, Connection: "c", User: "guest", Vhost: "/"}
+	const cycles = 1000
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range cycles {
+		l.remove(l.add(ref))
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / cycles; per > 1024 {
+		t.Errorf("an add and a remove at empty allocated %d bytes, want at most 1 KB", per)
+	}
 }
