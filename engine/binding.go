@@ -161,11 +161,8 @@ func (x *exchange) indexDest(bd *binding) {
 // unindexDest takes bd out of x.byDest.
 func (x *exchange) unindexDest(bd *binding) {
 	list := x.byDest[bd.dst]
-	for i, o := range list {
-		if o == bd {
-			list = slices.Delete(list, i, i+1)
-			break
-		}
+	if i := slices.Index(list, bd); i >= 0 {
+		list = slices.Delete(list, i, i+1)
 	}
 	if len(list) == 0 {
 		delete(x.byDest, bd.dst)

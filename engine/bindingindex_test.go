@@ -13,14 +13,7 @@ import (
 // missing there would bind twice.
 func TestBindingsByDestinationFollowTheList(t *testing.T) {
 	b := New(Config{})
-	apply := func(c Command) Result {
-		t.Helper()
-		r := b.Apply(c)
-		if r.Err != nil {
-			t.Fatalf("%v: %v", KindOf(c), r.Err)
-		}
-		return r
-	}
+	apply := func(c Command) Result { t.Helper(); return mustApply(t, b, c) } // b changes at the Load
 	check := func(step string) {
 		t.Helper()
 		for _, v := range b.vhosts {
@@ -94,4 +87,14 @@ func TestBindingsByDestinationFollowTheList(t *testing.T) {
 	if n := len(b.vhosts["/"].exchanges["y"].bindings); n != 1 {
 		t.Fatalf("y has %d bindings after x's deletion, want 1 (to d1)", n)
 	}
+}
+
+// mustApply applies c to b and fails the test if it fails.
+func mustApply(t *testing.T, b *Broker, c Command) Result {
+	t.Helper()
+	r := b.Apply(c)
+	if r.Err != nil {
+		t.Fatalf("%v: %v", KindOf(c), r.Err)
+	}
+	return r
 }

@@ -67,14 +67,7 @@ func TestCommandBytesArePinned(t *testing.T) {
 // reply-to consumer.
 func goldenBroker(t *testing.T) *Broker {
 	b := New(Config{Seed: 7})
-	apply := func(c Command) Result {
-		t.Helper()
-		r := b.Apply(c)
-		if r.Err != nil {
-			t.Fatalf("%v: %v", KindOf(c), r.Err)
-		}
-		return r
-	}
+	apply := func(c Command) Result { t.Helper(); return mustApply(t, b, c) }
 	apply(CmdPutUser{User: User{Name: "bob", PasswordHash: "aGFzaA==", HashingAlgorithm: "rabbit_password_hashing_sha256", Tags: []string{"management"}}})
 	apply(CmdPutUserPermission{Permission: UserPermission{User: "bob", Vhost: "/", Configure: ".*", Write: ".*", Read: ".*"}})
 	apply(CmdSetPolicy{Policy: Policy{Vhost: "/", Name: "ttl", Pattern: "^p", ApplyTo: "queues", Priority: 2,

@@ -328,13 +328,14 @@ func (a *api) walkBindings(cursors []*engine.BindingCursor, keep func(engine.Bin
 				}
 				switch {
 				case keep != nil:
+					var kept []engine.BindingView
 					for _, b := range bs {
 						if keep(b) {
-							if len(chunks[i]) == 0 {
-								chunks[i] = [][]engine.BindingView{nil}
-							}
-							chunks[i][0] = append(chunks[i][0], b)
+							kept = append(kept, b)
 						}
+					}
+					if len(kept) > 0 {
+						chunks[i] = append(chunks[i], kept)
 					}
 					clear(bs) // the buffer holds no table past the read
 				case len(bs) > 0:
