@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
-
-	"golang.org/x/sys/unix"
 )
 
 // BenchmarkFsyncFloor is what the kernel's fsync itself costs, the floor
@@ -36,9 +34,14 @@ import (
 //	                        P, so no hand-off, but a stop-the-world waits
 //	                        for the disk; what the runtime's share costs
 //	pwritev2dsync/zeros     one pwritev2 with RWF_DSYNC into written
-//	                        zeros: the write and its sync in one call,
-//	                        one pass through the scheduler's syscall
-//	                        entry and exit instead of two
+//	                        zeros, the write and its sync in one call:
+//	                        the store's (pwritev2Dsync, raw while the
+//	                        disk answers within rawSlow)
+//
+// The loop never leaves the process idle, so the runtime's sysmon never
+// sleeps deeply and a call through the scheduler costs here about what
+// a raw one does; at window 1 every P is idle between confirms, and it
+// does not (rawsync.go; warren-bench durable shows that share).
 func BenchmarkFsyncFloor(b *testing.B) {
 	const region = 64 << 20
 	variants := []struct {
@@ -132,6 +135,6 @@ func rawFdatasync(f *os.File) error {
 }
 
 func pwriteDsync(f *os.File, p []byte, off int64) error {
-	_, err := unix.Pwritev2(int(f.Fd()), [][]byte{p}, off, unix.RWF_DSYNC)
+	_, err := pwritev2Dsync(int(f.Fd()), p, off)
 	return err
 }

@@ -56,7 +56,7 @@ func runDurable(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.reps, "reps", 3, "repetitions of the publish runs on every broker")
 	fs.IntVar(&cfg.messages, "messages", 100_000, "persistent publish: messages per run")
 	fs.IntVar(&cfg.window, "window", 256, "persistent publish: publishes left unconfirmed at most")
-	fs.IntVar(&cfg.syncMsgs, "sync-messages", 2_000, "persistent publish with window 1 (each publish waits for its confirm): messages per run")
+	fs.IntVar(&cfg.syncMsgs, "sync-messages", 10_000, "persistent publish with window 1 (each publish waits for its confirm): messages per run")
 	fs.IntVar(&cfg.recoveryN, "recovery-messages", 1_000_000, "recovery: messages queued before the kill (0: no recovery run)")
 	fs.IntVar(&cfg.size, "size", 16, "message body size in bytes")
 	fs.DurationVar(&cfg.timeout, "timeout", 3*time.Minute, "limit per publish run")
