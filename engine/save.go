@@ -74,7 +74,11 @@ const snapshotVersion = 2
 
 // Save returns the broker's whole state (see the file comment). There
 // must be no undrained events.
-func (b *Broker) Save() []byte {
+func (b *Broker) Save() []byte { return b.save(false).buf }
+
+// save writes the snapshot; with share, bodies of at least sharedBodyMin
+// bytes are not copied (SaveShared).
+func (b *Broker) save(share bool) *saver {
 	if b.events.len() > 0 || b.PendingCommands() > 0 {
 		panic("engine: Save with undrained events or command records: drain them first")
 	}
@@ -82,16 +86,22 @@ func (b *Broker) Save() []byte {
 		panic("engine: Save while replaying the durable log: restart first (durable_replay.go)")
 	}
 	s := newSaver(b)
-	// A queued message takes about 30 bytes: start near the size (the
-	// totals bound only the start, see newMsgIndex).
-	s.buf = make([]byte, 0, 1024+32*min(max(b.ready.msgs+b.unacked.msgs, 0), 1<<20))
+	s.share = share
+	// A queued message takes about 30 bytes besides its body: start near
+	// the size (the totals bound only the start, see newMsgIndex).
+	msgs := min(max(b.ready.msgs+b.unacked.msgs, 0), 1<<20)
+	s.buf = make([]byte, 0, 1024+32*msgs)
+	if share {
+		// Two pieces for each body shared, which the bytes bound too.
+		s.pieces = make([][]byte, 0, 1+2*min(msgs, max(b.ready.bytes+b.unacked.bytes, 0)/sharedBodyMin))
+	}
 	s.collect()
 	s.saveBroker()
 	if s.err != nil {
 		// A table value no AMQP field type maps to: a driver's bug.
 		panic("engine: Save: " + s.err.Error())
 	}
-	return s.buf
+	return s
 }
 
 // saver numbers the objects a snapshot names and writes them.
@@ -125,6 +135,11 @@ type saver struct {
 	vias        map[*Via]uint64
 	lastID      uint64 // the last message id written, for deltas
 	ends        map[*queueWalk]int
+
+	// share, pieces and cut are SaveShared's (save_shared.go).
+	share  bool
+	pieces [][]byte
+	cut    int
 }
 
 func newSaver(b *Broker) *saver {

@@ -26,7 +26,7 @@ func (s *saver) msg(m *Message) {
 	s.str(m.Exchange)
 	s.str(m.RoutingKey)
 	s.props(m.Props)
-	s.bytes(m.Body)
+	s.body(m.Body)
 	s.extra(m.extra)
 }
 

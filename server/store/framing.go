@@ -116,16 +116,27 @@ func parseLogHeader(h []byte) (Pos, error) {
 }
 
 // snapHeader frames a snapshot of data taken after record pos.
-func snapHeader(pos Pos, data []byte) []byte {
+func snapHeader(pos Pos, data ...[]byte) []byte {
 	h := make([]byte, snapHeaderBytes)
 	copy(h, snapMagic)
 	binary.LittleEndian.PutUint16(h[6:8], formatVersion)
 	binary.LittleEndian.PutUint64(h[8:16], uint64(pos))
-	binary.LittleEndian.PutUint64(h[16:24], uint64(len(data)))
+	binary.LittleEndian.PutUint64(h[16:24], uint64(piecesLen(data)))
 	crc := crc32.Update(0, castagnoli, h[8:24])
-	crc = crc32.Update(crc, castagnoli, data)
+	for _, p := range data {
+		crc = crc32.Update(crc, castagnoli, p)
+	}
 	binary.LittleEndian.PutUint32(h[24:28], crc)
 	return h
+}
+
+// piecesLen is the length of pieces one after the other.
+func piecesLen(pieces [][]byte) int64 {
+	var n int64
+	for _, p := range pieces {
+		n += int64(len(p))
+	}
+	return n
 }
 
 // versionError is a snapshot whose format version this build does not

@@ -8,9 +8,10 @@ import (
 
 // snapJob is a snapshot on its way to disk.
 type snapJob struct {
-	data []byte
-	pos  Pos    // the last record the snapshot includes
-	tail []byte // records appended before it, not yet taken by the syncer
+	data [][]byte // the snapshot: these pieces one after the other
+	size int64    // their length
+	pos  Pos      // the last record the snapshot includes
+	tail []byte   // records appended before it, not yet taken by the syncer
 	// logBytes is the log the snapshot replaces, counted back into
 	// NeedsSnapshot's measure if it fails.
 	logBytes int64
@@ -25,15 +26,17 @@ type snapJob struct {
 // makes the records before it durable, starts a new log file for the
 // records after it, and then, while records keep flowing into that file,
 // writes the snapshot; once the snapshot is durable, the old log files
-// and snapshots are deleted. The store keeps data until it is written, so
-// the caller must not modify it.
+// and snapshots are deleted. The state is the pieces of data one after
+// the other (a broker's SaveShared shares the message bodies rather than
+// copying them while it holds the broker). The store keeps data until it
+// is written, so the caller must not modify it.
 //
 // Each step is durable before the next begins (new log file: header,
 // fsync, fsync of the directory; snapshot: temporary file, fsync, rename,
 // fsync of the directory), so a crash anywhere leaves either the old
 // snapshot with an unbroken log after it or the new snapshot, possibly
 // beside files it makes obsolete, which Open deletes.
-func (s *Store) WriteSnapshot(data []byte) error {
+func (s *Store) WriteSnapshot(data ...[]byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
@@ -42,7 +45,7 @@ func (s *Store) WriteSnapshot(data []byte) error {
 	if s.pending != nil || s.active != nil {
 		return ErrSnapshotPending
 	}
-	s.pending = &snapJob{data: data, pos: s.next - 1, tail: s.buf, logBytes: s.logBytes.Swap(0)}
+	s.pending = &snapJob{data: data, size: piecesLen(data), pos: s.next - 1, tail: s.buf, logBytes: s.logBytes.Swap(0)}
 	s.buf, s.unwoken = nil, false
 	s.kick()
 	return nil
@@ -84,7 +87,7 @@ func (s *Store) finishSnapshot(job *snapJob) {
 	s.mu.Lock()
 	s.active = nil
 	s.snapErr, s.snapFailures, s.snapNeed = nil, 0, 0
-	s.stats.snapPos, s.stats.snapBytes, s.stats.snapTime = job.pos, int64(len(job.data)), time.Now()
+	s.stats.snapPos, s.stats.snapBytes, s.stats.snapTime = job.pos, job.size, time.Now()
 	s.mu.Unlock()
 	s.checkFree() // the replaced files' space is back
 	s.signal()
@@ -99,7 +102,7 @@ func (s *Store) writeSnapshotFile(job *snapJob) error {
 	// A new directory's first snapshot records the configuration the log
 	// is replayed under; it is tiny, and always tried.
 	if !first {
-		if err := s.snapshotRoom(snapHeaderBytes+int64(len(job.data)), replaces); err != nil {
+		if err := s.snapshotRoom(snapHeaderBytes+job.size, replaces); err != nil {
 			return err
 		}
 	}
@@ -109,14 +112,14 @@ func (s *Store) writeSnapshotFile(job *snapJob) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.WriteAt(snapHeader(job.pos, job.data), 0)
+	_, err = f.WriteAt(snapHeader(job.pos, job.data...), 0)
 	if err == nil {
-		_, err = f.WriteAt(job.data, snapHeaderBytes)
+		err = writePieces(f, job.data, snapHeaderBytes)
 	}
 	if err == nil {
 		err = s.sync(f)
 	}
-	s.wrote(snapHeaderBytes + int64(len(job.data)))
+	s.wrote(snapHeaderBytes + job.size)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -136,6 +139,44 @@ func (s *Store) writeSnapshotFile(job *snapJob) error {
 	os.Remove(tmp)
 	return err
 }
+
+// writePieces writes pieces one after the other at off, gathered into
+// writes of up to pieceWrite bytes: a snapshot that shares the message
+// bodies (engine.Broker.SaveShared) is a piece per body.
+func writePieces(f File, pieces [][]byte, off int64) error {
+	var buf []byte
+	flush := func() error {
+		_, err := f.WriteAt(buf, off)
+		off += int64(len(buf))
+		buf = buf[:0]
+		return err
+	}
+	for _, p := range pieces {
+		if len(buf) > 0 && len(buf)+len(p) > pieceWrite {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		if len(p) >= pieceWrite {
+			if _, err := f.WriteAt(p, off); err != nil {
+				return err
+			}
+			off += int64(len(p))
+			continue
+		}
+		if buf == nil {
+			buf = make([]byte, 0, pieceWrite)
+		}
+		buf = append(buf, p...)
+	}
+	if len(buf) > 0 {
+		return flush()
+	}
+	return nil
+}
+
+// pieceWrite is the most writePieces gathers into one write.
+const pieceWrite = 1 << 20
 
 // removeObsolete deletes the log files and snapshots the snapshot at pos
 // has replaced. A failure here loses nothing (Open deletes them later),

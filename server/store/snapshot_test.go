@@ -236,3 +236,35 @@ func TestSnapshotDoesNotHoldConfirms(t *testing.T) {
 		t.Fatalf("recovered %q", got)
 	}
 }
+
+// TestSnapshotOfPieces: a snapshot handed over in pieces (the engine's
+// SaveShared: a piece per large body) is written and recovered as the
+// pieces one after the other, small pieces gathered and pieces larger
+// than one gathered write written as they are.
+func TestSnapshotOfPieces(t *testing.T) {
+	big := strings.Repeat("B", pieceWrite+3)
+	mid := strings.Repeat("m", pieceWrite/2+1)
+	pieces := []string{"state", "", "@", mid, mid, big, "x", mid, "end"}
+	var data [][]byte
+	for _, p := range pieces {
+		data = append(data, []byte(p))
+	}
+	want := strings.Join(pieces, "")
+	dir := t.TempDir()
+	s, _ := openT(t, dir, Options{})
+	appendN(t, s, 1, 10)
+	if err := s.WriteSnapshot(data...); err != nil {
+		t.Fatal(err)
+	}
+	for s.Stats().SnapshotPos != 10 {
+		<-s.Notify()
+	}
+	if got := s.Stats().SnapshotBytes; got != int64(len(want)) {
+		t.Fatalf("SnapshotBytes %d, want %d", got, len(want))
+	}
+	s.Close()
+	_, r := openT(t, dir, Options{})
+	if string(r.Snapshot) != want {
+		t.Fatalf("recovered a %d-byte snapshot, want the %d bytes of the pieces", len(r.Snapshot), len(want))
+	}
+}

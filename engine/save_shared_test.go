@@ -1,0 +1,59 @@
+package engine
+
+import (
+	"bytes"
+	"testing"
+)
+
+// TestSaveSharedIsSaveWithBodiesShared: SaveShared's pieces, one after
+// the other, are Save's bytes; each body of sharedBodyMin bytes or more
+// is a piece of its own, the slice the message was published with, once
+// even when two queues and a delivery hold it; smaller bodies are copied.
+func TestSaveSharedIsSaveWithBodiesShared(t *testing.T) {
+	b, ch := benchBroker(t, Config{Seed: 1})
+	must(t, b.ExchangeDeclare(ch, ExchangeDeclare{Exchange: "fan", Type: KindFanout}))
+	for _, q := range []string{"a", "b"} {
+		_, err := b.QueueDeclare(ch, QueueDeclare{Queue: q, Durable: true})
+		must(t, err)
+		must(t, b.QueueBind(ch, QueueBind{Queue: q, Exchange: "fan"}))
+	}
+	sizes := []int{0, 10, sharedBodyMin - 1, sharedBodyMin, 4096}
+	var bodies [][]byte
+	for i, n := range sizes {
+		body := bytes.Repeat([]byte{byte('a' + i)}, n)
+		bodies = append(bodies, body)
+		must(t, b.BasicPublish(ch, BasicPublish{Exchange: "fan", Props: &Properties{DeliveryMode: 2}, Body: body}))
+	}
+	// One copy of each in "a" is delivered and left unacked.
+	_, err := b.BasicConsume(ch, BasicConsume{Queue: "a"})
+	must(t, err)
+	b.DrainEvents(nil)
+
+	want := b.Save()
+	pieces := b.SaveShared()
+	if got := bytes.Join(pieces, nil); !bytes.Equal(got, want) {
+		t.Fatalf("SaveShared joined: %d bytes, differ from Save's %d", len(got), len(want))
+	}
+	shared := 0
+	for _, body := range bodies {
+		n := 0
+		for _, p := range pieces {
+			if len(p) > 0 && len(p) == len(body) && &p[0] == &body[0] {
+				n++
+			}
+		}
+		switch {
+		case len(body) >= sharedBodyMin && n != 1:
+			t.Errorf("a %d-byte body is %d pieces of its own, want 1", len(body), n)
+		case len(body) < sharedBodyMin && n != 0:
+			t.Errorf("a %d-byte body is shared, want it copied", len(body))
+		}
+		shared += n
+	}
+	if len(pieces) != 2*shared+1 {
+		t.Errorf("%d pieces for %d shared bodies, want %d", len(pieces), shared, 2*shared+1)
+	}
+	if _, err := Load(want); err != nil {
+		t.Fatal(err)
+	}
+}
