@@ -267,12 +267,13 @@ bench-durable:
 # for a round trip); GET /api/queues, /api/bindings
 # and /api/definitions at 100,000 queues, ten times each; a 100,000 x 1 KB burst to a
 # consumer that stopped reading; a flood against a 50 MB memory
-# watermark; publishing a 400,000-message backlog; a million persistent
+# watermark; publishing a 400,000-message backlog; 300,000 persistent
+# 1 KB messages into a durable queue (snapshots); a million persistent
 # messages recovered after SIGKILL (how long until a client is served,
 # then its round trips until all are back). Prints the healthy client's
 # p99 and longest round trip per scenario, Warren beside RabbitMQ.
 # Smaller sizes for a quick run: BENCH_ARGS='--queues 10000 --burst 10000
-# --backlog 40000 --recovery-messages 100000'; --scenarios picks some.
+# --backlog 40000 --persistent 30000 --recovery-messages 100000'; --scenarios picks some.
 # Stops what it started by pid; interrupted (and cleaned up) after
 # BENCH_PAUSES_MINUTES.
 .PHONY: bench-pauses

@@ -35,6 +35,7 @@ type pausesConfig struct {
 	watermark   int64 // flood: bytes of messages (Warren) or beyond the node's RSS at start (RabbitMQ)
 	floodSpan   time.Duration
 	backlog     int // backlog: messages published into one queue
+	persistent  int // persistent: persistent messages published into one durable queue
 	recovery    int // recovery: persistent messages recovered at start
 	interval    time.Duration
 	quietSpan   time.Duration // idle and busy: how long the healthy client is timed
@@ -43,7 +44,7 @@ type pausesConfig struct {
 }
 
 // pauseScenarioNames are the scenarios in the order they run.
-var pauseScenarioNames = []string{"idle", "busy", "listings", "burst", "flood", "backlog", "recovery"}
+var pauseScenarioNames = []string{"idle", "busy", "listings", "burst", "flood", "backlog", "persistent", "recovery"}
 
 // pauseBroker is one broker started for one scenario.
 type pauseBroker struct {
@@ -152,6 +153,7 @@ func runPauses(args []string, stdout, stderr io.Writer) int {
 	fs.Int64Var(&cfg.watermark, "watermark", 50<<20, "flood: Warren's --memory-high-watermark; RabbitMQ's is its RSS at start plus this")
 	fs.DurationVar(&cfg.floodSpan, "flood-span", 10*time.Second, "flood: how long the publishers flood")
 	fs.IntVar(&cfg.backlog, "backlog", 400_000, "backlog: 16-byte messages published into one queue nobody consumes")
+	fs.IntVar(&cfg.persistent, "persistent", 300_000, "persistent: persistent messages of --size bytes published into one durable queue nobody consumes (Warren's log passes --snapshot-after several times)")
 	fs.IntVar(&cfg.recovery, "recovery-messages", 1_000_000, "recovery: persistent messages in a durable queue when the broker is killed and restarted")
 	fs.DurationVar(&cfg.interval, "interval", time.Millisecond, "the healthy client's pause between round trips")
 	fs.DurationVar(&cfg.quietSpan, "quiet-span", 2*time.Second, "idle and busy: how long the healthy client is timed")
@@ -172,7 +174,7 @@ func runPauses(args []string, stdout, stderr io.Writer) int {
 	case *warrenBin == "" && *rabbitScript == "":
 		fmt.Fprintln(stderr, "warren-bench pauses: nothing to measure: give --warren-bin or --rabbit-server")
 		return 2
-	case min(cfg.queues, cfg.listingReps, cfg.burst, cfg.backlog, cfg.recovery) < 1 || max(cfg.queues, cfg.burst, cfg.backlog, cfg.recovery) > 10_000_000 || cfg.listingReps > 1000:
+	case min(cfg.queues, cfg.listingReps, cfg.burst, cfg.backlog, cfg.persistent, cfg.recovery) < 1 || max(cfg.queues, cfg.burst, cfg.backlog, cfg.persistent, cfg.recovery) > 10_000_000 || cfg.listingReps > 1000:
 		fmt.Fprintln(stderr, "warren-bench pauses: counts must be 1..10000000, --listing-reps 1..1000")
 		return 2
 	case cfg.burstSize < 0 || cfg.burstSize > 1<<20 || cfg.watermark < 1<<20:
@@ -309,6 +311,9 @@ func runPauseScenario(ctx context.Context, sc string, cfg pausesConfig, b *pause
 		return []Result{res}, err
 	case "backlog":
 		res, err := runBacklog(ctx, cfg, b)
+		return []Result{res}, err
+	case "persistent":
+		res, err := runPersistentBacklog(ctx, cfg, b)
 		return []Result{res}, err
 	case "recovery":
 		if !b.onDisk {

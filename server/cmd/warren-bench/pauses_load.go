@@ -358,28 +358,45 @@ func sessionUntil(ctx context.Context, url string) (*session, func(), error) {
 // runBacklog publishes cfg.backlog 16-byte messages into one queue
 // nobody consumes, with confirms (window 1,000).
 func runBacklog(ctx context.Context, cfg pausesConfig, b *pauseBroker) (Result, error) {
+	return publishBacklog(ctx, cfg, b, "warren-bench.pauses.backlog", false, amqpPublishing(16), cfg.backlog,
+		fmt.Sprintf("publishing a %s-message backlog", thousands(int64(cfg.backlog))))
+}
+
+// runPersistentBacklog publishes cfg.persistent persistent messages of
+// cfg.burstSize bytes into one durable queue nobody consumes, with
+// confirms (window 1,000): the log grows past Warren's --snapshot-after
+// again and again, and each snapshot is saved while the broker is held.
+func runPersistentBacklog(ctx context.Context, cfg pausesConfig, b *pauseBroker) (Result, error) {
+	msg := amqp.Publishing{DeliveryMode: amqp.Persistent, Body: body(cfg.burstSize)}
+	return publishBacklog(ctx, cfg, b, "warren-bench.pauses.persistent", true, msg, cfg.persistent,
+		fmt.Sprintf("publishing %s persistent %s-byte messages into a durable queue", thousands(int64(cfg.persistent)), thousands(int64(cfg.burstSize))))
+}
+
+// publishBacklog publishes n copies of msg into queue q, declared
+// durable or not, with confirms (window 1,000), while the healthy client
+// is timed.
+func publishBacklog(ctx context.Context, cfg pausesConfig, b *pauseBroker, q string, durable bool, msg amqp.Publishing, n int, workload string) (Result, error) {
 	s, closeS, err := sessionUntil(ctx, b.url())
 	if err != nil {
 		return Result{}, err
 	}
 	defer closeS()
-	q := "warren-bench.pauses.backlog"
-	if err := declareQueue(s.ch, q, nil); err != nil {
+	if _, err := s.ch.QueueDeclare(q, durable, false, false, false, nil); err != nil {
 		return Result{}, err
 	}
 	res, err := probed(b.url(), cfg.interval, func() (Result, error) {
-		cp, err := newConfirmingPublisher(s.ch, cfg.backlog, 1000)
+		cp, err := newConfirmingPublisher(s.ch, n, 1000)
 		if err != nil {
 			return Result{}, err
 		}
 		t0 := time.Now()
-		if err := cp.publishAll(ctx, q, amqpPublishing(16), cfg.backlog); err != nil {
+		if err := cp.publishAll(ctx, q, msg, n); err != nil {
 			return Result{}, err
 		}
 		elapsed := time.Since(t0)
-		return Result{ElapsedMs: ms(elapsed), Metrics: []Metric{{Name: "publish", Unit: "msgs/s", Value: rate(cfg.backlog, elapsed), HigherIsBetter: true}}}, nil
+		return Result{ElapsedMs: ms(elapsed), Metrics: []Metric{{Name: "publish", Unit: "msgs/s", Value: rate(n, elapsed), HigherIsBetter: true}}}, nil
 	})
-	res.Workload = fmt.Sprintf("publishing a %s-message backlog", thousands(int64(cfg.backlog)))
+	res.Workload = workload
 	return res, err
 }
 

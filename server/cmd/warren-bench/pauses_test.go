@@ -30,7 +30,7 @@ func TestPauseScenariosAgainstWarren(t *testing.T) {
 		t.Skip("real sockets and a few seconds of load")
 	}
 	cfg := pausesConfig{queues: 300, listingReps: 2, burst: 500, burstSize: 1024, watermark: 1 << 20,
-		floodSpan: 600 * time.Millisecond, backlog: 2000, interval: time.Millisecond, quietSpan: 100 * time.Millisecond}
+		floodSpan: 600 * time.Millisecond, backlog: 2000, persistent: 500, interval: time.Millisecond, quietSpan: 100 * time.Millisecond}
 	// The flood's Warren has the watermark (as warren-bench gives it
 	// --memory-high-watermark), the others not.
 	start := func(alarm *conn.Alarm) *pauseBroker {
@@ -46,7 +46,7 @@ func TestPauseScenariosAgainstWarren(t *testing.T) {
 		return &pauseBroker{label: "Warren", srv: inprocServer{srv}, mgmt: "http://" + srv.HTTPAddr()}
 	}
 	plain, flooded := start(nil), start(&conn.Alarm{HighWatermark: cfg.watermark})
-	for _, sc := range []string{"idle", "busy", "listings", "burst", "flood", "backlog"} {
+	for _, sc := range []string{"idle", "busy", "listings", "burst", "flood", "backlog", "persistent"} {
 		b := plain
 		if sc == "flood" {
 			b = flooded
