@@ -4,7 +4,6 @@ package engine
 // Load reads them (see save_records.go).
 
 func (l *loader) queue(q *queue) {
-	b := l.b
 	v := l.vhostAt()
 	if l.err != nil {
 		return
@@ -27,9 +26,8 @@ func (l *loader) queue(q *queue) {
 	}
 	st.overflow, st.dlx, st.dlrk, st.policy, st.opPolicy = l.str(), l.str(), l.str(), l.str(), l.str()
 	st.hasDLX, st.hasDLRK = l.boolean(), l.boolean()
-	q.ready = l.store(&v.ready, &b.ready)
-	if len(q.ready.levels) != st.maxPriority+1 {
-		l.fail("inconsistent")
+	if l.version < 3 {
+		l.ready(q) // since version 3, in a section of their own (readyMessages)
 	}
 	q.unacked = l.sint()
 	q.unackedBytes = l.varint()
@@ -62,6 +60,29 @@ func (l *loader) queue(q *queue) {
 			q.owner.exclusives = map[string]*queue{}
 		}
 		q.owner.exclusives[q.name] = q
+	}
+}
+
+// ready reads q's ready messages, after q's record up to its policy
+// settings has been read.
+func (l *loader) ready(q *queue) {
+	q.ready = l.store(&q.vhost.ready, &l.b.ready)
+	if l.err == nil && len(q.ready.levels) != q.set.maxPriority+1 {
+		l.fail("inconsistent")
+	}
+}
+
+// readyMessages reads the section of the queues' ready messages
+// (snapshot version 3 on), in the order of the queues' records.
+func (l *loader) readyMessages() {
+	if l.version < 3 {
+		return
+	}
+	for _, q := range l.queues {
+		if l.err != nil {
+			return
+		}
+		l.ready(q)
 	}
 }
 

@@ -140,6 +140,7 @@ func (l *loader) loadBroker() *Broker {
 	}
 	l.users()
 	l.replyConsumers()
+	l.readyMessages()
 	b.events = eventLog{}
 	return b
 }

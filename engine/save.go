@@ -36,13 +36,14 @@ type timerItem = deadline.Timer[timerRef]
 // once and shared again on Load, and unordered things (maps, heaps) in a
 // fixed order, so two brokers in the same state save the same bytes.
 //
-// Layout (snapshotVersion 2): the header; the config and broker counters;
+// Layout (snapshotVersion 3): the header; the config and broker counters;
 // the number of vhosts, exchanges, queues, connections, channels and
 // consumers; then their records in that order, each naming the others by
 // index (so Load makes every object first and links them after); then the
 // timers, the pending work, the dead letters, the last death history, the
-// management listings, the users with their permissions, and the
-// channels' direct reply-to consumers. Objects no longer live but still
+// management listings, the users with their permissions, the channels'
+// direct reply-to consumers, and last the queues' ready messages, queue
+// by queue (save_shared.go says why they come last). Objects no longer live but still
 // referred to (a deleted queue an unacked delivery came from, a closed
 // channel whose returns are under way, a deleted exchange holding delayed
 // messages) are saved like live ones and marked so.
@@ -69,12 +70,17 @@ const snapshotMagic = "WRNS"
 
 // snapshotVersion is the format's version. Load reads it and the
 // earlier ones, whose snapshots are still on disk: version 2 added the
-// direct reply-to section (save_replyto.go).
-const snapshotVersion = 2
+// direct reply-to section (save_replyto.go); version 3 moved each queue's
+// ready messages from its record to a section of their own at the end.
+const snapshotVersion = 3
 
 // Save returns the broker's whole state (see the file comment). There
 // must be no undrained events.
-func (b *Broker) Save() []byte { return b.save(false).buf }
+func (b *Broker) Save() []byte {
+	s := b.save(false)
+	s.readySection()
+	return s.buf
+}
 
 // save writes the snapshot; with share, bodies of at least sharedBodyMin
 // bytes are not copied (SaveShared).
@@ -85,16 +91,18 @@ func (b *Broker) save(share bool) *saver {
 	if b.replay != nil {
 		panic("engine: Save while replaying the durable log: restart first (durable_replay.go)")
 	}
-	s := newSaver(b)
-	s.share = share
-	// A queued message takes about 30 bytes besides its body: start near
-	// the size (the totals bound only the start, see newMsgIndex).
-	msgs := min(max(b.ready.msgs+b.unacked.msgs, 0), 1<<20)
-	s.buf = make([]byte, 0, 1024+32*msgs)
+	s := newSaver(b, share)
+	// A message takes about 30 bytes besides its body: start near the
+	// size (the totals bound only the start, see newMsgIndex); SaveShared
+	// starts near what it writes while the broker is held, and finish
+	// makes room for the rest (readySection).
+	msgs := b.ready.msgs + b.unacked.msgs
 	if share {
+		msgs = b.unacked.msgs + b.delayed.msgs
 		// Two pieces for each body shared, which the bytes bound too.
-		s.pieces = make([][]byte, 0, 1+2*min(msgs, max(b.ready.bytes+b.unacked.bytes, 0)/sharedBodyMin))
+		s.pieces = make([][]byte, 0, 1+2*min(max(msgs, 0), 1<<20, max(b.unacked.bytes+b.delayed.bytes, 0)/sharedBodyMin))
 	}
+	s.buf = make([]byte, 0, 1024+32*min(max(msgs, 0), 1<<20))
 	s.collect()
 	s.saveBroker()
 	if s.err != nil {
@@ -140,15 +148,25 @@ type saver struct {
 	share  bool
 	pieces [][]byte
 	cut    int
+	// readyQs are the queues in the order of their records, whose ready
+	// messages Save writes in the section at the end; for SaveShared,
+	// ready holds copies of them, made as each record is written.
+	readyQs []*queue
+	ready   []storeCopy
 }
 
-func newSaver(b *Broker) *saver {
+func newSaver(b *Broker, share bool) *saver {
+	hint := b.ready.msgs + b.unacked.msgs + b.delayed.msgs
+	if share {
+		hint = b.unacked.msgs + b.delayed.msgs // finish reserves for the rest
+	}
 	return &saver{
+		share:   share,
 		encoder: newSnapshotEncoder(),
 		b:       b,
 		vhostIx: map[*vhost]int{}, xIx: map[*exchange]int{}, qIx: map[*queue]int{},
 		connIx: map[*connection]int{}, chanIx: map[*channel]int{}, conIx: map[*consumer]int{},
-		msgs:   newMsgIndex(b.ready.msgs + b.unacked.msgs + b.delayed.msgs),
+		msgs:   newMsgIndex(hint),
 		extras: map[*msgExtra]uint64{}, vias: map[*Via]uint64{}, propsIx: map[propsKey]uint64{},
 		ends: map[*queueWalk]int{},
 	}

@@ -70,6 +70,14 @@ func (x *msgIndex) lookupOther(m *Message) (uint64, bool) {
 	return n, false
 }
 
+// reserve makes room for n more messages, so that adding them does not
+// grow the table on the way.
+func (x *msgIndex) reserve(n int) {
+	for uint64(len(x.msgs)+n)*2 > x.mask {
+		x.grow()
+	}
+}
+
 func (x *msgIndex) grow() {
 	ids, nums := x.ids, x.nums
 	size := uint64(len(ids)) * 2

@@ -1,6 +1,9 @@
 package engine
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // Messages, their shared parts, and the lists that hold them, as Save
 // writes them.
@@ -279,6 +282,86 @@ func (s *saver) store(st *store) {
 			s.entry(lv.fresh.at(i), &c)
 		}
 	}
+}
+
+// storeCopy is a store's entries as store writes them, copied out of it
+// (copyStore) so that SaveShared's finish can write them after the broker
+// has moved on.
+type storeCopy struct {
+	returnSeq uint64
+	levels    []levelCopy
+}
+
+// levelCopy is one priority level of a storeCopy: the returned copies
+// sorted by key, then the fresh ones in order.
+type levelCopy struct {
+	returns []returned
+	fresh   []entry
+}
+
+func copyStore(st *store) storeCopy {
+	c := storeCopy{returnSeq: st.returnSeq, levels: make([]levelCopy, len(st.levels))}
+	for l := range st.levels {
+		lv, lc := &st.levels[l], &c.levels[l]
+		lc.returns = make([]returned, lv.returns.len())
+		for i := range lc.returns {
+			lc.returns[i] = *lv.returns.at(i)
+		}
+		sort.Slice(lc.returns, func(i, j int) bool { return lc.returns[i].key < lc.returns[j].key })
+		lc.fresh = make([]entry, lv.fresh.len())
+		for i := range lc.fresh {
+			lc.fresh[i] = *lv.fresh.at(i)
+		}
+	}
+	return c
+}
+
+// storeCopy writes c as store writes the store it was copied from.
+func (s *saver) storeCopy(c *storeCopy) {
+	s.uvarint(uint64(len(c.levels)))
+	s.uvarint(c.returnSeq)
+	for l := range c.levels {
+		lv := &c.levels[l]
+		var ctx entryCtx
+		s.uvarint(uint64(len(lv.returns)))
+		for i := range lv.returns {
+			s.uvarint(lv.returns[i].key)
+			s.entry(&lv.returns[i].e, &ctx)
+		}
+		s.uvarint(uint64(len(lv.fresh)))
+		for i := range lv.fresh {
+			s.entry(&lv.fresh[i], &ctx)
+		}
+	}
+}
+
+// readySection writes the queues' ready messages, in the order of their
+// records (snapshot version 3 on). For SaveShared it writes the copies,
+// first making room for as many messages as they hold, which Save made
+// at the start: in finish, not while the broker is held.
+func (s *saver) readySection() {
+	for _, q := range s.readyQs {
+		s.store(&q.ready)
+	}
+	n, shared := 0, 0
+	for i := range s.ready {
+		for _, lv := range s.ready[i].levels {
+			n += len(lv.returns) + len(lv.fresh)
+			for j := range lv.returns {
+				shared += sharedBody(lv.returns[j].e.msg)
+			}
+			for j := range lv.fresh {
+				shared += sharedBody(lv.fresh[j].msg)
+			}
+		}
+	}
+	s.buf = slices.Grow(s.buf, 32*n)
+	s.pieces = slices.Grow(s.pieces, 2*shared+1)
+	s.msgs.reserve(n)
+	for i := range s.ready {
+		s.storeCopy(&s.ready[i])
+	}
+	s.readyQs, s.ready = nil, nil
 }
 
 func (s *saver) deliveries(l *unackedList) {

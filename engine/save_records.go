@@ -210,7 +210,11 @@ func (s *saver) queue(q *queue) {
 	}
 	s.boolean(st.hasDLX)
 	s.boolean(st.hasDLRK)
-	s.store(&q.ready)
+	if s.share { // the ready messages go in readySection
+		s.ready = append(s.ready, copyStore(&q.ready))
+	} else {
+		s.readyQs = append(s.readyQs, q)
+	}
 	s.varint(int64(q.unacked))
 	s.varint(q.unackedBytes)
 	s.uvarint(q.nextSeq)

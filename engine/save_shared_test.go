@@ -30,7 +30,7 @@ func TestSaveSharedIsSaveWithBodiesShared(t *testing.T) {
 	b.DrainEvents(nil)
 
 	want := b.Save()
-	pieces := b.SaveShared()
+	pieces := b.SaveShared()()
 	if got := bytes.Join(pieces, nil); !bytes.Equal(got, want) {
 		t.Fatalf("SaveShared joined: %d bytes, differ from Save's %d", len(got), len(want))
 	}
@@ -55,5 +55,53 @@ func TestSaveSharedIsSaveWithBodiesShared(t *testing.T) {
 	}
 	if _, err := Load(want); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSaveSharedFinishesWhatWasSaved: finish, run on another goroutine
+// while the broker goes on (publishing into the queues, delivering,
+// acking, purging, deleting one), writes the state SaveShared was called
+// in: its pieces are the Save of that moment. go test -race checks that
+// finish reads nothing the broker changes.
+func TestSaveSharedFinishesWhatWasSaved(t *testing.T) {
+	b, ch := benchBroker(t, Config{Seed: 1})
+	must(t, b.ExchangeDeclare(ch, ExchangeDeclare{Exchange: "fan", Type: KindFanout}))
+	for _, q := range []QueueDeclare{{Queue: "a", Durable: true}, {Queue: "b"}, {Queue: "p", Args: Table{"x-max-priority": int32(3)}}} {
+		_, err := b.QueueDeclare(ch, q)
+		must(t, err)
+		must(t, b.QueueBind(ch, QueueBind{Queue: q.Queue, Exchange: "fan"}))
+	}
+	publish := func(n int) {
+		for i := range n {
+			body := bytes.Repeat([]byte{byte(i)}, []int{16, 300, 2000}[i%3])
+			props := &Properties{DeliveryMode: 2, Priority: uint8(i % 4), Headers: Table{"n": int32(i)}}
+			must(t, b.BasicPublish(ch, BasicPublish{Exchange: "fan", Props: props, Body: body}))
+		}
+		b.DrainEvents(nil)
+	}
+	publish(300)
+	// Some delivered, one returned to its queue (a requeued copy).
+	got, ok, err := b.BasicGet(ch, BasicGet{Queue: "a"})
+	if !ok {
+		t.Fatal("basic.get found nothing")
+	}
+	must(t, err)
+	must(t, b.Apply(CmdBasicReject{Channel: ch, DeliveryTag: got.DeliveryTag, Requeue: true}).Err)
+	_, err = b.BasicConsume(ch, BasicConsume{Queue: "b"})
+	must(t, err)
+	b.DrainEvents(nil)
+
+	want := b.Save()
+	finish := b.SaveShared()
+	done := make(chan [][]byte)
+	go func() { done <- finish() }()
+	publish(300)
+	_, err = b.QueuePurge(ch, "a")
+	must(t, err)
+	_, err = b.QueueDelete(ch, QueueDelete{Queue: "p"})
+	must(t, err)
+	b.DrainEvents(nil)
+	if got := bytes.Join(<-done, nil); !bytes.Equal(got, want) {
+		t.Fatalf("finished after the broker moved on: %d bytes, differ from the Save of the moment (%d)", len(got), len(want))
 	}
 }

@@ -458,7 +458,7 @@ func (b *Broker) maybeSnapshot() {
 		return
 	}
 	asked := time.Now()
-	if err := b.st.WriteSnapshot(b.eng.SaveShared()...); err != nil {
+	if err := b.st.WriteSnapshotFrom(b.eng.SaveShared()); err != nil {
 		if !errors.Is(err, store.ErrSnapshotPending) {
 			log.Printf("warren: snapshot 快照: %v", err)
 		}

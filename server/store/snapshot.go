@@ -8,10 +8,13 @@ import (
 
 // snapJob is a snapshot on its way to disk.
 type snapJob struct {
-	data [][]byte // the snapshot: these pieces one after the other
-	size int64    // their length
-	pos  Pos      // the last record the snapshot includes
-	tail []byte   // records appended before it, not yet taken by the syncer
+	// finish makes the snapshot's pieces, once, as writing it starts; data
+	// are the pieces one after the other, and size is their length.
+	finish func() [][]byte
+	data   [][]byte
+	size   int64
+	pos    Pos    // the last record the snapshot includes
+	tail   []byte // records appended before it, not yet taken by the syncer
 	// logBytes is the log the snapshot replaces, counted back into
 	// NeedsSnapshot's measure if it fails.
 	logBytes int64
@@ -27,9 +30,8 @@ type snapJob struct {
 // records after it, and then, while records keep flowing into that file,
 // writes the snapshot; once the snapshot is durable, the old log files
 // and snapshots are deleted. The state is the pieces of data one after
-// the other (a broker's SaveShared shares the message bodies rather than
-// copying them while it holds the broker). The store keeps data until it
-// is written, so the caller must not modify it.
+// the other. The store keeps data until it is written, so the caller must
+// not modify it.
 //
 // Each step is durable before the next begins (new log file: header,
 // fsync, fsync of the directory; snapshot: temporary file, fsync, rename,
@@ -37,6 +39,16 @@ type snapJob struct {
 // snapshot with an unbroken log after it or the new snapshot, possibly
 // beside files it makes obsolete, which Open deletes.
 func (s *Store) WriteSnapshot(data ...[]byte) error {
+	return s.WriteSnapshotFrom(func() [][]byte { return data })
+}
+
+// WriteSnapshotFrom is WriteSnapshot for a state whose bytes are made
+// as the snapshot is written: finish runs once, on the goroutine that
+// writes the file, and returns the pieces. It is for a broker's
+// engine.Broker.SaveShared, whose finish encodes the queues' messages
+// while the broker goes on. The state is still the one at the call, and
+// covers every record appended before it.
+func (s *Store) WriteSnapshotFrom(finish func() [][]byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
@@ -45,7 +57,7 @@ func (s *Store) WriteSnapshot(data ...[]byte) error {
 	if s.pending != nil || s.active != nil {
 		return ErrSnapshotPending
 	}
-	s.pending = &snapJob{data: data, size: piecesLen(data), pos: s.next - 1, tail: s.buf, logBytes: s.logBytes.Swap(0)}
+	s.pending = &snapJob{finish: finish, pos: s.next - 1, tail: s.buf, logBytes: s.logBytes.Swap(0)}
 	s.buf, s.unwoken = nil, false
 	s.kick()
 	return nil
@@ -96,6 +108,8 @@ func (s *Store) finishSnapshot(job *snapJob) {
 // writeSnapshotFile writes job's data to snap-<pos>.snap atomically: the
 // name only ever refers to a complete, fsynced file.
 func (s *Store) writeSnapshotFile(job *snapJob) error {
+	job.data, job.finish = job.finish(), nil
+	job.size = piecesLen(job.data)
 	s.mu.Lock()
 	replaces, first := s.stats.snapBytes+job.logBytes, s.stats.snapTime.IsZero()
 	s.mu.Unlock()

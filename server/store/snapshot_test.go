@@ -268,3 +268,29 @@ func TestSnapshotOfPieces(t *testing.T) {
 		t.Fatalf("recovered a %d-byte snapshot, want the %d bytes of the pieces", len(r.Snapshot), len(want))
 	}
 }
+
+// TestSnapshotFromFinish: WriteSnapshotFrom's finish runs once, as the
+// snapshot is written, and its pieces are the snapshot of the position
+// at the call, whatever was appended meanwhile.
+func TestSnapshotFromFinish(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := openT(t, dir, Options{})
+	appendN(t, s, 1, 10)
+	calls := 0
+	if err := s.WriteSnapshotFrom(func() [][]byte { calls++; return [][]byte{[]byte("state"), []byte("@10")} }); err != nil {
+		t.Fatal(err)
+	}
+	appendN(t, s, 11, 20)
+	for s.Stats().SnapshotPos != 10 {
+		<-s.Notify()
+	}
+	s.Close()
+	if calls != 1 {
+		t.Fatalf("finish ran %d times, want 1", calls)
+	}
+	_, r := openT(t, dir, Options{})
+	if string(r.Snapshot) != "state@10" || r.SnapshotPos != 10 || r.Last != 20 {
+		t.Fatalf("recovered %q at %d, last %d", r.Snapshot, r.SnapshotPos, r.Last)
+	}
+	wantRecords(t, records(t, r), 11, 20)
+}
