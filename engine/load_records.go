@@ -140,7 +140,7 @@ func (l *loader) loadBroker() *Broker {
 	}
 	l.users()
 	l.replyConsumers()
-	l.readyMessages()
+	l.readyMessages() // last (SaveShared writes it after the hold): new sections go before it
 	b.events = eventLog{}
 	return b
 }

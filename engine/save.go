@@ -56,8 +56,10 @@ type timerItem = deadline.Timer[timerRef]
 // Adding state: a new kind of record (like the users, save_users.go) is
 // one more section, a count and its records, written at the end of
 // saveBroker (save_records.go) and read at the same place in loadBroker
-// (load_records.go); a new field of an object or of Config is one more
-// write at the end of its record and one more read at the same place.
+// (load_records.go), before the queues' ready messages, which stay last
+// (readySection, readyMessages); a new field of an object or of Config
+// is one more write at the end of its record and one more read at the
+// same place.
 // Once snapshots are kept anywhere, snapshotVersion goes up with either:
 // Load refuses a version it does not know rather than guess, and reads
 // an older one as that version wrote it (loader.version).
