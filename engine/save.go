@@ -43,10 +43,10 @@ type timerItem = deadline.Timer[timerRef]
 // timers, the pending work, the dead letters, the last death history, the
 // management listings, the users with their permissions, the channels'
 // direct reply-to consumers, and last the queues' ready messages, queue
-// by queue (save_shared.go says why they come last). Objects no longer live but still
-// referred to (a deleted queue an unacked delivery came from, a closed
-// channel whose returns are under way, a deleted exchange holding delayed
-// messages) are saved like live ones and marked so.
+// by queue (save_shared.go says why they come last). Objects no longer
+// live but still referred to (a deleted queue an unacked delivery came
+// from, a closed channel whose returns are under way, a deleted exchange
+// holding delayed messages) are saved like live ones and marked so.
 //
 // Load checks the form of what it reads (lengths, indexes, references,
 // that every live object is listed once) and turns any damage into an
@@ -93,18 +93,21 @@ func (b *Broker) save(share bool) *saver {
 	if b.replay != nil {
 		panic("engine: Save while replaying the durable log: restart first (durable_replay.go)")
 	}
-	s := newSaver(b, share)
 	// A message takes about 30 bytes besides its body: start near the
-	// size (the totals bound only the start, see newMsgIndex); SaveShared
-	// starts near what it writes while the broker is held, and finish
-	// makes room for the rest (readySection).
-	msgs := b.ready.msgs + b.unacked.msgs
+	// size (the totals bound only the start, see newMsgIndex). SaveShared
+	// starts near what it writes while the broker is held, the deliveries
+	// and delayed messages; finish makes room for the queues' ready
+	// messages (readySection).
+	index, msgs := b.ready.msgs+b.unacked.msgs+b.delayed.msgs, b.ready.msgs+b.unacked.msgs
 	if share {
-		msgs = b.unacked.msgs + b.delayed.msgs
+		index, msgs = b.unacked.msgs+b.delayed.msgs, b.unacked.msgs+b.delayed.msgs
+	}
+	s := newSaver(b, share, index)
+	s.buf = make([]byte, 0, 1024+32*min(max(msgs, 0), 1<<20))
+	if share {
 		// Two pieces for each body shared, which the bytes bound too.
 		s.pieces = make([][]byte, 0, 1+2*min(max(msgs, 0), 1<<20, max(b.unacked.bytes+b.delayed.bytes, 0)/sharedBodyMin))
 	}
-	s.buf = make([]byte, 0, 1024+32*min(max(msgs, 0), 1<<20))
 	s.collect()
 	s.saveBroker()
 	if s.err != nil {
@@ -157,18 +160,16 @@ type saver struct {
 	ready   []storeCopy
 }
 
-func newSaver(b *Broker, share bool) *saver {
-	hint := b.ready.msgs + b.unacked.msgs + b.delayed.msgs
-	if share {
-		hint = b.unacked.msgs + b.delayed.msgs // finish reserves for the rest
-	}
+// newSaver makes a saver whose message index starts with room for about
+// indexHint messages.
+func newSaver(b *Broker, share bool, indexHint int64) *saver {
 	return &saver{
 		share:   share,
 		encoder: newSnapshotEncoder(),
 		b:       b,
 		vhostIx: map[*vhost]int{}, xIx: map[*exchange]int{}, qIx: map[*queue]int{},
 		connIx: map[*connection]int{}, chanIx: map[*channel]int{}, conIx: map[*consumer]int{},
-		msgs:   newMsgIndex(hint),
+		msgs:   newMsgIndex(indexHint),
 		extras: map[*msgExtra]uint64{}, vias: map[*Via]uint64{}, propsIx: map[propsKey]uint64{},
 		ends: map[*queueWalk]int{},
 	}
