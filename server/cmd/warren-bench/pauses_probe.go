@@ -215,7 +215,9 @@ func probed(url string, interval time.Duration, load func() (Result, error)) (Re
 	}
 	defer p.close()
 	m := p.mark()
+	before, haveCPU := readCPUTimes()
 	res, err := load()
+	after, _ := readCPUTimes()
 	// A load shorter than a round trip still gets one: the one it was
 	// under way beside.
 	for wait := time.Now().Add(time.Second); p.mark() == m && time.Now().Before(wait); {
@@ -223,6 +225,9 @@ func probed(url string, interval time.Duration, load func() (Result, error)) (Re
 	}
 	st, perr := p.since(m)
 	res.Metrics = append(st.metrics(), res.Metrics...)
+	if stolen, ok := stolenPercent(before, after); haveCPU && ok {
+		res.Metrics = append(res.Metrics, Metric{Name: "CPU stolen by the host", Unit: "%", Value: stolen})
+	}
 	if err == nil && perr != nil {
 		err = fmt.Errorf("healthy client: %w", perr)
 	}
