@@ -284,7 +284,7 @@ func (s *saver) store(st *store) {
 	}
 }
 
-// storeCopy is a store's entries as store writes them, copied out of it
+// storeCopy is a store's entries as store writes them, taken out of it
 // (copyStore) so that SaveShared's finish can write them after the broker
 // has moved on.
 type storeCopy struct {
@@ -293,10 +293,20 @@ type storeCopy struct {
 }
 
 // levelCopy is one priority level of a storeCopy: the returned copies
-// sorted by key, then the fresh ones in order.
+// sorted by key, copied (a heap moves its entries about), then the fresh
+// ones in order, the level's own chunks, shared (chunked.share).
 type levelCopy struct {
 	returns []returned
-	fresh   []entry
+	fresh   [][]entry
+}
+
+// freshLen is how many fresh entries lc holds.
+func (lc *levelCopy) freshLen() int {
+	n := 0
+	for _, run := range lc.fresh {
+		n += len(run)
+	}
+	return n
 }
 
 func copyStore(st *store) storeCopy {
@@ -308,10 +318,7 @@ func copyStore(st *store) storeCopy {
 			lc.returns[i] = *lv.returns.at(i)
 		}
 		sort.Slice(lc.returns, func(i, j int) bool { return lc.returns[i].key < lc.returns[j].key })
-		lc.fresh = make([]entry, lv.fresh.len())
-		for i := range lc.fresh {
-			lc.fresh[i] = *lv.fresh.at(i)
-		}
+		lc.fresh = lv.fresh.share()
 	}
 	return c
 }
@@ -331,9 +338,11 @@ func (s *saver) storeCopy(c *storeCopy) {
 			s.uvarint(lv.returns[i].key)
 			s.entry(&lv.returns[i].e, &ctx)
 		}
-		s.uvarint(uint64(len(lv.fresh)))
-		for i := range lv.fresh {
-			s.entry(&lv.fresh[i], &ctx)
+		s.uvarint(uint64(lv.freshLen()))
+		for _, run := range lv.fresh {
+			for i := range run {
+				s.entry(&run[i], &ctx)
+			}
 		}
 	}
 }
@@ -349,12 +358,14 @@ func (s *saver) readySection() {
 	n, shared := 0, 0
 	for i := range s.ready {
 		for _, lv := range s.ready[i].levels {
-			n += len(lv.returns) + len(lv.fresh)
+			n += len(lv.returns) + lv.freshLen()
 			for j := range lv.returns {
 				shared += sharedBody(lv.returns[j].e.msg)
 			}
-			for j := range lv.fresh {
-				shared += sharedBody(lv.fresh[j].msg)
+			for _, run := range lv.fresh {
+				for j := range run {
+					shared += sharedBody(run[j].msg)
+				}
 			}
 		}
 	}

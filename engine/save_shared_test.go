@@ -105,3 +105,55 @@ func TestSaveSharedFinishesWhatWasSaved(t *testing.T) {
 		t.Fatalf("finished after the broker moved on: %d bytes, differ from the Save of the moment (%d)", len(got), len(want))
 	}
 }
+
+// TestSaveSharedFinishedLate: finish, run only after the broker has gone
+// on through every change to a queue's ready messages that reuses or
+// rewrites where they were kept (chunked.share): delivering from the
+// front across chunks, emptying a queue and filling it again, purging,
+// dropping the head for a length limit, re-timing for a TTL. Its pieces
+// are still the Save of the moment SaveShared was called.
+func TestSaveSharedFinishedLate(t *testing.T) {
+	b, ch := benchBroker(t, Config{Seed: 1})
+	must(t, b.ExchangeDeclare(ch, ExchangeDeclare{Exchange: "fan", Type: KindFanout}))
+	queues := []QueueDeclare{{Queue: "front", Durable: true}, {Queue: "emptied"}, {Queue: "purged"},
+		{Queue: "limited"}, {Queue: "timed"}, {Queue: "prio", Args: Table{"x-max-priority": int32(2)}}}
+	for _, q := range queues {
+		_, err := b.QueueDeclare(ch, q)
+		must(t, err)
+		must(t, b.QueueBind(ch, QueueBind{Queue: q.Queue, Exchange: "fan"}))
+	}
+	n := 0
+	publish := func(k int) {
+		for range k {
+			props := &Properties{DeliveryMode: 2, Priority: uint8(n % 3)}
+			must(t, b.BasicPublish(ch, BasicPublish{Exchange: "fan", Props: props, Body: []byte{byte(n), byte(n >> 8)}}))
+			n++
+		}
+		b.DrainEvents(nil)
+	}
+	get := func(q string, k int) {
+		for range k {
+			if _, ok, err := b.BasicGet(ch, BasicGet{Queue: q, NoAck: true}); !ok || err != nil {
+				t.Fatalf("basic.get %s: ok %v, %v", q, ok, err)
+			}
+		}
+		b.DrainEvents(nil)
+	}
+	publish(3*chunkLen + 50)
+
+	want := b.Save()
+	finish := b.SaveShared()
+	get("front", chunkLen+10)
+	get("emptied", 3*chunkLen+50)
+	_, err := b.QueuePurge(ch, "purged")
+	must(t, err)
+	publish(chunkLen)
+	must(t, b.SetPolicy(Policy{Vhost: "/", Name: "limit", Pattern: "^limited$", ApplyTo: "queues", Definition: Table{"max-length": int64(100)}}))
+	must(t, b.SetPolicy(Policy{Vhost: "/", Name: "ttl", Pattern: "^timed$", ApplyTo: "queues", Definition: Table{"message-ttl": int64(0)}}))
+	b.AdvanceTo(b.Now() + 1)
+	publish(10)
+	b.DrainEvents(nil)
+	if got := bytes.Join(finish(), nil); !bytes.Equal(got, want) {
+		t.Fatalf("finished late: %d bytes, differ from the Save of the moment (%d)", len(got), len(want))
+	}
+}

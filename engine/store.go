@@ -234,8 +234,17 @@ func (s *store) eachBackWhile(fn func(*entry) bool) {
 	}
 }
 
+// unshare gives the store its own copy of the fresh entries a snapshot
+// still reads (chunked.share), before a change to them in place.
+func (s *store) unshare() {
+	for l := range s.levels {
+		s.levels[l].fresh.unshare()
+	}
+}
+
 // eachInPlace calls fn for every entry, in no particular order, without
-// sorting anything: for changes that do not depend on the order.
+// sorting anything: for changes that do not depend on the order (a
+// change to the fresh entries calls unshare first).
 func (s *store) eachInPlace(fn func(*entry)) {
 	for l := range s.levels {
 		lv := &s.levels[l]

@@ -96,6 +96,7 @@ func (q *queue) retime() {
 		if ttl == 0 && q.quorum {
 			ttl = 1 // see expiryFor
 		}
+		q.ready.unshare()
 		q.ready.eachInPlace(func(e *entry) {
 			if at := e.enqueuedAt + Time(ttl); at < e.expiresAt {
 				e.expiresAt = at
