@@ -90,7 +90,10 @@ func (s *Store) startSegmentAfter(job *snapJob) error {
 // syncer receives the outcome on job.done.
 func (s *Store) startSnapshotFile(job *snapJob) {
 	job.done = make(chan error, 1)
-	go func() { job.done <- s.writeSnapshotFile(job) }()
+	go func() {
+		inBackground() // and end locked to the thread (inBackground)
+		job.done <- s.writeSnapshotFile(job)
+	}()
 }
 
 // finishSnapshot deletes what the durable snapshot replaced.
