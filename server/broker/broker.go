@@ -4,7 +4,6 @@ import (
 	"errors"
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"warren/driver/sink"
@@ -23,9 +22,6 @@ type Broker struct {
 	// moving or a clock request to answer.
 	kick chan struct{}
 
-	// waiting counts the owners (ownLocked) waiting for mu, read
-	// without it (turnUnlock).
-	waiting atomic.Int32
 	// mu is held by whoever runs the engine; everything below is theirs.
 	mu      sync.Mutex
 	stopped bool

@@ -1,7 +1,5 @@
 package broker
 
-import "runtime"
-
 // own runs f as the engine's owner: under the lock, with the engine
 // advanced to now, and then hands the events f caused to the sinks,
 // persists what it applied and wakes the timer goroutine if f left it
@@ -20,8 +18,8 @@ func (b *Broker) own(f func()) error {
 // handOffLog's: the caller must then, once the lock is let go, either
 // sync the log itself (syncLog) or wake the store's syncer.
 func (b *Broker) ownLocked(f func(), canLead bool) (lead bool, err error) {
-	waited := b.turnLock()
-	defer b.turnUnlock(waited)
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	if b.stopped {
 		return false, ErrStopped
 	}
@@ -47,35 +45,4 @@ func (b *Broker) locked(f func()) error {
 	}
 	f()
 	return nil
-}
-
-// turnLock takes the lock for an owner's turn and reports whether it had
-// to wait for it.
-func (b *Broker) turnLock() (waited bool) {
-	if b.mu.TryLock() {
-		return false
-	}
-	b.waiting.Add(1)
-	b.mu.Lock()
-	b.waiting.Add(-1)
-	return true
-}
-
-// turnUnlock lets go of the lock after an owner's turn, and when the
-// turn was contended (it waited for the lock, or another owner waits for
-// it now) yields the processor, as a Reader does after every turn
-// (yieldAfterRead): the owner it made ready, or the one whose unlock
-// handed it the lock and queued itself behind it (sync.Mutex's
-// starvation mode), runs now, on this P, rather than after this
-// goroutine's next turns. During the collector's mark phase its workers
-// and the snapshot writer held the other Ps, and a client whose turn was
-// done waited 10 to 17 ms behind a publisher taking turn after turn on
-// the P they shared (warren-bench pauses, persistent). An owner alone,
-// as a publisher running flat out is, never yields.
-func (b *Broker) turnUnlock(waited bool) {
-	contended := waited || b.waiting.Load() > 0
-	b.mu.Unlock()
-	if contended {
-		runtime.Gosched()
-	}
 }
