@@ -138,8 +138,30 @@ export class Session extends DurableObject {
     });
     const reply = await this.starting;
     if (reply.error) throw new Error(`the session's storage does not restore: ${reply.error}`);
+    this.adoptAll();
     console.log(`session ${JSON.parse(config).readOnlyId}: restored from storage, ${keep.length} page(s) kept`);
     return this.binding;
+  }
+
+  // adoptAll gives every page socket that hibernated with the object its
+  // handle back as soon as the session is restored, whatever woke it (a
+  // page's message, its alarm, an HTTP request): a page that only listens
+  // never speaks, and waiting for it to (handle) left it deaf to every
+  // entry, the TTL its alarm fired and the session's end.
+  adoptAll() {
+    for (const ws of this.ctx.getWebSockets("page")) {
+      if (!this.handles.has(ws) && this.adopt(ws) < 0) ws.close(4000, "pageGone: the session no longer has this page: join again");
+    }
+  }
+
+  // adopt gives a hibernated page socket its Go handle back: the
+  // participant its attachment names, or, if it had not joined yet, the
+  // socket opened afresh; -1 when neither can be.
+  adopt(ws) {
+    const at = ws.deserializeAttachment() ?? {};
+    const h = typeof at.pid === "number" ? this.binding.pageAdopt(at.pid, ws) : this.binding.pageOpen(at.id ?? "", ws);
+    if (h >= 0) this.handles.set(ws, h);
+    return h;
   }
 
   // keep stores what the session's Keeper is given, in one transaction.
@@ -247,18 +269,14 @@ export class Session extends DurableObject {
   }
 
   // handle returns the Go side's handle of a page socket: after the
-  // object slept, the participant its attachment names is adopted back
-  // (or, if it had not joined yet, the socket opens afresh); -1 when
-  // neither can be.
+  // object slept, restoring the session adopts every page back
+  // (adoptAll); a socket still without one (its adoption failed) is
+  // tried again; -1 when it cannot be.
   async handle(ws) {
-    let h = this.handles.get(ws);
+    const h = this.handles.get(ws);
     if (h !== undefined) return h;
-    const b = await this.session();
-    if (!b) return -1;
-    const at = ws.deserializeAttachment() ?? {};
-    h = typeof at.pid === "number" ? b.pageAdopt(at.pid, ws) : b.pageOpen(at.id ?? "", ws);
-    if (h >= 0) this.handles.set(ws, h);
-    return h;
+    if (!(await this.session())) return -1;
+    return this.handles.get(ws) ?? this.adopt(ws);
   }
 
   async webSocketMessage(ws, msg) {

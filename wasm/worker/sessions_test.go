@@ -49,6 +49,7 @@ func createSession(t *testing.T, base, body string) sessions.Created {
 // edgePage is a participant's page: its socket and its replica.
 type edgePage struct {
 	t       *testing.T
+	name    string
 	ws      *websocket.Conn
 	rep     *hub.Replica
 	welcome hub.Message
@@ -64,7 +65,7 @@ func joinEdge(t *testing.T, base, id, name string) *edgePage {
 	}
 	ws.SetReadLimit(64 << 20)
 	t.Cleanup(func() { ws.CloseNow() })
-	p := &edgePage{t: t, ws: ws}
+	p := &edgePage{t: t, name: name, ws: ws}
 	p.send(map[string]any{"type": "join", "name": name})
 	p.welcome = p.read()
 	if p.welcome.Type != hub.OutWelcome {
@@ -139,6 +140,30 @@ func (p *edgePage) until(what string, ok func(m hub.Message) bool) {
 		}
 		if ok(m) {
 			return
+		}
+	}
+}
+
+// ended reads until the page's socket closes and returns the key of the
+// ended message it got before ("" for none); the test fails if the
+// socket stays open past read's deadline.
+func (p *edgePage) ended() string {
+	p.t.Helper()
+	key := ""
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, data, err := p.ws.Read(ctx)
+		cancel()
+		if err != nil {
+			var ce websocket.CloseError
+			if !errors.As(err, &ce) {
+				p.t.Fatalf("%s: the socket did not close: %v", p.name, err)
+			}
+			return key
+		}
+		var m hub.Message
+		if json.Unmarshal(data, &m) == nil && m.Type == hub.OutEnded && m.Error != nil {
+			key = m.Error.Key
 		}
 	}
 }
@@ -305,6 +330,54 @@ func TestEdgeSessions(t *testing.T) {
 			}
 		}
 		t.Fatalf("the object never hibernated:\n%s", first.log())
+	})
+
+	t.Run("listening pages after hibernation", func(t *testing.T) {
+		// Three pages; only Ada speaks. After the object slept, her next
+		// line is an entry every page gets: Bo and Cy, who never spoke,
+		// were adopted back when the session was restored, not when they
+		// next spoke. Then the session is deleted after another sleep,
+		// and every page is told it ended.
+		c := createSession(t, base, `{"clock":"manual"}`)
+		ada := joinEdge(t, base, c.ID, "Ada")
+		bo := joinEdge(t, base, c.ReadOnlyID, "Bo")
+		cy := joinEdge(t, base, c.ID, "Cy")
+		ada.send(map[string]any{"type": "command", "ref": "0", "line": "declare queue before"})
+		for _, p := range []*edgePage{ada, bo, cy} {
+			p.until("queue before", func(hub.Message) bool { return p.ready("before") == 0 })
+		}
+		restored := "session " + c.ReadOnlyID + ": restored from storage, 3 page(s) kept"
+		slept := func() bool { return strings.Contains(first.log(), restored) }
+		for i, wait := range []time.Duration{hibernateAfter, 2 * hibernateAfter, 3 * hibernateAfter} {
+			time.Sleep(wait)
+			q := fmt.Sprint("after", i)
+			ada.send(map[string]any{"type": "command", "ref": q, "line": "declare queue " + q})
+			for _, p := range []*edgePage{ada, bo, cy} {
+				p.until(q+" at "+p.name, func(hub.Message) bool { return p.ready(q) == 0 })
+			}
+			if slept() {
+				break
+			}
+		}
+		if !slept() {
+			t.Fatalf("the object never hibernated:\n%s", first.log())
+		}
+		before := strings.Count(first.log(), restored)
+		time.Sleep(hibernateAfter)
+		req, _ := http.NewRequest("DELETE", base+"/api/sessions/"+c.ID, nil)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil || res.StatusCode != http.StatusNoContent {
+			t.Fatalf("DELETE: %v %v", res, err)
+		}
+		res.Body.Close()
+		for _, p := range []*edgePage{ada, bo, cy} {
+			if key := p.ended(); key != hub.KeyClosed {
+				t.Errorf("%s was told the session ended with %q, want %q", p.name, key, hub.KeyClosed)
+			}
+		}
+		if strings.Count(first.log(), restored) == before {
+			t.Log("the object was still awake for the DELETE: the pages were told from memory")
+		}
 	})
 
 	t.Run("amqp-client scenario", func(t *testing.T) {
