@@ -131,7 +131,13 @@ type dev struct {
 // restart finds its Durable Objects' storage and alarms there).
 func startDevAt(t *testing.T, persist string) dev {
 	t.Helper()
-	port := freePort(t)
+	return startDevOn(t, persist, freePort(t))
+}
+
+// startDevOn is startDevAt on a given port: a restart on the same port is
+// the same server to a page that joins again.
+func startDevOn(t *testing.T, persist, port string) dev {
+	t.Helper()
 	cmd := exec.Command(node(t), wranglerJS(t), "dev", "--local", "--ip", "127.0.0.1", "--port", port,
 		"--inspector-ip", "127.0.0.1", "--inspector-port", freePort(t),
 		"--persist-to", persist, "--show-interactive-dev-session=false")

@@ -167,6 +167,21 @@ const browserTimeout = 3 * time.Minute
 // "ok" last when everything held. Screenshots go to
 // web/e2e/artifacts/edge.
 func runBrowser(t *testing.T, base, script string, args ...string) {
+	ctx, cancel := context.WithTimeout(context.Background(), browserTimeout)
+	defer cancel()
+	out, err := browserCommand(t, ctx, script, append([]string{base}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("node web/e2e/%s %s: %v\n%s", script, base, err, out)
+	}
+	if !strings.HasSuffix(strings.TrimSpace(string(out)), "ok") {
+		t.Fatalf("node web/e2e/%s did not print ok:\n%s", script, out)
+	}
+}
+
+// browserCommand is node running web/e2e/script with args, in Debian's
+// chromium, its screenshots in web/e2e/artifacts/edge.
+func browserCommand(t *testing.T, ctx context.Context, script string, args ...string) *exec.Cmd {
+	t.Helper()
 	e2e := filepath.Join(root, "web", "e2e")
 	chromium := os.Getenv("CHROMIUM")
 	if chromium == "" {
@@ -180,15 +195,7 @@ func runBrowser(t *testing.T, base, script string, args ...string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), browserTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node(t), append([]string{filepath.Join(e2e, script), base}, args...)...)
+	cmd := exec.CommandContext(ctx, node(t), append([]string{filepath.Join(e2e, script)}, args...)...)
 	cmd.Env = append(os.Environ(), "CHROMIUM="+chromium, "E2E_ARTIFACTS="+artifacts)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("node web/e2e/%s %s: %v\n%s", script, base, err, out)
-	}
-	if !strings.HasSuffix(strings.TrimSpace(string(out)), "ok") {
-		t.Fatalf("node web/e2e/%s did not print ok:\n%s", script, out)
-	}
+	return cmd
 }

@@ -20,6 +20,7 @@ import { guard, showResult } from "./console.js";
 import { UserError } from "./words.js";
 import { errorText } from "../scripterror.js";
 import { showAMQPLogin } from "./liveamqp.js";
+import { joinsAgain, rejoinPause } from "./rejoin.js";
 
 const SESSION_PATH = /^\/s\/([A-Za-z0-9_-]+)\/?$/;
 
@@ -77,10 +78,10 @@ let refs = 0;
 const pending = new Map(); // ref → the line sent, until its result or error
 let applied = null; // the last entry's result, for the sender's own result
 let rejoins = 0; // joins again after losing the replica, since the last entry applied
+let drops = 0; // tries to join again since a joined page's socket dropped; 0 once it is back
 let render = () => {}; // draws the page (app.js's render), from wireLive
 
-const MAX_REJOINS = 3; // then the page gives up and says so, rather than loop
-const REJOIN_PAUSE_MS = 500; // before the first join again after a dropped socket; doubles each time
+const MAX_REJOINS = 3; // then a page whose replica keeps getting lost gives up and says so, rather than loop
 
 // sessionId is the session this page's path names, or null.
 export const sessionId = () => SESSION_PATH.exec(location.pathname)?.[1] ?? null;
@@ -233,6 +234,7 @@ function receive(m) {
       noteReplica(r);
       document.body.dataset.live = "joined";
       document.body.dataset.liveRole = me.role;
+      drops = 0;
       reportHash(r.seq, r.hash);
       const joined = t("js.live.joined", { name: me.name, role: me.role === "editor" ? t("js.live.role.editor") : t("js.live.role.readOnly") });
       status(joined);
@@ -314,16 +316,19 @@ function join() {
     if (s !== sock) return;
     sock = null;
     const reason = closeReasonText(ev);
-    const wasJoined = me !== null;
-    if (!ended && wasJoined && rejoins < MAX_REJOINS) {
-      // A joined page whose socket dropped (the network, a page the
-      // session dropped for falling behind) joins again by itself, from
-      // a fresh snapshot, after a pause that grows with each try.
+    const again = joinsAgain({ wasJoined: me !== null, drops, ended, reason: ev.reason });
+    if (again) {
+      // A joined page whose socket dropped joins again by itself, from a
+      // fresh snapshot, after a pause that grows with each try, until it
+      // is back (rejoin.js).
       me = null;
       status(t("js.live.reconnecting", { reason }));
-      setTimeout(join, REJOIN_PAUSE_MS * 2 ** rejoins++);
-    } else if (!ended) status(t("js.live.disconnected", { reason }));
-    if (!wasJoined) $("live-join-button").disabled = false; // refused: the name, a full session
+      setTimeout(join, rejoinPause(drops++));
+    } else {
+      drops = 0;
+      if (!ended) status(t("js.live.disconnected", { reason }));
+      $("live-join-button").disabled = false; // refused (the name, a full session) or given up: the reader may join again
+    }
     $("live-presence").replaceChildren(); // no longer here to see who is
     showAMQPLogin(null); // nor to hand out the session's login
     document.body.dataset.live = "closed";
