@@ -40,6 +40,8 @@ func (s *Session) Handle(nowMs int64, id ParticipantID, data []byte) {
 		s.Clock(nowMs, id, in.Ref, ClockRequest{Mode: ClockMode(in.Mode), AdvanceMs: in.AdvanceMs, Step: in.Step})
 	case InHash:
 		s.ReportHash(nowMs, id, in.Ref, in.Seq, in.Hash)
+	case InPing:
+		// Nothing to do: see InPing.
 	case InJoin:
 		s.refuse(id, in.Ref, NewError(KeyJoinedTwice))
 	default:

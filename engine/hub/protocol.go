@@ -35,6 +35,11 @@ const (
 	InCommand = "command"
 	InClock   = "clock"
 	InHash    = "hash"
+	// InPing is a page saying it is still there. The hub does nothing
+	// with it: warren serve pings pages itself, and the edge's session
+	// object answers it without waking (docs/edge.md), which is how it
+	// tells a page whose network died from one that only watches.
+	InPing = "ping"
 )
 
 // Message is a message to a participant's page. Type says which of the

@@ -66,6 +66,13 @@ func TestProtocolErrors(t *testing.T) {
 	a := h.join("A", Editor)
 	h.refused(a, Inbound{Type: "dance"}, KeyUnknownType)
 	h.refused(a, Inbound{Type: InJoin, Name: "A"}, KeyJoinedTwice)
+	// A ping is no mistake: it gets nothing back, and changes nothing.
+	before := len(a.messages)
+	h.s.Handle(h.nowMs, a.id, []byte(`{"type":"ping"}`))
+	h.pump()
+	if len(a.messages) != before {
+		t.Fatalf("a ping got %+v", a.messages[before:])
+	}
 	h.s.Handle(h.nowMs, a.id, []byte(`{"type":`))
 	h.pump()
 	if m := a.messages[len(a.messages)-1]; m.Type != OutError || m.Error.Key != KeyBadMessage || !strings.HasPrefix(m.Error.Text, "cannot read the message: ") {

@@ -28,6 +28,19 @@ import { DurableObject } from "cloudflare:workers";
 const json = (status, body) =>
   new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", "Cache-Control": "no-cache" } });
 
+// A page says it is still there every 20 s (engine/hub/PROTOCOL.md,
+// "Still here"), a text the runtime answers without waking the object
+// (auto-response) and whose time it notes. The object's alarm comes back
+// every SWEEP_MS while pages are connected and lets go of one it has
+// heard nothing from for PAGE_SILENT_MS: a page whose network died
+// without a close leaves the session within a minute, as warren serve's
+// pings make it do. The sweep restores the session only when a page
+// goes (or the session's own timer is due).
+const PING = '{"type":"ping"}';
+const PONG = '{"type":"pong"}';
+const PAGE_SILENT_MS = 45000;
+const SWEEP_MS = 15000;
+
 // partChars bounds a stored part: a row may hold 2 MB, and these texts
 // are JSON of ASCII (records in base64).
 const partChars = 1 << 20;
@@ -72,6 +85,38 @@ export class Session extends DurableObject {
     // socket that outlived the object's memory (hibernation) gets its
     // handle back from its attachment when it is next heard from.
     this.handles = new Map();
+    ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING, PONG));
+  }
+
+  // heardAt is when a page socket last said anything: its last ping
+  // (answered by the runtime), its last message, or its opening, all of
+  // which outlive the object's memory.
+  heardAt(ws) {
+    const at = ws.deserializeAttachment() ?? {};
+    return Math.max(this.ctx.getWebSocketAutoResponseTimestamp(ws)?.getTime() ?? 0, at.heard ?? 0);
+  }
+
+  // heard notes on a page's socket that it spoke now.
+  heard(ws) {
+    ws.serializeAttachment({ ...(ws.deserializeAttachment() ?? {}), heard: Date.now() });
+  }
+
+  // arm sets the object's alarm to the earlier of the session's own next
+  // timer (goAt, which the Go side sets through wake) and, while any page
+  // is connected, the next sweep.
+  async arm() {
+    const goAt = this.goAt();
+    const sweep = this.ctx.getWebSockets("page").length > 0 ? Date.now() + SWEEP_MS : null;
+    const at = goAt === null ? sweep : sweep === null ? goAt : Math.min(goAt, sweep);
+    if (at === null) await this.ctx.storage.deleteAlarm();
+    else await this.ctx.storage.setAlarm(at);
+  }
+
+  // goAt is when the session's own timer is due, or null: kept in
+  // storage, as the alarm is shared with the sweep.
+  goAt() {
+    const v = this.meta("goAt");
+    return v === null || v === "" ? null : Number(v);
   }
 
   meta(k) {
@@ -107,7 +152,10 @@ export class Session extends DurableObject {
     const binding = {
       role: "session",
       keep: (entries, state, snapshot) => this.keep(entries, state, snapshot),
-      wake: (at) => (at === null ? this.ctx.storage.deleteAlarm() : this.ctx.storage.setAlarm(at)),
+      wake: (at) => {
+        this.setMeta("goAt", at === null ? "" : String(at));
+        return this.arm();
+      },
       ended: () => this.end(),
     };
     const instance = new WebAssembly.Instance(mod, { ...go.importObject, workers: { ready: () => ready() } });
@@ -191,12 +239,29 @@ export class Session extends DurableObject {
   }
 
   async alarm() {
-    const b = await this.session();
-    if (!b) return;
-    // Said in the worker's log, so that a test (and an operator) can see
-    // the object work with nobody there.
-    console.log(`session ${JSON.parse(this.meta("config")).readOnlyId}: woken by its alarm`);
-    b.tick();
+    if (this.meta("config") === null) return;
+    const now = Date.now();
+    const goAt = this.goAt();
+    const due = goAt !== null && goAt <= now;
+    const silent = this.ctx.getWebSockets("page").filter((ws) => now - this.heardAt(ws) > PAGE_SILENT_MS);
+    if (due || silent.length > 0) {
+      const b = await this.session();
+      if (!b) return;
+      for (const ws of silent) {
+        const h = this.handles.get(ws);
+        this.handles.delete(ws);
+        ws.close(4000, "pageGone: the session no longer has this page: join again");
+        if (h !== undefined) b.pageGone(h);
+      }
+      if (due) {
+        // Said in the worker's log, so that a test (and an operator)
+        // can see the object work with nobody there.
+        console.log(`session ${JSON.parse(this.meta("config")).readOnlyId}: woken by its alarm`);
+        this.setMeta("goAt", "");
+        b.tick(); // sets the next goAt through wake
+      }
+    }
+    if (!this.ended) await this.arm();
   }
 
   async fetch(req) {
@@ -254,17 +319,18 @@ export class Session extends DurableObject {
   // page joins a page's socket to the session. Page sockets hibernate
   // with the object (the WebSocket Hibernation API): the object may sleep
   // between their messages, and its handlers below find the page again.
-  page(req, b, id) {
+  async page(req, b, id) {
     if (req.headers.get("Upgrade")?.toLowerCase() !== "websocket") {
       return json(426, { error: "upgrade_required", reason: "the session's page socket is a WebSocket" });
     }
     const pair = new WebSocketPair();
     const ws = pair[1];
     this.ctx.acceptWebSocket(ws, ["page"]);
-    ws.serializeAttachment({ id });
+    ws.serializeAttachment({ id, heard: Date.now() });
     const h = b.pageOpen(id, ws);
     if (h < 0) ws.close(1008, "noSession: no session has this id (it may have ended)");
     else this.handles.set(ws, h);
+    await this.arm(); // the sweep of silent pages starts with the first
     return new Response(null, { status: 101, webSocket: pair[0] });
   }
 
@@ -280,6 +346,7 @@ export class Session extends DurableObject {
   }
 
   async webSocketMessage(ws, msg) {
+    this.heard(ws);
     const h = await this.handle(ws);
     if (h < 0) return ws.close(4000, "pageGone: the session no longer has this page: join again");
     if (typeof msg === "string") this.binding.pageMessage(h, msg);

@@ -55,7 +55,20 @@ type edgePage struct {
 	welcome hub.Message
 }
 
+// joinEdge joins a page that says it is still there every pingEvery, as
+// live.js does (engine/hub/PROTOCOL.md, "Still here"): the session object
+// lets go of a page it has not heard from for 45 s.
 func joinEdge(t *testing.T, base, id, name string) *edgePage {
+	t.Helper()
+	return joinEdgePinging(t, base, id, name, true)
+}
+
+// pingEvery is how often a test's page pings: more often than live.js,
+// so that a page waiting for a message hears a pong well within read's
+// deadline.
+const pingEvery = 5 * time.Second
+
+func joinEdgePinging(t *testing.T, base, id, name string, pings bool) *edgePage {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -64,7 +77,25 @@ func joinEdge(t *testing.T, base, id, name string) *edgePage {
 		t.Fatal(err)
 	}
 	ws.SetReadLimit(64 << 20)
-	t.Cleanup(func() { ws.CloseNow() })
+	done := make(chan struct{})
+	t.Cleanup(func() { close(done); ws.CloseNow() })
+	if pings {
+		go func() {
+			for {
+				select {
+				case <-done:
+					return
+				case <-time.After(pingEvery):
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				err := ws.Write(ctx, websocket.MessageText, []byte(`{"type":"ping"}`))
+				cancel()
+				if err != nil {
+					return
+				}
+			}
+		}()
+	}
 	p := &edgePage{t: t, name: name, ws: ws}
 	p.send(map[string]any{"type": "join", "name": name})
 	p.welcome = p.read()
@@ -377,6 +408,25 @@ func TestEdgeSessions(t *testing.T) {
 		}
 		if strings.Count(first.log(), restored) == before {
 			t.Log("the object was still awake for the DELETE: the pages were told from memory")
+		}
+	})
+
+	t.Run("a silent page leaves", func(t *testing.T) {
+		// A page whose network died without a close says nothing more:
+		// within a minute the object lets it go, and the others see it
+		// leave. Ada pings, as live.js does; Mute never does.
+		c := createSession(t, base, `{"clock":"manual"}`)
+		ada := joinEdge(t, base, c.ID, "Ada")
+		mute := joinEdgePinging(t, base, c.ID, "Mute", false)
+		joined := time.Now()
+		ada.until("Mute's leaving", func(m hub.Message) bool {
+			return m.Type == hub.OutPresence && len(m.Presence.Participants) == 1 && m.Presence.Participants[0].Name == "Ada"
+		})
+		if took := time.Since(joined); took > 75*time.Second {
+			t.Fatalf("the silent page left %v after its join, want within a minute and a sweep", took)
+		}
+		if key := mute.ended(); key != "" {
+			t.Fatalf("the silent page was told %q", key)
 		}
 	})
 

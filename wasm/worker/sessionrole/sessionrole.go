@@ -251,10 +251,12 @@ func (r *role) pageAdopt(args []js.Value) any {
 }
 
 // attach writes on a page's socket what adopting it takes: the session id
-// it came by and the participant it is.
+// it came by and the participant it is; and, as its join was just heard,
+// when (heard, which the object's sweep of silent pages reads:
+// session.mjs).
 func attach(ws js.Value, id string, pid hub.ParticipantID) {
 	defer func() { recover() }() // a socket that is not the object's own
-	ws.Call("serializeAttachment", map[string]any{"id": id, "pid": int(pid)})
+	ws.Call("serializeAttachment", map[string]any{"id": id, "pid": int(pid), "heard": js.Global().Get("Date").Call("now").Float()})
 }
 
 // pump registers a page and pumps the session's messages into its socket.

@@ -82,6 +82,11 @@ let drops = 0; // tries to join again since a joined page's socket dropped; 0 on
 let render = () => {}; // draws the page (app.js's render), from wireLive
 
 const MAX_REJOINS = 3; // then a page whose replica keeps getting lost gives up and says so, rather than loop
+// PING_EVERY_MS is how often a joined page says it is still there
+// (engine/hub/PROTOCOL.md, "Still here"): the edge's session object lets
+// go of a page it has not heard from for 45 s.
+const PING_EVERY_MS = 20000;
+let pinger = null; // the interval that pings, while joined
 
 // sessionId is the session this page's path names, or null.
 export const sessionId = () => SESSION_PATH.exec(location.pathname)?.[1] ?? null;
@@ -235,6 +240,8 @@ function receive(m) {
       document.body.dataset.live = "joined";
       document.body.dataset.liveRole = me.role;
       drops = 0;
+      clearInterval(pinger);
+      pinger = setInterval(() => sock?.readyState === WebSocket.OPEN && sock.send('{"type":"ping"}'), PING_EVERY_MS);
       reportHash(r.seq, r.hash);
       const joined = t("js.live.joined", { name: me.name, role: me.role === "editor" ? t("js.live.role.editor") : t("js.live.role.readOnly") });
       status(joined);
@@ -286,6 +293,8 @@ function receive(m) {
       if (m.error?.key === "divergence") console.error(`live: ${m.error.text}`);
       break;
     }
+    case "pong": // the edge's answer to a ping: nothing to draw
+      return;
     case "ended":
       ended = true;
       status(t("js.live.ended", { reason: hubErrorText(m.error) }));
@@ -315,6 +324,7 @@ function join() {
   s.addEventListener("close", (ev) => {
     if (s !== sock) return;
     sock = null;
+    clearInterval(pinger);
     const reason = closeReasonText(ev);
     const again = joinsAgain({ wasJoined: me !== null, drops, ended, reason: ev.reason });
     if (again) {
