@@ -37,6 +37,9 @@ func TestEdge(t *testing.T) {
 	// read-only page, a late joiner, the clock, DELETE (web/e2e/live.mjs,
 	// as against warren serve).
 	t.Run("live session in chromium", func(t *testing.T) { runBrowser(t, base, "live.mjs") })
+	// The session's "Connect a program" panel offers AMQP over WebSocket
+	// only, and the program it shows works (web/e2e/edgeamqp.mjs).
+	t.Run("connect a program in chromium", func(t *testing.T) { runBrowser(t, base, "edgeamqp.mjs") })
 	// No change from another site, no body that is not JSON: the
 	// replies warren serve gives, and another site's page in chromium.
 	t.Run("cross-site", func(t *testing.T) { testGuard(t, base) })

@@ -52,6 +52,11 @@ await runTest("liveamqp.mjs", { timeout: 15000 }, async (t) => {
   assert.equal(url, `amqp://${user}:${password}@127.0.0.1:${port}/`);
   assert.match(await tid(ada, "live-amqp-login").textContent(), new RegExp(`User ${user}, password ${password}, virtual host /`));
   assert.equal(await tid(ada, "live-amqp-ws").isHidden(), true); // this server takes no AMQP over WebSocket
+  // Over TCP any AMQP client connects: the note names them all, and no
+  // WebSocket program is offered.
+  assert.match(await tid(ada, "live-amqp-note").textContent(), /amqp091-go, pika/);
+  assert.equal(await tid(ada, "live-amqp-note-ws").isHidden(), true);
+  assert.equal(await tid(ada, "live-amqp-snippet").isHidden(), true);
   assert.equal(await tid(bo, "live-amqp").isHidden(), true);
 
   t.step = "a Go program connects with that URL, declares and publishes";

@@ -21,7 +21,29 @@ export function amqpURLs(login, loc = location) {
   return { tcp, ws };
 }
 
-// showAMQPLogin fills the panel with login, or hides it (null).
+// amqpSnippet is a whole program that connects to ws (a WebSocket URL
+// from amqpURLs) with login, using @cloudamqp/amqp-client, and publishes
+// one message through a queue of its own: what the panel offers to copy,
+// run as it stands by web/e2e/liveamqp.mjs.
+export function amqpSnippet(ws, login) {
+  const q = JSON.stringify;
+  return [
+    `import { AMQPWebSocketClient } from "@cloudamqp/amqp-client";`,
+    ``,
+    `const amqp = new AMQPWebSocketClient({ url: ${q(ws)}, vhost: ${q(login.vhost)}, username: ${q(login.user)}, password: ${q(login.password)} });`,
+    `const conn = await amqp.connect();`,
+    `const ch = await conn.channel();`,
+    `await ch.queueDeclare("from-my-program");`,
+    `await ch.basicPublish("", "from-my-program", "hello from my program");`,
+    `console.log("published");`,
+    `await conn.close();`,
+    ``,
+  ].join("\n");
+}
+
+// showAMQPLogin fills the panel with login, or hides it (null). Where the
+// server takes no AMQP over TCP (the edge), the panel names only clients
+// that speak AMQP over WebSocket.
 export function showAMQPLogin(login) {
   const box = $("live-amqp");
   box.hidden = !login;
@@ -31,5 +53,9 @@ export function showAMQPLogin(login) {
   $("live-amqp-url").closest("label").hidden = !tcp;
   $("live-amqp-ws").value = ws ?? "";
   $("live-amqp-ws").closest("label").hidden = !ws;
+  $("live-amqp-note").hidden = !tcp;
+  $("live-amqp-note-ws").hidden = !!tcp;
   $("live-amqp-login").textContent = t("js.live.amqp.login", { user: login.user, password: login.password, vhost: login.vhost });
+  $("live-amqp-program").hidden = !ws;
+  $("live-amqp-snippet").textContent = ws ? amqpSnippet(ws, login) : "";
 }
