@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"sync"
 	"time"
 
 	"warren/driver/conn"
@@ -31,6 +32,10 @@ type Host struct {
 	m    *Manager
 	s    *session
 	amqp *conn.Config
+	// kept are the Peers of the participants RestoreHost kept, by id,
+	// until their pages are adopted (AdoptPage).
+	keptMu sync.Mutex
+	kept   map[hub.ParticipantID]*Peer
 }
 
 // Hosted names a hosted session and what it starts with. The driver makes
@@ -65,7 +70,7 @@ func NewHost(cfg Config, hs Hosted, clock hub.ClockMode, lines []string) (*Host,
 	}
 	hc.AMQP = hs.Login
 	hc.Engine.EpochMs = hs.CreatedMs
-	h := host(cfg, hs, hub.New(hc, hs.CreatedMs))
+	h := host(cfg, hs, hub.New(hc, hs.CreatedMs), nil)
 	if len(lines) > 0 {
 		var err error
 		h.s.call(func(now int64) { err = h.s.hub.Seed(now, lines) })
@@ -90,7 +95,7 @@ func RestoreHost(cfg Config, hs Hosted, snap *hub.Snapshot, st hub.State, keep [
 	if err != nil {
 		return nil, err
 	}
-	h := host(cfg, hs, hs2)
+	h := host(cfg, hs, hs2, keep)
 	h.s.call(func(now int64) {
 		for _, p := range h.s.hub.Presence().Participants {
 			if !slices.Contains(keep, p.ID) {
@@ -101,11 +106,37 @@ func RestoreHost(cfg Config, hs Hosted, snap *hub.Snapshot, st hub.State, keep [
 	return h, nil
 }
 
+// keepPeers gives each kept participant still in the session its Peer
+// before the session's goroutine starts, so that every message from the
+// first on — the entries the restore itself makes (a live clock catching
+// up, the leaves of those not kept) and whatever comes before the object
+// has adopted the page back — waits in the Peer's queue for its socket
+// (AdoptPage). Registered only at adoption, a page that only listened
+// missed those entries and saw a gap in the log.
+func (h *Host) keepPeers(keep []hub.ParticipantID) {
+	h.kept = map[hub.ParticipantID]*Peer{}
+	for _, q := range h.s.hub.Presence().Participants {
+		if !slices.Contains(keep, q.ID) {
+			continue
+		}
+		p := newPeer(h.s, q.Role, h.m.cfg.QueueLen)
+		p.joined = true
+		h.s.socks[q.ID], h.s.ids[p.k] = p.k, q.ID
+		h.kept[q.ID] = p
+	}
+}
+
 // AdoptPage returns the Peer of a page whose socket outlived the host's
 // memory: participant id, restored with the session (RestoreHost's keep).
 // Its next message is not a join: the page is in the session already.
 func (h *Host) AdoptPage(id hub.ParticipantID) (*Peer, error) {
-	var p *Peer
+	h.keptMu.Lock()
+	p, ok := h.kept[id]
+	delete(h.kept, id)
+	h.keptMu.Unlock()
+	if ok {
+		return p, nil
+	}
 	h.s.call(func(int64) {
 		for _, q := range h.s.hub.Presence().Participants {
 			if q.ID == id {
@@ -121,21 +152,23 @@ func (h *Host) AdoptPage(id hub.ParticipantID) (*Peer, error) {
 	return p, nil
 }
 
-func host(cfg Config, hs Hosted, h *hub.Session) *Host {
+func host(cfg Config, hs Hosted, h *hub.Session, keep []hub.ParticipantID) *Host {
 	m := New(cfg)
 	s := sessionOf(m, h, hs.Name, time.UnixMilli(hs.CreatedMs))
 	s.id, s.roID, s.login = hs.ID, hs.ReadOnlyID, hs.Login
 	s.keeping = &keeping{k: hs.Keeper}
 	s.wake = hs.Wake
 	s.alarmOnly = hs.AlarmOnly && hs.Wake != nil
-	m.mu.Lock()
-	m.start(s)
-	m.mu.Unlock()
 	// Every login goes to the session (its Router); there is no broker of
 	// the host's own to log in to.
 	ac := &conn.Config{Router: m}
 	ac.Defaults()
-	return &Host{m: m, s: s, amqp: ac}
+	ho := &Host{m: m, s: s, amqp: ac}
+	ho.keepPeers(keep) // before the goroutine: nothing is sent yet
+	m.mu.Lock()
+	m.start(s)
+	m.mu.Unlock()
+	return ho
 }
 
 // ErrUnknownID is OpenPage's error for an id that is neither of the

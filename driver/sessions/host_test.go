@@ -319,7 +319,8 @@ func TestHostAMQPOverMessages(t *testing.T) {
 // memory (a Durable Object's hibernated WebSocket) is adopted by the
 // restored session as the participant it was, with its script context:
 // its "ack last" acks the delivery its consumer got before; a
-// participant whose socket did not survive leaves.
+// participant whose socket did not survive leaves, and the adopted page
+// hears of that, though it came before the adoption.
 func TestHostAdoptsHibernatedPages(t *testing.T) {
 	keeper := &memKeeper{}
 	hosted := Hosted{ID: "e", ReadOnlyID: "r", CreatedMs: time.Now().UnixMilli(), Keeper: keeper}
@@ -337,7 +338,8 @@ func TestHostAdoptsHibernatedPages(t *testing.T) {
 		for m := ada.next(t, hub.OutResult); m.Ref != fmt.Sprint(i); m = ada.next(t, hub.OutResult) {
 		}
 	}
-	h.s.call(func(int64) { h.s.keeping.k = nil })
+	var last uint64
+	h.s.call(func(int64) { h.s.keeping.k, last = nil, h.s.hub.Seq() })
 	h.Close()
 
 	snap, st := keeper.load(t)
@@ -354,7 +356,15 @@ func TestHostAdoptsHibernatedPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	again := pumpHostPage(p)
+	// Bo's leave came before Ada's page was adopted: its presence reaches
+	// her all the same.
+	if m := again.next(t, hub.OutPresence); len(m.Presence.Participants) != 1 {
+		t.Fatalf("the adopted page's presence: %+v", m.Presence.Participants)
+	}
 	p.Receive([]byte(`{"type":"command","ref":"ack","line":"ack last"}`))
+	if m := again.next(t, hub.OutEntry); m.Entry.Seq != last+1 {
+		t.Fatalf("the adopted page's first entry after the restore is %d, want %d", m.Entry.Seq, last+1)
+	}
 	if m := again.next(t, hub.OutResult); m.Result.Error != nil {
 		t.Fatalf("ack last after the restore: %+v", m.Result.Error)
 	}

@@ -411,6 +411,35 @@ func TestEdgeSessions(t *testing.T) {
 		}
 	})
 
+	t.Run("a TTL the alarm fires reaches pages that only listen", func(t *testing.T) {
+		// A live session whose message expires after the object went to
+		// sleep: the alarm wakes it, the session is restored, and both
+		// pages, which only listen (and ping), see the message go.
+		c := createSession(t, base, `{"clock":"live","lines":["declare queue jobs ttl=40s","publish jobs soon-gone"]}`)
+		ada := joinEdge(t, base, c.ID, "Ada")
+		bo := joinEdge(t, base, c.ReadOnlyID, "Bo")
+		for _, p := range []*edgePage{ada, bo} {
+			if p.ready("jobs") != 1 {
+				t.Fatalf("%s joined with jobs %d", p.name, p.ready("jobs"))
+			}
+		}
+		for _, p := range []*edgePage{ada, bo} {
+			p.until("the TTL at "+p.name, func(hub.Message) bool { return p.ready("jobs") == 0 })
+		}
+		// The log comes through wrangler's output, after the entry may.
+		woke := "session " + c.ReadOnlyID + ": woken by its alarm"
+		for deadline := time.Now().Add(10 * time.Second); !strings.Contains(first.log(), woke); time.Sleep(100 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the object's alarm did not fire the TTL:\n%s", first.log())
+			}
+		}
+		// On a busy machine workerd may keep the object in memory past
+		// its ten idle seconds; the test says which case it saw.
+		if !strings.Contains(first.log(), "session "+c.ReadOnlyID+": restored from storage, 2 page(s) kept") {
+			t.Log("the object was still in memory when its alarm fired")
+		}
+	})
+
 	t.Run("a silent page leaves", func(t *testing.T) {
 		// A page whose network died without a close says nothing more:
 		// within a minute the object lets it go, and the others see it
