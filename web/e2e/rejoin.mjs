@@ -12,7 +12,9 @@ const link = process.argv[3];
 const drops = Number(process.argv[4] ?? 2);
 const tid = (page, id) => page.locator(`[data-testid="${id}"]`);
 
-await runTest("rejoin.mjs", { timeout: 15000 }, async (t) => {
+// A minute for each wait: under make test the first load from a fresh
+// wrangler dev took over 30 s on 2 cores.
+await runTest("rejoin.mjs", { timeout: 60000 }, async (t) => {
   t.step = "join the session";
   const page = await t.open(`${t.base}${link}?lang=en`);
   await tid(page, "live-name").fill("Ada");
