@@ -59,8 +59,13 @@ func TestTwoEditorsSameEntries(t *testing.T) {
 	if m := b.result("h"); m.Type != hub.OutError || m.Error.Key != hub.KeyDivergence {
 		t.Fatalf("Bo's wrong hash: %+v", m)
 	}
-	if !strings.Contains(ts.logs.text(), "reports state hash 0123456789abcdef") {
-		t.Fatalf("the divergence was not logged: %q", ts.logs.text())
+	// The session goroutine logs the report after it has handed Bo the
+	// error (deliver: messages, then divergences), so the log may come a
+	// moment after the reply.
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(ts.logs.text(), "reports state hash 0123456789abcdef"); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the divergence was not logged: %q", ts.logs.text())
+		}
 	}
 	if m := a.result(a.command("show queues")); m.Type != hub.OutResult {
 		t.Fatalf("Ada's show after her hash report: %+v (others %+v)", m, a.others)
