@@ -119,11 +119,18 @@ func (h *Host) keepPeers(keep []hub.ParticipantID) {
 		if !slices.Contains(keep, q.ID) {
 			continue
 		}
-		p := newPeer(h.s, q.Role, h.m.cfg.QueueLen)
-		p.joined = true
-		h.s.socks[q.ID], h.s.ids[p.k] = p.k, q.ID
-		h.kept[q.ID] = p
+		h.kept[q.ID] = h.joinedPeer(q)
 	}
+}
+
+// joinedPeer makes the Peer of participant q, already in the session, and
+// registers its socket: what is sent to q from now on waits in its queue.
+// On the session's goroutine, or before it starts.
+func (h *Host) joinedPeer(q hub.Participant) *Peer {
+	p := newPeer(h.s, q.Role, h.m.cfg.QueueLen)
+	p.joined = true
+	h.s.socks[q.ID], h.s.ids[p.k] = p.k, q.ID
+	return p
 }
 
 // AdoptPage returns the Peer of a page whose socket outlived the host's
@@ -140,9 +147,7 @@ func (h *Host) AdoptPage(id hub.ParticipantID) (*Peer, error) {
 	h.s.call(func(int64) {
 		for _, q := range h.s.hub.Presence().Participants {
 			if q.ID == id {
-				p = newPeer(h.s, q.Role, h.m.cfg.QueueLen)
-				p.joined = true
-				h.s.socks[id], h.s.ids[p.k] = p.k, id
+				p = h.joinedPeer(q)
 			}
 		}
 	})

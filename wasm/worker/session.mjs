@@ -83,7 +83,8 @@ export class Session extends DurableObject {
     this.ended = false;
     // handles are the Go side's handles of the page sockets, by socket; a
     // socket that outlived the object's memory (hibernation) gets its
-    // handle back from its attachment when it is next heard from.
+    // handle back from its attachment when the session is restored
+    // (adoptAll).
     this.handles = new Map();
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING, PONG));
   }
