@@ -138,7 +138,7 @@ func Start(opts Options) (*Server, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/amqp", s.serveWebSocket)
 	mux.HandleFunc("/ws/amqp", s.serveWebSocket)
-	mux.Handle("/api/", mgmt.New(s.broker, s.users))
+	mux.Handle("/api/", mgmt.New(s.broker, s.users, mgmt.Options{MaxMessageSize: s.opts.Conn.MaxMessageSize}))
 	// The shared sessions sit beside the management API rather than in
 	// its router: each has its own goroutine and broker (the API's
 	// handlers all run on the server's broker), creating and ending one

@@ -91,6 +91,14 @@ func (b *Broker) DiskError() error {
 	return b.dur.failed
 }
 
+// endPos is the position of the last record appended (past any position
+// once a record was refused).
+func (d *durability) endPos() uint64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.end
+}
+
 func (d *durability) setEnd(pos uint64) {
 	d.mu.Lock()
 	if !d.refused {

@@ -51,14 +51,33 @@ type Step struct {
 	// import does, in one turn.
 	Unless engine.Command
 	Cmd    engine.Command
+	// Events asks for the events Cmd caused on the visit's channel, in
+	// StepResult.Events: how the management API learns what a publish
+	// became (returned, confirmed, nacked), as RabbitMQ's management
+	// plugin learns it from basic.return and publisher confirms on its
+	// internal channel.
+	Events bool
+	// AfterGot applies Cmd only when the step before it fetched a message
+	// (a basic.get that got one): a run of gets stops at the first
+	// basic.get-empty, and the rest are Skipped.
+	AfterGot bool
 }
 
 // A StepResult is a step's result.
 type StepResult struct {
 	engine.Result
 	// Skipped says the step's Unless found its object (or failed other
-	// than with NOT_FOUND) and Cmd was not applied.
+	// than with NOT_FOUND), or a step AfterGot followed one that fetched
+	// nothing, and Cmd was not applied.
 	Skipped bool
+	// Events are, for a step that asked, the events Cmd caused on the
+	// visit's channel, in order, without the message (Msg, Via and
+	// Detail are nil: the visit's caller reads them after the turn).
+	Events []engine.Event
+	// DurableAt is, when Events hold a confirm of a publish that a queue
+	// keeps across a restart, the log position that must be on disk
+	// before the confirm may be told (AfterDurable); 0 when nothing waits.
+	DurableAt uint64
 }
 
 // ErrNoVhost is a Step's error when its vhost does not exist.
@@ -72,8 +91,13 @@ func (b *Broker) Visit(v Visit, steps []Step, res []StepResult) ([]StepResult, e
 	err := b.own(func() {
 		start := time.Now()
 		vs := visitor{b: b, v: v}
+		got := false
 		for i := range steps {
-			res = append(res, vs.step(&steps[i]))
+			r := StepResult{Skipped: true}
+			if !steps[i].AfterGot || got {
+				r = vs.step(&steps[i])
+			}
+			res, got = append(res, r), r.Got && !r.Skipped
 		}
 		vs.close()
 		took = time.Since(start)
@@ -106,11 +130,50 @@ func (vs *visitor) step(s *Step) StepResult {
 			return StepResult{Result: r, Skipped: true}
 		}
 	}
+	if s.Events {
+		return vs.watched(s)
+	}
 	return StepResult{Result: vs.on(s.Vhost, vs.v.Checked && !s.Probe, s.Cmd)}
+}
+
+// watched applies a step that asked for its events. The events before
+// it are handed on first (with the log records of what caused them, as
+// ownLocked orders them), so what the engine holds after the step is
+// the step's alone; they are then handed on as ownLocked would, after
+// the step's own are copied out.
+func (vs *visitor) watched(s *Step) StepResult {
+	b := vs.b
+	b.persistDeferred()
+	b.dispatch()
+	res, ch := vs.onChannel(s.Vhost, vs.v.Checked && !s.Probe, s.Cmd)
+	r := StepResult{Result: res}
+	b.persistDeferred()
+	b.eng.DrainEventsTo(func(evs []engine.Event) {
+		for i := range evs {
+			ev := evs[i]
+			if ev.Channel != ch || ch == (engine.ChannelID{}) {
+				continue
+			}
+			ev.Msg, ev.Via, ev.Detail = nil, nil, nil
+			r.Events = append(r.Events, ev)
+			if ev.Kind == engine.EvConfirmed && ev.Durable && b.dur != nil {
+				r.DurableAt = b.dur.endPos()
+			}
+		}
+		b.dispatchFn(evs)
+	})
+	return r
 }
 
 // on applies c on the visit's channel in vhost, checked or not.
 func (vs *visitor) on(vhost string, checked bool, c engine.Command) engine.Result {
+	r, _ := vs.onChannel(vhost, checked, c)
+	return r
+}
+
+// onChannel is on, and returns the channel c ran on too (the zero
+// ChannelID when none could be opened).
+func (vs *visitor) onChannel(vhost string, checked bool, c engine.Command) (engine.Result, engine.ChannelID) {
 	chans := &vs.probes
 	if checked {
 		chans = &vs.chans
@@ -122,7 +185,7 @@ func (vs *visitor) on(vhost string, checked bool, c engine.Command) engine.Resul
 	if !ok {
 		var err error
 		if ch, err = vs.open(vhost, checked); err != nil {
-			return engine.Result{Err: err}
+			return engine.Result{Err: err}, engine.ChannelID{}
 		}
 		(*chans)[vhost] = ch
 	}
@@ -131,7 +194,7 @@ func (vs *visitor) on(vhost string, checked bool, c engine.Command) engine.Resul
 		vs.b.eng.Apply(engine.CmdCloseConnection{Conn: ch.Conn})
 		delete(*chans, vhost)
 	}
-	return r
+	return r, ch
 }
 
 func (vs *visitor) open(vhost string, checked bool) (engine.ChannelID, error) {
@@ -193,6 +256,18 @@ func onChannel(c engine.Command, ch engine.ChannelID) engine.Command {
 		c.Channel = ch
 		return c
 	case engine.CmdQueuePurge:
+		c.Channel = ch
+		return c
+	case engine.CmdConfirmSelect:
+		c.Channel = ch
+		return c
+	case engine.CmdBasicPublish:
+		c.Channel = ch
+		return c
+	case engine.CmdBasicGet:
+		c.Channel = ch
+		return c
+	case engine.CmdBasicNack:
 		c.Channel = ch
 		return c
 	}

@@ -26,6 +26,7 @@ func TestVisit(t *testing.T) {
 	passive := func(q string) engine.Command {
 		return engine.CmdQueueDeclare{Declare: engine.QueueDeclare{Queue: q, Passive: true}}
 	}
+	get := func(q string) engine.Command { return engine.CmdBasicGet{Get: engine.BasicGet{Queue: q}} }
 	type want struct {
 		code    uint16 // the step's engine reply code, 0 for none
 		noVhost bool
@@ -55,6 +56,9 @@ func TestVisit(t *testing.T) {
 			visit: Visit{User: "nobody", Checked: true},
 			steps: []Step{{Vhost: "/", Cmd: declare("a")}, {Vhost: "/", Probe: true, Cmd: passive("missing")}, {Vhost: "/", Unless: passive("b"), Cmd: declare("b")}},
 			want:  []want{{code: 403}, {code: 404}, {code: 403}}},
+		{name: "a get after one that fetched nothing is skipped",
+			steps: []Step{{Vhost: "/", Cmd: declare("a")}, {Vhost: "/", Cmd: get("a")}, {Vhost: "/", AfterGot: true, Cmd: get("a")}, {Vhost: "/", Cmd: get("a")}},
+			want:  []want{{}, {}, {skipped: true}, {}}, queues: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := Start(engine.Config{}, nil)
@@ -80,6 +84,34 @@ func TestVisit(t *testing.T) {
 				t.Errorf("%d queues in /, want %d", tot.Queues, tc.queues)
 			}
 		})
+	}
+}
+
+// TestVisitStepEvents: a step that asks gets the events its command
+// caused on the visit's channel, and only those: a mandatory publish in
+// confirm mode that no queue takes is returned, then confirmed.
+func TestVisitStepEvents(t *testing.T) {
+	b := Start(engine.Config{}, nil)
+	defer b.Stop()
+	pub := engine.CmdBasicPublish{Publish: engine.BasicPublish{RoutingKey: "nowhere", Mandatory: true, Body: []byte("x")}}
+	res, err := b.Visit(Visit{}, []Step{{Vhost: "/", Cmd: engine.CmdConfirmSelect{}}, {Vhost: "/", Cmd: pub, Events: true}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []engine.EventKind
+	for _, ev := range res[1].Events {
+		if ev.Kind == engine.EvReturned || ev.Kind == engine.EvConfirmed || ev.Kind == engine.EvNacked {
+			kinds = append(kinds, ev.Kind)
+		}
+		if ev.Msg != nil {
+			t.Errorf("%v carries its message out of the turn", ev.Kind)
+		}
+	}
+	if len(kinds) != 2 || kinds[0] != engine.EvReturned || kinds[1] != engine.EvConfirmed || res[1].DurableAt != 0 {
+		t.Errorf("events %v, durable at %d; want returned, confirmed, 0", kinds, res[1].DurableAt)
+	}
+	if len(res[0].Events) != 0 {
+		t.Errorf("a step that did not ask got events: %v", res[0].Events)
 	}
 }
 

@@ -38,7 +38,7 @@ func newServer(t *testing.T) *server {
 func serve(t *testing.T, b *broker.Broker, users *auth.Store) *server {
 	t.Helper()
 	s := &server{t: t, b: b, users: users}
-	hs := httptest.NewServer(mgmt.New(s.b, s.users))
+	hs := httptest.NewServer(mgmt.New(s.b, s.users, mgmt.Options{}))
 	t.Cleanup(func() {
 		hs.Close()
 		s.b.Stop()

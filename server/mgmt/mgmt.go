@@ -41,11 +41,14 @@ const (
 
 // api is the handler's state: the broker it drives and the users it checks.
 type api struct {
-	b     *broker.Broker
-	users *auth.Store
-	node  string
-	mux   *router
-	reads readStats
+	// maxMessageSize bounds an HTTP publish's payload as the AMQP
+	// listeners bound a message (Options.MaxMessageSize).
+	maxMessageSize uint64
+	b              *broker.Broker
+	users          *auth.Store
+	node           string
+	mux            *router
+	reads          readStats
 }
 
 // call is one authenticated request.
@@ -75,16 +78,35 @@ type endpoint func(c *call) (int, any, error)
 // methods maps HTTP methods to endpoints for one path.
 type methods map[string]endpoint
 
+// Options are the settings the management API shares with the rest of
+// the server.
+type Options struct {
+	// MaxMessageSize is the largest payload an HTTP publish takes: the
+	// AMQP listeners' bound (conn.Config.MaxMessageSize), so a message
+	// refused over AMQP is refused here too. 0 is DefaultMaxMessageSize.
+	MaxMessageSize uint64
+}
+
+// DefaultMaxMessageSize is Options.MaxMessageSize's default, the AMQP
+// listeners' (RabbitMQ 4.x's 16 MiB).
+const DefaultMaxMessageSize = 16 << 20
+
 // New returns the management API handler. It serves paths beginning with
 // /api/, so it can be mounted at "/api/" on a larger mux.
-func New(b *broker.Broker, users *auth.Store) http.Handler { return newAPI(b, users).mux }
+func New(b *broker.Broker, users *auth.Store, o Options) http.Handler {
+	a := newAPI(b, users)
+	if o.MaxMessageSize > 0 {
+		a.maxMessageSize = o.MaxMessageSize
+	}
+	return a.mux
+}
 
 func newAPI(b *broker.Broker, users *auth.Store) *api {
 	host, err := os.Hostname()
 	if err != nil || host == "" {
 		host = "localhost"
 	}
-	a := &api{b: b, users: users, node: "warren@" + host, mux: &router{}}
+	a := &api{b: b, users: users, node: "warren@" + host, mux: &router{}, maxMessageSize: DefaultMaxMessageSize}
 	a.routes()
 	return a
 }
@@ -119,6 +141,7 @@ func (a *api) routes() {
 	a.handle("/api/exchanges", methods{"GET": a.listExchanges})
 	a.handle("/api/exchanges/{vhost}", methods{"GET": a.listExchanges})
 	a.handle("/api/exchanges/{vhost}/{name}", methods{"GET": a.getExchange, "PUT": a.putExchange, "DELETE": a.deleteExchange})
+	a.handle("/api/exchanges/{vhost}/{name}/publish", methods{"POST": a.publishExchange})
 	a.handle("/api/exchanges/{vhost}/{name}/bindings/source", methods{"GET": a.exchangeBindings(true)})
 	a.handle("/api/exchanges/{vhost}/{name}/bindings/destination", methods{"GET": a.exchangeBindings(false)})
 
@@ -127,6 +150,7 @@ func (a *api) routes() {
 	a.handle("/api/queues/{vhost}/{name}", methods{"GET": a.getQueue, "PUT": a.putQueue, "DELETE": a.deleteQueue})
 	a.handle("/api/queues/{vhost}/{name}/contents", methods{"DELETE": a.purgeQueue})
 	a.handle("/api/queues/{vhost}/{name}/bindings", methods{"GET": a.queueBindings})
+	a.handle("/api/queues/{vhost}/{name}/get", methods{"POST": a.getMessages})
 
 	a.handle("/api/bindings", methods{"GET": a.listBindings})
 	a.handle("/api/bindings/{vhost}", methods{"GET": a.listBindings})
