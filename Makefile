@@ -82,9 +82,10 @@ node-test: node web
 	node --test web/jstest/*.test.mjs
 
 # deps installs what the real-client tests (server/e2e/clients_test.go)
-# need on a fresh Debian machine: nodejs, npm and python3-pika from Debian
-# when missing, then the npm packages pinned in server/e2e/node's
-# package-lock.json with npm ci when node_modules is absent or older than
+# need on a fresh Debian machine: nodejs, npm, python3-pika and
+# rabbitmq-server (for the rabbitmqadmin it ships: a policy-rc.d keeps
+# the install from starting its RabbitMQ) from Debian when missing, then
+# the npm packages pinned in server/e2e/node's package-lock.json with npm ci when node_modules is absent or older than
 # package.json or the lock file.
 .PHONY: deps client-tools
 E2E_NODE := server/e2e/node
@@ -95,7 +96,12 @@ client-tools:
 	command -v node >/dev/null 2>&1 || missing="$$missing nodejs"; \
 	command -v npm >/dev/null 2>&1 || missing="$$missing npm"; \
 	{ /usr/bin/python3 -c 'import pika' || python3 -c 'import pika'; } >/dev/null 2>&1 || missing="$$missing python3-pika"; \
-	if [ -n "$$missing" ]; then apt-get update -qq && apt-get install -y -qq $$missing; fi
+	command -v rabbitmqadmin >/dev/null 2>&1 || missing="$$missing rabbitmq-server"; \
+	if [ -n "$$missing" ]; then \
+		made=""; if [ ! -e /usr/sbin/policy-rc.d ]; then printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d && made=1; fi; \
+		apt-get update -qq && apt-get install -y -qq $$missing; rc=$$?; \
+		if [ -n "$$made" ]; then rm -f /usr/sbin/policy-rc.d; fi; exit $$rc; \
+	fi
 
 $(E2E_NODE)/node_modules/.package-lock.json: $(E2E_NODE)/package.json $(E2E_NODE)/package-lock.json | client-tools
 	cd $(E2E_NODE) && npm ci --no-audit --no-fund

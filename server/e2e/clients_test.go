@@ -26,7 +26,7 @@ const (
 	// scriptTimeout bounds one script run; each script also stops itself
 	// (30 s) and normally takes about a second.
 	scriptTimeout = 60 * time.Second
-	depsHint      = "run `make deps` (it installs nodejs, npm, python3-pika and runs npm ci in server/e2e/node)"
+	depsHint      = "run `make deps` (it installs nodejs, npm, python3-pika, rabbitmq-server for rabbitmqadmin, and runs npm ci in server/e2e/node)"
 )
 
 // clientScript is one real client library run against a fresh server.
