@@ -1,8 +1,11 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"net"
+	"net/http"
+	"os"
 	"strings"
 	"testing"
 )
@@ -34,4 +37,42 @@ func TestListenSaysAnAddressIsTaken(t *testing.T) {
 		t.Fatalf("a free address: %v", err)
 	}
 	ln.Close()
+}
+
+// A start refused because an address is taken leaves the data directory
+// as it was: the next start finds it fresh and creates guest.
+func TestATakenAddressLeavesTheDataDirectory(t *testing.T) {
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	dir := t.TempDir()
+	for _, opts := range []Options{
+		{DataDir: dir, AMQPAddr: held.Addr().String(), HTTPAddr: "127.0.0.1:0"},
+		{DataDir: dir, AMQPAddr: "127.0.0.1:0", HTTPAddr: held.Addr().String()},
+	} {
+		if s, err := Start(opts); err == nil {
+			s.Shutdown(context.Background())
+			t.Fatal("started on a taken address")
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Fatalf("the refused start left %d files in the data directory", len(entries))
+		}
+	}
+	s, err := Start(Options{DataDir: dir, AMQPAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Shutdown(context.Background())
+	req, _ := http.NewRequest("GET", "http://"+s.HTTPAddr()+"/api/whoami", nil)
+	req.SetBasicAuth("guest", "guest")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("guest after the refused starts: %d", resp.StatusCode)
+	}
 }
