@@ -56,7 +56,7 @@ func TestClockCommandErrors(t *testing.T) {
 	if r = s.ctl("advance"); r.code != 64 || !strings.Contains(r.stderr, "not enough arguments") {
 		t.Errorf("advance without a duration: %d %q", r.code, r.stderr)
 	}
-	if r = s.ctl("help", "advance"); r.code != 0 || !strings.Contains(r.stdout, "warren ctl [--http <address>] [--username <user>] [--password <password>] [--quiet] advance [--session <id>] <duration>") {
+	if r = s.ctl("help", "advance"); r.code != 0 || !strings.Contains(r.stdout, "warren ctl [--http <address> | --url <url>] [--username <user>] [--password <password>] [--quiet] advance [--session <id>] <duration>") {
 		t.Errorf("help advance: %d %q", r.code, r.stdout)
 	}
 }

@@ -20,7 +20,7 @@ type command struct {
 
 func (c *command) allows(long string) bool { return slices.Contains(c.opts, long) }
 
-const globalUsage = "warren ctl [--http <address>] [--username <user>] [--password <password>] [--quiet]"
+const globalUsage = "warren ctl [--http <address> | --url <url>] [--username <user>] [--password <password>] [--quiet]"
 
 func (c *command) usageLine() string {
 	return globalUsage + " " + c.name + " " + c.usage

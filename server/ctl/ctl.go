@@ -3,6 +3,7 @@
 // distribution.
 //
 //	warren ctl [--http ADDR] [--username USER] [--password PASS] COMMAND [ARGS]
+//	warren ctl --url https://USER:PASS@warren.example.workers.dev list_queues
 //	warren ctl set_policy TTL ".*" '{"message-ttl":60000}' --apply-to queues
 //	warren ctl list_queues -p / name messages consumers arguments
 //
@@ -17,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -46,6 +48,9 @@ type options struct {
 	// clock commands read and move, instead of the server's broker's.
 	session                  string
 	http, username, password string
+	// urlUser and urlPass are the credentials a --url carried, used
+	// unless --username or --password name others.
+	urlUser, urlPass         *string
 	vhost                    string
 	timeoutS                 float64
 	quiet, silent, noHeaders bool
@@ -69,6 +74,7 @@ type optSpec struct {
 
 var optSpecs = []optSpec{
 	{"http", "", true, true},
+	{"url", "", true, true},
 	{"username", "", true, true},
 	{"password", "", true, true},
 	{"vhost", "p", true, true},
@@ -143,6 +149,15 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		e.opts.given[spec.long] = true
 	}
+	if e.opts.given["url"] && e.opts.given["http"] {
+		bad = append(bad, "--url : --http names the same server; give one of them")
+	}
+	if u := e.opts.urlUser; u != nil && !e.opts.given["username"] {
+		e.opts.username = *u
+	}
+	if p := e.opts.urlPass; p != nil && !e.opts.given["password"] {
+		e.opts.password = *p
+	}
 	if len(positional) == 0 {
 		if e.opts.help {
 			printCommands(stdout)
@@ -182,10 +197,33 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return cmd.run(e)
 }
 
+// setURL takes --url: the server's whole address, http or https, with
+// the credentials in it when they are there (https://user:pass@host),
+// and no path (the API is at /api/ on it). It is how warren ctl reaches a
+// server behind TLS, such as Warren at the edge.
+func (o *options) setURL(val string) error {
+	u, err := url.Parse(val)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" ||
+		(u.Path != "" && u.Path != "/") {
+		return errors.New("not an http or https URL of a server")
+	}
+	if u.User != nil {
+		name := u.User.Username()
+		o.urlUser = &name
+		if pass, ok := u.User.Password(); ok {
+			o.urlPass = &pass
+		}
+	}
+	o.http = u.Scheme + "://" + u.Host
+	return nil
+}
+
 func (o *options) set(spec optSpec, val string) error {
 	switch spec.long {
 	case "http":
 		o.http = val
+	case "url":
+		return o.setURL(val)
 	case "username":
 		o.username = val
 	case "password":
@@ -262,7 +300,7 @@ func (e *env) failed(err error) int {
 			"Most common reasons for this are:\n\n"+
 			" * Target server is unreachable (e.g. due to hostname resolution, TCP connection or firewall issues)\n"+
 			" * Target server is not running\n"+
-			" * --http does not name the server's HTTP (management API) address\n\n"+
+			" * --http (or --url) does not name the server's HTTP (management API) address\n\n"+
 			"DIAGNOSTICS\n===========\n\nattempted to contact: %s\n\n  * %v\n", ue.base, ue.base, ue.err)
 		return exitUnavailable
 	}

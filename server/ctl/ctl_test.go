@@ -312,7 +312,7 @@ func TestUsageAndConnectionErrors(t *testing.T) {
 	}
 	r = s.ctl("set_policy", "onlyname")
 	want := "Error (argument validation): not enough arguments.\nArguments given:\n\t--http " + s.addr + " set_policy onlyname\n\nUsage\n\n" +
-		"warren ctl [--http <address>] [--username <user>] [--password <password>] [--quiet] set_policy [--vhost <vhost>] [--priority <priority>] [--apply-to <apply-to>] <name> <pattern> <definition>\n"
+		"warren ctl [--http <address> | --url <url>] [--username <user>] [--password <password>] [--quiet] set_policy [--vhost <vhost>] [--priority <priority>] [--apply-to <apply-to>] <name> <pattern> <definition>\n"
 	s.expect(r, 64, "", want)
 	if r := s.ctl("add_vhost", "a", "b"); r.code != 64 || !strings.HasPrefix(r.stderr, "Error (argument validation): too many arguments.\n") {
 		t.Errorf("too many: %+v", r)
@@ -389,5 +389,33 @@ func TestClearPermissionsCommands(t *testing.T) {
 	s.expect(s.ctl("clear_topic_permissions", "-p", "novh", "app"), 69, `Clearing topic permissions for user "app" in vhost "novh" ...`+"\n", "Error:\nVirtual host novh does not exist\n")
 	if g := s.grants("app", "/"); len(g.Topics) != 0 {
 		t.Errorf("after clear_topic_permissions: %+v", g)
+	}
+}
+
+// TestURL: --url names the server with its scheme, and the credentials
+// in it are used unless --username or --password say otherwise; a URL
+// that is not one of a server, or --url with --http, is a usage error.
+func TestURL(t *testing.T) {
+	s := newServer(t)
+	run := func(args ...string) result {
+		var out, errb strings.Builder
+		code := ctl.Main(args, strings.NewReader(""), &out, &errb)
+		return result{out.String(), errb.String(), code}
+	}
+	vhosts := "Listing vhosts ...\nname\n/\n"
+	s.expect(run("--url", "http://guest:guest@"+s.addr+"/", "list_vhosts"), 0, vhosts, "")
+	s.expect(run("--url", "http://"+s.addr, "list_vhosts"), 0, vhosts, "") // guest by default, as with --http
+	s.expect(run("--url", "http://guest:wrong@"+s.addr, "--password", "guest", "list_vhosts"), 0, vhosts, "")
+	if r := run("--url", "http://guest:wrong@"+s.addr, "list_vhosts"); r.code != 77 || !strings.Contains(r.stderr, "Login failed") {
+		t.Errorf("the URL's wrong password: %+v", r)
+	}
+	for _, bad := range [][]string{
+		{"--url", "ftp://" + s.addr, "list_vhosts"},
+		{"--url", "http://" + s.addr + "/api", "list_vhosts"},
+		{"--url", "http://" + s.addr, "--http", s.addr, "list_vhosts"},
+	} {
+		if r := run(bad...); r.code != 64 || !strings.Contains(r.stderr, "--url : ") {
+			t.Errorf("%q: %+v", bad, r)
+		}
 	}
 }
