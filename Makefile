@@ -398,7 +398,9 @@ $(E2E_WEB)/node_modules/.package-lock.json: $(E2E_WEB)/package.json $(E2E_WEB)/p
 # wrangler is logged in to (npx wrangler login first); edge-size fails when
 # the worker passes the free plan's 3 MB gzipped (wrangler deploy
 # --dry-run, which needs no account; wasm/worker's TestWorkerSize, which
-# `make test` runs too, with the pages and chromium against wrangler dev).
+# `make test` runs too, with the pages and chromium against wrangler dev),
+# and lists the Go packages whose code costs the most
+# (TestWorkerCodeByPackage).
 .PHONY: edge edge-deps edge-dev edge-deploy edge-size
 EDGE_BUILD := wasm/worker/build
 EDGE_ASSETS := dist/edge
@@ -422,7 +424,7 @@ edge-deploy: edge edge-deps
 	npx wrangler deploy
 
 edge-size: edge edge-deps
-	$(GO) test -count=1 -run '^TestWorkerSize$$' -v ./wasm/worker
+	$(GO) test -count=1 -run '^(TestWorkerSize|TestWorkerCodeByPackage)$$' -v ./wasm/worker
 
 # The playground's performance in headless chromium (not part of `make
 # test`; see BENCHMARKS.md, "Playground in chromium"): builds warren with
