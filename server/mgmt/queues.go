@@ -65,7 +65,8 @@ func (ix *vhostIndex) queueJSON(q *engine.QueueView) queueJSON {
 
 // effectiveDefinition is the policy definition in force: the policy's,
 // with the operator policy's keys merged in (the lower number wins, as for
-// the limits operator policies cap); null without either.
+// the limits operator policies cap); {} without either, as RabbitMQ
+// 3.10.8 shows a queue no policy matches (observed).
 func (ix *vhostIndex) effectiveDefinition(s engine.Settings) map[string]any {
 	var def engine.Table
 	for _, p := range ix.v.Policies {
@@ -87,9 +88,6 @@ func (ix *vhostIndex) effectiveDefinition(s engine.Settings) map[string]any {
 			}
 			def[k] = v
 		}
-	}
-	if def == nil {
-		return nil
 	}
 	return fromTable(def)
 }

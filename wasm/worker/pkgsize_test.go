@@ -4,7 +4,7 @@ package main
 
 import (
 	"bytes"
-	"compress/flate"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"os"
@@ -98,7 +98,7 @@ func codeByPackage(wasm []byte) (costs []packageCost, data int, err error) {
 	}
 	for p, code := range byPkg {
 		var z bytes.Buffer
-		w, _ := flate.NewWriter(&z, flate.BestCompression)
+		w, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
 		w.Write(code.Bytes())
 		w.Close()
 		costs = append(costs, packageCost{p, code.Len(), z.Len()})
