@@ -105,35 +105,18 @@ func Start(opts Options) (*Server, error) {
 		preLoginRefused: &refusals{what: "AMQP connections before login", whatZh: "登录前 AMQP 连接", flag: "--max-prelogin-per-address/--max-prelogin", log: opts.Log},
 		httpConns:       newHTTPConns(defaultLimits(opts.HTTPConns, DefaultHTTPConnsPerAddress, DefaultHTTPConnsTotal), opts.Log)}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	// The addresses first: a start refused for an address in use leaves
-	// the data directory as it found it. (Once, it left a directory
-	// initialised without its default user, and the next start, finding
-	// it not fresh, created no guest.)
-	var err error
-	if s.amqpLn, err = listen("AMQP", "amqp", "AMQP", opts.AMQPAddr); err != nil {
-		return nil, err
-	}
-	if s.httpLn, err = listen("HTTP", "http", "HTTP", opts.HTTPAddr); err != nil {
-		s.amqpLn.Close()
-		return nil, err
-	}
-	closeListeners := func() {
-		s.amqpLn.Close()
-		s.httpLn.Close()
-	}
 	fresh := true
 	if opts.DataDir == "" {
 		s.broker = broker.StartWith(opts.Engine, broker.Options{Clock: opts.Clock})
 	} else {
 		b, restored, err := startDurable(opts)
 		if err != nil {
-			closeListeners()
 			return nil, err
 		}
 		s.broker, fresh = b, !restored
 	}
+	var err error
 	if s.users, err = startUsers(s.broker, opts.UsersFile, fresh); err != nil {
-		closeListeners()
 		s.broker.Stop()
 		s.broker.CloseStore()
 		return nil, err
@@ -143,6 +126,23 @@ func Start(opts Options) (*Server, error) {
 	s.broker.WatchTotals(s.opts.Conn.Alarm.Totals)
 	s.broker.OnDiskError(s.opts.Conn.Alarm.DiskFailed)
 
+	// The data directory is read before the ports open, so that a client
+	// connecting meanwhile is refused rather than kept waiting. A start
+	// refused for a taken address closes the store, so that what the
+	// start wrote (guest, on a fresh directory) is kept: a directory left
+	// initialised without it made the next start, finding it not fresh,
+	// create no guest.
+	if s.amqpLn, err = listen("AMQP", "amqp", "AMQP", opts.AMQPAddr); err != nil {
+		s.broker.Stop()
+		s.broker.CloseStore()
+		return nil, err
+	}
+	if s.httpLn, err = listen("HTTP", "http", "HTTP", opts.HTTPAddr); err != nil {
+		s.amqpLn.Close()
+		s.broker.Stop()
+		s.broker.CloseStore()
+		return nil, err
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/amqp", s.serveWebSocket)
 	mux.HandleFunc("/ws/amqp", s.serveWebSocket)
