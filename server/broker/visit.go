@@ -151,8 +151,8 @@ func (vs *visitor) watched(s *Step) StepResult {
 	b.eng.DrainEventsTo(func(evs []engine.Event) {
 		for i := range evs {
 			ev := evs[i]
-			if ev.Channel != ch || ch == (engine.ChannelID{}) {
-				continue
+			if ch == (engine.ChannelID{}) || ev.Channel != ch {
+				continue // no channel opened (no vhost): nothing is the step's
 			}
 			ev.Msg, ev.Via, ev.Detail = nil, nil, nil
 			r.Events = append(r.Events, ev)

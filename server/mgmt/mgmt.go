@@ -82,22 +82,17 @@ type methods map[string]endpoint
 // the server.
 type Options struct {
 	// MaxMessageSize is the largest payload an HTTP publish takes: the
-	// AMQP listeners' bound (conn.Config.MaxMessageSize), so a message
-	// refused over AMQP is refused here too. 0 is DefaultMaxMessageSize.
+	// AMQP listeners' bound (conn.Config.MaxMessageSize, after its
+	// defaults), so a message refused over AMQP is refused here too. 0
+	// leaves only the request body's bound (maxBody).
 	MaxMessageSize uint64
 }
-
-// DefaultMaxMessageSize is Options.MaxMessageSize's default, the AMQP
-// listeners' (RabbitMQ 4.x's 16 MiB).
-const DefaultMaxMessageSize = 16 << 20
 
 // New returns the management API handler. It serves paths beginning with
 // /api/, so it can be mounted at "/api/" on a larger mux.
 func New(b *broker.Broker, users *auth.Store, o Options) http.Handler {
 	a := newAPI(b, users)
-	if o.MaxMessageSize > 0 {
-		a.maxMessageSize = o.MaxMessageSize
-	}
+	a.maxMessageSize = o.MaxMessageSize
 	return a.mux
 }
 
@@ -106,7 +101,7 @@ func newAPI(b *broker.Broker, users *auth.Store) *api {
 	if err != nil || host == "" {
 		host = "localhost"
 	}
-	a := &api{b: b, users: users, node: "warren@" + host, mux: &router{}, maxMessageSize: DefaultMaxMessageSize}
+	a := &api{b: b, users: users, node: "warren@" + host, mux: &router{}}
 	a.routes()
 	return a
 }

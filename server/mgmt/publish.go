@@ -37,7 +37,7 @@ func (a *api) publishExchange(c *call) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	if max := a.maxMessageSize; uint64(len(p.Body)) > max {
+	if max := a.maxMessageSize; max > 0 && uint64(len(p.Body)) > max {
 		return 0, nil, badRequest(fmt.Sprintf("%d PRECONDITION_FAILED - message size %d is larger than configured max size %d",
 			engine.PreconditionFailed, len(p.Body), max))
 	}
