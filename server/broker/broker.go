@@ -46,7 +46,7 @@ type Broker struct {
 	// st keeps the command log and snapshots on disk, and dur says how
 	// far it got (durable.go); both nil when the broker keeps its state
 	// in memory only.
-	st        *store.Store
+	st        Log
 	dur       *durability
 	persistFn func([]byte) // persistRecord, bound once
 	lastPos   store.Pos    // the position of the last record appended
@@ -63,6 +63,8 @@ type Broker struct {
 
 	clk clock // the clock's mode and where it is going (clock.go)
 
+	onArm func(at time.Time, ok bool) // Options.OnArm
+
 	stopOnce sync.Once
 }
 
@@ -76,9 +78,15 @@ type Options struct {
 	Now func() time.Time
 	// Clock is the clock's mode at start (clock.go); live by default.
 	Clock ClockMode
-	// Store, when set, keeps the durable log and snapshots on disk
-	// (durable.go): the broker appends what a restart keeps to it.
-	Store *store.Store
+	// Store, when set, keeps the durable log and snapshots (durable.go):
+	// the broker appends what a restart keeps to it.
+	Store Log
+	// OnArm, when set, is told the wall time of the engine's next
+	// deadline whenever the broker's timer is set for a different one
+	// (ok false: none): a Durable Object sets its alarm from it, so that
+	// a TTL fires with the object out of memory. It runs on the timer's
+	// goroutine, outside the lock.
+	OnArm func(at time.Time, ok bool)
 }
 
 // Start starts a broker around a new engine, with the broker's timer
@@ -123,6 +131,7 @@ func run(eng *engine.Broker, opts Options) *Broker {
 		byConn:    map[engine.ConnID][]engine.Event{},
 	}
 	b.dispatchFn = b.dispatchBatch
+	b.onArm = opts.OnArm
 	b.startClock(opts.Clock)
 	if st := opts.Store; st != nil {
 		b.st, b.dur = st, newDurability()
@@ -241,6 +250,9 @@ func (b *Broker) engineNow() engine.Time {
 func (b *Broker) loop() {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
+	// told and toldAt are what onArm was last told.
+	var told bool
+	var toldAt engine.Time
 	for {
 		b.mu.Lock()
 		if b.stopped {
@@ -273,9 +285,14 @@ func (b *Broker) loop() {
 			}
 			b.armed, b.armedAt = true, at
 		}
+		armedAt := b.armedAt
 		b.mu.Unlock()
 		if d >= 0 {
 			timer.Reset(d)
+		}
+		if b.onArm != nil && ((d >= 0) != told || d >= 0 && armedAt != toldAt) {
+			told, toldAt = d >= 0, armedAt
+			b.onArm(time.Now().Add(d), told)
 		}
 		select {
 		case <-b.kick:

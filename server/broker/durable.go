@@ -160,7 +160,26 @@ func (d *durability) setSynced(pos uint64, failed error) {
 // a start; the store's snapshot (NeedsSnapshot) replaces the log once it
 // has grown. A directory an older Warren wrote replays the same way: its
 // state once replayed is like a snapshot's, connections and all.
-func Recover(cfg engine.Config, now time.Time, mode ClockMode, st *store.Store, rec *store.Recovered) (*engine.Broker, error) {
+func Recover(cfg engine.Config, now time.Time, mode ClockMode, st Log, rec *store.Recovered) (*engine.Broker, error) {
+	return RecoverHeld(cfg, now, mode, st, Held{Snapshot: rec.Snapshot, SnapshotPos: rec.SnapshotPos, Last: rec.Last, Replay: rec.Replay})
+}
+
+// Held is what a Log holds at start, for RecoverHeld: a data directory's
+// store.Recovered, or what a Durable Object's storage has.
+type Held struct {
+	// Snapshot is the newest snapshot, nil if none; SnapshotPos the last
+	// record it includes.
+	Snapshot    []byte
+	SnapshotPos store.Pos
+	// Last is the last record held (0 for an empty log).
+	Last store.Pos
+	// Replay calls fn with each record after the snapshot, in order.
+	Replay func(fn func(store.Pos, []byte) error) error
+}
+
+// RecoverHeld is Recover for any Log: it rebuilds the engine from what
+// the log holds.
+func RecoverHeld(cfg engine.Config, now time.Time, mode ClockMode, st Log, rec Held) (*engine.Broker, error) {
 	var eng *engine.Broker
 	if rec.Snapshot != nil {
 		var err error
@@ -241,7 +260,7 @@ func dropRecorded(eng *engine.Broker) {
 // firstSnapshot saves a new broker in a new data directory and waits
 // until the snapshot is on disk: the commands logged after it are
 // replayed on it, under the configuration (epoch, seed) it records.
-func firstSnapshot(st *store.Store, eng *engine.Broker) error {
+func firstSnapshot(st Log, eng *engine.Broker) error {
 	if err := st.WriteSnapshot(eng.Save()); err != nil {
 		return err
 	}
