@@ -403,11 +403,14 @@ $(E2E_WEB)/node_modules/.package-lock.json: $(E2E_WEB)/package.json $(E2E_WEB)/p
 # (TestWorkerCodeByPackage).
 .PHONY: edge edge-deps edge-dev edge-deploy edge-size
 EDGE_BUILD := wasm/worker/build
+EDGE_BROKER_BUILD := wasm/broker/build
 EDGE_ASSETS := dist/edge
 EDGE_PORT ?= 8787
 edge: web
 	$(GO) tool workers-assets-gen -mode=go -o $(EDGE_BUILD)
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o $(EDGE_BUILD)/app.wasm ./wasm/worker
+	$(GO) tool workers-assets-gen -mode=go -o $(EDGE_BROKER_BUILD)
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o $(EDGE_BROKER_BUILD)/app.wasm ./wasm/broker
 	rm -rf $(EDGE_ASSETS)
 	$(GO) run ./server/cmd/warren site --edge $(EDGE_ASSETS)
 
@@ -417,14 +420,31 @@ node_modules/.package-lock.json: package.json package-lock.json | client-tools
 	npm ci --no-audit --no-fund --ignore-scripts
 	touch $@
 
+# edge-dev runs the broker's worker (wasm/broker/wrangler.toml) beside
+# the site's, on EDGE_BROKER_PORT, with a local first administrator
+# (EDGE_ADMIN_USER, EDGE_ADMIN_PASSWORD: --var here, secrets when
+# deployed); edge-deploy deploys both and says how to set the secrets.
+EDGE_BROKER_PORT ?= 8788
+EDGE_ADMIN_USER ?= admin
+EDGE_ADMIN_PASSWORD ?= admin
 edge-dev: edge edge-deps
-	WRANGLER_SEND_METRICS=false npx wrangler dev --local --ip 127.0.0.1 --port $(EDGE_PORT)
+	@echo "the site: http://127.0.0.1:$(EDGE_PORT); the broker: http://127.0.0.1:$(EDGE_BROKER_PORT) (management API, AMQP at ws://127.0.0.1:$(EDGE_BROKER_PORT)/ws/amqp/%2F), user $(EDGE_ADMIN_USER)"
+	WRANGLER_SEND_METRICS=false npx wrangler dev -c wasm/broker/wrangler.toml --local --ip 127.0.0.1 --port $(EDGE_BROKER_PORT) \
+		--inspector-ip 127.0.0.1 --inspector-port 9230 --show-interactive-dev-session=false \
+		--var WARREN_ADMIN_USER:$(EDGE_ADMIN_USER) --var WARREN_ADMIN_PASSWORD:$(EDGE_ADMIN_PASSWORD) & broker=$$!; \
+	trap 'kill $$broker' EXIT INT TERM; \
+	WRANGLER_SEND_METRICS=false npx wrangler dev --local --ip 127.0.0.1 --port $(EDGE_PORT) --inspector-ip 127.0.0.1
 
 edge-deploy: edge edge-deps
 	npx wrangler deploy
+	npx wrangler deploy -c wasm/broker/wrangler.toml
+	@echo "Deployed. Once, give the broker its first administrator (it is created when the broker finds no user):"
+	@echo "  npx wrangler secret put WARREN_ADMIN_USER -c wasm/broker/wrangler.toml"
+	@echo "  npx wrangler secret put WARREN_ADMIN_PASSWORD -c wasm/broker/wrangler.toml"
+	@echo "then: warren ctl --url https://USER:PASSWORD@warren-broker.<your workers.dev subdomain>/ list_queues"
 
 edge-size: edge edge-deps
-	$(GO) test -count=1 -run '^(TestWorkerSize|TestWorkerCodeByPackage)$$' -v ./wasm/worker
+	$(GO) test -count=1 -run '^(TestWorkerSize|TestBrokerWorkerSize|TestWorkerCodeByPackage)$$' -v ./wasm/worker
 
 # The playground's performance in headless chromium (not part of `make
 # test`; see BENCHMARKS.md, "Playground in chromium"): builds warren with

@@ -183,9 +183,18 @@ JS, wasm/playground/bridge < wasm/playground;
 
 # The edge worker (linkRules bounds what it links in all).
 RUNTIME, NET, web/i18n/locale < wasm/worker/site;
-JS, WEBSOCKET, driver/sessions, wasm/worker/amqpsocket
+JS, NET, WEBSOCKET, driver/conn, wasm/worker/amqpsocket < wasm/dobridge;
+JS, WEBSOCKET, driver/sessions, wasm/worker/amqpsocket, wasm/dobridge
 < wasm/worker/sessionrole;
 JS, wasm/worker/sessionrole, wasm/worker/site < wasm/worker;
+
+# The edge's broker (its own worker, so that each fits the free plan):
+# a vhost's object runs warren serve's broker, users, management API and
+# connections.
+JS, NET, engine, driver/conn, server/auth, server/broker, server/mgmt,
+server/store, wasm/dobridge, wasm/worker/amqpsocket
+< wasm/broker/vhostrole;
+JS, wasm/broker/vhostrole < wasm/broker;
 
 # The server and its commands.
 server/tcp, server/ws, server/httpguard, server/mgmt, driver/sessions,
@@ -239,9 +248,21 @@ var linkRules = []struct{ main, links, never string }{
 		links: `driver/addrlimit, driver/clockapi, driver/conn,
 			driver/sessions, driver/sink, engine, engine/amqp,
 			engine/amqpconn, engine/deadline, engine/hub, engine/script,
-			engine/topic, wasm/worker/amqpsocket, wasm/worker/sessionrole,
-			wasm/worker/site, web/i18n/locale`,
+			engine/topic, wasm/dobridge, wasm/worker/amqpsocket,
+			wasm/worker/sessionrole, wasm/worker/site, web/i18n/locale`,
 		never: "TEMPLATES, server/...",
+	},
+	// The edge's broker: a worker of its own, so that it too fits the
+	// free plan's 3 MB (TestBrokerWorkerSize in wasm/worker); no
+	// sessions, pages or templates.
+	{
+		main: "wasm/broker",
+		links: `driver/clockapi, driver/conn, driver/sink, engine,
+			engine/amqp, engine/amqpconn, engine/deadline,
+			engine/script, engine/topic, server/auth, server/broker,
+			server/mgmt, server/netwatch, server/store, wasm/broker/vhostrole,
+			wasm/dobridge, wasm/worker/amqpsocket`,
+		never: "TEMPLATES, driver/sessions, engine/hub, web/...",
 	},
 	// The playground's wasm: 3 MB gzipped as well (TestSmokeInNode in
 	// wasm/playground); a page needs no HTTP, templates or sockets.

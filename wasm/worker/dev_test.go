@@ -138,9 +138,17 @@ func startDevAt(t *testing.T, persist string) dev {
 // the same server to a page that joins again.
 func startDevOn(t *testing.T, persist, port string) dev {
 	t.Helper()
-	cmd := exec.Command(node(t), wranglerJS(t), "dev", "--local", "--ip", "127.0.0.1", "--port", port,
+	return startDevWith(t, persist, port)
+}
+
+// startDevWith is startDevOn with more of wrangler dev's arguments: the
+// broker worker's config (-c) and its variables (--var), say.
+func startDevWith(t *testing.T, persist, port string, more ...string) dev {
+	t.Helper()
+	args := append([]string{wranglerJS(t), "dev", "--local", "--ip", "127.0.0.1", "--port", port,
 		"--inspector-ip", "127.0.0.1", "--inspector-port", freePort(t),
-		"--persist-to", persist, "--show-interactive-dev-session=false")
+		"--persist-to", persist, "--show-interactive-dev-session=false"}, more...)
+	cmd := exec.Command(node(t), args...)
 	cmd.Dir = root
 	cmd.Env = wranglerEnv()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -166,13 +166,28 @@ func (r *wasmReader) limits() {
 	r.uleb()
 }
 
-// TestWorkerCodeByPackage builds the worker's wasm with its function
-// names and reports the packages whose code costs the most, compressed:
-// where to look when the worker nears its budget (TestWorkerSize). It
-// fails when the module or its names cannot be read.
+// TestWorkerCodeByPackage builds each edge worker's wasm (the site's,
+// this package, and the broker's, wasm/broker) with its function names
+// and reports the packages whose code costs the most, compressed: where
+// to look when a worker nears its budget (TestWorkerSize,
+// TestBrokerWorkerSize). It fails when a module or its names cannot be
+// read.
 func TestWorkerCodeByPackage(t *testing.T) {
+	for _, w := range []struct {
+		dir  string
+		want []string // packages whose code must be found
+	}{
+		{".", []string{"runtime", "warren_engine", "github.com_syumai_workers"}},
+		{"../broker", []string{"runtime", "warren_engine", "warren_server_broker", "warren_server_mgmt"}},
+	} {
+		t.Run(filepath.Base(filepath.Clean(filepath.Join("wasm/worker", w.dir))), func(t *testing.T) { codeOf(t, w.dir, w.want) })
+	}
+}
+
+func codeOf(t *testing.T, dir string, want []string) {
 	out := filepath.Join(t.TempDir(), "app.wasm")
 	cmd := exec.Command("go", "build", "-trimpath", "-o", out, ".")
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, msg)
@@ -200,9 +215,9 @@ func TestWorkerCodeByPackage(t *testing.T) {
 	for _, c := range costs {
 		found[c.pkg] = true
 	}
-	for _, want := range []string{"runtime", "warren_engine", "github.com_syumai_workers"} {
-		if !found[want] {
-			t.Errorf("no code attributed to %s", want)
+	for _, w := range want {
+		if !found[w] {
+			t.Errorf("no code attributed to %s", w)
 		}
 	}
 }

@@ -19,17 +19,33 @@ const gzipBudgetBytes = 3_000_000
 // size: "Total Upload: 5540.87 KiB / gzip: 1581.63 KiB".
 var wranglerGzip = regexp.MustCompile(`gzip: ([0-9]+(?:\.[0-9]+)?) KiB`)
 
-// TestWorkerSize bundles the worker as a deploy would (wrangler deploy
-// --dry-run, which needs no account) and fails when its gzipped size
-// passes gzipBudgetBytes. `make edge-size` runs it alone.
-func TestWorkerSize(t *testing.T) {
+// brokerGzipBudgetBytes is the broker worker's budget (wasm/broker):
+// the free plan's limit as Cloudflare enforces it, 3 MiB after
+// compression (its deploy error says "Your Worker exceeded the size limit
+// of 3 MiB", and wrangler counts in KiB). The site's worker keeps the
+// stricter reading of "3 MB" above; the broker, which links warren
+// serve's broker, management API and net/http, is within 3 MiB but not
+// within 3,000,000 bytes (docs/edge.md, "Size").
+const brokerGzipBudgetBytes = 3 << 20
+
+// TestWorkerSize bundles the site's worker as a deploy would (wrangler
+// deploy --dry-run, which needs no account) and fails when its gzipped
+// size passes gzipBudgetBytes. `make edge-size` runs it alone.
+func TestWorkerSize(t *testing.T) { checkSize(t, "wrangler.toml", gzipBudgetBytes) }
+
+// TestBrokerWorkerSize is TestWorkerSize for the broker's worker.
+func TestBrokerWorkerSize(t *testing.T) {
+	checkSize(t, "wasm/broker/wrangler.toml", brokerGzipBudgetBytes)
+}
+
+func checkSize(t *testing.T, config string, budget int) {
 	js := wranglerJS(t)
-	cmd := exec.Command(node(t), js, "deploy", "--dry-run", "--outdir", t.TempDir())
+	cmd := exec.Command(node(t), js, "deploy", "--dry-run", "-c", config, "--outdir", t.TempDir())
 	cmd.Dir = root
 	cmd.Env = wranglerEnv()
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("wrangler deploy --dry-run: %v\n%s", err, out)
+		t.Fatalf("wrangler deploy --dry-run -c %s: %v\n%s", config, err, out)
 	}
 	m := wranglerGzip.FindSubmatch(out)
 	if m == nil {
@@ -40,8 +56,8 @@ func TestWorkerSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	size := int(kib * 1024)
-	t.Logf("the worker is %d bytes gzipped (%.2f KiB), budget %d", size, kib, gzipBudgetBytes)
-	if size > gzipBudgetBytes {
-		t.Errorf("the worker is %d bytes gzipped, over the free plan's %d", size, gzipBudgetBytes)
+	t.Logf("the worker of %s is %d bytes gzipped (%.2f KiB), budget %d", config, size, kib, budget)
+	if size > budget {
+		t.Errorf("the worker of %s is %d bytes gzipped, over the free plan's %d", config, size, budget)
 	}
 }

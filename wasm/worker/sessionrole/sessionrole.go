@@ -41,7 +41,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"sync"
 	"syscall/js"
@@ -50,6 +49,7 @@ import (
 
 	"warren/driver/sessions"
 	"warren/engine/hub"
+	"warren/wasm/dobridge"
 	"warren/wasm/worker/amqpsocket"
 )
 
@@ -263,8 +263,8 @@ func attach(ws js.Value, id string, pid hub.ParticipantID) {
 func (r *role) pump(p *sessions.Peer, ws js.Value) int {
 	h := r.add(p, nil)
 	go func() {
-		p.Pump(func(data []byte) bool { return jsSend(ws, js.ValueOf(string(data))) },
-			func(code websocket.StatusCode, reason string) { jsClose(ws, int(code), reason) })
+		p.Pump(func(data []byte) bool { return dobridge.Send(ws, js.ValueOf(string(data))) },
+			func(code websocket.StatusCode, reason string) { dobridge.Close(ws, int(code), reason) })
 		r.mu.Lock()
 		delete(r.pages, h)
 		r.mu.Unlock()
@@ -282,14 +282,7 @@ func (r *role) pageGone(args []js.Value) any {
 // amqpOpen serves an AMQP connection on a client's socket.
 func (r *role) amqpOpen(args []js.Value) any {
 	ws, remote := args[0], args[1].String()
-	m := amqpsocket.NewMessages(remote, func(frame []byte) error {
-		a := js.Global().Get("Uint8Array").New(len(frame))
-		js.CopyBytesToJS(a, frame)
-		if !jsSend(ws, a) {
-			return io.ErrClosedPipe
-		}
-		return nil
-	}, func(code int, reason string) { jsClose(ws, code, reason) })
+	m := dobridge.AMQPSocket(ws, remote)
 	h := r.add(nil, m)
 	go func() {
 		r.host.ServeAMQP(context.Background(), m)
@@ -307,9 +300,7 @@ func (r *role) amqpMessage(args []js.Value) any {
 	if m == nil {
 		return nil
 	}
-	data := make([]byte, args[1].Get("byteLength").Int())
-	js.CopyBytesToGo(data, args[1])
-	m.Deliver(data)
+	m.Deliver(dobridge.Bytes(args[1]))
 	return nil
 }
 
@@ -326,49 +317,13 @@ func (r *role) amqpGone(args []js.Value) any {
 // http answers one of the session's HTTP endpoints with a promise.
 func (r *role) http(args []js.Value) any {
 	method, url, body := args[0].String(), args[1].String(), args[2].String()
-	var handler js.Func
-	handler = js.FuncOf(func(_ js.Value, p []js.Value) any {
-		defer handler.Release()
-		resolve := p[0]
-		go func() {
-			rec := &recorder{header: http.Header{}, code: http.StatusOK}
-			req, err := http.NewRequest(method, url, bytes.NewReader([]byte(body)))
-			if err != nil {
-				rec.code = http.StatusBadRequest
-				rec.body.WriteString(err.Error())
-			} else {
-				r.host.ServeHTTP(rec, req)
-			}
-			headers := map[string]any{}
-			for k := range rec.header {
-				headers[k] = rec.header.Get(k)
-			}
-			resolve.Invoke(map[string]any{"status": rec.code, "headers": headers, "body": rec.body.String()})
-		}()
-		return nil
-	})
-	return js.Global().Get("Promise").New(handler)
-}
-
-// jsSend sends data on a JavaScript WebSocket; false if it threw (the
-// socket is gone).
-func jsSend(ws, data js.Value) (ok bool) {
-	defer func() {
-		if recover() != nil {
-			ok = false
+	return dobridge.Promise(func() any {
+		req, err := http.NewRequest(method, url, bytes.NewReader([]byte(body)))
+		if err != nil {
+			return map[string]any{"status": http.StatusBadRequest, "headers": map[string]any{}, "body": err.Error()}
 		}
-	}()
-	ws.Call("send", data)
-	return true
-}
-
-// jsClose closes a JavaScript WebSocket, ignoring one already closed.
-func jsClose(ws js.Value, code int, reason string) {
-	defer func() { recover() }()
-	if code == int(websocket.StatusNoStatusRcvd) || code == 0 {
-		code = 1000
-	}
-	ws.Call("close", code, reason)
+		return dobridge.Answer(r.host, req)
+	})
 }
 
 // sprintf is fmt.Sprintf without importing fmt's full weight twice.
@@ -381,25 +336,4 @@ func sprintf(format string, a ...any) string {
 		b.Write(data)
 	}
 	return b.String()
-}
-
-// recorder keeps what a handler answers, for the object to send.
-type recorder struct {
-	header http.Header
-	code   int
-	body   bytes.Buffer
-	wrote  bool
-}
-
-func (r *recorder) Header() http.Header { return r.header }
-
-func (r *recorder) WriteHeader(code int) {
-	if !r.wrote {
-		r.code, r.wrote = code, true
-	}
-}
-
-func (r *recorder) Write(p []byte) (int, error) {
-	r.wrote = true
-	return r.body.Write(p)
 }
