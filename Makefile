@@ -384,8 +384,9 @@ $(E2E_WEB)/node_modules/.package-lock.json: $(E2E_WEB)/package.json $(E2E_WEB)/p
 	cd $(E2E_WEB) && npm ci --no-audit --no-fund
 	touch $@
 
-# Warren at the edge: a Cloudflare worker (wasm/worker, configured by
-# wrangler.toml; see docs/edge.md). `edge` builds it: the JS glue of
+# Warren at the edge: two Cloudflare workers, the site's (wasm/worker,
+# configured by wrangler.toml) and the broker's (wasm/broker, configured by
+# wasm/broker/wrangler.toml); see docs/edge.md. `edge` builds both: the JS glue of
 # github.com/syumai/workers (workers-assets-gen, pinned in go.mod) and the Go
 # handler into wasm/worker/build, and the static assets (`warren site
 # --edge`: the engine's wasm and scripts, and every page in every language
