@@ -86,9 +86,9 @@ NONE
 # The engine, inward only: a pure, deterministic state machine that the
 # server, the browser and the edge all drive. Its packages import PURE
 # and each other, never a driver.
-PURE < engine/deadline, engine/topic;
+PURE < engine/deadline, engine/duration, engine/topic;
 engine/deadline, engine/topic < engine;
-engine < engine/script;
+engine, engine/duration < engine/script;
 
 # The hub, a shared session's order and membership, does no I/O (no
 # time, net, os, sync, math/rand, crypto/rand), so the same hub runs in
@@ -135,7 +135,7 @@ engine/... !< server/store;
 # operating system and nothing of the server's, so the worker links none
 # of server/ (linkRules).
 engine < driver/sink;
-PURE, RUNTIME, engine/script < driver/clockapi;
+PURE, RUNTIME, engine, engine/duration < driver/clockapi;
 PURE, RUNTIME, NET < driver/addrlimit;
 
 # netwatch keeps a thread watching the network while a goroutine works
@@ -247,9 +247,10 @@ var linkRules = []struct{ main, links, never string }{
 		main: "wasm/worker",
 		links: `driver/addrlimit, driver/clockapi, driver/conn,
 			driver/sessions, driver/sink, engine, engine/amqp,
-			engine/amqpconn, engine/deadline, engine/hub, engine/script,
-			engine/topic, wasm/dobridge, wasm/worker/amqpsocket,
-			wasm/worker/sessionrole, wasm/worker/site, web/i18n/locale`,
+			engine/amqpconn, engine/deadline, engine/duration, engine/hub,
+			engine/script, engine/topic, wasm/dobridge,
+			wasm/worker/amqpsocket, wasm/worker/sessionrole,
+			wasm/worker/site, web/i18n/locale`,
 		never: "TEMPLATES, server/...",
 	},
 	// The edge's broker: a worker of its own, so that it too fits the
@@ -258,17 +259,17 @@ var linkRules = []struct{ main, links, never string }{
 	{
 		main: "wasm/broker",
 		links: `driver/clockapi, driver/conn, driver/sink, engine,
-			engine/amqp, engine/amqpconn, engine/deadline,
-			engine/script, engine/topic, server/auth, server/broker,
+			engine/amqp, engine/amqpconn, engine/deadline, engine/duration,
+			engine/topic, server/auth, server/broker,
 			server/mgmt, server/netwatch, server/store, wasm/broker/vhostrole,
 			wasm/dobridge, wasm/worker/amqpsocket`,
-		never: "TEMPLATES, driver/sessions, engine/hub, web/...",
+		never: "TEMPLATES, driver/sessions, engine/hub, engine/script, web/...",
 	},
 	// The playground's wasm: 3 MB gzipped as well (TestSmokeInNode in
 	// wasm/playground); a page needs no HTTP, templates or sockets.
 	{
 		main:  "wasm/playground",
-		links: "engine, engine/deadline, engine/hub, engine/script, engine/topic, wasm/playground/bridge",
+		links: "engine, engine/deadline, engine/duration, engine/hub, engine/script, engine/topic, wasm/playground/bridge",
 		never: "NET, TEMPLATES, TESTING, WEBSOCKET, os/exec",
 	},
 }

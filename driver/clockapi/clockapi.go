@@ -25,7 +25,7 @@ import (
 	"unicode/utf8"
 
 	"warren/engine"
-	"warren/engine/script"
+	"warren/engine/duration"
 )
 
 // MaxSteps bounds the steps of one request.
@@ -109,7 +109,7 @@ func parseDuration(s string) (int64, error) {
 			return 0, errors.New("duration " + strconv.Quote(s) + " is not a whole number of milliseconds: the clock moves in milliseconds")
 		}
 		ms = int64(d / time.Millisecond)
-	} else if ms, err = script.ParseDuration(s); err != nil {
+	} else if ms, err = duration.Parse(s); err != nil {
 		return 0, err
 	}
 	if ms < 0 || ms > engine.MaxAdvanceMs {

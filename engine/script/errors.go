@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"warren/engine/duration"
 )
 
 // Error is a script error as data: a stable Key, the named values its
@@ -52,11 +54,11 @@ const (
 	KeyNoHelpTopic       = "noHelpTopic"
 
 	// Values and options.
-	KeyEmptyDuration     = "emptyDuration"
-	KeyNegativeDuration  = "negativeDuration"
-	KeyBadDuration       = "badDuration"
-	KeyBadDurationNumber = "badDurationNumber"
-	KeyBadDurationUnit   = "badDurationUnit"
+	KeyEmptyDuration     = duration.KeyEmpty
+	KeyNegativeDuration  = duration.KeyNegative
+	KeyBadDuration       = duration.KeyBad
+	KeyBadDurationNumber = duration.KeyBadNumber
+	KeyBadDurationUnit   = duration.KeyBadUnit
 	KeyBadPriority       = "badPriority"
 	KeyBadCount          = "badCount"
 	KeyBadTimestamp      = "badTimestamp"
@@ -146,11 +148,11 @@ var errorTemplates = map[string]string{
 	KeyUnterminatedQuote: "unterminated quote in {line}",
 	KeyNoHelpTopic:       `no command {topic} (try "help")`,
 
-	KeyEmptyDuration:     "empty duration",
-	KeyNegativeDuration:  "negative duration {value}",
-	KeyBadDuration:       "bad duration {value} (use e.g. 250ms, 5s, 1.5s, 2m, 1h)",
-	KeyBadDurationNumber: "bad duration {value}",
-	KeyBadDurationUnit:   "bad duration unit {unit} in {value} (use ms, s, m, h or d)",
+	KeyEmptyDuration:     duration.Templates[KeyEmptyDuration],
+	KeyNegativeDuration:  duration.Templates[KeyNegativeDuration],
+	KeyBadDuration:       duration.Templates[KeyBadDuration],
+	KeyBadDurationNumber: duration.Templates[KeyBadDurationNumber],
+	KeyBadDurationUnit:   duration.Templates[KeyBadDurationUnit],
 	KeyBadPriority:       "priority must be 0..255, got {value}",
 	KeyBadCount:          "count must be 1..1000000, got {value}",
 	KeyBadTimestamp:      "timestamp must be seconds, got {value}",

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"warren/engine"
+	"warren/engine/duration"
 )
 
 // parseValue types a script value the way a learner expects: integers are
@@ -38,67 +39,14 @@ func parseValue(s string, quoted bool) any {
 	return s
 }
 
-// ParseDuration reads a duration the way the script language does
-// ("250ms", "5s", "1.5s", "2m", "1h", "1d", "1m30s", or a bare number of
-// milliseconds) and returns milliseconds; its error says which forms are
-// accepted. The server's clock API reads durations with it.
-func ParseDuration(s string) (int64, error) { return parseDuration(s) }
-
-// parseDuration reads "250ms", "5s", "1.5s", "2m", "1h", "1m30s", or a bare
-// number of milliseconds, and returns milliseconds.
+// parseDuration reads a duration as engine/duration does, its error
+// one of the language's own (the keys are the same).
 func parseDuration(s string) (int64, error) {
-	if s == "" {
-		return 0, newError(KeyEmptyDuration)
+	ms, err := duration.Parse(s)
+	if de, ok := err.(*duration.Error); ok {
+		return 0, &Error{Key: de.Key, Args: de.Args}
 	}
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		if n < 0 {
-			return 0, newError(KeyNegativeDuration, "value", quote(s))
-		}
-		return n, nil
-	}
-	var total float64
-	rest := s
-	for rest != "" {
-		i := 0
-		for i < len(rest) && (rest[i] >= '0' && rest[i] <= '9' || rest[i] == '.') {
-			i++
-		}
-		if i == 0 {
-			return 0, newError(KeyBadDuration, "value", quote(s))
-		}
-		num, err := strconv.ParseFloat(rest[:i], 64)
-		if err != nil {
-			return 0, newError(KeyBadDurationNumber, "value", quote(s))
-		}
-		rest = rest[i:]
-		j := 0
-		for j < len(rest) && rest[j] >= 'a' && rest[j] <= 'z' {
-			j++
-		}
-		unit := rest[:j]
-		rest = rest[j:]
-		var mult float64
-		switch unit {
-		case "ms":
-			mult = 1
-		case "s":
-			mult = 1000
-		case "m":
-			mult = 60_000
-		case "h":
-			mult = 3_600_000
-		case "d":
-			mult = 86_400_000
-		default:
-			return 0, newError(KeyBadDurationUnit, "unit", quote(unit), "value", quote(s))
-		}
-		total += num * mult
-	}
-	if total+0.5 >= 1<<63 {
-		// Beyond int64: converting would wrap to any value at all.
-		return 0, newError(KeyBadDurationNumber, "value", quote(s))
-	}
-	return int64(total + 0.5), nil
+	return ms, err
 }
 
 // formatTable renders a table deterministically for output.

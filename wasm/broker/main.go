@@ -23,7 +23,7 @@ import (
 // github.com/syumai/workers' Ready does for the site's worker. That
 // package is not linked here: it serves requests the object's
 // JavaScript hands over itself, and costs the size the free plan does
-// not have to spare (docs/edge.md, "Size").
+// not have to spare (docs/edge.md, "Tests": the size checks).
 //
 //go:wasmimport workers ready
 func ready()

@@ -19,15 +19,6 @@ const gzipBudgetBytes = 3_000_000
 // size: "Total Upload: 5540.87 KiB / gzip: 1581.63 KiB".
 var wranglerGzip = regexp.MustCompile(`gzip: ([0-9]+(?:\.[0-9]+)?) KiB`)
 
-// brokerGzipBudgetBytes is the broker worker's budget (wasm/broker):
-// the free plan's limit as Cloudflare enforces it, 3 MiB after
-// compression (its deploy error says "Your Worker exceeded the size limit
-// of 3 MiB", and wrangler counts in KiB). The site's worker keeps the
-// stricter reading of "3 MB" above; the broker, which links warren
-// serve's broker, management API and net/http, is within 3 MiB but not
-// within 3,000,000 bytes (docs/edge.md, "Size").
-const brokerGzipBudgetBytes = 3 << 20
-
 // TestWorkerSize bundles the site's worker as a deploy would (wrangler
 // deploy --dry-run, which needs no account) and fails when its gzipped
 // size passes gzipBudgetBytes. `make edge-size` runs it alone.
@@ -35,7 +26,7 @@ func TestWorkerSize(t *testing.T) { checkSize(t, "wrangler.toml", gzipBudgetByte
 
 // TestBrokerWorkerSize is TestWorkerSize for the broker's worker.
 func TestBrokerWorkerSize(t *testing.T) {
-	checkSize(t, "wasm/broker/wrangler.toml", brokerGzipBudgetBytes)
+	checkSize(t, "wasm/broker/wrangler.toml", gzipBudgetBytes)
 }
 
 func checkSize(t *testing.T, config string, budget int) {
