@@ -216,13 +216,19 @@ export class Vhost extends DurableObject {
     if (m && method === "DELETE") {
       const name = decodeURIComponent(m[1]);
       await this.vhostStub(name).fetch("https://vhost/_vhost/end", { method: "POST" });
+      return; // the rights in it went with it; no other vhost changed
     }
-    const names = JSON.parse(b.vhosts()).filter((v) => v !== "/");
+    // A vhost made, or a right in one vhost, changes that vhost's copy
+    // alone; a user's change, every vhost's.
+    const one = m ?? /^\/api\/(?:topic-)?permissions\/([^/]+)\//.exec(path);
+    const names = one ? [decodeURIComponent(one[1])] : JSON.parse(b.vhosts());
     await Promise.all(
-      names.map(async (name) => {
-        const res = await this.vhostStub(name).fetch("https://vhost/_vhost/init", { method: "POST", body: b.authCopy(name) });
-        if (res.status >= 300) console.log(`vhost ${name}: the directory's change did not reach it: ${await res.text()}`);
-      }),
+      names
+        .filter((v) => v !== "/")
+        .map(async (name) => {
+          const res = await this.vhostStub(name).fetch("https://vhost/_vhost/init", { method: "POST", body: b.authCopy(name) });
+          if (res.status >= 300) console.log(`vhost ${name}: the directory's change did not reach it: ${await res.text()}`);
+        }),
     );
   }
 

@@ -23,20 +23,20 @@ import (
 // committed before anything the object sends after it leaves (the
 // output gate), so a record counts as durable once it is written, and
 // a confirm the broker releases then reaches the client only after the
-// commit. Records are written in batches: those a turn appended go in
-// one call (Wake or SyncNow, which the broker calls as the turn ends),
-// in one transaction.
+// commit. Records are written in batches (flushSoon): those appended
+// within a millisecond go in one call, in one transaction.
 type objectLog struct {
 	binding js.Value
 	notify  chan struct{}
 
-	mu      sync.Mutex
-	pending [][]byte
-	last    store.Pos // the last record appended
-	durable store.Pos // the last record written
-	err     error     // the storage's last write error, while it lasts
-	snapErr error
-	stats   store.Stats
+	mu       sync.Mutex
+	flushing bool // a write is on its way (flushSoon)
+	pending  [][]byte
+	last     store.Pos // the last record appended
+	durable  store.Pos // the last record written
+	err      error     // the storage's last write error, while it lasts
+	snapErr  error
+	stats    store.Stats
 }
 
 // snapshotLogBytes is how much log makes a snapshot due: a restart then
@@ -96,17 +96,47 @@ func (l *objectLog) write() {
 	l.pending, l.durable, l.err = l.pending[:0], l.last, nil
 }
 
-func (l *objectLog) Wake() {
-	l.write()
-	select {
-	case l.notify <- struct{}{}:
-	default:
-	}
+// Wake schedules a write of the pending records (flushSoon).
+func (l *objectLog) Wake() { l.flushSoon() }
+
+// SyncNow leaves the write to flushSoon too: a confirm is released when
+// Notify says the write is done.
+func (l *objectLog) SyncNow() bool {
+	l.flushSoon()
+	return false
 }
 
-func (l *objectLog) SyncNow() bool {
-	l.write()
-	return true
+// flushDelay is how long records wait to be written with those that
+// follow them. Every event the object handles (each WebSocket message a
+// client sends: a publish, most often) ends with a commit of what it
+// wrote, and a commit costs far more than a row; written at once, a
+// pipelining publisher's messages cost a commit each. Written a moment
+// later, in an event of their own (the timer's), the messages that came
+// meanwhile share one. A confirm waits for its message's write, so this
+// is latency a confirm pays, once per batch.
+const flushDelay = time.Millisecond
+
+// flushSoon writes the pending records flushDelay from now, unless a
+// write is already on its way, and then tells the broker (Notify).
+func (l *objectLog) flushSoon() {
+	l.mu.Lock()
+	if l.flushing || len(l.pending) == 0 {
+		l.mu.Unlock()
+		return
+	}
+	l.flushing = true
+	l.mu.Unlock()
+	go func() {
+		time.Sleep(flushDelay)
+		l.mu.Lock()
+		l.flushing = false
+		l.mu.Unlock()
+		l.write()
+		select {
+		case l.notify <- struct{}{}:
+		default:
+		}
+	}()
 }
 
 func (l *objectLog) Durable() store.Pos {
