@@ -5,9 +5,10 @@
 // what only JavaScript can: the sockets, the object's SQLite storage and
 // its alarm.
 //
-// Storage: log holds the broker's durable records after the snapshot,
-// by position (a record longer than partBytes in several parts); snap
-// the snapshot's parts; meta the vhost's name ("vhost") and the
+// Storage: batches holds the broker's durable records after the
+// snapshot, each row the records one write stored (vhostrole's batch, a
+// batch longer than partBytes in several parts); snap the snapshot's
+// parts; meta the vhost's name ("vhost") and the
 // snapshot's position ("snapPos"). What the broker writes during a
 // request is committed before anything it sends after it leaves the
 // object (the output gate), so a confirm, or an HTTP publish's answer,
@@ -72,7 +73,9 @@ export class Vhost extends DurableObject {
 
   tables() {
     this.sql.exec("CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)");
-    this.sql.exec("CREATE TABLE IF NOT EXISTS log (pos INTEGER NOT NULL, part INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (pos, part))");
+    this.sql.exec(
+      "CREATE TABLE IF NOT EXISTS batches (first INTEGER NOT NULL, last INTEGER NOT NULL, part INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (first, part)) WITHOUT ROWID",
+    );
     this.sql.exec("CREATE TABLE IF NOT EXISTS snap (part INTEGER PRIMARY KEY, data BLOB NOT NULL)");
   }
 
@@ -103,8 +106,8 @@ export class Vhost extends DurableObject {
     const binding = {
       role: "vhost",
       held: () => this.held(),
-      logRows: (after, n) => this.logRows(after, n),
-      logAppend: (first, rows) => this.logAppend(first, rows),
+      logBatches: (after, n) => this.logBatches(after, n),
+      logAppend: (first, last, batch) => this.logAppend(first, last, batch),
       logSnapshot: (pos, pieces) => this.logSnapshot(pos, pieces),
       storageBytes: () => this.sql.databaseSize,
       wake: (at) => (at === null ? this.ctx.storage.deleteAlarm() : this.ctx.storage.setAlarm(at)),
@@ -123,7 +126,7 @@ export class Vhost extends DurableObject {
     };
     const reply = JSON.parse(binding.start(JSON.stringify(config)));
     if (reply.error) throw new Error(`vhost ${vhost}: the object's storage does not restore: ${reply.error}`);
-    console.log(`vhost ${vhost}: started, ${this.held().last} log record(s) after snapshot ${this.meta("snapPos") ?? 0}`);
+    console.log(`vhost ${vhost}: started, ${this.held().logRecords} log record(s) after snapshot ${this.meta("snapPos") ?? 0}`);
     this.binding = binding;
     return binding;
   }
@@ -132,7 +135,11 @@ export class Vhost extends DurableObject {
   held() {
     const snap = [...this.sql.exec("SELECT data FROM snap ORDER BY part")].map((r) => r.data);
     const snapshotPos = Number(this.meta("snapPos") ?? 0);
-    const [row] = [...this.sql.exec("SELECT max(pos) AS last, count(DISTINCT pos) AS n, coalesce(sum(length(data)), 0) AS bytes FROM log")];
+    const [row] = [
+      ...this.sql.exec(
+        "SELECT max(last) AS last, coalesce(sum(CASE part WHEN 0 THEN last - first + 1 ELSE 0 END), 0) AS n, coalesce(sum(length(data)), 0) AS bytes FROM batches",
+      ),
+    ];
     return {
       snapshot: snap.length ? snap.map((b) => new Uint8Array(b)) : null,
       snapshotPos,
@@ -142,19 +149,24 @@ export class Vhost extends DurableObject {
     };
   }
 
-  // logRows returns up to n records after position after, in order.
-  logRows(after, n) {
+  // logBatches returns up to n batches after position after, in order.
+  logBatches(after, n) {
     const out = [];
-    for (const r of this.sql.exec("SELECT pos, data FROM log WHERE pos > ? AND pos <= ? + ? ORDER BY pos, part", after, after, n)) {
-      if (out.length && out[out.length - 1][0] === r.pos) out[out.length - 1][1].push(r.data);
-      else out.push([r.pos, [r.data]]);
+    const firsts = [...this.sql.exec("SELECT first FROM batches WHERE first > ? AND part = 0 ORDER BY first LIMIT ?", after, n)];
+    if (!firsts.length) return out;
+    const upto = firsts[firsts.length - 1].first;
+    for (const r of this.sql.exec("SELECT first, last, data FROM batches WHERE first > ? AND first <= ? ORDER BY first, part", after, upto)) {
+      if (out.length && out[out.length - 1][0] === r.first) out[out.length - 1][2].push(r.data);
+      else out.push([r.first, r.last, [r.data]]);
     }
-    return out.map(([pos, bufs]) => [pos, join(bufs)]);
+    return out.map(([first, last, bufs]) => [first, last, join(bufs)]);
   }
 
-  logAppend(first, rows) {
+  // logAppend writes one batch of records (a row, or a few for a batch
+  // past partBytes): rows written are what the storage is billed by.
+  logAppend(first, last, batch) {
     this.ctx.storage.transactionSync(() => {
-      rows.forEach((rec, i) => parts(rec).forEach((p, j) => this.sql.exec("INSERT INTO log (pos, part, data) VALUES (?, ?, ?)", first + i, j, p)));
+      parts(batch).forEach((p, j) => this.sql.exec("INSERT INTO batches (first, last, part, data) VALUES (?, ?, ?, ?)", first, last, j, p));
     });
   }
 
@@ -163,7 +175,7 @@ export class Vhost extends DurableObject {
       this.sql.exec("DELETE FROM snap");
       let part = 0;
       for (const piece of pieces) for (const p of parts(piece)) this.sql.exec("INSERT INTO snap (part, data) VALUES (?, ?)", part++, p);
-      this.sql.exec("DELETE FROM log WHERE pos <= ?", pos);
+      this.sql.exec("DELETE FROM batches WHERE last <= ?", pos);
       this.setMeta("snapPos", String(pos));
     });
   }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -126,11 +127,19 @@ func TestEdgeBroker(t *testing.T) {
 		s, b = api(t, "PUT", base+"/api/queues/%2F/"+q.name, admin, adminPw, q.body)
 		want(t, "PUT queue "+q.name, s, b, 201)
 	}
+	// More than the 8 MB of log that makes a snapshot due: the restart
+	// restores from a snapshot and the batches after it.
+	big := strings.Repeat("b", 1<<20)
+	for i := range 9 {
+		s, b = api(t, "POST", base+"/api/exchanges/%2F/amq.default/publish", admin, adminPw,
+			`{"properties":{"delivery_mode":2},"routing_key":"dead","payload":"`+big+`","payload_encoding":"string"}`)
+		want(t, "publish a 1 MiB message "+strconv.Itoa(i), s, b, 200, `"routed":true`)
+	}
+
 	s, b = api(t, "POST", base+"/api/exchanges/%2F/amq.default/publish", admin, adminPw,
 		`{"properties":{"delivery_mode":2},"routing_key":"ttl","payload":"expires","payload_encoding":"string"}`)
 	want(t, "publish to ttl", s, b, 200, `"routed":true`)
 	published := time.Now()
-
 	d.stop()
 	d = startBroker(t, persist, port)
 	deadline := published.Add(30 * time.Second)
@@ -140,7 +149,19 @@ func TestEdgeBroker(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	s, b = api(t, "POST", base+"/api/queues/%2F/dead/get", admin, adminPw, `{"count":1,"ackmode":"ack_requeue_false","encoding":"auto"}`)
+	s, b = api(t, "GET", base+"/api/overview", admin, adminPw, "")
+	want(t, "the overview after the restart", s, b, 200)
+	var ov struct {
+		Storage struct {
+			SnapshotPos uint64 `json:"last_snapshot_position"`
+		} `json:"storage"`
+	}
+	if err := json.Unmarshal([]byte(b), &ov); err != nil || ov.Storage.SnapshotPos == 0 {
+		t.Fatalf("no snapshot after 9 MB of log (%v): %s", err, b)
+	}
+	s, b = api(t, "GET", base+"/api/queues/%2F/dead", admin, adminPw, "")
+	want(t, "dead after the restart: the 9 large messages and the expired one", s, b, 200, `"messages":10,`)
+	s, b = api(t, "POST", base+"/api/queues/%2F/dead/get", admin, adminPw, `{"count":10,"ackmode":"ack_requeue_false","encoding":"auto","truncate":10}`)
 	want(t, "get from dead after the alarm", s, b, 200, `"payload":"expires"`, `"reason":"expired"`, `"queue":"ttl"`)
 
 	s, b = api(t, "POST", base+"/api/queues/apps/app.q/get", app, appPw, `{"count":5,"ackmode":"ack_requeue_false","encoding":"auto"}`)

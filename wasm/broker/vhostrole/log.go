@@ -15,16 +15,17 @@ import (
 
 // objectLog is the broker's Log (server/broker) in the vhost object's
 // SQLite storage, through the object's JavaScript (vhost.mjs): a record
-// is a row of the log table, a snapshot the rows of snap with its
-// position in meta, written together with the deletion of the records
-// it replaces.
+// is in a row of the batches table with those written with it, a
+// snapshot the rows of snap with its position in meta, written together
+// with the deletion of the batches it replaces.
 //
 // Durability is the object's: what a request writes to storage is
 // committed before anything the object sends after it leaves (the
 // output gate), so a record counts as durable once it is written, and
 // a confirm the broker releases then reaches the client only after the
 // commit. Records are written in batches (flushSoon): those appended
-// within a millisecond go in one call, in one transaction.
+// within a millisecond go in one call, in one transaction, as one row
+// of the batches table (encodeBatch).
 type objectLog struct {
 	binding js.Value
 	notify  chan struct{}
@@ -77,7 +78,10 @@ func (l *objectLog) AppendDeferred(rec []byte) (store.Pos, error) {
 	return l.last, nil
 }
 
-// write hands the pending records to the object, in one call.
+// write hands the pending records to the object as one batch: one row
+// (or a few, for a batch past a row's size), since rows written are what
+// the object's storage is billed by, and a row per record would cost a
+// row per message.
 func (l *objectLog) write() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -85,11 +89,7 @@ func (l *objectLog) write() {
 		return
 	}
 	first := l.last - store.Pos(len(l.pending)) + 1
-	rows := make([]any, len(l.pending))
-	for i, rec := range l.pending {
-		rows[i] = dobridge.Uint8Array(rec)
-	}
-	if err := call(l.binding, "logAppend", float64(first), js.ValueOf(rows)); err != nil {
+	if err := call(l.binding, "logAppend", float64(first), float64(l.last), dobridge.Uint8Array(encodeBatch(l.pending))); err != nil {
 		l.err = err
 		return
 	}
@@ -191,6 +191,12 @@ func (l *objectLog) WriteSnapshotFrom(finish func() [][]byte) error {
 	l.pending, l.durable, l.snapErr = l.pending[:0], l.last, nil
 	l.stats.SnapshotPos, l.stats.SnapshotBytes, l.stats.SnapshotTime = l.last, n, time.Now()
 	l.stats.LogRecords, l.stats.LogBytes = 0, 0
+	// What waited for the records the snapshot holds (a confirm, an HTTP
+	// publish's answer) is due now: tell the broker, as a write does.
+	select {
+	case l.notify <- struct{}{}:
+	default:
+	}
 	return nil
 }
 

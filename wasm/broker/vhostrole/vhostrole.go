@@ -34,9 +34,10 @@
 //
 //	held()                     {snapshot: [Uint8Array] | null,
 //	                           snapshotPos, last, logRecords, logBytes}
-//	logRows(after, limit)      the records after position after, at most
-//	                           limit: [[pos, Uint8Array], ...]
-//	logAppend(first, rows)     write records first, first+1, ...
+//	logBatches(after, limit)   the batches after position after, at most
+//	                           limit: [[first, last, Uint8Array], ...]
+//	logAppend(first, last, batch)
+//	                           write the batch of records first to last
 //	logSnapshot(pos, parts)    write a snapshot of everything up to pos
 //	                           and drop the records it holds
 //	storageBytes()             the storage's size
@@ -46,6 +47,7 @@ package vhostrole
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"strconv"
@@ -194,20 +196,24 @@ func firstErr(res []engine.Result, err error) error {
 	return nil
 }
 
-// replay reads the stored records after the snapshot, a page at a time.
+// replay reads the stored batches after the snapshot, a page at a time,
+// and hands on their records in order.
 func (r *role) replay(fn func(store.Pos, []byte) error) error {
-	const page = 256
+	const page = 64
 	var after float64
 	for {
-		rows := r.binding.Call("logRows", after, page)
+		rows := r.binding.Call("logBatches", after, page)
 		n := rows.Length()
 		for i := range n {
 			row := rows.Index(i)
-			pos := row.Index(0).Float()
-			if err := fn(store.Pos(pos), dobridge.Bytes(row.Index(1))); err != nil {
-				return err
+			first, last := row.Index(0).Float(), row.Index(1).Float()
+			err := decodeBatch(dobridge.Bytes(row.Index(2)), int(last-first)+1, func(j int, rec []byte) error {
+				return fn(store.Pos(first)+store.Pos(j), rec)
+			})
+			if err != nil {
+				return fmt.Errorf("log batch %.0f-%.0f: %w", first, last, err)
 			}
-			after = pos
+			after = last
 		}
 		if n < page {
 			return nil
