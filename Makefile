@@ -311,6 +311,16 @@ bench-sessions:
 	$(GO) build -o "$$d/warren-bench" ./server/cmd/warren-bench && \
 	timeout -s INT -k 1m 6m "$$d/warren-bench" sessions --warren-bin "$$d/warren" $(BENCH_ARGS)
 
+# The edge broker's throughput (not part of `make test`; docs/edge.md,
+# "How far one vhost goes", and BENCHMARKS.md): wasm/broker/bench-edge.sh
+# runs it under wrangler dev --local on a fresh state directory and loads
+# one vhost's object over WebSocket (publish with confirms, publish +
+# consume), then 100 vhosts at once, with workerd's CPU a message beside
+# msgs/s; RABBIT_URL=amqp://... adds RabbitMQ over TCP. A minute or two.
+.PHONY: bench-edge
+bench-edge: edge edge-deps $(E2E_NODE)/node_modules/.package-lock.json
+	wasm/broker/bench-edge.sh
+
 # Differential conformance, Warren vs RabbitMQ (not part of `make test`: CI
 # has no RabbitMQ). Starts Warren in-process on free loopback ports, runs
 # every scenario in server/conformance against it and against RabbitMQ,
